@@ -1,0 +1,11 @@
+"""momkde_core: robust kernel density estimation with the Median-of-Means principle.
+
+KDE, MoM-KDE, RKDE and SPKDE as scikit-learn estimators over one fast engine, plus the
+paper's contamination schemes, real data sets, metrics and experiment runner.
+"""
+
+from .estimators import KDE, RKDE, SPKDE, MoMKDE
+from .kernels import KERNELS, get_kernel
+
+__all__ = ["KDE", "MoMKDE", "RKDE", "SPKDE", "KERNELS", "get_kernel"]
+__version__ = "0.1.0"
