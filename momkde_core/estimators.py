@@ -87,7 +87,8 @@ class _BaseKDE(BaseEstimator):
         self._X, self._bounds, self._log_w = self._fit_weights(X)
         self.log_norm_ = 0.0
         if self._normalizes and len(self._bounds) > 2:
-            self.log_norm_ = log_integral(self, check_random_state(self.random_state))
+            seed = check_random_state(self.random_state).randint(2**31)
+            self.log_norm_ = log_integral(self, np.random.default_rng(seed))
         return self
 
     @property
@@ -233,8 +234,9 @@ class RKDE(_BaseKDE):
     r_i = ||Phi(X_i) - f||_H = sqrt(k(X_i, X_i) - 2 (G w)_i + w'G w)   (their eq. 10),
     w_i = phi(r_i) / sum_j phi(r_j) with phi(r) = psi(r)/r             (their eq. 9),
     until the relative change of J(w) = mean rho(r_i) is below ``tol``.
-    Hampel's a, b, c are the 50th, 75th and 95th percentiles of the residuals of the plain
-    KDE (their section 5.1); Huber's a is their median. Every update is element-wise: each
+    Hampel's a, b, c are the ``percentiles`` (default 50th, 75th and 95th, as in their
+    experiments) of the residuals of the plain KDE; Huber's a is the first of them. With
+    ``percentiles=(100, 100, 100)`` no point is down-weighted and RKDE is the KDE. Every update is element-wise: each
     point keeps its own weight (the authors' public code mixes them up).
     The feature-space view needs a positive-definite kernel (gaussian, exponential); with
     the others the squared residuals are clipped at 0.
@@ -244,10 +246,12 @@ class RKDE(_BaseKDE):
     """
 
     def __init__(self, bandwidth="scott", kernel: str = "gaussian", loss: str = "hampel",
-                 max_iter: int = 100, tol: float = 1e-8, random_state=None):
+                 percentiles=(50.0, 75.0, 95.0), max_iter: int = 100, tol: float = 1e-8,
+                 random_state=None):
         self.bandwidth = bandwidth
         self.kernel = kernel
         self.loss = loss
+        self.percentiles = percentiles
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -255,10 +259,14 @@ class RKDE(_BaseKDE):
     def _fit_weights(self, X):
         if self.loss not in ("hampel", "huber"):
             raise ValueError(f"unknown loss {self.loss!r}; allowed: 'hampel', 'huber'")
+        q = np.asarray(self.percentiles, dtype=float).ravel()
+        if q.size != 3 or not np.all((q >= 0) & (q <= 100)) or np.any(np.diff(q) < 0):
+            raise ValueError("percentiles must be three non-decreasing numbers in [0, 100] "
+                             f"(Hampel's a, b, c), got {self.percentiles!r}")
         _check_iterations(self.max_iter, self.tol)
         gram = GramOperator(X, self._kernel, self.bandwidth_)
         self.weights_, self.n_iter_, self.objective_, self.loss_params_ = kirwls(
-            gram, self.loss, self.max_iter, self.tol)
+            gram, self.loss, q, self.max_iter, self.tol)
         return _weighted(X, self.weights_)
 
 

@@ -9,14 +9,11 @@ import numpy as np
 
 from .engine import GramOperator
 
-HAMPEL_PERCENTILES = (50.0, 75.0, 95.0)
-
-
 def hampel_psi(r: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
-    """Hampel's psi = rho': r on [0, a), a on [a, b), a (c - r)/(c - b) on [b, c), 0 beyond."""
+    """Hampel's psi = rho': r on [0, a], a on (a, b), a (c - r)/(c - b) on [b, c), 0 beyond."""
     with np.errstate(divide="ignore", invalid="ignore"):
         descending = a * (c - r) / (c - b)
-    return np.select([r < a, r < b, r < c], [r, np.full_like(r, a), descending], 0.0)
+    return np.select([r <= a, r < b, r < c], [r, np.full_like(r, a), descending], 0.0)
 
 
 def hampel_rho(r: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
@@ -24,7 +21,7 @@ def hampel_rho(r: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
     top = a * (b + c - a) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
         descending = a * (r - c) ** 2 / (2.0 * (b - c)) + top
-    return np.select([r < a, r < b, r < c],
+    return np.select([r <= a, r < b, r < c],
                      [r * r / 2.0, a * r - a * a / 2.0, descending], top)
 
 
@@ -44,26 +41,21 @@ def feature_space_residuals(gram: GramOperator, w: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(gram.diagonal - 2.0 * gw + w @ gw, 0.0))
 
 
-def hampel_params(residuals: np.ndarray) -> tuple[float, float, float]:
-    """a, b, c = 50th, 75th, 95th percentiles of the plain KDE's residuals (Kim & Scott)."""
-    a, b, c = np.percentile(residuals, HAMPEL_PERCENTILES)
-    return float(a), float(b), float(c)
-
-
-def kirwls(gram: GramOperator, loss: str, max_iter: int, tol: float):
+def kirwls(gram: GramOperator, loss: str, percentiles: np.ndarray, max_iter: int, tol: float):
     """Kernelised IRWLS (Kim & Scott 2012, Algorithm 1) for the RKDE weights.
 
-    Returns (weights, n_iter, objective history, loss parameters). Every step is element-wise:
-    point i's weight depends on point i's residual only.
+    The loss parameters are ``percentiles`` of the plain KDE's residuals (Hampel: a, b, c;
+    Huber: a from the first). Returns (weights, n_iter, objective history, loss parameters).
+    Every step is element-wise: point i's weight depends on point i's residual only.
     """
     n = len(gram.X)
     w = np.full(n, 1.0 / n)
     r = feature_space_residuals(gram, w)
     if loss == "hampel":
-        params = hampel_params(r)
+        params = tuple(float(v) for v in np.percentile(r, percentiles))
         psi, rho = (lambda x: hampel_psi(x, *params)), (lambda x: hampel_rho(x, *params))
     else:
-        params = (float(np.median(r)),)
+        params = (float(np.percentile(r, percentiles[0])),)
         psi, rho = (lambda x: huber_psi(x, *params)), (lambda x: huber_rho(x, *params))
     history = [float(np.mean(rho(r)))]
     n_iter = 0
