@@ -1,0 +1,202 @@
+"""The paper's synthetic contamination schemes (section 5), in 1-D and 2-D, with the true density.
+
+Inliers
+    1-D: the equal mixture 0.5 N(0, s) + 0.5 N(6, s) with s = 0.5.
+    2-D: the equal mixture 0.5 N((0, 0), sd^2 I2) + 0.5 N((6, 6), sd^2 I2), the natural 2-D
+    analogue (the paper's figure 1(b) shows a 2-D example without giving its inliers).
+    Exactly half of the inliers come from each component (for an odd count the extra point
+    goes to a component chosen at random), instead of a binomial draw: the mixture weights are
+    then the same in every repetition, which removes one source of variance between
+    repetitions without changing the density the sample is drawn from on average.
+
+Outliers (``scheme``), 1-D / 2-D
+    ``"uniform"``           U[-3, 9]                 / U([-3, 9]^2)
+    ``"regular_gaussian"``  N(3, 0.5)                / N((3, 3), sd^2 I2), s = 0.5
+    ``"thin_gaussian"``     N(3, 0.01)               / N((3, 3), sd^2 I2), s = 0.01
+    ``"adversarial"``       N(0, 0.01), on a mode    / N((0, 0), sd^2 I2), s = 0.01
+    ``"none"``              no outliers (``ratio`` is validated, then ignored)
+
+Reading of N(mu, s)
+    The paper does not say whether the second parameter is a variance or a standard
+    deviation. By default (``scale="std"``) s is a **standard deviation**, sd = s, which is
+    what the authors' code does (numpy's ``scale``). With ``scale="variance"`` s is a
+    variance, sd = sqrt(s); in 2-D this gives the covariance 0.5 I2 of the paper's figure 1(b)
+    caption for the regular Gaussian. The uniform scheme does not depend on it. The inliers
+    and ``true_pdf`` always use the same reading, so the density is exactly the one sampled
+    (the authors' 2-D code sampled with one covariance and evaluated another).
+
+Contamination ratio
+    ``ratio`` is |O| / n where n counts inliers and outliers, as in the paper, so
+    |O| = round(ratio * n_inliers / (1 - ratio)) (see :func:`outlier_count`); ``ratio=0.5``
+    gives as many outliers as inliers.
+
+Rows are shuffled, so the position of a row says nothing about its label; ``is_outlier``
+does. Inliers are drawn before outliers, from the same random stream: for one
+``random_state`` and ``n_inliers`` the inliers are the same whatever the scheme and ratio
+(common random numbers for paired comparisons), only their row order differs.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.utils import check_random_state
+
+SCHEMES: tuple[str, ...] = ("uniform", "regular_gaussian", "thin_gaussian", "adversarial", "none")
+SCALES: tuple[str, ...] = ("std", "variance")
+
+# The paper's parameters, in its own N(mu, s) notation (s read according to `scale`).
+INLIER_MODES: tuple[float, float] = (0.0, 6.0)
+INLIER_S: float = 0.5
+UNIFORM_BOUNDS: tuple[float, float] = (-3.0, 9.0)  # [mu1 - 3, mu2 + 3]
+OUTLIER_GAUSSIANS: dict[str, tuple[float, float]] = {
+    "regular_gaussian": (3.0, 0.5),
+    "thin_gaussian": (3.0, 0.01),
+    "adversarial": (0.0, 0.01),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class IsotropicGaussianMixture:
+    """Equal-weight mixture of isotropic Gaussians N(means[j], sd^2 I_d).
+
+    One object both draws the sample and evaluates the density (calling it), so the two
+    cannot disagree. It is picklable, unlike a closure, so samples can be cached.
+    """
+
+    means: NDArray[np.float64]  # shape (k, d)
+    sd: float
+
+    @property
+    def dim(self) -> int:
+        """Dimension d of the space."""
+        return self.means.shape[1]
+
+    def sample(self, n: int, rng: np.random.RandomState) -> NDArray[np.float64]:
+        """Draw n points, shape (n, d): n // k per component, the remainder on random ones."""
+        k = len(self.means)
+        counts = np.full(k, n // k)
+        counts[rng.choice(k, size=n % k, replace=False)] += 1
+        return np.concatenate(
+            [
+                rng.normal(mean, self.sd, size=(count, self.dim))
+                for mean, count in zip(self.means, counts, strict=True)
+            ]
+        )
+
+    def __call__(self, points: ArrayLike) -> NDArray[np.float64]:
+        """Density at ``points`` of shape (m, d) (or (m,) when d = 1); returns shape (m,)."""
+        pts = _as_points(points, self.dim)
+        sq_dist = ((pts[:, None, :] - self.means[None, :, :]) ** 2).sum(axis=2)
+        norm = (2.0 * math.pi * self.sd**2) ** (self.dim / 2)
+        return np.exp(-sq_dist / (2.0 * self.sd**2)).mean(axis=1) / norm
+
+
+@dataclass(frozen=True, eq=False)
+class ContaminatedSample:
+    """A contaminated sample and what is known about how it was made.
+
+    Attributes
+    ----------
+    X : shape (n, dim), always 2-D; rows shuffled.
+    is_outlier : bool, shape (n,); True for the rows drawn from the outlier law.
+    true_pdf : density of the inliers (what a robust estimator should recover); takes points
+        of shape (m, dim), or (m,) in 1-D, and returns shape (m,).
+    scheme : the contamination scheme.
+    ratio : the requested |O| / n (0.0 for ``"none"``); the realised one is
+        ``n_outliers / len(X)`` and differs from it by rounding only.
+    n_outliers : |O|.
+    """
+
+    X: NDArray[np.float64]
+    is_outlier: NDArray[np.bool_]
+    true_pdf: Callable[[ArrayLike], NDArray[np.float64]]
+    scheme: str
+    ratio: float
+    n_outliers: int
+
+
+def outlier_count(n_inliers: int, ratio: float) -> int:
+    """Number of outliers to add to ``n_inliers`` inliers so that |O| / (|I| + |O|) = ratio.
+
+    |O| = ratio * |I| / (1 - ratio), rounded to the nearest integer (halves up).
+    ``ratio`` must be in [0, 1) and ``n_inliers`` an integer >= 1; ValueError otherwise.
+    """
+    if isinstance(n_inliers, bool) or not isinstance(n_inliers, numbers.Integral) or n_inliers < 1:
+        raise ValueError(f"n_inliers must be an integer >= 1, got {n_inliers!r}")
+    if isinstance(ratio, bool) or not isinstance(ratio, numbers.Real) or not 0.0 <= ratio < 1.0:
+        raise ValueError(
+            f"ratio must be a number in [0, 1) (the share of outliers in the sample), got {ratio!r}"
+        )
+    return math.floor(ratio * n_inliers / (1.0 - ratio) + 0.5)
+
+
+def make_contaminated(
+    scheme: str,
+    n_inliers: int = 1000,
+    ratio: float = 0.1,
+    dim: int = 1,
+    random_state: int | np.random.RandomState | None = None,
+    scale: str = "std",
+) -> ContaminatedSample:
+    """Draw ``n_inliers`` inliers plus outliers from ``scheme`` so that |O| / n = ``ratio``.
+
+    See the module docstring for the laws. ``random_state`` follows scikit-learn (None, an
+    int seed or a RandomState); ``scale`` is ``"std"`` (default) or ``"variance"``, the
+    reading of the paper's N(mu, s). Raises ValueError for an unknown scheme or scale, a
+    ``dim`` other than 1 or 2, ``ratio`` outside [0, 1) or ``n_inliers`` < 1.
+    """
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown scheme {scheme!r}; allowed: {', '.join(map(repr, SCHEMES))}")
+    if isinstance(dim, bool) or dim not in (1, 2):
+        raise ValueError(f"dim must be 1 or 2, got {dim!r}")
+    if scale not in SCALES:
+        raise ValueError(
+            "scale must be 'std' (s in N(mu, s) is a standard deviation) or 'variance', "
+            f"got {scale!r}"
+        )
+    n_outliers = outlier_count(n_inliers, ratio)  # validates both, also for "none"
+    if scheme == "none":
+        n_outliers = 0
+    to_sd: Callable[[float], float] = (lambda s: s) if scale == "std" else math.sqrt
+    rng = check_random_state(random_state)
+
+    inliers = IsotropicGaussianMixture(
+        np.repeat(np.array(INLIER_MODES)[:, None], dim, axis=1), to_sd(INLIER_S)
+    )
+    X_in = inliers.sample(n_inliers, rng)
+    if scheme == "none":
+        X_out = np.empty((0, dim))
+    elif scheme == "uniform":
+        X_out = rng.uniform(*UNIFORM_BOUNDS, size=(n_outliers, dim))
+    else:
+        mean, s = OUTLIER_GAUSSIANS[scheme]
+        X_out = IsotropicGaussianMixture(np.full((1, dim), mean), to_sd(s)).sample(n_outliers, rng)
+
+    X = np.concatenate([X_in, X_out])
+    is_outlier = np.arange(len(X)) >= n_inliers
+    order = rng.permutation(len(X))
+    return ContaminatedSample(
+        X=X[order],
+        is_outlier=is_outlier[order],
+        true_pdf=inliers,
+        scheme=scheme,
+        ratio=0.0 if scheme == "none" else float(ratio),
+        n_outliers=n_outliers,
+    )
+
+
+def _as_points(points: ArrayLike, dim: int) -> NDArray[np.float64]:
+    """Points as a float array of shape (m, dim); in 1-D a flat array (m,) is accepted too."""
+    pts = np.asarray(points, dtype=float)
+    if dim == 1 and pts.ndim <= 1:
+        pts = pts.reshape(-1, 1)
+    if pts.ndim != 2 or pts.shape[1] != dim:
+        allowed = "(m,) or (m, 1)" if dim == 1 else f"(m, {dim})"
+        raise ValueError(f"points must have shape {allowed}, got shape {np.shape(points)}")
+    return pts
