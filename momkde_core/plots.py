@@ -140,3 +140,182 @@ def metric_vs_ratio_figure(
         hovermode="x unified",
     )
     return fig
+
+
+def _rug_traces(x: np.ndarray, is_outlier: np.ndarray | None, y_level: float) -> list[go.Scatter]:
+    """Tick marks of the sample under a 1-D density: inliers grey, outliers red."""
+    x = np.asarray(x, dtype=float).ravel()
+    groups = [("sample", np.ones(len(x), bool), "#5A6270")]
+    if is_outlier is not None:
+        mask = np.asarray(is_outlier, bool).ravel()
+        groups = [("inliers", ~mask, "#5A6270"), ("outliers", mask, "#D62728")]
+    return [
+        go.Scatter(
+            x=x[m],
+            y=np.full(int(m.sum()), y_level),
+            mode="markers",
+            marker=dict(symbol="line-ns-open", size=10, color=color, line=dict(width=1)),
+            name=f"{name} ({int(m.sum())})",
+            hovertemplate="x = %{x:.3g}<extra>" + name + "</extra>",
+        )
+        for name, m, color in groups
+        if m.any()
+    ]
+
+
+def _block_trace(xs: np.ndarray, blocks: np.ndarray, max_blocks: int) -> go.Scatter:
+    """The block KDEs as one thin trace (NaN-separated), at most ``max_blocks`` of them."""
+    shown = blocks[:max_blocks]
+    x = np.concatenate([np.append(xs, np.nan) for _ in shown])
+    y = np.concatenate([np.append(b, np.nan) for b in shown])
+    extra = f", {max_blocks} of {len(blocks)} shown" if len(blocks) > max_blocks else ""
+    return go.Scatter(
+        x=x,
+        y=y,
+        mode="lines",
+        line=dict(color=_rgba(METHOD_COLORS["mom_kde"], 0.25), width=1),
+        name=f"S = {len(blocks)} block KDEs{extra}",
+        hoverinfo="skip",
+        connectgaps=False,
+    )
+
+
+def density_1d_figure(
+    xs: np.ndarray,
+    curves: dict[str, np.ndarray],
+    X: np.ndarray | None = None,
+    is_outlier: np.ndarray | None = None,
+    block_curves: np.ndarray | None = None,
+    title: str | None = None,
+    max_blocks: int = 60,
+    height: int = 460,
+) -> go.Figure:
+    """Densities of several methods on one axis, over a rug of the sample.
+
+    ``curves`` maps a method name (keys of ``METHOD_COLORS``; ``"truth"`` is drawn dashed)
+    to its values on ``xs``. ``block_curves`` (shape (S, len(xs))) are MoM-KDE's block
+    KDEs, drawn faintly behind the median so the mechanism is visible. The rug sits just
+    below zero: inliers grey, outliers red when ``is_outlier`` is given.
+    """
+    xs = np.asarray(xs, dtype=float)
+    fig = go.Figure()
+    if block_curves is not None and len(block_curves):
+        fig.add_trace(_block_trace(xs, np.asarray(block_curves, dtype=float), max_blocks))
+    peak = max((float(np.nanmax(v)) for v in curves.values() if np.size(v)), default=1.0)
+    for method in _ordered_methods(curves):
+        is_truth = method == "truth"
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=np.asarray(curves[method], dtype=float),
+                mode="lines",
+                name=method_label(method),
+                line=dict(color=method_color(method), width=2 if is_truth else 2.5,
+                          dash="dash" if is_truth else "solid"),
+                hovertemplate="x = %{x:.3g}<br>density %{y:.3g}<extra>" + method_label(method) + "</extra>",
+            )
+        )
+    if X is not None:
+        for trace in _rug_traces(X, is_outlier, -0.04 * peak):
+            fig.add_trace(trace)
+    fig.update_layout(**_LAYOUT, title=title, height=height, xaxis_title="x", yaxis_title="density",
+                      hovermode="closest")
+    fig.update_yaxes(range=[-0.08 * peak, 1.12 * peak], zeroline=True)
+    return fig
+
+
+def density_2d_figure(
+    xs: np.ndarray,
+    ys: np.ndarray,
+    surfaces: dict[str, np.ndarray],
+    X: np.ndarray | None = None,
+    is_outlier: np.ndarray | None = None,
+    axis_titles: tuple[str, str] = ("x₁", "x₂"),
+    height: int = 420,
+) -> go.Figure:
+    """2-D densities side by side, one panel per method, as filled contours over the points.
+
+    ``surfaces`` maps a method to its values on the mesh of ``xs`` and ``ys`` in "ij"
+    indexing (shape (len(xs), len(ys)), what ``pdf_grid`` returns). All panels share one
+    colour scale, so a bump of outliers reads the same in each.
+    """
+    from plotly.subplots import make_subplots
+
+    methods = _ordered_methods(surfaces)
+    fig = make_subplots(rows=1, cols=len(methods), subplot_titles=[method_label(m) for m in methods],
+                        shared_yaxes=True, horizontal_spacing=0.02)
+    zmax = max(float(np.nanmax(surfaces[m])) for m in methods)
+    pts = None if X is None else np.asarray(X, dtype=float)
+    mask = None if is_outlier is None else np.asarray(is_outlier, bool).ravel()
+    for col, method in enumerate(methods, start=1):
+        fig.add_trace(
+            go.Contour(
+                x=xs, y=ys, z=np.asarray(surfaces[method], dtype=float).T, name=method_label(method),
+                colorscale="Viridis", zmin=0, zmax=zmax, ncontours=14, line=dict(width=0.4),
+                showscale=col == len(methods), colorbar=dict(title="density", thickness=12),
+                hovertemplate="(%{x:.2f}, %{y:.2f})<br>density %{z:.3g}<extra>" + method_label(method) + "</extra>",
+            ),
+            row=1, col=col,
+        )
+        if pts is not None:
+            groups = [("sample", np.ones(len(pts), bool), "rgba(255,255,255,0.7)")]
+            if mask is not None:
+                groups = [("inliers", ~mask, "rgba(255,255,255,0.7)"), ("outliers", mask, "rgba(255,80,80,0.95)")]
+            for name, m, color in groups:
+                if m.any():
+                    fig.add_trace(
+                        go.Scattergl(x=pts[m, 0], y=pts[m, 1], mode="markers", name=name,
+                                     marker=dict(size=3, color=color), legendgroup=name,
+                                     showlegend=col == 1, hoverinfo="skip"),
+                        row=1, col=col,
+                    )
+    fig.update_layout(**{**_LAYOUT, "margin": dict(l=10, r=10, t=70, b=10)}, height=height)
+    fig.update_xaxes(title_text=axis_titles[0], range=[float(xs[0]), float(xs[-1])])
+    fig.update_yaxes(range=[float(ys[0]), float(ys[-1])])
+    fig.update_yaxes(title_text=axis_titles[1], row=1, col=1)
+    return fig
+
+
+def error_vs_blocks_figure(
+    blocks: np.ndarray, errors: dict[str, np.ndarray], threshold: float | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Error of each method at one point against the number of blocks S.
+
+    ``errors`` maps a method to its error for each S in ``blocks``; ``threshold`` (e.g.
+    2|O|) is drawn as a vertical line: the theory's S > 2|O| guide.
+    """
+    fig = go.Figure()
+    for method in _ordered_methods(errors):
+        fig.add_trace(go.Scatter(x=blocks, y=errors[method], mode="lines+markers", name=method_label(method),
+                                 line=dict(color=method_color(method), width=2.5, shape="hv")))
+    if threshold is not None:
+        fig.add_vline(x=threshold, line=dict(color="#1F2430", dash="dot"),
+                      annotation_text="S = 2|O|", annotation_position="top right")
+    fig.update_layout(**_LAYOUT, title=title, xaxis_title="number of blocks S",
+                      yaxis_title="|f̂(x₀) − f(x₀)|", height=360)
+    return fig
+
+
+def timing_figure(times: pd.DataFrame, title: str | None = None) -> go.Figure:
+    """Measured seconds against n on log-log axes: one colour per method, one dash per phase.
+
+    ``times`` has the columns ``method, n, phase, seconds`` (phase ``fit`` or ``evaluate``).
+    A slope of 1 is linear cost, 2 is quadratic (the O(n_iter n^2) of RKDE and SPKDE).
+    """
+    fig = go.Figure()
+    dashes = {"fit": "solid", "evaluate": "dot"}
+    for method in _ordered_methods(times["method"].unique()):
+        for phase, dash in dashes.items():
+            s = times[(times["method"] == method) & (times["phase"] == phase)].sort_values("n")
+            if s.empty:
+                continue
+            fig.add_trace(go.Scatter(
+                x=s["n"], y=s["seconds"], mode="lines+markers", name=f"{method_label(method)} {phase}",
+                legendgroup=method, line=dict(color=method_color(method), dash=dash, width=2.5),
+                hovertemplate="n = %{x}<br>%{y:.3g} s<extra>" + f"{method_label(method)} {phase}" + "</extra>",
+            ))
+    fig.update_layout(**_LAYOUT, title=title, xaxis_title="n (points)", yaxis_title="seconds", height=420)
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return fig

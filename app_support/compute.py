@@ -1,0 +1,180 @@
+"""Cached calls into ``momkde_core`` for the pages: sample, fit, evaluate, score, time.
+
+Every function here only orchestrates the library (build an estimator, call ``fit``,
+``pdf_grid``, ``score_samples``, the metrics) and is wrapped in ``st.cache_data`` so that a
+widget change recomputes only what depends on it: moving S refits MoM-KDE alone, the other
+three estimators come from the cache. Return values are plain arrays and dicts (cheap to
+pickle), never fitted estimators.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, metrics
+from momkde_core.grid import Grid, grid_around
+from momkde_core.synthetic import ContaminatedSample, make_contaminated
+
+#: The four estimators the app compares, in display order.
+METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
+#: Grid resolution per dimension for plots and metrics (1-D, 2-D).
+GRID_POINTS: dict[int, int] = {1: 512, 2: 110}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the estimators are asked to do: shared by every method of one view."""
+
+    bandwidth: str | float  # "cv", "scott" or a float h
+    kernel: str
+    n_blocks: int
+    contamination: float  # SPKDE's assumed outlier share
+    seed: int
+
+
+def make_estimator(method: str, h: float, s: Settings):
+    """The estimator ``method`` with bandwidth ``h`` (already selected) and the settings ``s``."""
+    if method == "kde":
+        return KDE(bandwidth=h, kernel=s.kernel)
+    if method == "mom_kde":
+        return MoMKDE(n_blocks=s.n_blocks, bandwidth=h, kernel=s.kernel, random_state=s.seed)
+    if method == "rkde":
+        return RKDE(bandwidth=h, kernel=s.kernel)
+    if method == "spkde":
+        return SPKDE(bandwidth=h, kernel=s.kernel, contamination=s.contamination)
+    raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def synthetic_sample(scheme: str, n_inliers: int, ratio: float, dim: int, seed: int) -> ContaminatedSample:
+    """The paper's contaminated sample (cached: the same controls give the same points)."""
+    return make_contaminated(scheme, n_inliers=n_inliers, ratio=ratio, dim=dim, random_state=seed)
+
+
+@st.cache_data(max_entries=128, show_spinner=False)
+def select_bandwidth(X: np.ndarray, rule: str | float, kernel: str, seed: int) -> float:
+    """h for ``rule`` ("cv", "scott" or a float), chosen on the plain KDE as in the paper,
+    then shared by all four estimators so the comparison is about robustness alone."""
+    return float(KDE(bandwidth=rule, kernel=kernel, random_state=seed).fit(X).bandwidth_)
+
+
+def plot_grid(X: np.ndarray, h: float) -> Grid:
+    """The evaluation grid of a view: the data's box widened by 3 h, ``GRID_POINTS`` per axis."""
+    X = np.asarray(X, dtype=float)
+    return grid_around(X, 3.0 * h, GRID_POINTS[min(X.shape[1], 2)])
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def fit_evaluate(method: str, X: np.ndarray, axes: tuple[np.ndarray, ...], h: float, s: Settings,
+                 with_blocks: bool = False, score_points: bool = True) -> dict[str, np.ndarray]:
+    """Fit ``method`` on X; its density on the grid ``axes``, log density at X, and (for
+    MoM-KDE with ``with_blocks``) the S block KDEs on the normalised median's scale."""
+    est = make_estimator(method, h, s).fit(X)
+    out = {"grid": est.pdf_grid(*axes)}
+    if score_points:
+        out["scores"] = est.score_samples(X)
+    if with_blocks and method == "mom_kde":
+        out["blocks"] = est.block_pdf_grid(*axes) / np.exp(est.log_norm_)
+    return out
+
+
+def fit_all(methods: list[str], X: np.ndarray, axes: tuple[np.ndarray, ...], h: float, s: Settings,
+            with_blocks: bool = False) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
+    """``fit_evaluate`` for each method; a method whose parameters are invalid (e.g. SPKDE
+    with a non-Gaussian kernel) lands in the second dict with its message, not in an error."""
+    results, failures = {}, {}
+    for method in methods:
+        try:
+            results[method] = fit_evaluate(method, X, axes, h, s, with_blocks)
+        except ValueError as err:
+            failures[method] = str(err)
+    return results, failures
+
+
+def _safe(fn, *args) -> float:
+    """fn(*args), or NaN when the metric is undefined for these inputs (e.g. AUC, one class)."""
+    try:
+        return float(fn(*args))
+    except ValueError:
+        return float("nan")
+
+
+def metric_table(results: dict[str, dict[str, np.ndarray]], truth: np.ndarray | None, cell: float,
+                 is_outlier: np.ndarray | None) -> pd.DataFrame:
+    """JS, both KLs (against the true density ``truth`` on the grid) and AUC per method.
+
+    Rows are methods; a metric that cannot be computed (no true density, one class only)
+    is NaN, which the page shows as an empty cell.
+    """
+    rows = {}
+    for method, res in results.items():
+        row = {}
+        if truth is not None:
+            row["JS"] = _safe(metrics.js_divergence, res["grid"], truth, cell)
+            row["KL(f̂‖f)"] = _safe(metrics.kl_divergence, res["grid"], truth, cell)
+            row["KL(f‖f̂)"] = _safe(metrics.kl_divergence, truth, res["grid"], cell)
+        if is_outlier is not None:
+            row["AUC"] = _safe(metrics.auc, res["scores"], is_outlier)
+        rows[method] = row
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def example_one(n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: float, seed: int,
+                n_blocks: int) -> dict[str, object]:
+    """The paper's Example 1: inliers U[-1, 1], outliers U[-3, 3], tophat kernel, point x0.
+
+    Returns the sample, KDE and MoM-KDE (``n_blocks`` blocks) on a grid, and the error
+    |f̂(x0) - f(x0)| of both for every S in 1..``max_blocks`` (f(x0) = 0 outside [-1, 1]).
+    """
+    rng = np.random.RandomState(seed)
+    X = np.concatenate([rng.uniform(-1, 1, n_inliers), rng.uniform(-3, 3, n_outliers)])[:, None]
+    is_outlier = np.arange(len(X)) >= n_inliers
+    xs = np.linspace(-3.5, 3.5, 701)
+    truth = np.where(np.abs(xs) <= 1, 0.5, 0.0)
+    f_x0 = 0.5 if abs(x0) <= 1 else 0.0
+    kde = KDE(bandwidth=h, kernel="tophat").fit(X)
+    blocks = np.arange(1, max_blocks + 1)
+    mom_err = np.array([abs(MoMKDE(n_blocks=int(S), bandwidth=h, kernel="tophat", random_state=seed)
+                            .fit(X).pdf([[x0]])[0] - f_x0) for S in blocks])
+    kde_err = np.full(len(blocks), abs(kde.pdf([[x0]])[0] - f_x0))
+    mom = MoMKDE(n_blocks=n_blocks, bandwidth=h, kernel="tophat", random_state=seed).fit(X)
+    return {"X": X, "is_outlier": is_outlier, "xs": xs,
+            "curves": {"truth": truth, "kde": kde.pdf_grid(xs), "mom_kde": mom.pdf_grid(xs)},
+            "blocks": blocks, "errors": {"kde": kde_err, "mom_kde": mom_err},
+            "n_blocks_with_outlier_near_x0": int(np.unique(mom.block_of_[is_outlier & (np.abs(X[:, 0] - x0) <= h)]).size)}
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def measure_times(sizes: tuple[int, ...], n_eval: int, seed: int, _progress=None) -> pd.DataFrame:
+    """Wall-clock seconds to fit and to evaluate (``n_eval`` points) each method, per n.
+
+    The sample is the paper's uniform scheme with 10 % outliers in 1-D; the bandwidth is
+    Scott's rule (no CV in the timing, so it measures the estimators only). ``_progress``
+    (not hashed) is called with the fraction done.
+    """
+    rows = []
+    total = len(sizes) * len(METHODS)
+    for i, n in enumerate(sizes):
+        data = make_contaminated("uniform", n_inliers=int(round(0.9 * n)), ratio=0.1, dim=1, random_state=seed)
+        h = select_bandwidth(data.X, "scott", "gaussian", seed)
+        Y = np.linspace(data.X.min(), data.X.max(), n_eval)[:, None]
+        s = Settings(bandwidth=h, kernel="gaussian", n_blocks=21,
+                     contamination=0.1, seed=seed)
+        for j, method in enumerate(METHODS):
+            est = make_estimator(method, h, s)
+            t0 = time.perf_counter()
+            est.fit(data.X)
+            t1 = time.perf_counter()
+            est.pdf(Y)
+            t2 = time.perf_counter()
+            rows += [{"method": method, "n": len(data.X), "phase": "fit", "seconds": t1 - t0},
+                     {"method": method, "n": len(data.X), "phase": "evaluate", "seconds": t2 - t1}]
+            if _progress is not None:
+                _progress((i * len(METHODS) + j + 1) / total)
+    return pd.DataFrame(rows)
