@@ -11,6 +11,10 @@ from momkde_core.plots import density_1d_figure
 
 PAGES = {
     "explore": st.Page("pages/explore.py", title="Explore", icon="🔎", url_path="explore"),
+    "sweep": st.Page("pages/sweep.py", title="Contamination sweep", icon="📉", url_path="sweep"),
+    "your_data": st.Page("pages/your_data.py", title="Your data", icon="📂", url_path="your-data"),
+    "real_data": st.Page("pages/real_data.py", title="Real data", icon="🧪", url_path="real-data"),
+    "learn": st.Page("pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
 }
 
 

@@ -178,3 +178,35 @@ def measure_times(sizes: tuple[int, ...], n_eval: int, seed: int, _progress=None
             if _progress is not None:
                 _progress((i * len(METHODS) + j + 1) / total)
     return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def read_csv_bytes(raw: bytes, max_bytes: int) -> pd.DataFrame:
+    """A user's CSV, validated by ``momkde_core.datasets.read_user_csv`` (cached by content)."""
+    import io
+
+    from momkde_core.datasets import read_user_csv
+
+    return read_user_csv(io.BytesIO(raw), max_bytes=max_bytes)
+
+
+def row_sample(n: int, max_rows: int, seed: int) -> np.ndarray:
+    """Sorted indices of at most ``max_rows`` of ``n`` rows drawn without replacement (all
+    rows when n <= max_rows): how the app keeps very large files and costly fits responsive."""
+    if n <= max_rows:
+        return np.arange(n)
+    return np.sort(np.random.RandomState(seed).choice(n, max_rows, replace=False))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def score_rows(method: str, X_fit: np.ndarray, X: np.ndarray, h: float, s: Settings) -> np.ndarray:
+    """log density of ``method`` fitted on ``X_fit`` at every row of ``X`` (the anomaly score)."""
+    return make_estimator(method, h, s).fit(X_fit).score_samples(X)
+
+
+def standardized(X: np.ndarray) -> np.ndarray:
+    """Columns centred and scaled to unit variance (scikit-learn's StandardScaler), so one
+    bandwidth suits every column of a user's table."""
+    from sklearn.preprocessing import StandardScaler
+
+    return StandardScaler().fit_transform(X)

@@ -1,0 +1,135 @@
+"""Your data: upload a CSV (or try a bundled sample), see where KDE grows bumps that MoM-KDE
+does not, rank the most anomalous rows by every method, download the scores."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app_support.compute import (fit_all, metric_table, plot_grid, read_csv_bytes, row_sample,
+                                 score_rows, select_bandwidth, standardized)
+from app_support.widgets import estimator_controls, methods_select, url, user_errors
+from momkde_core.datasets import numeric_matrix
+from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+MAX_BYTES = 200 * 2**20  # the upload limit of .streamlit/config.toml
+MAX_ROWS = 20_000  # rows scored; larger files are sampled, with a notice
+MAX_FIT = 2_000  # rows the estimators are fitted on (RKDE and SPKDE learn in O(n^2))
+UPLOAD = "(upload a file)"
+
+st.title("Your data")
+st.markdown("Upload a CSV with a header line, or pick a sample. Choose 1 or 2 columns to draw, any numeric "
+            "columns to score; a label column, if you have one, gives each method's AUC.")
+
+side = st.sidebar
+samples = sorted(p.name for p in ASSETS.glob("*.csv"))
+COLUMN_KEYS = ("plot", "score", "label", "outlier")
+
+
+def _forget_columns() -> None:
+    """A new file has other columns: drop the column choices made for the previous one."""
+    for key in COLUMN_KEYS:
+        st.session_state.pop(key, None)
+
+
+source = side.selectbox("Data", [UPLOAD, *samples], **url("sample"), on_change=_forget_columns)
+raw = None
+if source == UPLOAD:
+    upload = side.file_uploader("CSV file (up to 200 MB)", key="upload", on_change=_forget_columns)
+    raw = upload.getvalue() if upload is not None else None
+else:
+    raw = (ASSETS / source).read_bytes()
+
+if raw is None:
+    st.info("Upload a CSV in the sidebar, or choose one of the samples to start.")
+    st.stop()
+
+with user_errors():
+    frame = read_csv_bytes(raw, MAX_BYTES)
+    keep = row_sample(len(frame), MAX_ROWS, 0)
+    if len(keep) < len(frame):
+        st.warning(f"The file has {len(frame):,} rows: a random sample of {MAX_ROWS:,} of them is used "
+                   "to keep the page responsive.")
+        frame = frame.iloc[keep]
+    columns = list(frame.columns)
+    numeric = list(frame.select_dtypes("number").columns)
+    plot_cols = side.multiselect("Columns to draw (1 or 2)", columns, default=numeric[:1], max_selections=2,
+                                 **url("plot"))
+    score_cols = side.multiselect("Columns to score", columns, default=numeric, **url("score"))
+    label_col = side.selectbox("Label column (optional)", [None, *columns], **url("label"),
+                               format_func=lambda c: "none" if c is None else str(c))
+    drop_missing = side.toggle("Drop rows with missing values", value=True, **url("dropna"))
+    scale = side.toggle("Standardise columns", value=True, **url("std"),
+                        help="Centre and scale every column so that one bandwidth suits all of them.")
+    side.header("Estimators")
+    methods = methods_select(side)
+
+    if not plot_cols or not score_cols:
+        st.info("Choose at least one column to draw and one to score.")
+        st.stop()
+    used = list(dict.fromkeys([*plot_cols, *score_cols]))
+    _, kept = numeric_matrix(frame, used, drop_missing=True) if drop_missing else (None, frame.index)
+    data = frame.loc[kept]
+    if len(data) < len(frame):
+        st.caption(f"{len(frame) - len(data):,} row(s) with missing values dropped.")
+    is_outlier = None
+    if label_col is not None:
+        values = sorted(map(str, data[label_col].dropna().unique()))
+        outlier_value = side.selectbox("Label of the outliers", values, **url("outlier"))
+        is_outlier = (data[label_col].astype(str) == outlier_value).to_numpy()
+    X_plot = numeric_matrix(data, plot_cols)
+    X_score = numeric_matrix(data, score_cols)
+    if scale:
+        X_plot, X_score = standardized(X_plot), standardized(X_score)
+    settings = estimator_controls(side, min(len(data), MAX_FIT),
+                                  int(is_outlier.sum()) if is_outlier is not None else None, default_blocks=15)
+    fit_rows = row_sample(len(data), MAX_FIT, settings.seed)
+    if len(fit_rows) < len(data):
+        st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {len(data):,}.")
+
+    st.subheader("Where the density grows bumps")
+    h = select_bandwidth(X_plot[fit_rows], settings.bandwidth, settings.kernel, settings.seed)
+    grid = plot_grid(X_plot, h)
+    results, failures = fit_all(methods, X_plot[fit_rows], grid.axes, h, settings)
+    for method, message in failures.items():
+        st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
+    curves = {m: r["grid"] for m, r in results.items()}
+    if X_plot.shape[1] == 1:
+        fig = density_1d_figure(grid.axes[0], curves, X_plot[:, 0], is_outlier)
+        fig.update_xaxes(title_text=str(plot_cols[0]) + (" (standardised)" if scale else ""))
+    else:
+        fig = density_2d_figure(*grid.axes, curves, X_plot, is_outlier, axis_titles=tuple(map(str, plot_cols)))
+    st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})
+    st.caption(f"h = {h:.3g}. Where the KDE (orange) rises over a small group of points and MoM-KDE (pink) "
+               "stays low, the group is in too few blocks to move the median: a likely cluster of outliers.")
+
+    st.subheader("Most anomalous rows")
+    h_score = select_bandwidth(X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed)
+    scores = {}
+    for method in methods:
+        try:
+            scores[method] = score_rows(method, X_score[fit_rows], X_score, h_score, settings)
+        except ValueError as err:
+            st.warning(f"{METHOD_LABELS[method]} gives no scores: {err}")
+    scored = data.copy()
+    for method, s in scores.items():
+        scored[f"log_density_{method}"] = s
+    if is_outlier is not None:
+        aucs = metric_table({m: {"scores": s} for m, s in scores.items()}, None, 1.0, is_outlier)
+        aucs.index = [METHOD_LABELS[m] for m in aucs.index]
+        st.dataframe(aucs.T, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in aucs.index})
+        st.caption("AUC of the density as an outlier score against your label (1: every outlier scored "
+                   "lower than every inlier, 0.5: chance).")
+    top = st.slider("Rows per method", 5, 50, 10, 5, **url("top"))
+    tabs = st.tabs([METHOD_LABELS[m] for m in scores])
+    for tab, (method, s) in zip(tabs, scores.items()):
+        with tab:
+            st.dataframe(scored.iloc[np.argsort(s, kind="stable")[:top]])
+    st.caption(f"The {top} rows of lowest log density (in {len(score_cols)} column(s), h = {h_score:.3g}) "
+               "for each method: the most anomalous first.")
+    st.download_button("Download the data with every method's score (CSV)", scored.to_csv(index=False),
+                       file_name="momkde_scores.csv", mime="text/csv", key="download")
