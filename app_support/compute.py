@@ -210,3 +210,41 @@ def standardized(X: np.ndarray) -> np.ndarray:
     from sklearn.preprocessing import StandardScaler
 
     return StandardScaler().fit_transform(X)
+
+
+@st.cache_data(max_entries=1024, show_spinner=False)
+def sweep_rows(kind: str, source: str, ratio: float, reps: int, seed: int, methods: tuple[str, ...],
+               dim: int = 1, n_inliers: int = 1000, data_dir: str | None = None) -> pd.DataFrame:
+    """The experiment runner's rows for one source at one ratio (all repetitions), cached
+    separately so that raising the repetitions or adding a ratio reruns only what is new."""
+    from momkde_core.experiments import make_tasks, run_experiments
+
+    tasks = make_tasks(kind, [source], ratios=[ratio], reps=reps, seed=seed, methods=methods, dim=dim,
+                       n_inliers=n_inliers, data_dir=data_dir)
+    return run_experiments(tasks)
+
+
+def run_sweep(kind: str, sources: list[str], ratios: list[float], reps: int, seed: int,
+              methods: tuple[str, ...], **options) -> pd.DataFrame:
+    """``sweep_rows`` over sources x ratios with a progress bar; the concatenated tidy table."""
+    jobs = [(source, ratio) for source in sources for ratio in ratios]
+    bar = st.progress(0.0, text="Running the sweep…")
+    parts = []
+    for i, (source, ratio) in enumerate(jobs):
+        bar.progress(i / len(jobs), text=f"{source}, ratio {ratio:.2f} ({i + 1} of {len(jobs)})")
+        parts.append(sweep_rows(kind, source, ratio, reps, seed, methods, **options))
+    bar.empty()
+    return pd.concat(parts, ignore_index=True)
+
+
+@st.cache_data(show_spinner=False)
+def dataset_problem(name: str) -> str | None:
+    """None when the data set ``name`` can be loaded, else the library's message saying how
+    to install it."""
+    from momkde_core.datasets import load_dataset
+
+    try:
+        load_dataset(name)
+    except ValueError as err:
+        return str(err)
+    return None
