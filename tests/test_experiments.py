@@ -1,0 +1,175 @@
+"""The experiment runner: tidy table, reproducibility from seeds, Dask = local, protocols, oracle."""
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+from pandas.testing import assert_frame_equal
+
+from momkde_core import MoMKDE, metrics
+from momkde_core import experiments as ex
+from momkde_core.bandwidth import select_bandwidth
+from momkde_core.kernels import get_kernel
+from momkde_core.synthetic import make_contaminated
+
+SMALL = dict(sources=["uniform", "adversarial"], ratios=[0.1, 0.3], reps=2, seed=7, n_inliers=200)
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return ex.make_tasks("synthetic", **SMALL)
+
+
+@pytest.fixture(scope="module")
+def honest(tasks):
+    return ex.run_experiments(tasks, n_jobs=1)
+
+
+@pytest.fixture(scope="module")
+def paper():
+    return ex.run_experiments(ex.make_tasks("synthetic", protocol="paper", **SMALL), n_jobs=1)
+
+
+def test_table_is_tidy_with_exact_columns_methods_and_metrics(honest):
+    assert tuple(honest.columns) == ex.COLUMNS
+    assert set(honest["method"]) == set(ex.ALL_METHODS)
+    assert set(honest["metric"]) == set(ex.METRICS)
+    # one row per sample x method x metric
+    assert len(honest) == 2 * 2 * 2 * len(ex.ALL_METHODS) * len(ex.METRICS)
+    assert not honest.duplicated(["source", "ratio", "rep", "method", "metric"]).any()
+    assert honest["seed"].nunique() == 8
+    js = honest.loc[honest["metric"] == "js", "value"]
+    assert js.between(0, 1).all()
+    assert (honest.loc[honest["method"].isin(["kde", "rkde", "spkde"]), "n_blocks"] == 1).all()
+    assert honest.attrs["protocol"] == "honest"
+
+
+def test_seeds_depend_only_on_the_sample_identity(tasks):
+    seeds = {(t.source, t.ratio, t.rep): t.seed for t in tasks}
+    fewer = ex.make_tasks("synthetic", ["adversarial"], [0.3], reps=1, seed=7, n_inliers=200)
+    assert fewer[0].seed == seeds[("adversarial", 0.3, 0)]
+    other_master = ex.make_tasks("synthetic", ["adversarial"], [0.3], reps=1, seed=8, n_inliers=200)
+    assert other_master[0].seed != fewer[0].seed
+
+
+def test_sweep_is_bit_for_bit_reproducible_in_parallel(tasks, honest):
+    assert_frame_equal(ex.run_experiments(tasks, n_jobs=2), honest)
+
+
+def test_one_row_is_regenerated_from_its_seed_alone(honest):
+    row = honest[(honest["source"] == "adversarial") & (honest["method"] == "mom_kde_oracle")].iloc[-1]
+    data = make_contaminated("adversarial", 200, row["ratio"], 1, random_state=int(row["seed"]))
+    task = ex.Task(kind="synthetic", source="adversarial", ratio=row["ratio"], rep=int(row["rep"]),
+                   seed=int(row["seed"]), n_inliers=200)
+    X, is_outlier, _ = ex.regenerate_sample(task)
+    np.testing.assert_array_equal(X, data.X)
+    np.testing.assert_array_equal(is_outlier, data.is_outlier)
+    again = pd.DataFrame(ex.run_task(task), columns=list(ex.COLUMNS))
+    expected = honest[honest["seed"] == row["seed"]].reset_index(drop=True)
+    assert_frame_equal(again.astype(expected.dtypes.to_dict()), expected)
+
+
+def test_dask_cluster_gives_the_same_table(tasks, honest):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        on_dask = ex.run_experiments(tasks, scheduler=cluster.scheduler_address)
+    assert_frame_equal(on_dask, honest)
+
+
+def _kde_bandwidths(df):
+    return df[(df["method"] == "kde") & (df["metric"] == "js")].set_index(["source", "ratio", "rep"])["bandwidth"]
+
+
+def test_paper_protocol_uses_the_inliers_for_cv_and_the_true_ratio_for_spkde(tasks, honest, paper):
+    h_paper, h_honest = _kde_bandwidths(paper), _kde_bandwidths(honest)
+    assert (h_paper != h_honest).any()
+    # the paper's h is the CV bandwidth of the clean inliers, the honest one of the whole sample
+    task = tasks[-1]
+    X, is_outlier, _ = ex.regenerate_sample(task)
+    cv = lambda data: select_bandwidth(data, "cv", get_kernel("gaussian"),  # noqa: E731
+                                       random_state=ex._stream(task.seed, "cv"))
+    key = (task.source, task.ratio, task.rep)
+    assert h_paper[key] == cv(X[~is_outlier])
+    assert h_honest[key] == cv(X)
+    # the adversarial spike shrinks the honest CV bandwidth
+    assert (h_honest.loc["adversarial"] < h_paper.loc["adversarial"]).all()
+    # same seeds, same samples: the seed does not depend on the protocol
+    assert_frame_equal(paper[["source", "ratio", "rep", "seed"]], honest[["source", "ratio", "rep", "seed"]])
+
+
+def test_spkde_gets_the_true_ratio_only_in_the_paper_protocol(tasks):
+    task = replace(tasks[-1], methods=("spkde",))
+    guess = {r[7]: r[8] for r in ex.run_task(task)}
+    guessed_right = {r[7]: r[8] for r in ex.run_task(replace(task, spkde_contamination=task.ratio))}
+    paper = {r[7]: r[8] for r in ex.run_task(replace(task, protocol="paper"))}
+    assert guess["js"] != guessed_right["js"]
+    assert paper["js"] != guessed_right["js"]  # different bandwidth (CV on the inliers)
+
+
+def test_oracle_s_is_on_the_grid_and_best_in_js(tasks, honest):
+    task = tasks[3]  # uniform, ratio 0.3
+    X, is_outlier, data = ex.regenerate_sample(task)
+    rows = honest[(honest["seed"] == task.seed) & (honest["method"] == "mom_kde_oracle")]
+    chosen = int(rows["n_blocks"].iloc[0])
+    h = float(rows["bandwidth"].iloc[0])
+    candidates = ex.oracle_grid(int(is_outlier.sum()), len(X))
+    assert candidates[0] == 1 and candidates[-1] == min(2 * is_outlier.sum() + 1, len(X))
+    assert len(candidates) <= ex.ORACLE_GRID_SIZE and chosen in candidates
+    grid = ex._evaluation_grid(1)
+    truth = data.true_pdf(grid.points)
+    js_oracle = rows.loc[rows["metric"] == "js", "value"].item()
+    for s in candidates:
+        est = MoMKDE(int(s), h, normalize=False, random_state=ex._stream(task.seed, "blocks")).fit(X)
+        p = est.pdf_grid(*grid.axes)
+        assert js_oracle <= metrics.js_divergence(p, truth, grid.cell) + 1e-12
+    assert js_oracle <= rows.loc[rows["metric"] == "js", "value"].item()
+
+
+def test_block_bandwidth_grows_with_s_as_the_papers_rate():
+    assert ex.block_bandwidth(0.3, 1, 1) == 0.3
+    assert ex.block_bandwidth(0.3, 32, 1) == pytest.approx(0.3 * 2.0)
+    assert ex.block_bandwidth(0.3, 64, 2) == pytest.approx(0.3 * 2.0)
+
+
+def test_blockh_methods_use_the_block_bandwidth(honest):
+    rows = honest[(honest["method"] == "mom_kde_oracle_blockh") & (honest["metric"] == "js")]
+    kde_h = _kde_bandwidths(honest)
+    for _, row in rows.iterrows():
+        h = kde_h[(row["source"], row["ratio"], row["rep"])]
+        assert row["bandwidth"] == pytest.approx(ex.block_bandwidth(h, int(row["n_blocks"]), 1))
+
+
+def test_rule_for_s_ignores_labels_and_stays_in_range():
+    data = make_contaminated("uniform", 200, 0.2, 1, random_state=3)
+    s = ex.select_n_blocks(data.X, 0.3, random_state=0)
+    assert 1 <= s <= len(data.X)
+    assert s == ex.select_n_blocks(data.X, 0.3, random_state=0)
+
+
+def test_real_data_rows_have_auc_only():
+    tasks = ex.make_tasks("real", ["iris"], [0.1], reps=1, methods=["kde", "mom_kde_oracle"])
+    df = ex.run_experiments(tasks)
+    assert set(df["metric"]) == {"auc"} and set(df["method"]) == {"kde", "mom_kde_oracle"}
+    assert df["value"].between(0, 1).all()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(kind="simulated"), "kind"),
+    (dict(kind="synthetic", sources=["nope"]), "unknown scheme"),
+    (dict(kind="real", sources=["uniform"]), "unknown data set"),
+    (dict(kind="synthetic", ratios=[0.0]), "ratios"),
+    (dict(kind="synthetic", protocol="oracle"), "protocol"),
+    (dict(kind="synthetic", methods=["mom"]), "unknown method"),
+    (dict(kind="synthetic", reps=0), "reps"),
+])
+def test_make_tasks_rejects_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ex.make_tasks(**kwargs)
+
+
+def test_summarize_gives_one_cell_per_source_method_ratio(honest):
+    table = ex.summarize(honest, "js", ratios=[0.3])
+    assert list(table.columns) == [0.3]
+    assert len(table) == 2 * len(ex.ALL_METHODS)
