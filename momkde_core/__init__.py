@@ -4,8 +4,12 @@ KDE, MoM-KDE, RKDE and SPKDE as scikit-learn estimators over one fast engine, pl
 paper's contamination schemes, real data sets, metrics and experiment runner.
 """
 
+from . import metrics
+from .datasets import load_dataset
 from .estimators import KDE, RKDE, SPKDE, MoMKDE
 from .kernels import KERNELS, get_kernel
+from .synthetic import make_contaminated
 
-__all__ = ["KDE", "MoMKDE", "RKDE", "SPKDE", "KERNELS", "get_kernel"]
+__all__ = ["KDE", "MoMKDE", "RKDE", "SPKDE", "KERNELS", "get_kernel", "load_dataset",
+           "make_contaminated", "metrics"]
 __version__ = "0.1.0"

@@ -91,7 +91,11 @@ def _held_out_loglik(log_sums: np.ndarray, fold_of: np.ndarray, sizes: np.ndarra
 
 
 def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: float) -> np.ndarray:
-    """Per-fold kernel sums at the points, read off a binned grid by linear interpolation."""
+    """Per-fold kernel sums at the points, read off a binned grid by linear interpolation.
+
+    Points where some fold's binned sum is below 1e-6 of the peak (isolated points, whose
+    kernel tails the grid truncates or the interpolation cannot resolve) are summed exactly.
+    """
     d = Xs.shape[1]
     lo, hi = Xs.min(axis=0), Xs.max(axis=0)
     n_cells = [int(min(2**16 if d == 1 else 512, max(64, np.ceil((b - a) / (CV_BIN_STEP * h)))))
@@ -100,7 +104,11 @@ def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: floa
     grid = block_grid_sums(Xs, bounds, axes, kernel, h)
     values = np.stack([RegularGridInterpolator(axes, g)(Xs) for g in grid])
     with np.errstate(divide="ignore"):
-        return np.log(np.maximum(values, 0.0))
+        logs = np.log(np.maximum(values, 0.0))
+    faint = np.flatnonzero((values < 1e-6 * values.max()).any(axis=0))
+    if faint.size:
+        logs[:, faint] = block_log_sums(Xs, bounds, Xs[faint], kernel, h)
+    return logs
 
 
 def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,

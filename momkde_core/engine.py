@@ -221,7 +221,16 @@ class GramOperator:
         self.diagonal = float(np.exp(kernel.log_kernel_sq(np.zeros(1), h, d))[0])
         self._Xc = self.X - self.X.mean(axis=0)
         self._sq = np.einsum("ij,ij->i", self._Xc, self._Xc)
-        self._matrix = self._rows(0, n) if n * n <= max_cached else None
+        self._matrix = None
+        if n * n <= max_cached:  # filled in row chunks: bounded temporaries, cache-friendly
+            self._matrix = np.empty((n, n))
+            for lo, hi in self._row_chunks():
+                self._matrix[lo:hi] = self._rows(lo, hi)
+
+    def _row_chunks(self):
+        n = len(self.X)
+        step = max(1, MAX_CHUNK_ELEMENTS // n)
+        return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
     def _rows(self, lo: int, hi: int) -> np.ndarray:
         sq = _sq_dists(self._Xc[lo:hi], self._Xc, self._sq[lo:hi], self._sq)
@@ -232,7 +241,4 @@ class GramOperator:
         """G @ v."""
         if self._matrix is not None:
             return self._matrix @ v
-        n = len(self.X)
-        step = max(1, MAX_CHUNK_ELEMENTS // n)
-        return np.concatenate([self._rows(lo, min(n, lo + step)) @ v
-                               for lo in range(0, n, step)])
+        return np.concatenate([self._rows(lo, hi) @ v for lo, hi in self._row_chunks()])

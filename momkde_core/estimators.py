@@ -89,6 +89,10 @@ class _BaseKDE(BaseEstimator):
         if self._normalizes and len(self._bounds) > 2:
             seed = check_random_state(self.random_state).randint(2**31)
             self.log_norm_ = log_integral(self, np.random.default_rng(seed))
+            if not np.isfinite(self.log_norm_):
+                raise ValueError(
+                    f"the median of the {self._n_blocks} block KDEs is 0 everywhere (no point "
+                    "is covered by a majority of blocks): use fewer blocks or a larger bandwidth")
         return self
 
     @property
@@ -209,7 +213,8 @@ class MoMKDE(_BaseKDE):
         if not isinstance(S, Integral) or isinstance(S, bool) or not 1 <= S <= n:
             raise ValueError(f"n_blocks must be an integer between 1 and n = {n} (the number of "
                              f"rows), got {S!r}")
-        order = check_random_state(self.random_state).permutation(n)
+        # one block keeps the data order, so that its sums are the KDE's to the last bit
+        order = np.arange(n) if S == 1 else check_random_state(self.random_state).permutation(n)
         blocks = np.array_split(order, S)  # sizes differ by at most one
         sizes = np.array([len(b) for b in blocks])
         self.block_of_ = np.empty(n, dtype=np.intp)
@@ -285,7 +290,7 @@ class SPKDE(_BaseKDE):
     """
 
     def __init__(self, bandwidth="scott", contamination: float = 0.1, beta=None,
-                 kernel: str = "gaussian", max_iter: int = 1000, tol: float = 1e-6,
+                 kernel: str = "gaussian", max_iter: int = 1000, tol: float = 1e-5,
                  random_state=None):
         self.bandwidth = bandwidth
         self.contamination = contamination

@@ -50,11 +50,12 @@ class Kernel:
 
     def log_kernel_sq(self, sq_dist: np.ndarray, h: float, d: int) -> np.ndarray:
         """log K_h at squared distances: log k(sqrt(sq)/h) - log c_d - d log h."""
-        if self.name == "gaussian":  # avoid the square root on the hot path
-            core = -0.5 * sq_dist / (h * h)
+        if self.name == "gaussian":  # the hot path: no square root, one temporary
+            core = np.multiply(sq_dist, -0.5 / (h * h))
         else:
             core = self.log_profile(np.sqrt(np.maximum(sq_dist, 0.0)) / h)
-        return core - (self.log_norm(d) + d * np.log(h))
+        core -= self.log_norm(d) + d * np.log(h)
+        return core
 
     def sample_radius(self, d: int, size: int, rng: np.random.Generator) -> np.ndarray:
         """Radii r of points drawn from K on R^d: density proportional to k(r) r^(d-1)."""
@@ -65,9 +66,7 @@ class Kernel:
         if self.name == "tophat":
             return rng.random(size) ** (1.0 / d)
         grid = np.linspace(0.0, 1.0, 4097)
-        with np.errstate(divide="ignore"):
-            log_density = self.log_profile(grid) + (d - 1) * np.log(grid)
-        density = np.exp(log_density - np.max(log_density))
+        density = np.exp(self.log_profile(grid)) * grid ** (d - 1)
         cdf = integrate.cumulative_trapezoid(density, grid, initial=0.0)
         return np.interp(rng.random(size) * cdf[-1], cdf, grid)
 

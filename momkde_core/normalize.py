@@ -1,8 +1,9 @@
 """The integral of MoM-KDE's median of block KDEs, which is divided out to make a density.
 
 The median of densities is not a density (paper, Definition 1, after Devroye & Lugosi). For
-d <= 2 its integral is a Riemann sum on a grid fine enough for the bandwidth (spacing h/8
-in 1-D, h/2 in 2-D; Riemann sums of Gaussian mixtures converge very fast in the spacing).
+d <= 2 its integral is a Riemann sum on a grid fine enough for the bandwidth (Gaussian:
+spacing h/8 in 1-D, h/2 in 2-D, as Riemann sums of Gaussian mixtures converge very fast in
+the spacing; kernels with kinks or jumps converge only linearly: h/64 and h/8).
 Where such a grid would be too large (d > 2, or data spread over thousands of bandwidths),
 it is estimated by importance sampling from the plain KDE, whose support contains the
 median's: integral = E_{x ~ KDE}[median(x) / KDE(x)], with ``IS_SAMPLES`` draws.
@@ -17,7 +18,7 @@ from .engine import block_log_sums
 from .grid import grid_around
 
 IS_SAMPLES = 4096
-GRID_STEP_PER_BANDWIDTH = {1: 1 / 8, 2: 1 / 2}
+GRID_STEP_PER_BANDWIDTH = {True: {1: 1 / 8, 2: 1 / 2}, False: {1: 1 / 64, 2: 1 / 8}}
 GRID_MAX_POINTS = {1: 2**16, 2: 400}
 
 
@@ -28,10 +29,11 @@ def log_integral(est, rng: np.random.Generator) -> float:
     if d in GRID_MAX_POINTS:
         margin = min(kernel.radius, 7.0) * h
         spans = X.max(axis=0) - X.min(axis=0) + 2 * margin
-        counts = np.ceil(spans / (GRID_STEP_PER_BANDWIDTH[d] * h)).astype(int) + 1
+        counts = np.ceil(spans / (GRID_STEP_PER_BANDWIDTH[kernel.smooth][d] * h)).astype(int) + 1
         if counts.max() <= GRID_MAX_POINTS[d]:
             grid = grid_around(X, margin, np.maximum(counts, 64))
-            return float(np.log(grid.integrate(est._combine(est.block_pdf_grid(*grid.axes)))))
+            with np.errstate(divide="ignore"):
+                return float(np.log(grid.integrate(est._combine(est.block_pdf_grid(*grid.axes)))))
     return _log_integral_importance(est, rng)
 
 

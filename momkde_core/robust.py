@@ -101,13 +101,13 @@ def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float):
     Solved by FISTA (accelerated projected gradient, gradient 2 Q (a - t), step 1/L with
     L = 2 lambda_max(Q)) with exact projection onto the simplex and adaptive restart when the
     objective rises; one Gram product per iteration (Q y follows from Q a by linearity).
-    Stops when the relative change of the objective is below ``tol``.
+    Stops when the relative change of the objective ||beta f_KDE - g_a||^2 is below ``tol``.
     Returns (weights, n_iter). With beta = 1 the minimiser is a = 1/n (the KDE itself).
     """
     n = len(gram.X)
     target = np.full(n, beta / n)
     q_target = gram.matvec(target)
-    constant = float(target @ q_target)
+    constant = float(target @ q_target)  # makes the objective the squared L2 distance
     step = 1.0 / (2.0 * _largest_eigenvalue(gram) * 1.01)
 
     def objective(a: np.ndarray, qa: np.ndarray) -> float:
