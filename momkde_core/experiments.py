@@ -57,7 +57,10 @@ linf) come from that one array. ``auc`` uses ``pdf`` at the sample points (low d
 outlier). MoM-KDE is fitted with ``normalize=False`` and its grid values divided by their
 Riemann sum on that grid (which covers all the mass), instead of the estimator's own
 normalising integral: the same density, without a second grid per fit; scores at the points
-are left unnormalised (the AUC is scale-free). Real data: AUC only. A KL is ``inf`` when the
+are left unnormalised (the AUC is scale-free). With many blocks and a small bandwidth the
+median of the block KDEs can be 0 on the whole grid (most blocks have no point near any node):
+that estimate is not a density, the oracle skips it and a rule that picks it gets NaN grid
+metrics. Real data: AUC only. A KL is ``inf`` when the
 second density is 0 on a grid node where the first is not (a KDE with a tiny bandwidth is
 exactly 0 far from the data): reported as is.
 
@@ -205,15 +208,18 @@ class _Sample:
         grid_pdf = None
         if self.grid is not None:
             grid_pdf = est.pdf_grid(*self.grid.axes)
-            if isinstance(est, MoMKDE):
-                grid_pdf = grid_pdf / self.grid.integrate(grid_pdf)
+            mass = self.grid.integrate(grid_pdf)
+            if isinstance(est, MoMKDE) and mass > 0:
+                grid_pdf = grid_pdf / mass
         return _Fitted(method, n_blocks, est.bandwidth_, grid_pdf,
                        est.pdf(self.X) if scores else np.empty(0))
 
     def metric_values(self, fitted: _Fitted) -> dict[str, float]:
         """All metrics of one estimate (only the AUC for real data)."""
         values = {}
-        if self.grid is not None:
+        if self.grid is not None and not fitted.grid_pdf.any():  # degenerate: a median of 0
+            values = dict.fromkeys(METRICS[:-1], np.nan)
+        elif self.grid is not None:
             p, f, cell = fitted.grid_pdf, self.true_grid, self.grid.cell
             values = {"js": metrics.js_divergence(p, f, cell),
                       "js_distance": metrics.js_distance(p, f, cell),
@@ -232,7 +238,8 @@ class _Sample:
             est = MoMKDE(int(s), h_of(int(s)), normalize=False, random_state=seed).fit(self.X)
             if self.grid is not None:
                 fitted = self.evaluate(method, est, int(s), scores=False)
-                loss = metrics.js_divergence(fitted.grid_pdf, self.true_grid, self.grid.cell)
+                loss = (metrics.js_divergence(fitted.grid_pdf, self.true_grid, self.grid.cell)
+                        if fitted.grid_pdf.any() else np.inf)
             else:
                 fitted = self.evaluate(method, est, int(s))
                 loss = -metrics.auc(fitted.scores, self.is_outlier)
