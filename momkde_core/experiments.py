@@ -172,10 +172,20 @@ def select_n_blocks(X: np.ndarray, bandwidth: float | Callable[[int], float],
     order = np.random.default_rng(random_state).permutation(n)
     train, test = X[order[: n // 2]], X[order[n // 2:]]
     candidates = np.unique(np.round(np.geomspace(1, max(1, len(train) // 2), size)).astype(int))
-    scores = [np.median(MoMKDE(int(s), h_of(int(s)), random_state=random_state)
-                        .fit(train).score_samples(test)) for s in candidates]
+    scores = [_median_loglik(train, test, int(s), h_of(int(s)), random_state) for s in candidates]
     best = int(candidates[int(np.argmax(scores))])
     return int(min(n, round(best * n / len(train))))
+
+
+def _median_loglik(train: np.ndarray, test: np.ndarray, n_blocks: int, h: float,
+                   random_state: int) -> float:
+    """Median log density on ``test`` of MoM-KDE fitted on ``train``; -inf when the median of
+    the block KDEs vanishes everywhere (too many blocks for h: not a density)."""
+    try:
+        est = MoMKDE(n_blocks, h, random_state=random_state).fit(train)
+    except ValueError:
+        return -np.inf
+    return float(np.median(est.score_samples(test)))
 
 
 @dataclass
