@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
-from app_support.compute import fit_all, plot_grid, select_bandwidth, synthetic_sample
-from app_support.compute import Settings
+from app_support.compute import example_one
 from app_support.widgets import url
 from momkde_core.plots import density_1d_figure
 
 PAGES = {
-    "explore": st.Page("pages/explore.py", title="Explore", icon="🔎", url_path="explore"),
-    "sweep": st.Page("pages/sweep.py", title="Contamination sweep", icon="📉", url_path="sweep"),
-    "your_data": st.Page("pages/your_data.py", title="Your data", icon="📂", url_path="your-data"),
-    "real_data": st.Page("pages/real_data.py", title="Real data", icon="🧪", url_path="real-data"),
-    "learn": st.Page("pages/learn.py", title="Learn", icon="🎓", url_path="learn"),
+    "explore": st.Page("pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
+    "sweep": st.Page("pages/sweep.py", title="Contamination sweep", icon=":material/show_chart:", url_path="sweep"),
+    "your_data": st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:", url_path="your-data"),
+    "real_data": st.Page("pages/real_data.py", title="Real data", icon=":material/dataset:", url_path="real-data"),
+    "learn": st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
 }
 
 
@@ -28,22 +29,20 @@ def home() -> None:
         "takes their pointwise **median**. When the outliers sit in fewer than half of the blocks "
         "(guaranteed when S > 2|O|), the median ignores them."
     )
-    ratio = st.slider("Share of outliers (a thin cluster at x = 3)", 0.0, 0.3, 0.1, 0.05, **url("ratio"))
-    data = synthetic_sample("thin_gaussian", 500, ratio, 1, 0)
-    settings = Settings(bandwidth="cv", kernel="gaussian", n_blocks=2 * data.n_outliers + 1, contamination=0.1, seed=0)
-    h = select_bandwidth(data.X, "cv", "gaussian", 0)
-    grid = plot_grid(data.X, h)
-    results, _ = fit_all(["kde", "mom_kde"], data.X, grid.axes, h, settings)
-    curves = {"truth": data.true_pdf(grid.points), **{m: r["grid"] for m, r in results.items()}}
-    st.plotly_chart(density_1d_figure(grid.axes[0], curves, data.X[:, 0], data.is_outlier, height=380),
+    n_outliers = st.slider("Number of outliers |O| (uniform on [-3, 3]; inliers uniform on [-1, 1])", 0, 20, 6,
+                           **url("o"))
+    ex = example_one(200, n_outliers, 0.4, 1, 2.0, 0, 2 * n_outliers + 1)
+    st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=380),
                     key="home_figure", config={"displaylogo": False})
-    st.caption(f"KDE (orange) grows a bump at x = 3 where only outliers are; MoM-KDE (pink, S = {settings.n_blocks}) "
-               "stays close to the true density (dashed).")
+    st.caption(f"Every outlier (red tick) gives the KDE (orange) a bump; MoM-KDE (pink, S = 2|O| + 1 = "
+               f"{2 * n_outliers + 1} blocks) is flat at 0 outside [−1, 1], like the true density (dashed). "
+               "The Learn page explains why.")
     st.subheader("Pages")
     for page in PAGES.values():
         st.page_link(page)
 
 
-st.set_page_config(page_title="MoM-KDE explorer", page_icon="📈", layout="wide")
-navigation = st.navigation([st.Page(home, title="Home", icon="🏠", default=True), *PAGES.values()])
+FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"  # local: a material icon favicon comes from a CDN
+st.set_page_config(page_title="MoM-KDE explorer", page_icon=str(FAVICON), layout="wide")
+navigation = st.navigation([st.Page(home, title="Home", icon=":material/home:", default=True), *PAGES.values()])
 navigation.run()

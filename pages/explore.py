@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support.compute import fit_all, metric_table, plot_grid, select_bandwidth, synthetic_sample
-from app_support.widgets import estimator_controls, methods_select, scheme_select, url, user_errors
+from app_support.widgets import require_navigation, estimator_controls, methods_select, scheme_select, url, user_errors
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 
+require_navigation()
 st.title("Explore S, h and the outlier ratio")
 
 side = st.sidebar
@@ -31,7 +32,7 @@ with user_errors():
     for method, message in failures.items():
         st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
 
-    fig_col, metric_col = st.columns([3, 1], vertical_alignment="top")
+    fig_col, metric_col = st.columns([5, 2], vertical_alignment="top")
     with fig_col:
         curves = {"truth": truth, **{m: r["grid"] for m, r in results.items()}}
         if dim == 1:
@@ -52,6 +53,6 @@ with user_errors():
         st.markdown(f"**h = {h:.3g}** · n = {len(data.X)} · |O| = {data.n_outliers}")
         table = metric_table(results, truth, grid.cell, data.is_outlier if data.n_outliers else None)
         table.index = [METHOD_LABELS[m] for m in table.index]
-        st.dataframe(table, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in table.columns})
+        st.table(table.style.format("{:.3f}", na_rep="—"))
         st.caption("JS and both KLs compare each estimate with the true density (lower is better); "
                    "AUC uses the density as an outlier score (higher is better).")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support.compute import dataset_problem, run_sweep
-from app_support.widgets import url, user_errors
+from app_support.widgets import require_navigation, url, user_errors
 from momkde_core.datasets import DATASETS
 from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
 
 REAL_METHODS = ("kde", "mom_kde", "mom_kde_oracle", "rkde", "spkde")
 RATIOS = {"paper (0.05 … 0.5)": [round(0.05 * k, 2) for k in range(1, 11)], "quick (0.1 … 0.5)": [0.1, 0.2, 0.3, 0.4, 0.5]}
 
+require_navigation()
 st.title("Real data")
 st.markdown("Kim & Scott's protocol, as in the paper: one class plays the outliers, it is subsampled to each "
             "ratio, the features are standardised, and each density scores every point (low = outlier).")
@@ -26,7 +27,7 @@ seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
 missing = {name: dataset_problem(name) for name in chosen}
 for name, problem in missing.items():
     if problem:
-        st.info(f"**{name}** is not installed. {problem}", icon="📦")
+        st.info(f"**{name}** is not installed. {problem}", icon=":material/inventory_2:")
 available = [name for name in chosen if not missing[name]]
 
 with user_errors():

@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_support.compute import (fit_all, metric_table, plot_grid, read_csv_bytes, row_sample,
                                  score_rows, select_bandwidth, standardized)
-from app_support.widgets import estimator_controls, methods_select, url, user_errors
+from app_support.widgets import require_navigation, estimator_controls, methods_select, url, user_errors
 from momkde_core.datasets import numeric_matrix
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 
@@ -21,6 +21,7 @@ MAX_ROWS = 20_000  # rows scored; larger files are sampled, with a notice
 MAX_FIT = 2_000  # rows the estimators are fitted on (RKDE and SPKDE learn in O(n^2))
 UPLOAD = "(upload a file)"
 
+require_navigation()
 st.title("Your data")
 st.markdown("Upload a CSV with a header line, or pick a sample. Choose 1 or 2 columns to draw, any numeric "
             "columns to score; a label column, if you have one, gives each method's AUC.")
@@ -121,7 +122,7 @@ with user_errors():
     if is_outlier is not None:
         aucs = metric_table({m: {"scores": s} for m, s in scores.items()}, None, 1.0, is_outlier)
         aucs.index = [METHOD_LABELS[m] for m in aucs.index]
-        st.dataframe(aucs.T, column_config={c: st.column_config.NumberColumn(format="%.3f") for c in aucs.index})
+        st.table(aucs.T.style.format("{:.3f}", na_rep="—"))
         st.caption("AUC of the density as an outlier score against your label (1: every outlier scored "
                    "lower than every inlier, 0.5: chance).")
     top = st.slider("Rows per method", 5, 50, 10, 5, **url("top"))
