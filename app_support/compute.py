@@ -10,7 +10,7 @@ pickle), never fitted estimators.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,14 @@ class Settings:
     n_blocks: int
     contamination: float  # SPKDE's assumed outlier share
     seed: int
+
+
+def relevant(method: str, s: Settings) -> Settings:
+    """``s`` with the settings ``method`` ignores reset, so that moving S (or SPKDE's share)
+    does not invalidate the cached fits of the methods it does not concern."""
+    return replace(s, bandwidth="", n_blocks=s.n_blocks if method == "mom_kde" else 1,
+                   contamination=s.contamination if method == "spkde" else 0.0,
+                   seed=s.seed if method == "mom_kde" else 0)
 
 
 def make_estimator(method: str, h: float, s: Settings):
@@ -90,7 +98,7 @@ def fit_all(methods: list[str], X: np.ndarray, axes: tuple[np.ndarray, ...], h: 
     results, failures = {}, {}
     for method in methods:
         try:
-            results[method] = fit_evaluate(method, X, axes, h, s, with_blocks)
+            results[method] = fit_evaluate(method, X, axes, h, relevant(method, s), with_blocks)
         except ValueError as err:
             failures[method] = str(err)
     return results, failures

@@ -78,7 +78,7 @@ def estimator_controls(container, n: int, n_outliers: int | None, default_blocks
         container.warning(f"S = {blocks} is more than the {n} points: using S = {n}.")
         blocks = n
     if n_outliers:
-        container.caption(("✅ " if blocks > 2 * n_outliers else "➖ ") + f"S = {blocks}; guide S > 2|O| = {2 * n_outliers}")
+        container.caption(("Meets" if blocks > 2 * n_outliers else "Below") + " the guide: " + f"S = {blocks}; guide S > 2|O| = {2 * n_outliers}")
     contamination = container.slider("SPKDE: assumed outlier share", 0.0, 0.6, 0.1, 0.05, **url("eps"),
                                      help="SPKDE scales the KDE by 1 / (1 - share) before projecting.")
     seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_support.compute import (fit_all, metric_table, plot_grid, read_csv_bytes, row_sample,
+from app_support.compute import (fit_all, relevant, metric_table, plot_grid, read_csv_bytes, row_sample,
                                  score_rows, select_bandwidth, standardized)
 from app_support.widgets import require_navigation, estimator_controls, methods_select, url, user_errors
 from momkde_core.datasets import numeric_matrix
@@ -113,7 +113,7 @@ with user_errors():
     scores = {}
     for method in methods:
         try:
-            scores[method] = score_rows(method, X_score[fit_rows], X_score, h_score, settings)
+            scores[method] = score_rows(method, X_score[fit_rows], X_score, h_score, relevant(method, settings))
         except ValueError as err:
             st.warning(f"{METHOD_LABELS[method]} gives no scores: {err}")
     scored = data.copy()

@@ -140,12 +140,24 @@ def test_explore_slider_redraws_and_screenshot(server, page):
     assert page.console_errors == []
 
 
-def test_bad_upload_shows_error(server, page, tmp_path):
-    bad = tmp_path / "bad.csv"
-    bad.write_text("name,comment\nalpha,hello\nbeta,world\n")
+BAD_FILES = {
+    "no_numbers.csv": (b"name,comment\nalpha,hello\nbeta,world\n", "no numeric column"),
+    "empty.csv": (b"", "empty"),
+    "image.csv": (b"\x89PNG\x00\x00binary", "binary"),
+    "text_in_numbers.csv": (b"x,y\n1,2\n3,oops\n5,6\n", "points"),  # y is text: x alone, 3 rows
+    "one_row.csv": (b"x,y\n1,2\n", "at least 2"),
+    "constant.csv": (b"x,y\n1,2\n1,3\n1,4\n", "constant"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_FILES)
+def test_bad_upload_shows_error(server, page, tmp_path, name):
+    content, message = BAD_FILES[name]
+    bad = tmp_path / name
+    bad.write_bytes(content)
     page.goto(f"{server}/your-data")
     _wait_until_idle(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
     page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=30_000)
-    assert "no numeric column" in page.locator('[data-testid="stAlertContentError"]').inner_text()
+    assert message in page.locator('[data-testid="stAlertContentError"]').first.inner_text()
     assert page.locator('[data-testid="stException"]').count() == 0
