@@ -60,9 +60,15 @@ normalising integral: the same density, without a second grid per fit; scores at
 are left unnormalised (the AUC is scale-free). With many blocks and a small bandwidth the
 median of the block KDEs can be 0 on the whole grid (most blocks have no point near any node):
 that estimate is not a density, the oracle skips it and a rule that picks it gets NaN grid
-metrics. Real data: AUC only. A KL is ``inf`` when the
-second density is 0 on a grid node where the first is not (a KDE with a tiny bandwidth is
-exactly 0 far from the data): reported as is.
+metrics. Real data: AUC only.
+
+For the two KLs the estimate is floored at the smallest positive double, :data:`KL_FLOOR`:
+Gaussian-kernel estimates are positive everywhere, and their exact zeros on the grid (e.g. at
+x = -5, 30 bandwidths from the nearest point) are floating-point underflow, which would make
+KL(f || f_hat) infinite for every estimator although the true density there is ~1e-22. With
+the floor, such nodes add ~f log(f / 1e-308), negligible where f is negligible and large where
+the estimate truly misses mass. (A MoM median that is exactly 0 can be a real zero; it is
+floored the same way.)
 
 The table has exactly the columns :data:`COLUMNS`; ``n_blocks`` is 1 for kde, rkde and spkde,
 ``bandwidth`` the one the method used. The protocol is in ``df.attrs["protocol"]``.
@@ -101,6 +107,7 @@ RULE_GRID_SIZE = 10
 GRID_RANGE = (-5.0, 11.0)
 GRID_POINTS = {1: 2048, 2: 256}
 SPKDE_GUESS = 0.2
+KL_FLOOR = np.finfo(float).tiny  # estimates are floored here for the KLs (see module docstring)
 
 
 @dataclass(frozen=True)
@@ -231,10 +238,11 @@ class _Sample:
             values = dict.fromkeys(METRICS[:-1], np.nan)
         elif self.grid is not None:
             p, f, cell = fitted.grid_pdf, self.true_grid, self.grid.cell
+            p_kl = np.maximum(p, KL_FLOOR)
             values = {"js": metrics.js_divergence(p, f, cell),
                       "js_distance": metrics.js_distance(p, f, cell),
-                      "kl_fhat_f": metrics.kl_divergence(p, f, cell),
-                      "kl_f_fhat": metrics.kl_divergence(f, p, cell),
+                      "kl_fhat_f": metrics.kl_divergence(p_kl, f, cell),
+                      "kl_f_fhat": metrics.kl_divergence(f, p_kl, cell),
                       "l1": metrics.l1_distance(p, f, cell),
                       "linf": metrics.linf_distance(p, f)}
         values["auc"] = metrics.auc(fitted.scores, self.is_outlier)

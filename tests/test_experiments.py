@@ -41,6 +41,9 @@ def test_table_is_tidy_with_exact_columns_methods_and_metrics(honest):
     assert honest["seed"].nunique() == 8
     js = honest.loc[honest["metric"] == "js", "value"]
     assert js.between(0, 1).all()
+    # estimates floored at the smallest double: no KL is infinite from underflow alone
+    kl = honest.loc[honest["metric"].isin(["kl_fhat_f", "kl_f_fhat"]), "value"]
+    assert np.isfinite(kl).all() and (kl >= 0).all()
     assert (honest.loc[honest["method"].isin(["kde", "rkde", "spkde"]), "n_blocks"] == 1).all()
     assert honest.attrs["protocol"] == "honest"
 
