@@ -246,13 +246,14 @@ def run_sweep(kind: str, sources: list[str], ratios: list[float], reps: int, see
 
 
 @st.cache_data(show_spinner=False)
-def dataset_problem(name: str) -> str | None:
-    """None when the data set ``name`` can be loaded, else the library's message saying how
-    to install it."""
+def dataset_problem(name: str, data_dir: str | None) -> str | None:
+    """None when the data set ``name`` can be loaded from ``data_dir`` (None: the library's
+    default, $MOMKDE_DATA_DIR), else the library's message saying how to install it.
+    ``data_dir`` is an argument so that the cache follows a change of the environment."""
     from momkde_core.datasets import load_dataset
 
     try:
-        load_dataset(name)
+        load_dataset(name, data_dir=data_dir)
     except ValueError as err:
         return str(err)
     return None

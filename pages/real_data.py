@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
 from app_support.compute import dataset_problem, run_sweep
 from app_support.widgets import require_navigation, url, user_errors
-from momkde_core.datasets import DATASETS
+from momkde_core.datasets import DATA_DIR_ENV, DATASETS
 from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
 
 REAL_METHODS = ("kde", "mom_kde", "mom_kde_oracle", "rkde", "spkde")
@@ -24,7 +26,7 @@ methods = side.multiselect("Methods", REAL_METHODS, default=["kde", "mom_kde", "
                            format_func=METHOD_LABELS.get, **url("methods"))
 seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
 
-missing = {name: dataset_problem(name) for name in chosen}
+missing = {name: dataset_problem(name, os.environ.get(DATA_DIR_ENV)) for name in chosen}
 for name, problem in missing.items():
     if problem:
         st.info(f"**{name}** is not installed. {problem}", icon=":material/inventory_2:")
