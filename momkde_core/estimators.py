@@ -30,6 +30,9 @@ from .normalize import log_integral
 from .robust import kirwls, spkde_weights
 
 
+FAINT = 1e-13  # grid values below this fraction of the peak are recomputed exactly
+
+
 def _validate_data(X, what: str = "X", min_samples: int = 2) -> np.ndarray:
     """X as a float (n, d) array; a ValueError that says what is wrong otherwise."""
     try:
@@ -156,7 +159,16 @@ class _BaseKDE(BaseEstimator):
         The fast path for plots and integrals: binned FFT or exact separable sums, within
         1e-3 of the peak of :meth:`pdf`. Unevenly spaced axes are evaluated exactly.
         """
-        return self._combine(self.block_pdf_grid(xs, ys)) * np.exp(-self.log_norm_)
+        values = self._combine(self.block_pdf_grid(xs, ys)) * np.exp(-self.log_norm_)
+        if self._kernel.radius > 1.0:  # unbounded support: positive everywhere
+            # far in the tails the FFT returns round-off (clipped to 0), which would make
+            # KL(f || f_hat) infinite: those few nodes are evaluated exactly, in log space
+            faint = values < FAINT * values.max()
+            if faint.any():
+                mesh = np.meshgrid(*[np.ravel(a) for a in (xs, ys) if a is not None],
+                                   indexing="ij")
+                values[faint] = self.pdf(np.stack([m[faint] for m in mesh], axis=1))
+        return values
 
 
 class KDE(_BaseKDE):

@@ -267,6 +267,19 @@ def test_bad_fit_input_raises_a_clear_value_error(est, X, message):
         est.fit(np.asarray(X, dtype=object) if message == "numeric" else np.asarray(X))
 
 
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_grid_tails_are_exact_not_round_off(name, contaminated_1d):
+    """Far from the data the FFT is round-off; pdf_grid must stay positive and exact there."""
+    X, _ = contaminated_1d
+    est = ESTIMATORS[name](bandwidth=0.1).fit(X)
+    xs = np.linspace(-6, 36, 2048)
+    grid, exact = est.pdf_grid(xs), est.pdf(xs)
+    assert np.all(grid[exact > 0] > 0)
+    tail = (exact < 1e-13 * exact.max()) & (exact > 0)
+    assert tail.sum() > 50
+    np.testing.assert_allclose(grid[tail], exact[tail], rtol=1e-9)
+
+
 def test_mom_with_disjoint_blocks_says_so():
     with pytest.raises(ValueError, match="0 everywhere.*fewer blocks"):
         MoMKDE(n_blocks=3, bandwidth=1.0, kernel="tophat").fit([0.0, 10.0, 20.0])
