@@ -120,8 +120,7 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
     if backend == "auto":
         backend = _choose_backend(X, bounds, axes, kernel, h)
     if backend == "fft":
-        return _exact_where_faint(_fft_sums(X, bounds, axes, kernel, h, w), X, bounds, axes,
-                                  kernel, h, w)
+        return _fft_sums(X, bounds, axes, kernel, h, w)
     if backend == "separable":
         return _separable_sums(X, bounds, axes, kernel, h, w)
     if backend == "exact":
@@ -131,29 +130,6 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
         sums = np.exp(block_log_sums(X, bounds, mesh, kernel, h, log_w))
         return sums.reshape((len(bounds) - 1,) + tuple(len(a) for a in axes))
     raise ValueError(f"unknown grid backend {backend!r}; allowed: auto, fft, separable, exact")
-
-
-FAINT = 1e-9  # FFT values below this fraction of a block's peak are round-off, not density
-
-
-def _exact_where_faint(sums, X, bounds, axes, kernel, h, w):
-    """Recompute exactly the grid nodes where an FFT block sum is lost in round-off.
-
-    Kernels with unbounded support (gaussian, exponential) are positive everywhere, but far
-    in the tails the FFT returns round-off (clipped to 0), which would make KL(f || f_hat)
-    infinite. Those nodes (usually a few, far from the data) are summed in log space.
-    """
-    if kernel.radius <= 1.0:  # compact kernels: zeros are exact
-        return sums
-    peaks = sums.reshape(len(sums), -1).max(axis=1)
-    faint = (sums < FAINT * peaks.reshape((-1,) + (1,) * (sums.ndim - 1))).any(axis=0)
-    if faint.any():
-        mesh = np.meshgrid(*axes, indexing="ij")
-        points = np.stack([m[faint] for m in mesh], axis=1)
-        with np.errstate(divide="ignore"):
-            log_w = np.log(w)
-        sums[:, faint] = np.exp(block_log_sums(X, bounds, points, kernel, h, log_w))
-    return sums
 
 
 def _fft_plan(axes: list[np.ndarray], kernel: Kernel, h: float) -> list[tuple[int, int, float]]:

@@ -29,7 +29,6 @@ from .kernels import Kernel, get_kernel
 from .normalize import log_integral
 from .robust import kirwls, spkde_weights
 
-
 FAINT = 1e-13  # grid values below this fraction of the peak are recomputed exactly
 
 
@@ -253,8 +252,9 @@ class RKDE(_BaseKDE):
     until the relative change of J(w) = mean rho(r_i) is below ``tol``.
     Hampel's a, b, c are the ``percentiles`` (default 50th, 75th and 95th, as in their
     experiments) of the residuals of the plain KDE; Huber's a is the first of them. With
-    ``percentiles=(100, 100, 100)`` no point is down-weighted and RKDE is the KDE. Every update is element-wise: each
-    point keeps its own weight (the authors' public code mixes them up).
+    ``percentiles=(100, 100, 100)`` no point is down-weighted and RKDE is the KDE. Every
+    update is element-wise: each point keeps its own weight (the authors' public code mixes
+    them up).
     The feature-space view needs a positive-definite kernel (gaussian, exponential); with
     the others the squared residuals are clipped at 0.
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .engine import GramOperator
 
+
 def hampel_psi(r: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
     """Hampel's psi = rho': r on [0, a], a on (a, b), a (c - r)/(c - b) on [b, c), 0 beyond."""
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -5,7 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support.compute import fit_all, metric_table, plot_grid, select_bandwidth, synthetic_sample
-from app_support.widgets import require_navigation, estimator_controls, methods_select, scheme_select, url, user_errors
+from app_support.widgets import (
+    estimator_controls,
+    methods_select,
+    require_navigation,
+    scheme_select,
+    url,
+    user_errors,
+)
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 
 require_navigation()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support.compute import run_sweep
-from app_support.widgets import require_navigation, SCHEME_LABELS, url, user_errors
+from app_support.widgets import SCHEME_LABELS, require_navigation, url, user_errors
 from momkde_core.experiments import SYNTHETIC_SCHEMES
 from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
 

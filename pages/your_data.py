@@ -6,12 +6,26 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
-from app_support.compute import (fit_all, relevant, metric_table, plot_grid, read_csv_bytes, row_sample,
-                                 score_rows, select_bandwidth, standardized)
-from app_support.widgets import require_navigation, estimator_controls, methods_select, url, user_errors
+from app_support.compute import (
+    fit_all,
+    metric_table,
+    plot_grid,
+    read_csv_bytes,
+    relevant,
+    row_sample,
+    score_rows,
+    select_bandwidth,
+    standardized,
+)
+from app_support.widgets import (
+    estimator_controls,
+    methods_select,
+    require_navigation,
+    url,
+    user_errors,
+)
 from momkde_core.datasets import numeric_matrix
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 

@@ -64,9 +64,10 @@ def test_binned_cv_agrees_with_exact_cv():
     binned = cv_scores(X, get_kernel("gaussian"), grid, random_state=0)
     exact = []
     for h in grid[::6]:
+        from sklearn.model_selection import KFold
+
         from momkde_core.bandwidth import _held_out_loglik  # the exact path, forced
         from momkde_core.engine import block_log_sums
-        from sklearn.model_selection import KFold
 
         folds = list(KFold(5, shuffle=True, random_state=0).split(X))
         order = np.concatenate([t for _, t in folds])
