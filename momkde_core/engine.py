@@ -161,31 +161,30 @@ def _choose_backend(X, bounds, axes, kernel, h) -> str:
 
 def _fft_sums(X, bounds, axes, kernel, h, w):
     """Linear binning of each block on a fine grid, then one batched FFT convolution."""
-    n, d = X.shape
+    d = X.shape[1]
     n_blocks = len(bounds) - 1
     plan = _fft_plan(axes, kernel, h)
-    block_of = np.repeat(np.arange(n_blocks), np.diff(bounds))
-    sizes, flat_index, flat_weight = [], [], []
-    index_parts = [np.zeros(n, dtype=np.intp)]
-    weight_parts = [w.copy()]
-    keep = np.ones(n, dtype=bool)
-    for dim, (axis, (refine, margin, fine)) in enumerate(zip(axes, plan)):
-        size = (len(axis) - 1) * refine + 1 + 2 * margin
-        pos = (X[:, dim] - (axis[0] - margin * fine)) / fine
-        cell = np.floor(pos)
+    sizes = [(len(axis) - 1) * refine + 1 + 2 * margin
+             for axis, (refine, margin, _) in zip(axes, plan)]
+    total = int(np.prod(sizes))
+    positions = [(X[:, k] - (axis[0] - margin * fine)) / fine
+                 for k, (axis, (_, margin, fine)) in enumerate(zip(axes, plan))]
+    cells = [np.floor(pos) for pos in positions]
+    keep = np.logical_and.reduce([(c >= 0) & (c <= size - 2) for c, size in zip(cells, sizes)])
+    block_start = np.repeat(np.arange(n_blocks) * total, np.diff(bounds))
+    if not keep.all():  # points beyond the kernel's reach of the grid do not contribute
+        positions, cells = [p[keep] for p in positions], [c[keep] for c in cells]
+        block_start, w = block_start[keep], w[keep]
+    # each point splits its weight between the 2^d corners of its cell (linear binning);
+    # corner indices are row-major within the block's slab of ``total`` cells
+    index_parts, weight_parts = [0], [w]
+    for pos, cell, size in zip(positions, cells, sizes):
         frac = pos - cell
-        keep &= (cell >= 0) & (cell <= size - 2)
-        cell = np.clip(cell, 0, size - 2).astype(np.intp)
-        # each point splits its weight between its two neighbouring cells on this axis
+        cell = cell.astype(np.intp)
         index_parts = [ip * size + cell + o for ip in index_parts for o in (0, 1)]
         weight_parts = [wp * f for wp in weight_parts for f in (1.0 - frac, frac)]
-        sizes.append(size)
-    total = int(np.prod(sizes))
-    for ip, wp in zip(index_parts, weight_parts):
-        flat_index.append((block_of * total + ip)[keep])
-        flat_weight.append(wp[keep])
-    binned = np.bincount(np.concatenate(flat_index), np.concatenate(flat_weight),
-                         minlength=n_blocks * total).reshape((n_blocks, *sizes))
+    binned = sum(np.bincount(block_start + ip, wp, minlength=n_blocks * total)
+                 for ip, wp in zip(index_parts, weight_parts)).reshape((n_blocks, *sizes))
     offsets = [np.arange(-margin, margin + 1) * fine for (_, margin, fine) in plan]
     sq = sum(np.square(g) for g in np.meshgrid(*offsets, indexing="ij"))
     kern = np.exp(kernel.log_kernel_sq(sq, h, d))

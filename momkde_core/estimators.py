@@ -87,6 +87,7 @@ class _BaseKDE(BaseEstimator):
         self.bandwidth_ = select_bandwidth(X, self.bandwidth, self._kernel,
                                            random_state=self.random_state)
         self._X, self._bounds, self._log_w = self._fit_weights(X)
+        self._w = np.exp(self._log_w)  # linear weights, for the grid backends
         self.log_norm_ = 0.0
         if self._normalizes and len(self._bounds) > 2:
             seed = check_random_state(self.random_state).randint(2**31)
@@ -150,7 +151,7 @@ class _BaseKDE(BaseEstimator):
                 raise ValueError("grid axes must be non-empty and finite")
         backend = "auto" if all(is_evenly_spaced(a) for a in axes) else "exact"
         return block_grid_sums(self._X, self._bounds, axes, self._kernel, self.bandwidth_,
-                               np.exp(self._log_w), backend=backend)
+                               self._w, backend=backend)
 
     def pdf_grid(self, xs, ys=None) -> np.ndarray:
         """Density on evenly spaced xs (1-D) or on the mesh of xs and ys (2-D, indexing "ij").
