@@ -86,7 +86,7 @@ import pandas as pd
 
 from . import metrics
 from .bandwidth import select_bandwidth
-from .datasets import contaminated_sample, load_dataset
+from .datasets import DATASETS, contaminated_sample, load_dataset
 from .estimators import KDE, RKDE, SPKDE, MoMKDE
 from .grid import Grid
 from .kernels import get_kernel
@@ -318,8 +318,6 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
         raise ValueError(f"kind must be 'synthetic' or 'real', got {kind!r}")
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
-    from .datasets import DATASETS
-
     allowed = SYNTHETIC_SCHEMES if kind == "synthetic" else DATASETS
     sources = tuple(allowed if sources is None else sources)
     unknown = [s for s in sources if s not in allowed]
