@@ -19,7 +19,7 @@ Data are passed sorted by block: block ``s`` is ``X[bounds[s]:bounds[s + 1]]``.
 from __future__ import annotations
 
 import numpy as np
-from scipy import signal
+from scipy import signal, sparse
 
 from .kernels import Kernel
 
@@ -79,18 +79,43 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
                     for s in range(first, last + 1) if bounds[s + 1] > bounds[s]]
         for j0 in range(0, m, m_chunk):
             j1 = min(m, j0 + m_chunk)
-            sq = _sq_dists(Yc[j0:j1], Xc[a:b], y_sq[j0:j1], x_sq[a:b])
+            # points along axis 0: each block is a contiguous run of rows
+            sq = _sq_dists(Xc[a:b], Yc[j0:j1], x_sq[a:b], y_sq[j0:j1])
             log_k = kernel.log_kernel_sq(sq, h, d)
             if log_weights is not None:
-                log_k += log_weights[a:b]
-            for s, lo, hi in segments:
-                part = log_k[:, lo:hi]
-                peak = part.max(axis=1)
-                safe = np.where(np.isfinite(peak), peak, 0.0)
-                with np.errstate(divide="ignore"):
-                    val = np.log(np.exp(part - safe[:, None]).sum(axis=1)) + safe
-                np.logaddexp(out[s, j0:j1], val, out=out[s, j0:j1])
+                log_k += log_weights[a:b, None]
+            _accumulate_segments(out, log_k, segments, j0, j1)
     return out
+
+
+def _accumulate_segments(out: np.ndarray, log_k: np.ndarray, segments: list, j0: int,
+                         j1: int) -> None:
+    """out[s, j0:j1] = logaddexp(out[s, j0:j1], logsumexp of log_k's rows of segment s).
+
+    ``log_k`` has the points along axis 0. Few segments: one max-shifted reduction each.
+    Many small ones (MoM-KDE with S near n): the same with ``reduceat`` over all segments
+    at once, so no Python loop runs per block. ``log_k`` is overwritten.
+    """
+    if len(segments) <= 8:
+        for s, lo, hi in segments:
+            part = log_k[lo:hi]
+            peak = part.max(axis=0)
+            safe = np.where(np.isfinite(peak), peak, 0.0)
+            part -= safe
+            with np.errstate(divide="ignore"):
+                val = np.log(np.exp(part, out=part).sum(axis=0)) + safe
+            np.logaddexp(out[s, j0:j1], val, out=out[s, j0:j1])
+        return
+    ids = np.array([s for s, _, _ in segments])
+    starts = np.array([lo for _, lo, _ in segments])
+    lengths = np.array([hi - lo for _, lo, hi in segments])
+    peak = np.maximum.reduceat(log_k, starts, axis=0)
+    safe = np.where(np.isfinite(peak), peak, 0.0)
+    log_k -= np.repeat(safe, lengths, axis=0)
+    np.exp(log_k, out=log_k)
+    with np.errstate(divide="ignore"):
+        val = np.log(np.add.reduceat(log_k, starts, axis=0)) + safe
+    out[ids, j0:j1] = np.logaddexp(out[ids, j0:j1], val)
 
 
 def is_evenly_spaced(axis: np.ndarray) -> bool:
@@ -118,18 +143,45 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
                          "; grids exist for d = 1 and d = 2 only")
     w = np.ones(len(X)) if weights is None else np.asarray(weights, dtype=float)
     if backend == "auto":
-        backend = _choose_backend(X, bounds, axes, kernel, h)
+        backend = choose_backend(X, bounds, axes, kernel, h)
     if backend == "fft":
         return _fft_sums(X, bounds, axes, kernel, h, w)
     if backend == "separable":
         return _separable_sums(X, bounds, axes, kernel, h, w)
     if backend == "exact":
         mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
-        with np.errstate(divide="ignore"):
-            log_w = np.log(w)
-        sums = np.exp(block_log_sums(X, bounds, mesh, kernel, h, log_w))
+        sums = exact_block_sums(X, bounds, mesh, kernel, h, w)
         return sums.reshape((len(bounds) - 1,) + tuple(len(a) for a in axes))
     raise ValueError(f"unknown grid backend {backend!r}; allowed: auto, fft, separable, exact")
+
+
+def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
+                     h: float, w: np.ndarray, max_elements: int = MAX_CHUNK_ELEMENTS) -> np.ndarray:
+    """Exact block sums at points Y in linear space, shape (S, m): the grids' exact path.
+
+    The kernel matrix of a chunk is multiplied by the sparse (S x n) matrix of block
+    memberships times weights: one C-level pass whatever S is, where per-block reductions
+    would loop over thousands of tiny blocks. Values below 1e-308 underflow to 0, as they
+    would when exponentiating :func:`block_log_sums`.
+    """
+    n, d = X.shape
+    n_blocks = len(bounds) - 1
+    members = sparse.csr_matrix((w, (np.repeat(np.arange(n_blocks), np.diff(bounds)),
+                                     np.arange(n))), shape=(n_blocks, n))
+    center = X.mean(axis=0)
+    Xc, Yc = X - center, Y - center
+    x_sq, y_sq = np.einsum("ij,ij->i", Xc, Xc), np.einsum("ij,ij->i", Yc, Yc)
+    out = np.zeros((n_blocks, len(Y)))
+    n_chunk = int(min(n, max(1024, max_elements // 64)))
+    m_chunk = int(max(1, max_elements // n_chunk))
+    for a in range(0, n, n_chunk):
+        b = min(n, a + n_chunk)
+        part = members[:, a:b]
+        for j0 in range(0, len(Y), m_chunk):
+            j1 = min(len(Y), j0 + m_chunk)
+            k = kernel.log_kernel_sq(_sq_dists(Xc[a:b], Yc[j0:j1], x_sq[a:b], y_sq[j0:j1]), h, d)
+            out[:, j0:j1] += part @ np.exp(k, out=k)
+    return out
 
 
 def _fft_plan(axes: list[np.ndarray], kernel: Kernel, h: float) -> list[tuple[int, int, float]]:
@@ -143,7 +195,7 @@ def _fft_plan(axes: list[np.ndarray], kernel: Kernel, h: float) -> list[tuple[in
     return plan
 
 
-def _choose_backend(X, bounds, axes, kernel, h) -> str:
+def choose_backend(X, bounds, axes, kernel, h) -> str:
     """The cheapest exact-enough backend, from rough operation counts."""
     n, d = X.shape
     n_blocks = len(bounds) - 1

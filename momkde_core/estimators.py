@@ -24,7 +24,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .bandwidth import select_bandwidth
-from .engine import GramOperator, block_grid_sums, block_log_sums, is_evenly_spaced
+from .engine import (GramOperator, block_grid_sums, block_log_sums, choose_backend,
+                     exact_block_sums, is_evenly_spaced)
 from .kernels import Kernel, get_kernel
 from .normalize import log_integral
 from .robust import kirwls, spkde_weights
@@ -139,6 +140,10 @@ class _BaseKDE(BaseEstimator):
         For MoM-KDE these are the S block KDEs whose median is the estimate (before it is
         divided by its integral): the mechanism a plot can show.
         """
+        return self._grid_sums(xs, ys)[0]
+
+    def _grid_sums(self, xs, ys) -> tuple[np.ndarray, list[np.ndarray], str]:
+        """(block sums on the grid, the axes, the engine backend that computed them)."""
         check_is_fitted(self, "bandwidth_")
         axes = [np.asarray(xs, dtype=float).ravel()]
         if ys is not None:
@@ -149,9 +154,12 @@ class _BaseKDE(BaseEstimator):
         for axis in axes:
             if not np.isfinite(axis).all() or axis.size == 0:
                 raise ValueError("grid axes must be non-empty and finite")
-        backend = "auto" if all(is_evenly_spaced(a) for a in axes) else "exact"
-        return block_grid_sums(self._X, self._bounds, axes, self._kernel, self.bandwidth_,
+        backend = "exact"
+        if self.n_features_in_ <= 2 and all(is_evenly_spaced(a) for a in axes):
+            backend = choose_backend(self._X, self._bounds, axes, self._kernel, self.bandwidth_)
+        sums = block_grid_sums(self._X, self._bounds, axes, self._kernel, self.bandwidth_,
                                self._w, backend=backend)
+        return sums, axes, backend
 
     def pdf_grid(self, xs, ys=None) -> np.ndarray:
         """Density on evenly spaced xs (1-D) or on the mesh of xs and ys (2-D, indexing "ij").
@@ -159,15 +167,18 @@ class _BaseKDE(BaseEstimator):
         The fast path for plots and integrals: binned FFT or exact separable sums, within
         1e-3 of the peak of :meth:`pdf`. Unevenly spaced axes are evaluated exactly.
         """
-        values = self._combine(self.block_pdf_grid(xs, ys)) * np.exp(-self.log_norm_)
-        if self._kernel.radius > 1.0:  # unbounded support: positive everywhere
+        sums, axes, backend = self._grid_sums(xs, ys)
+        values = self._combine(sums) * np.exp(-self.log_norm_)
+        if backend == "fft" and self._kernel.radius > 1.0:  # unbounded support
             # far in the tails the FFT returns round-off (clipped to 0), which would make
             # KL(f || f_hat) infinite: those few nodes are evaluated exactly, in log space
             faint = values < FAINT * values.max()
             if faint.any():
-                mesh = np.meshgrid(*[np.ravel(a) for a in (xs, ys) if a is not None],
-                                   indexing="ij")
-                values[faint] = self.pdf(np.stack([m[faint] for m in mesh], axis=1))
+                mesh = np.meshgrid(*axes, indexing="ij")
+                exact = exact_block_sums(self._X, self._bounds,
+                                         np.stack([m[faint] for m in mesh], axis=1),
+                                         self._kernel, self.bandwidth_, self._w)
+                values[faint] = self._combine(exact) * np.exp(-self.log_norm_)
         return values
 
 
