@@ -13,6 +13,8 @@ f_{-k} = (sum over all blocks - block k) / (n - n_k).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.interpolate import RegularGridInterpolator
 from scipy.special import logsumexp
@@ -131,7 +133,14 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
         if not np.isfinite(scores).any():
             raise ValueError("bandwidth='cv' found no bandwidth with a finite held-out "
                              "likelihood; pass a positive number instead")
-        return float(grid[int(np.argmax(scores))])
+        best = int(np.argmax(scores))
+        if best == 0:
+            warnings.warn(
+                f"bandwidth='cv' picked the smallest candidate ({grid[0]:.3g}): the held-out "
+                "likelihood keeps growing as h shrinks, as it does with repeated values "
+                "(discrete or rounded data); consider bandwidth='scott' or a number",
+                UserWarning, stacklevel=3)
+        return float(grid[best])
     try:
         value = float(bandwidth)
     except (TypeError, ValueError):

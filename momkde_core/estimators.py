@@ -80,10 +80,18 @@ class _BaseKDE(BaseEstimator):
 
     _normalizes = False
 
-    def fit(self, X, y=None):
-        """Fit on X of shape (n,) or (n, d); ``y`` is ignored. Returns self."""
+    def _check_params(self, n: int) -> None:
+        """Validate the subclass's own parameters for n rows (before any costly work)."""
+
+    def _forget_fit(self) -> None:
+        """Remove every fitted attribute (public ones end with "_"), so the estimator is unfitted."""
+        for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
+            delattr(self, name)
+
+    def _fit(self, X) -> None:
         X = _validate_data(X)
         self._kernel: Kernel = get_kernel(self.kernel)
+        self._check_params(len(X))
         self.n_features_in_ = X.shape[1]
         self.bandwidth_ = select_bandwidth(X, self.bandwidth, self._kernel,
                                            random_state=self.random_state)
@@ -97,6 +105,19 @@ class _BaseKDE(BaseEstimator):
                 raise ValueError(
                     f"the median of the {self._n_blocks} block KDEs is 0 everywhere (no point "
                     "is covered by a majority of blocks): use fewer blocks or a larger bandwidth")
+
+    def fit(self, X, y=None):
+        """Fit on X of shape (n,) or (n, d); ``y`` is ignored. Returns self.
+
+        A fit that fails leaves the estimator unfitted (never half-updated): earlier
+        fitted attributes are removed first, and parameters are checked before "cv".
+        """
+        self._forget_fit()
+        try:
+            self._fit(X)
+        except Exception:
+            self._forget_fit()
+            raise
         return self
 
     @property
@@ -191,7 +212,7 @@ class KDE(_BaseKDE):
         h, or the rule that picks it (``bandwidth_`` holds the value used).
     kernel : str, default "gaussian"
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
-    random_state : int, Generator or None
+    random_state : int, numpy RandomState or None
         Shuffles the folds of ``bandwidth="cv"``.
     """
 
@@ -230,12 +251,15 @@ class MoMKDE(_BaseKDE):
     def _normalizes(self) -> bool:
         return bool(self.normalize)
 
-    def _fit_weights(self, X):
-        n = len(X)
+    def _check_params(self, n: int) -> None:
         S = self.n_blocks
         if not isinstance(S, Integral) or isinstance(S, bool) or not 1 <= S <= n:
             raise ValueError(f"n_blocks must be an integer between 1 and n = {n} (the number of "
                              f"rows), got {S!r}")
+
+    def _fit_weights(self, X):
+        n = len(X)
+        S = self.n_blocks
         # one block keeps the data order, so that its sums are the KDE's to the last bit
         order = np.arange(n) if S == 1 else check_random_state(self.random_state).permutation(n)
         blocks = np.array_split(order, S)  # sizes differ by at most one
@@ -285,7 +309,7 @@ class RKDE(_BaseKDE):
         self.tol = tol
         self.random_state = random_state
 
-    def _fit_weights(self, X):
+    def _check_params(self, n: int) -> None:
         if self.loss not in ("hampel", "huber"):
             raise ValueError(f"unknown loss {self.loss!r}; allowed: 'hampel', 'huber'")
         q = np.asarray(self.percentiles, dtype=float).ravel()
@@ -293,6 +317,9 @@ class RKDE(_BaseKDE):
             raise ValueError("percentiles must be three non-decreasing numbers in [0, 100] "
                              f"(Hampel's a, b, c), got {self.percentiles!r}")
         _check_iterations(self.max_iter, self.tol)
+
+    def _fit_weights(self, X):
+        q = np.asarray(self.percentiles, dtype=float).ravel()
         gram = GramOperator(X, self._kernel, self.bandwidth_)
         self.weights_, self.n_iter_, self.objective_, self.loss_params_ = kirwls(
             gram, self.loss, q, self.max_iter, self.tol)
@@ -324,7 +351,7 @@ class SPKDE(_BaseKDE):
         self.tol = tol
         self.random_state = random_state
 
-    def _fit_weights(self, X):
+    def _check_params(self, n: int) -> None:
         if self._kernel.name != "gaussian":
             raise ValueError(f"SPKDE needs kernel='gaussian' (its L2 Gram matrix is a Gaussian of "
                              f"bandwidth sqrt(2) h), got kernel={self.kernel!r}")
@@ -332,12 +359,13 @@ class SPKDE(_BaseKDE):
             eps = self.contamination
             if not isinstance(eps, Real) or not 0.0 <= eps < 1.0:
                 raise ValueError(f"contamination must be a number in [0, 1), got {eps!r}")
-            self.beta_ = 1.0 / (1.0 - float(eps))
-        else:
-            if not isinstance(self.beta, Real) or not self.beta >= 1.0 or not np.isfinite(self.beta):
-                raise ValueError(f"beta must be a finite number >= 1, got {self.beta!r}")
-            self.beta_ = float(self.beta)
+        elif not isinstance(self.beta, Real) or not self.beta >= 1.0 or not np.isfinite(self.beta):
+            raise ValueError(f"beta must be a finite number >= 1, got {self.beta!r}")
         _check_iterations(self.max_iter, self.tol)
+
+    def _fit_weights(self, X):
+        self.beta_ = 1.0 / (1.0 - float(self.contamination)) if self.beta is None \
+            else float(self.beta)
         gram = GramOperator(X, self._kernel, np.sqrt(2.0) * self.bandwidth_)
         self.weights_, self.n_iter_ = spkde_weights(gram, self.beta_, self.max_iter, self.tol)
         return _weighted(X, self.weights_)

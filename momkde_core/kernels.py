@@ -1,7 +1,8 @@
 """Radial kernels K(u) = k(||u||) / c_d normalised to integrate to 1 on R^d.
 
 The profiles and their names follow scikit-learn's ``KernelDensity`` so that results agree
-with it for the same kernel and bandwidth. Every function works in log space, because in
+with it for the same kernel and bandwidth (except the cosine kernel for d = 2, whose
+constant is wrong in scikit-learn: its 2-D kernel integrates to 0.363; ours to 1). Every function works in log space, because in
 high dimension (Digits: d = 64) the normalising constants and the kernel values themselves
 under- or overflow in linear space.
 
@@ -41,6 +42,10 @@ class Kernel:
     radius: float  # r beyond which k(r) is 0 (compact) or below 1e-17 * k(0) (gaussian, exp)
     log_norm_closed: Callable[[int], float] | None  # closed form of log c_d, when one exists
     smooth: bool  # True only for the gaussian: its binned approximation converges as (delta/h)^2
+
+    def __reduce__(self):
+        """Pickle by name (the profiles are module functions, the constants lambdas)."""
+        return get_kernel, (self.name,)
 
     def log_norm(self, d: int) -> float:
         """log c_d, the integral of the profile over R^d (so K = k / c_d integrates to 1)."""

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from app_support.compute import example_one, measure_times
-from app_support.widgets import require_navigation, url
+from app_support.widgets import require_navigation, url, user_errors
 from momkde_core.plots import density_1d_figure, error_vs_blocks_figure, timing_figure
 
 require_navigation()
@@ -26,16 +26,17 @@ with controls:
     h = st.slider("Bandwidth h", 0.05, 0.95, 0.5, 0.05, **url("h"))
     blocks = st.slider("S, number of blocks", 1, 60, 11, **url("S"))
     seed = int(st.number_input("Seed", 0, 10_000, 0, **url("seed")))
-ex = example_one(200, n_outliers, h, 60, 2.0, seed, blocks)
-with figure:
-    st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340),
-                    key="example_density", config={"displaylogo": False})
-    st.caption(f"With S = {blocks}, {ex['n_blocks_with_outlier_near_x0']} block(s) hold an outlier within h "
-               f"of x₀ = 2; the median is non-zero there only if that is more than half of the {blocks} blocks.")
-    st.plotly_chart(error_vs_blocks_figure(ex["blocks"], ex["errors"], threshold=2 * n_outliers),
-                    key="example_error", config={"displaylogo": False})
-    st.caption("Error at x₀ against S: MoM-KDE's drops to exactly 0 by the time S passes 2|O| (dotted line), "
-               "the KDE's does not depend on S.")
+with user_errors():
+    ex = example_one(200, n_outliers, h, 60, 2.0, seed, blocks)
+    with figure:
+        st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340),
+                        key="example_density", config={"displaylogo": False})
+        st.caption(f"With S = {blocks}, {ex['n_blocks_with_outlier_near_x0']} block(s) hold an outlier within h "
+                   f"of x₀ = 2; the median is non-zero there only if that is more than half of the {blocks} blocks.")
+        st.plotly_chart(error_vs_blocks_figure(ex["blocks"], ex["errors"], threshold=2 * n_outliers),
+                        key="example_error", config={"displaylogo": False})
+        st.caption("Error at x₀ against S: MoM-KDE's drops to exactly 0 by the time S passes 2|O| (dotted line), "
+                   "the KDE's does not depend on S.")
 
 st.header("What it costs")
 table_col, timing_col = st.columns([2, 3])

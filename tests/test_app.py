@@ -77,6 +77,13 @@ def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
     assert any("banana" in h and "not installed" in h and "MOMKDE_DATA_DIR" in h for h in hints)
 
 
+def test_learn_smallest_bandwidth_many_blocks():
+    """h = 0.05 with S up to 60: the block median vanishes for large S; no traceback."""
+    at = _open("pages/learn.py", o="5", h="0.05", S="60")
+    assert not at.error, [e.value for e in at.error]
+    assert len(_figures(at)) == 2
+
+
 def test_learn_example_one():
     at = _open("pages/learn.py", o="3", S="11")
     figs = _figures(at)

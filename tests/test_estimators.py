@@ -281,6 +281,39 @@ def test_grid_tails_are_exact_not_round_off(name, contaminated_1d):
     np.testing.assert_allclose(grid[tail], exact[tail], rtol=1e-9)
 
 
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_fitted_estimators_pickle(name, contaminated_1d):
+    import pickle
+
+    X, _ = contaminated_1d
+    est = ESTIMATORS[name](bandwidth=0.3, random_state=0) if name in ("kde", "rkde") else \
+        ESTIMATORS[name](bandwidth=0.3)
+    est.fit(X)
+    twin = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(twin.pdf(X[:20]), est.pdf(X[:20]))
+
+
+def test_a_failed_refit_leaves_the_estimator_unfitted():
+    from sklearn.exceptions import NotFittedError
+
+    rng = np.random.default_rng(13)
+    est = MoMKDE(n_blocks=5, random_state=0).fit(rng.normal(size=500))
+    with pytest.raises(ValueError, match="between 1 and n = 50"):
+        est.set_params(n_blocks=100).fit(rng.normal(scale=10, size=50))
+    with pytest.raises(NotFittedError):
+        est.pdf([0.0])
+    with pytest.raises(ValueError, match="0 everywhere"):
+        est.set_params(n_blocks=3, bandwidth=1.0, kernel="tophat").fit([0.0, 10.0, 20.0])
+    with pytest.raises(NotFittedError):
+        est.pdf([0.0])
+
+
+def test_cv_warns_when_it_runs_into_the_smallest_bandwidth():
+    X = np.repeat(np.arange(10.0), 30)  # discrete data: ties make h -> 0 "best"
+    with pytest.warns(UserWarning, match="smallest candidate"):
+        KDE(bandwidth="cv", random_state=0).fit(X)
+
+
 def test_mom_with_disjoint_blocks_says_so():
     with pytest.raises(ValueError, match="0 everywhere.*fewer blocks"):
         MoMKDE(n_blocks=3, bandwidth=1.0, kernel="tophat").fit([0.0, 10.0, 20.0])
