@@ -26,7 +26,8 @@ from .kernels import Kernel
 RULES = ("scott", "silverman", "cv")
 CV_GRID_SIZE = 25
 CV_GRID_SPAN = (0.02, 2.0)  # the grid runs from 0.02 to 2 times Scott's bandwidth
-CV_EXACT_MAX_N = 500  # above this (d <= 2), held-out densities come from a binned grid
+CV_EXACT_MAX_N = 500  # above this in 1-D, held-out densities come from a binned grid
+CV_EXACT_MAX_N_2D = 4000  # the same in 2-D, where the binned grid costs more
 CV_BIN_STEP = 1 / 8  # binned grid spacing, in bandwidths (linear interpolation error ~0.2%)
 
 
@@ -69,7 +70,9 @@ def cv_scores(X: np.ndarray, kernel: Kernel, bandwidths: np.ndarray, n_folds: in
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     fold_of = np.repeat(np.arange(n_folds), sizes)
     scores = np.empty(len(bandwidths))
-    binned = d <= 2 and n > CV_EXACT_MAX_N and kernel.name != "tophat"
+    # binning pays off once n is large against the grid: 1-D grids are cheap, 2-D ones are not
+    binned = kernel.name != "tophat" and ((d == 1 and n > CV_EXACT_MAX_N)
+                                          or (d == 2 and n > CV_EXACT_MAX_N_2D))
     for i, h in enumerate(bandwidths):
         if binned:
             log_sums = _binned_log_sums(Xs, bounds, kernel, h)

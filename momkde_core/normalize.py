@@ -23,6 +23,7 @@ from .grid import grid_around
 IS_SAMPLES = 4096
 GRID_STEP_PER_BANDWIDTH = {True: {1: 1 / 8, 2: 1 / 2}, False: {1: 1 / 64, 2: 1 / 8}}
 GRID_MAX_POINTS = {1: 2**16, 2: 400}
+MAX_BLOCK_CELLS = 2**24  # S x grid nodes held at once (128 MiB); beyond: importance sampling
 
 
 def log_integral(est, rng: np.random.Generator) -> float:
@@ -33,8 +34,9 @@ def log_integral(est, rng: np.random.Generator) -> float:
         margin = min(kernel.radius, 7.0) * h
         spans = X.max(axis=0) - X.min(axis=0) + 2 * margin
         counts = np.ceil(spans / (GRID_STEP_PER_BANDWIDTH[kernel.smooth][d] * h)).astype(int) + 1
-        if counts.max() <= GRID_MAX_POINTS[d]:
-            grid = grid_around(X, margin, np.maximum(counts, 64))
+        counts = np.maximum(counts, 64)
+        if counts.max() <= GRID_MAX_POINTS[d] and est._n_blocks * counts.prod() <= MAX_BLOCK_CELLS:
+            grid = grid_around(X, margin, counts)
             with np.errstate(divide="ignore"):
                 return float(np.log(grid.integrate(est._combine(est.block_pdf_grid(*grid.axes)))))
     return _log_integral_importance(est, rng)
