@@ -22,7 +22,8 @@ side = st.sidebar
 side.header("Sample")
 scheme = scheme_select(side)
 dim = side.segmented_control("Dimension", [1, 2], default=1, **url("dim")) or 1
-n_inliers = side.select_slider("Inliers", [100, 200, 500, 1000, 2000, 5000], value=1000, **url("n"))
+n_inliers = side.select_slider("Inliers", [100, 200, 500, 1000, 2000], value=1000, **url("n"),
+                              help="At most 2000: RKDE and SPKDE cost n² per iteration.")
 ratio = side.slider("Outlier ratio |O| / n", 0.0, 0.5, 0.1, 0.05, **url("ratio"), disabled=scheme == "none")
 side.header("Estimators")
 methods = methods_select(side)
