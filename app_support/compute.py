@@ -10,6 +10,7 @@ pickle), never fitted estimators.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -67,8 +68,15 @@ def synthetic_sample(scheme: str, n_inliers: int, ratio: float, dim: int, seed: 
 @st.cache_data(max_entries=128, show_spinner=False)
 def select_bandwidth(X: np.ndarray, rule: str | float, kernel: str, seed: int) -> float:
     """h for ``rule`` ("cv", "scott" or a float), chosen on the plain KDE as in the paper,
-    then shared by all four estimators so the comparison is about robustness alone."""
-    return float(KDE(bandwidth=rule, kernel=kernel, random_state=seed).fit(X).bandwidth_)
+    then shared by all four estimators so the comparison is about robustness alone. A warning
+    of the library (CV running into its smallest candidate on tied data) is shown on the page
+    (st.cache_data replays it on cached runs)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        h = float(KDE(bandwidth=rule, kernel=kernel, random_state=seed).fit(X).bandwidth_)
+    for warning in caught:
+        st.warning(str(warning.message), icon=":material/warning:")
+    return h
 
 
 def plot_grid(X: np.ndarray, h: float) -> Grid:

@@ -77,6 +77,12 @@ def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
     assert any("banana" in h and "not installed" in h and "MOMKDE_DATA_DIR" in h for h in hints)
 
 
+def test_your_data_discrete_column_warns_about_cv():
+    """sensor_glitches.csv's first column (hour) is discrete: CV runs into its smallest h."""
+    at = _open("pages/your_data.py", sample="sensor_glitches.csv")
+    assert any("smallest candidate" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
 def test_learn_smallest_bandwidth_many_blocks():
     """h = 0.05 with S up to 60: the block median vanishes for large S; no traceback."""
     at = _open("pages/learn.py", o="5", h="0.05", S="60")
