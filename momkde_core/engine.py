@@ -92,11 +92,11 @@ def _accumulate_segments(out: np.ndarray, log_k: np.ndarray, segments: list, j0:
                          j1: int) -> None:
     """out[s, j0:j1] = logaddexp(out[s, j0:j1], logsumexp of log_k's rows of segment s).
 
-    ``log_k`` has the points along axis 0. Few segments: one max-shifted reduction each.
+    ``log_k`` has the points along axis 0. Up to 64 segments: one max-shifted reduction each.
     Many small ones (MoM-KDE with S near n): the same with ``reduceat`` over all segments
     at once, so no Python loop runs per block. ``log_k`` is overwritten.
     """
-    if len(segments) <= 8:
+    if len(segments) <= 64:
         for s, lo, hi in segments:
             part = log_k[lo:hi]
             peak = part.max(axis=0)
