@@ -366,7 +366,7 @@ class SPKDE(_BaseKDE):
     def _fit_weights(self, X):
         self.beta_ = 1.0 / (1.0 - float(self.contamination)) if self.beta is None \
             else float(self.beta)
-        gram = GramOperator(X, self._kernel, np.sqrt(2.0) * self.bandwidth_)
+        gram = GramOperator(X, self._kernel, np.sqrt(2.0) * self.bandwidth_, dtype=np.float32)
         self.weights_, self.n_iter_ = spkde_weights(gram, self.beta_, self.max_iter, self.tol)
         return _weighted(X, self.weights_)
 
