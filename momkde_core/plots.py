@@ -17,6 +17,8 @@ METHOD_COLORS: dict[str, str] = {
     "kde": "#E69F00",
     "mom_kde": "#C2185B",
     "mom_kde_oracle": "#8E24AA",
+    "mom_kde_blockh": "#F06292",
+    "mom_kde_oracle_blockh": "#CE93D8",
     "rkde": "#0072B2",
     "spkde": "#009E73",
     "truth": "#1F2430",
@@ -28,6 +30,8 @@ METHOD_LABELS: dict[str, str] = {
     "kde": "KDE",
     "mom_kde": "MoM-KDE",
     "mom_kde_oracle": "MoM-KDE (oracle S)",
+    "mom_kde_blockh": "MoM-KDE, block-aware h",
+    "mom_kde_oracle_blockh": "MoM-KDE (oracle S), block-aware h",
     "rkde": "RKDE",
     "spkde": "SPKDE",
 }
