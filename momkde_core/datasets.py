@@ -352,6 +352,21 @@ def numeric_matrix(
     return (X, df.index[keep]) if drop_missing else X
 
 
+def text_in_numeric_columns(df: pd.DataFrame) -> list[Hashable]:
+    """Text columns whose values are mostly numbers: numbers with a few typos or notes.
+
+    pandas reads such a column as text, so it silently drops out of the numeric columns;
+    the app names them (with :func:`numeric_matrix`'s message) instead of ignoring them.
+    """
+    flagged = []
+    for column in df.columns:
+        if not pd.api.types.is_numeric_dtype(df[column]):
+            values = df[column].dropna()
+            if len(values) and pd.to_numeric(values, errors="coerce").notna().mean() >= 0.5:
+                flagged.append(column)
+    return flagged
+
+
 def _guess_separator(text: str) -> str:
     """The CSV separator among , ; tab | guessed from the first complete lines (comma if unsure)."""
     head = "\n".join(text[:65536].splitlines()[:50])

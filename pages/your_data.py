@@ -26,7 +26,7 @@ from app_support.widgets import (
     url,
     user_errors,
 )
-from momkde_core.datasets import numeric_matrix
+from momkde_core.datasets import numeric_matrix, text_in_numeric_columns
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -72,6 +72,12 @@ with user_errors():
         frame = frame.iloc[keep]
     columns = list(frame.columns)
     numeric = list(frame.select_dtypes("number").columns)
+    for column in text_in_numeric_columns(frame):
+        try:
+            numeric_matrix(frame, [column])
+        except ValueError as err:
+            st.warning(f"{err}: fix the file, or drop that column; it is left out of the "
+                       "default choices.", icon=":material/warning:")
     plot_cols = side.multiselect("Columns to draw (1 or 2)", columns, default=numeric[:1], max_selections=2,
                                  **url("plot"))
     score_cols = side.multiselect("Columns to score", columns, default=numeric, **url("score"))

@@ -16,6 +16,8 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -144,7 +146,6 @@ BAD_FILES = {
     "no_numbers.csv": (b"name,comment\nalpha,hello\nbeta,world\n", "no numeric column"),
     "empty.csv": (b"", "empty"),
     "image.csv": (b"\x89PNG\x00\x00binary", "binary"),
-    "text_in_numbers.csv": (b"x,y\n1,2\n3,oops\n5,6\n", "points"),  # y is text: x alone, 3 rows
     "one_row.csv": (b"x,y\n1,2\n", "at least 2"),
     "constant.csv": (b"x,y\n1,2\n1,3\n1,4\n", "constant"),
 }
@@ -155,9 +156,37 @@ def test_bad_upload_shows_error(server, page, tmp_path, name):
     content, message = BAD_FILES[name]
     bad = tmp_path / name
     bad.write_bytes(content)
-    page.goto(f"{server}/your-data")
-    _wait_until_idle(page)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(bad))
+    _upload(page, server, bad)
     page.wait_for_selector('[data-testid="stAlertContentError"]', timeout=30_000)
     assert message in page.locator('[data-testid="stAlertContentError"]').first.inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def _upload(page, server: str, path) -> None:
+    page.goto(f"{server}/your-data")
+    _wait_until_idle(page)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+
+
+def test_text_in_numbers_is_named(server, page, tmp_path):
+    """A numeric column with a typo is not silently dropped: the page names row and value."""
+    bad = tmp_path / "text_in_numbers.csv"
+    bad.write_text("x,y\n" + "".join(f"{i},{i * 2}\n" for i in range(20)).replace("7,14", "7,oops"))
+    _upload(page, server, bad)
+    warning = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="not numeric")
+    warning.first.wait_for(timeout=30_000)
+    assert "data row 8 holds 'oops'" in warning.first.inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_million_row_file_is_sampled_with_a_notice(server, page, tmp_path):
+    rng = np.random.default_rng(0)
+    big = tmp_path / "big.csv"
+    pd.DataFrame({"a": rng.normal(size=1_000_000).round(4),
+                  "b": rng.normal(size=1_000_000).round(4)}).to_csv(big, index=False)
+    _upload(page, server, big)
+    notice = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="random sample")
+    notice.first.wait_for(timeout=90_000)
+    assert "1,000,000 rows" in notice.first.inner_text()
+    page.locator(".js-plotly-plot .scatterlayer .trace").first.wait_for(timeout=90_000)
     assert page.locator('[data-testid="stException"]').count() == 0

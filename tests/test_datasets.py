@@ -292,3 +292,12 @@ def test_numeric_matrix_errors_name_the_column(columns: list[str], message: str)
 def test_numeric_matrix_needs_two_complete_rows() -> None:
     with pytest.raises(ValueError, match="at least 2 complete rows are needed, 1 left"):
         numeric_matrix(FRAME.iloc[:2], ["x", "y"], drop_missing=True)
+
+
+def test_text_in_numeric_columns_flags_numbers_with_typos():
+    from momkde_core.datasets import text_in_numeric_columns
+
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": ["1", "oops", "3"], "name": ["a", "b", "c"]})
+    assert text_in_numeric_columns(df) == ["y"]
+    with pytest.raises(ValueError, match="'y' is not numeric: data row 2 holds 'oops'"):
+        numeric_matrix(df, ["y"])
