@@ -9,7 +9,8 @@ References
 ----------
 - Humbert, Le Bars, Minvielle & Vayatis (2020), "Robust Kernel Density Estimation with
   Median-of-Means principle" (MoM-KDE, Definition 1).
-- Kim & Scott (2012), "Robust Kernel Density Estimation", JMLR 13 (RKDE, Algorithm 1, KIRWLS).
+- Kim & Scott (2012), "Robust Kernel Density Estimation", JMLR 13 (RKDE and its KIRWLS
+  algorithm, kernelised iteratively re-weighted least squares).
 - Vandermeulen & Scott (2014), "Robust Kernel Density Estimation by Scaling and Projection
   in Hilbert Space", NeurIPS (SPKDE).
 """
@@ -204,7 +205,7 @@ class _BaseKDE(BaseEstimator):
 
 
 class KDE(_BaseKDE):
-    """Kernel density estimator f(x) = 1/(n h^d) sum_i K((x - X_i)/h) (paper, eq. 1).
+    """Kernel density estimator f(x) = 1/(n h^d) sum_i K((x - X_i)/h) (the MoM-KDE paper, eq. 1).
 
     Parameters
     ----------
@@ -280,11 +281,13 @@ class MoMKDE(_BaseKDE):
 class RKDE(_BaseKDE):
     """Robust KDE of Kim & Scott (2012): an M-estimator in the kernel's feature space.
 
-    f = sum_i w_i k_h(., X_i) minimises sum_i rho(||Phi(X_i) - f||_H) (their eq. 5); the
-    weights come from kernelised iteratively re-weighted least squares (KIRWLS, their
-    Algorithm 1): from w = 1/n, repeat
-    r_i = ||Phi(X_i) - f||_H = sqrt(k(X_i, X_i) - 2 (G w)_i + w'G w)   (their eq. 10),
-    w_i = phi(r_i) / sum_j phi(r_j) with phi(r) = psi(r)/r             (their eq. 9),
+    f = sum_i w_i k_h(., X_i) minimises J(f) = (1/n) sum_i rho(||Phi(X_i) - f||_H), the
+    M-estimation objective in the RKHS (their definition of RKDE; the MoM-KDE paper,
+    section 5, restates it); the weights come from their KIRWLS algorithm: from w = 1/n,
+    repeat
+    (a) r_i = ||Phi(X_i) - f||_H = sqrt(k(X_i, X_i) - 2 (G w)_i + w'G w), the feature-space
+        residual expanded with the kernel trick (G: the Gram matrix of k_h),
+    (b) w_i = phi(r_i) / sum_j phi(r_j) with phi(r) = psi(r)/r, the re-weighting step,
     until the relative change of J(w) = mean rho(r_i) is below ``tol``.
     Hampel's a, b, c are the ``percentiles`` (default 50th, 75th and 95th, as in their
     experiments) of the residuals of the plain KDE; Huber's a is the first of them. With
@@ -330,7 +333,8 @@ class SPKDE(_BaseKDE):
     """Scaled and projected KDE of Vandermeulen & Scott (2014).
 
     g = sum_i a_i k_h(., X_i) with a on the simplex minimises ||beta f_KDE - g||_{L2}
-    (their eq. 2 / Theorem 1), beta = 1 / (1 - contamination) > 1. Expanding the norm gives
+    (their definition of SPKDE: scale the KDE by beta, then project it onto the convex hull
+    of the kernels in L2), beta = 1 / (1 - contamination) > 1. Expanding the norm gives
     the quadratic program min_a a'Q a - 2 beta a'Q 1/n over the simplex, with
     Q_ij = <k_h(., X_i), k_h(., X_j)>_{L2} = K_{sqrt(2) h}(X_i - X_j) for the Gaussian.
     It is solved by accelerated projected gradient (FISTA) with exact Euclidean projection

@@ -18,7 +18,8 @@ def hampel_psi(r: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
 
 
 def hampel_rho(r: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
-    """Hampel's rho (Kim & Scott 2012, eq. 3), continuous and constant beyond c."""
+    """Hampel's rho (as defined in Kim & Scott 2012), the integral of :func:`hampel_psi`:
+    quadratic up to a, linear to b, a descending parabola to c, constant beyond."""
     top = a * (b + c - a) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
         descending = a * (r - c) ** 2 / (2.0 * (b - c)) + top
@@ -43,7 +44,7 @@ def feature_space_residuals(gram: GramOperator, w: np.ndarray) -> np.ndarray:
 
 
 def kirwls(gram: GramOperator, loss: str, percentiles: np.ndarray, max_iter: int, tol: float):
-    """Kernelised IRWLS (Kim & Scott 2012, Algorithm 1) for the RKDE weights.
+    """Kernelised IRWLS (KIRWLS, Kim & Scott 2012) for the RKDE weights.
 
     The loss parameters are ``percentiles`` of the plain KDE's residuals (Hampel: a, b, c;
     Huber: a from the first). Returns (weights, n_iter, objective history, loss parameters).
