@@ -113,6 +113,7 @@ def metric_vs_ratio_figure(
                 go.Scatter(
                     x=np.concatenate([x, x[::-1]]),
                     y=np.concatenate([mean + std, (mean - std)[::-1]]),
+                    mode="lines",  # the default adds markers at the band's vertices, in plotly's colours
                     fill="toself",
                     fillcolor=_rgba(color, 0.18),
                     line=dict(width=0),
