@@ -22,7 +22,7 @@ st.markdown(
 )
 controls, figure = st.columns([1, 3])
 with controls:
-    n_outliers = st.slider("Outliers |O|", 0, 20, 5, **url("o"))
+    n_outliers = st.slider("Outliers |O|", 0, 20, 10, **url("o"))  # seed 0: an outlier near x0
     h = st.slider("Bandwidth h", 0.05, 0.95, 0.5, 0.05, **url("h"))
     blocks = st.slider("S, number of blocks", 1, 60, 11, **url("S"))
     seed = int(st.number_input("Seed", 0, 10_000, 0, **url("seed")))

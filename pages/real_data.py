@@ -19,7 +19,7 @@ st.title("Real data")
 st.markdown("Kim & Scott's protocol, as in the paper: one class plays the outliers, it is subsampled to each "
             "ratio, the features are standardised, and each density scores every point (low = outlier).")
 side = st.sidebar
-chosen = side.multiselect("Data sets", DATASETS, default=["iris", "banana"], **url("sets"))
+chosen = side.multiselect("Data sets", DATASETS, default=["iris", "breast_cancer"], **url("sets"))
 grid_name = side.segmented_control("Ratios", list(RATIOS), default="quick (0.1 … 0.5)", **url("ratios"))
 reps = side.slider("Repetitions", 1, 50, 3, **url("reps"), help="The paper uses 50.")
 methods = side.multiselect("Methods", REAL_METHODS, default=["kde", "mom_kde", "rkde", "spkde"],

@@ -31,6 +31,8 @@ from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figur
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 MAX_BYTES = 200 * 2**20  # the upload limit of .streamlit/config.toml
+LABEL_NAMES = {"label", "labels", "class", "target", "y", "outlier", "is_outlier", "anomaly",
+               "is_anomaly", "fraud", "is_fraud", "status"}
 MAX_ROWS = 20_000  # rows scored; larger files are sampled, with a notice
 MAX_FIT = 2_000  # rows the estimators are fitted on (RKDE and SPKDE learn in O(n^2))
 UPLOAD = "(upload a file)"
@@ -78,10 +80,16 @@ with user_errors():
         except ValueError as err:
             st.warning(f"{err}: fix the file, or drop that column; it is left out of the "
                        "default choices.", icon=":material/warning:")
-    plot_cols = side.multiselect("Columns to draw (1 or 2)", columns, default=numeric[:1], max_selections=2,
+    # defaults a new user would pick: a column named like a label is the label, not a feature,
+    # and the column drawn first is one with many distinct values (not a count or a flag)
+    label_guess = next((c for c in columns if str(c).strip().lower() in LABEL_NAMES), None)
+    features = [c for c in numeric if c != label_guess]
+    spread = [c for c in features if frame[c].nunique() > 20] or features
+    plot_cols = side.multiselect("Columns to draw (1 or 2)", columns, default=spread[:1], max_selections=2,
                                  **url("plot"))
-    score_cols = side.multiselect("Columns to score", columns, default=numeric, **url("score"))
+    score_cols = side.multiselect("Columns to score", columns, default=features, **url("score"))
     label_col = side.selectbox("Label column (optional)", [None, *columns], **url("label"),
+                               index=[None, *columns].index(label_guess),
                                format_func=lambda c: "none" if c is None else str(c))
     drop_missing = side.toggle("Drop rows with missing values", value=True, **url("dropna"))
     scale = side.toggle("Standardise columns", value=True, **url("std"),
