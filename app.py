@@ -11,11 +11,11 @@ from app_support.widgets import url
 from momkde_core.plots import density_1d_figure
 
 PAGES = {
-    "explore": st.Page("pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
-    "sweep": st.Page("pages/sweep.py", title="Contamination sweep", icon=":material/show_chart:", url_path="sweep"),
-    "your_data": st.Page("pages/your_data.py", title="Your data", icon=":material/upload_file:", url_path="your-data"),
-    "real_data": st.Page("pages/real_data.py", title="Real data", icon=":material/dataset:", url_path="real-data"),
-    "learn": st.Page("pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
+    "explore": st.Page("app_pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
+    "sweep": st.Page("app_pages/sweep.py", title="Contamination sweep", icon=":material/show_chart:", url_path="sweep"),
+    "your_data": st.Page("app_pages/your_data.py", title="Your data", icon=":material/upload_file:", url_path="your_data"),
+    "real_data": st.Page("app_pages/real_data.py", title="Real data", icon=":material/dataset:", url_path="real_data"),
+    "learn": st.Page("app_pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
 }
 
 

@@ -84,18 +84,3 @@ def estimator_controls(container, n: int, n_outliers: int | None, default_blocks
     seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
     return Settings(bandwidth=bandwidth, kernel=kernel, n_blocks=int(blocks), contamination=float(contamination),
                     seed=seed)
-
-
-def require_navigation() -> None:
-    """Make sure the page runs under app.py's ``st.navigation``, then continue.
-
-    Streamlit starts a fresh server in its legacy mode when a ``pages/`` folder exists, and
-    stays in it until ``st.navigation`` is first called: a deep link (``/explore?S=31``) as
-    the first request would run the page alone, without app.py's layout and menu. Every page
-    calls this first: it leaves that mode and reruns, so the same URL runs through app.py.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()

@@ -42,7 +42,7 @@ def test_home_shows_kde_and_mom_kde_and_links():
 
 
 def test_explore_1d_all_methods_blocks_and_metrics():
-    at = _open("pages/explore.py", blocks="true", n="500")
+    at = _open("app_pages/explore.py", blocks="true", n="500")
     (fig,) = _figures(at)
     names = _names(fig)
     assert {"True density", "KDE", "MoM-KDE", "RKDE", "SPKDE"} <= set(names)
@@ -54,14 +54,14 @@ def test_explore_1d_all_methods_blocks_and_metrics():
 
 
 def test_explore_2d_and_kernel_without_spkde():
-    at = _open("pages/explore.py", dim="2", n="200", kernel="epanechnikov")
+    at = _open("app_pages/explore.py", dim="2", n="200", kernel="epanechnikov")
     (fig,) = _figures(at)
     assert sum(t["type"] == "contour" for t in fig["data"]) == 4  # truth, KDE, MoM-KDE, RKDE
     assert any("SPKDE" in w.value for w in at.warning)
 
 
 def test_sweep_draws_four_metrics():
-    at = _open("pages/sweep.py", reps="1", n="200")
+    at = _open("app_pages/sweep.py", reps="1", n="200")
     figs = _figures(at)
     assert len(figs) == 4
     assert {"KDE", "MoM-KDE", "RKDE", "SPKDE"} <= set(_names(figs[0]))
@@ -70,7 +70,7 @@ def test_sweep_draws_four_metrics():
 
 def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("MOMKDE_DATA_DIR", str(tmp_path))  # an empty data directory
-    at = _open("pages/real_data.py", reps="1", sets=["iris", "banana"])
+    at = _open("app_pages/real_data.py", reps="1", sets=["iris", "banana"])
     figs = _figures(at)
     assert len(figs) == 1 and "MoM-KDE" in _names(figs[0])
     hints = [i.value for i in at.info]
@@ -79,19 +79,19 @@ def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
 
 def test_your_data_discrete_column_warns_about_cv():
     """sensor_glitches.csv's first column (hour) is discrete: CV runs into its smallest h."""
-    at = _open("pages/your_data.py", sample="sensor_glitches.csv")
+    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv")
     assert any("smallest candidate" in w.value for w in at.warning), [w.value for w in at.warning]
 
 
 def test_learn_smallest_bandwidth_many_blocks():
     """h = 0.05 with S up to 60: the block median vanishes for large S; no traceback."""
-    at = _open("pages/learn.py", o="5", h="0.05", S="60")
+    at = _open("app_pages/learn.py", o="5", h="0.05", S="60")
     assert not at.error, [e.value for e in at.error]
     assert len(_figures(at)) == 2
 
 
 def test_learn_example_one():
-    at = _open("pages/learn.py", o="3", S="11")
+    at = _open("app_pages/learn.py", o="3", S="11")
     figs = _figures(at)
     assert len(figs) == 2
     errors = {t["name"]: t["y"] for t in figs[1]["data"]}
@@ -100,7 +100,7 @@ def test_learn_example_one():
 
 @pytest.mark.parametrize("sample", ["sensor_glitches.csv", "card_transactions.csv", "paper_thin_gaussian.csv"])
 def test_your_data_samples(sample):
-    at = _open("pages/your_data.py", sample=sample)
+    at = _open("app_pages/your_data.py", sample=sample)
     assert not at.error, [e.value for e in at.error]
     assert len(_figures(at)) == 1
     assert len(at.get("download_button")) == 1

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGES = ["", "explore", "sweep?reps=1&n=200", "your-data", "real-data?reps=1&sets=iris", "learn"]
+PAGES = ["", "explore", "sweep?reps=1&n=200", "your_data", "real_data?reps=1&sets=iris", "learn"]
 TRACE = ".js-plotly-plot .scatterlayer .trace"
 
 if not CHROMIUM.exists():
@@ -108,7 +108,7 @@ def test_page_renders_without_errors(server, page, path):
     page.wait_for_timeout(500)
     _wait_until_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    if path.split("?")[0] in ("", "explore", "sweep", "learn", "real-data"):
+    if path.split("?")[0] in ("", "explore", "sweep", "learn", "real_data"):
         page.wait_for_selector(TRACE, timeout=60_000)
     assert page.console_errors == []
 
@@ -163,7 +163,7 @@ def test_bad_upload_shows_error(server, page, tmp_path, name):
 
 
 def _upload(page, server: str, path) -> None:
-    page.goto(f"{server}/your-data")
+    page.goto(f"{server}/your_data")
     _wait_until_idle(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
 

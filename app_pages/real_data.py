@@ -7,14 +7,13 @@ import os
 import streamlit as st
 
 from app_support.compute import dataset_problem, run_sweep
-from app_support.widgets import require_navigation, url, user_errors
+from app_support.widgets import url, user_errors
 from momkde_core.datasets import DATA_DIR_ENV, DATASETS
 from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
 
 REAL_METHODS = ("kde", "mom_kde", "mom_kde_oracle", "rkde", "spkde")
 RATIOS = {"paper (0.05 … 0.5)": [round(0.05 * k, 2) for k in range(1, 11)], "quick (0.1 … 0.5)": [0.1, 0.2, 0.3, 0.4, 0.5]}
 
-require_navigation()
 st.title("Real data")
 st.markdown("Kim & Scott's protocol, as in the paper: one class plays the outliers, it is subsampled to each "
             "ratio, the features are standardised, and each density scores every point (low = outlier).")

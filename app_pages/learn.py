@@ -6,10 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from app_support.compute import example_one, measure_times
-from app_support.widgets import require_navigation, url, user_errors
+from app_support.widgets import url, user_errors
 from momkde_core.plots import density_1d_figure, error_vs_blocks_figure, timing_figure
 
-require_navigation()
 st.title("Learn: why the median removes outliers")
 
 st.header("Example 1 of the paper")

@@ -8,14 +8,12 @@ from app_support.compute import fit_all, metric_table, plot_grid, select_bandwid
 from app_support.widgets import (
     estimator_controls,
     methods_select,
-    require_navigation,
     scheme_select,
     url,
     user_errors,
 )
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 
-require_navigation()
 st.title("Explore S, h and the outlier ratio")
 
 side = st.sidebar

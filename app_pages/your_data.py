@@ -22,7 +22,6 @@ from app_support.compute import (
 from app_support.widgets import (
     estimator_controls,
     methods_select,
-    require_navigation,
     url,
     user_errors,
 )
@@ -37,7 +36,6 @@ MAX_ROWS = 20_000  # rows scored; larger files are sampled, with a notice
 MAX_FIT = 2_000  # rows the estimators are fitted on (RKDE and SPKDE learn in O(n^2))
 UPLOAD = "(upload a file)"
 
-require_navigation()
 st.title("Your data")
 st.markdown("Upload a CSV with a header line, or pick a sample. Choose 1 or 2 columns to draw, any numeric "
             "columns to score; a label column, if you have one, gives each method's AUC.")
@@ -107,8 +105,10 @@ with user_errors():
         st.caption(f"{len(frame) - len(data):,} row(s) with missing values dropped.")
     is_outlier = None
     if label_col is not None:
-        values = sorted(map(str, data[label_col].dropna().unique()))
-        outlier_value = side.selectbox("Label of the outliers", values, **url("outlier"))
+        counts = data[label_col].dropna().astype(str).value_counts()
+        values = sorted(counts.index)
+        rarest = values.index(counts.idxmin())  # outliers are the minority, by default
+        outlier_value = side.selectbox("Label of the outliers", values, index=rarest, **url("outlier"))
         is_outlier = (data[label_col].astype(str) == outlier_value).to_numpy()
     X_plot = numeric_matrix(data, plot_cols)
     X_score = numeric_matrix(data, score_cols)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support.compute import run_sweep
-from app_support.widgets import SCHEME_LABELS, require_navigation, url, user_errors
+from app_support.widgets import SCHEME_LABELS, url, user_errors
 from momkde_core.experiments import SYNTHETIC_SCHEMES
 from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
 
@@ -17,7 +17,6 @@ FIGURES = {
     "auc": "AUC of the density as an outlier score (higher is better).",
 }
 
-require_navigation()
 st.title("Contamination sweep")
 st.markdown("The paper's experiment, live: for each outlier ratio, draw a contaminated sample several times, "
             "fit every estimator (one cross-validated h for all) and score it. Lines are means over the "
