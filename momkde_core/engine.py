@@ -59,33 +59,42 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
     the kernel's support of ``Y_j`` gives ``-inf``.
     """
     X, Y = _as_2d(X), _as_2d(Y)
-    n, d = X.shape
-    m = Y.shape[0]
     bounds = np.asarray(bounds, dtype=np.intp)
-    n_blocks = len(bounds) - 1
-    out = np.full((n_blocks, m), -np.inf)
-    if m == 0 or n == 0:
-        return out
-    center = X.mean(axis=0)  # centring keeps ||x||^2 + ||y||^2 - 2 x.y from cancelling
+    out = np.full((len(bounds) - 1, len(Y)), -np.inf)
+    for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
+        first = int(np.searchsorted(bounds, a, side="right") - 1)
+        last = int(np.searchsorted(bounds, b - 1, side="right") - 1)
+        segments = [(s, max(bounds[s], a) - a, min(bounds[s + 1], b) - a)
+                    for s in range(first, last + 1) if bounds[s + 1] > bounds[s]]
+        if log_weights is not None:
+            log_k += log_weights[a:b, None]
+        _accumulate_segments(out, log_k, segments, j0, j1)
+    return out
+
+
+def _log_kernel_chunks(X: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float,
+                       max_elements: int):
+    """Yield (a, b, j0, j1, log K_h(Y[j0:j1] - X[a:b])) with the points along axis 0.
+
+    The chunks cover X x Y with at most ``max_elements`` entries each; each block of X stays
+    a contiguous run of rows. Centring both sets on X's mean keeps the BLAS expansion
+    ||x||^2 + ||y||^2 - 2 x.y from cancelling.
+    """
+    n, d = X.shape
+    m = len(Y)
+    if n == 0 or m == 0:
+        return
+    center = X.mean(axis=0)
     Xc, Yc = X - center, Y - center
     x_sq, y_sq = np.einsum("ij,ij->i", Xc, Xc), np.einsum("ij,ij->i", Yc, Yc)
     n_chunk = int(min(n, max(1024, max_elements // 64)))
     m_chunk = int(max(1, max_elements // n_chunk))
     for a in range(0, n, n_chunk):
         b = min(n, a + n_chunk)
-        first = int(np.searchsorted(bounds, a, side="right") - 1)
-        last = int(np.searchsorted(bounds, b - 1, side="right") - 1)
-        segments = [(s, max(bounds[s], a) - a, min(bounds[s + 1], b) - a)
-                    for s in range(first, last + 1) if bounds[s + 1] > bounds[s]]
         for j0 in range(0, m, m_chunk):
             j1 = min(m, j0 + m_chunk)
-            # points along axis 0: each block is a contiguous run of rows
             sq = _sq_dists(Xc[a:b], Yc[j0:j1], x_sq[a:b], y_sq[j0:j1])
-            log_k = kernel.log_kernel_sq(sq, h, d)
-            if log_weights is not None:
-                log_k += log_weights[a:b, None]
-            _accumulate_segments(out, log_k, segments, j0, j1)
-    return out
+            yield a, b, j0, j1, kernel.log_kernel_sq(sq, h, d)
 
 
 def _accumulate_segments(out: np.ndarray, log_k: np.ndarray, segments: list, j0: int,
@@ -164,23 +173,13 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
     would loop over thousands of tiny blocks. Values below 1e-308 underflow to 0, as they
     would when exponentiating :func:`block_log_sums`.
     """
-    n, d = X.shape
+    n = len(X)
     n_blocks = len(bounds) - 1
     members = sparse.csr_matrix((w, (np.repeat(np.arange(n_blocks), np.diff(bounds)),
                                      np.arange(n))), shape=(n_blocks, n))
-    center = X.mean(axis=0)
-    Xc, Yc = X - center, Y - center
-    x_sq, y_sq = np.einsum("ij,ij->i", Xc, Xc), np.einsum("ij,ij->i", Yc, Yc)
     out = np.zeros((n_blocks, len(Y)))
-    n_chunk = int(min(n, max(1024, max_elements // 64)))
-    m_chunk = int(max(1, max_elements // n_chunk))
-    for a in range(0, n, n_chunk):
-        b = min(n, a + n_chunk)
-        part = members[:, a:b]
-        for j0 in range(0, len(Y), m_chunk):
-            j1 = min(len(Y), j0 + m_chunk)
-            k = kernel.log_kernel_sq(_sq_dists(Xc[a:b], Yc[j0:j1], x_sq[a:b], y_sq[j0:j1]), h, d)
-            out[:, j0:j1] += part @ np.exp(k, out=k)
+    for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
+        out[:, j0:j1] += members[:, a:b] @ np.exp(log_k, out=log_k)
     return out
 
 
@@ -262,9 +261,9 @@ class GramOperator:
 
     The n x n matrix is built once and kept when it holds at most ``max_cached`` entries
     (n up to 7745; 5000 points take 200 MB in float64); above that each product recomputes
-    it in row chunks, so memory stays at ``MAX_CHUNK_ELEMENTS`` whatever n is. ``dtype=np.float32`` halves the
-    memory and the time of each product (7e-8 relative error per entry): for SPKDE's QP, not
-    for RKDE, whose residuals k(0) - 2 (G w)_i + w'G w cancel.
+    it in row chunks, so memory stays at ``MAX_CHUNK_ELEMENTS`` whatever n is.
+    ``dtype=np.float32`` halves the memory and the time of each product (7e-8 relative error
+    per entry): for SPKDE's QP, not for RKDE, whose residuals k(0) - 2 (G w)_i + w'G w cancel.
     """
 
     def __init__(self, X: np.ndarray, kernel: Kernel, h: float, max_cached: int = 6 * 10**7,

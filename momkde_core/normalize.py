@@ -46,8 +46,8 @@ def _log_integral_importance(est, rng: np.random.Generator) -> float:
     """Defensive importance sampling: half the draws from the KDE, half from a broad Gaussian.
 
     The broad component (the data's mean and per-axis variance plus h^2, axes independent so
-    it is never singular) covers mass the
-    median may hold away from the data points, where the KDE alone would rarely sample.
+    it is never singular) covers mass the median may hold away from the data points, where
+    the KDE alone would rarely sample.
     """
     X, h, kernel, bounds = est._X, est.bandwidth_, est._kernel, est._bounds
     n, d = X.shape
