@@ -8,23 +8,32 @@ All four estimators are (medians of) weighted kernel sums
   distances come from BLAS, and sums are taken in log space (log-sum-exp per block), so
   that d = 64 never underflows.
 * :func:`block_grid_sums`, on an evenly spaced 1-D axis or 2-D mesh (the plots, integrals
-  and metrics). It picks the cheapest of three backends: linear binning followed by one
+  and metrics). It picks the cheapest of four backends: linear binning followed by one
   batched FFT convolution for all S blocks (refining the binning grid until its error is
   below ~1e-3 of the peak), an exact separable product for the Gaussian in 2-D
-  (``A_x^T diag(w) A_y`` per block, a BLAS matrix product), or the exact chunked sum.
+  (``A_x^T diag(w) A_y`` per block, a BLAS matrix product), the exact chunked sum, or the
+  *band*: each point visits only the nodes within the kernel's radius (exact for compact
+  kernels; for the Gaussian it drops terms below 1e-17 of the kernel's peak), which is the
+  cheapest when h is small next to the grid's extent, whatever S is.
 
 Data are passed sorted by block: block ``s`` is ``X[bounds[s]:bounds[s + 1]]``.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
+
 import numpy as np
 from scipy import signal, sparse
 
-from .kernels import Kernel
+from .kernels import EXP_FLOOR, Kernel
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
+CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
 MAX_FFT_ELEMENTS = 2**24  # cap on S x (binning grid size) for the FFT backend
+MAX_CACHED_PAIRS = 2**21  # the band backend keeps its last pairs up to this many (~50 MiB)
+_BAND_MEMO: dict = {}  # at most one entry: _band_key(...) -> list of chunks of pairs
 
 # Binning cells per bandwidth needed for ~1e-3 (of the peak) accuracy. Linear binning
 # perturbs a smooth kernel by (delta/h)^2 / 8 relative to its peak, hence 12 for the
@@ -142,7 +151,7 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
     """sum_{i in block s} w_i K_h(g - X_i) on the mesh of ``axes`` (1 or 2 evenly spaced axes).
 
     Returns shape (S, len(axes[0])) in 1-D and (S, len(axes[0]), len(axes[1])) in 2-D.
-    ``backend`` is "auto" (cheapest of the three), "fft", "separable" or "exact".
+    ``backend`` is "auto" (the cheapest), "fft", "separable", "band" or "exact".
     """
     X = _as_2d(X)
     axes = [np.asarray(a, dtype=float) for a in axes]
@@ -157,21 +166,27 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
         return _fft_sums(X, bounds, axes, kernel, h, w)
     if backend == "separable":
         return _separable_sums(X, bounds, axes, kernel, h, w)
+    if backend == "band":
+        return _band_sums(X, bounds, axes, kernel, h, w)
     if backend == "exact":
         mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
         sums = exact_block_sums(X, bounds, mesh, kernel, h, w)
         return sums.reshape((len(bounds) - 1,) + tuple(len(a) for a in axes))
-    raise ValueError(f"unknown grid backend {backend!r}; allowed: auto, fft, separable, exact")
+    raise ValueError(f"unknown grid backend {backend!r}; allowed: auto, fft, separable, band, "
+                     "exact")
 
 
 def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
-                     h: float, w: np.ndarray, max_elements: int = MAX_CHUNK_ELEMENTS) -> np.ndarray:
+                     h: float, w: np.ndarray, max_elements: int = CACHE_CHUNK_ELEMENTS
+                     ) -> np.ndarray:
     """Exact block sums at points Y in linear space, shape (S, m): the grids' exact path.
 
     The kernel matrix of a chunk is multiplied by the sparse (S x n) matrix of block
     memberships times weights: one C-level pass whatever S is, where per-block reductions
-    would loop over thousands of tiny blocks. Values below 1e-308 underflow to 0, as they
-    would when exponentiating :func:`block_log_sums`.
+    would loop over thousands of tiny blocks. Kernel values are floored at e^-700 (~1e-304;
+    see :meth:`Kernel.kernel_sq`), so sums below ~1e-290 are not exact: use
+    :func:`block_log_sums` there. Chunks are cache-sized: these few element-wise passes run
+    ~1.6x faster on 0.5 MiB than on 16 MiB temporaries.
     """
     n = len(X)
     n_blocks = len(bounds) - 1
@@ -179,8 +194,15 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
                                      np.arange(n))), shape=(n_blocks, n))
     out = np.zeros((n_blocks, len(Y)))
     for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
-        out[:, j0:j1] += members[:, a:b] @ np.exp(log_k, out=log_k)
+        out[:, j0:j1] += members[:, a:b] @ _floored_exp(log_k, kernel)
     return out
+
+
+def _floored_exp(log_k: np.ndarray, kernel: Kernel) -> np.ndarray:
+    """exp of a log-kernel chunk in place, floored as :meth:`Kernel.kernel_sq` explains."""
+    if not kernel.compact:
+        np.maximum(log_k, EXP_FLOOR, out=log_k)
+    return np.exp(log_k, out=log_k)
 
 
 def _fft_plan(axes: list[np.ndarray], kernel: Kernel, h: float) -> list[tuple[int, int, float]]:
@@ -195,18 +217,24 @@ def _fft_plan(axes: list[np.ndarray], kernel: Kernel, h: float) -> list[tuple[in
 
 
 def choose_backend(X, bounds, axes, kernel, h) -> str:
-    """The cheapest exact-enough backend, from rough operation counts."""
+    """The cheapest exact-enough backend, from operation counts weighted by their measured
+    cost (one unit is about 0.25 ns on a 2020s core; ``benchmarks/bench_core.py`` times them)."""
     n, d = X.shape
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
     costs = {"exact": 30.0 * n * n_grid}
+    if all(is_evenly_spaced(a) for a in axes):
+        pairs = int(_band_ranges(X, axes, kernel.radius * h)[2].sum())
+        replay = (_band_key(X, axes, kernel, h) + (CACHE_CHUNK_ELEMENTS,)) in _BAND_MEMO
+        costs["band"] = (15.0 if replay else 100.0) * pairs + 12.0 * n_blocks * n_grid
     if kernel.name == "gaussian" and d == 2:
-        costs["separable"] = n * n_grid + 30.0 * n * sum(len(a) for a in axes)
+        costs["separable"] = (0.1 * n * n_grid + 30.0 * n * sum(len(a) for a in axes)
+                              + 6e5 * n_blocks)
     if kernel.name in CELLS_PER_BANDWIDTH and all(is_evenly_spaced(a) for a in axes):
         cells = np.prod([(len(a) - 1) * k + 1 + 2 * L
                          for a, (k, L, _) in zip(axes, _fft_plan(axes, kernel, h))])
         if n_blocks * cells <= MAX_FFT_ELEMENTS:
-            costs["fft"] = 20.0 * n * 2**d + 3.0 * n_blocks * cells * np.log2(cells + 2)
+            costs["fft"] = 20.0 * n * 2**d + 6.5 * n_blocks * cells * np.log2(cells + 2)
     return min(costs, key=costs.get)
 
 
@@ -238,17 +266,125 @@ def _fft_sums(X, bounds, axes, kernel, h, w):
                  for ip, wp in zip(index_parts, weight_parts)).reshape((n_blocks, *sizes))
     offsets = [np.arange(-margin, margin + 1) * fine for (_, margin, fine) in plan]
     sq = sum(np.square(g) for g in np.meshgrid(*offsets, indexing="ij"))
-    kern = np.exp(kernel.log_kernel_sq(sq, h, d))
+    kern = kernel.kernel_sq(sq, h, d)
     conv = signal.fftconvolve(binned, kern[None], mode="valid", axes=tuple(range(1, d + 1)))
     picks = tuple(slice(None, None, refine) for (refine, _, _) in plan)
     return np.maximum(conv[(slice(None),) + picks], 0.0)
 
 
+def _band_ranges(X: np.ndarray, axes: list[np.ndarray], reach: float):
+    """Per point, the index ranges [lo, hi) of the nodes within ``reach`` along each (sorted)
+    axis, and the number of nodes of its box (the product of the range lengths), shape (n,)."""
+    los, his = [], []
+    slack = reach * 1e-9  # the kernel itself decides at the very edge of its support
+    for k, axis in enumerate(axes):
+        los.append(np.searchsorted(axis, X[:, k] - reach - slack, side="left"))
+        his.append(np.searchsorted(axis, X[:, k] + reach + slack, side="right"))
+    counts = np.prod([hi - lo for lo, hi in zip(los, his)], axis=0)
+    return los, his, counts
+
+
+def band_pays_off(X: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float) -> bool:
+    """Whether :func:`band_block_sums` beats :func:`exact_block_sums` at 1-D points Y: a band
+    pair costs ~5x a dense one, so the band wins when under 1/6 of all pairs are in reach."""
+    pairs = _band_ranges(_as_2d(X), [np.sort(_as_2d(Y)[:, 0])], kernel.radius * h)[2].sum()
+    return bool(6 * pairs < len(X) * len(Y))
+
+
+def band_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
+                    h: float, w: np.ndarray) -> np.ndarray:
+    """Block sums at 1-D points Y, shape (S, m), from the pairs within the kernel's radius.
+
+    The points are sorted and treated as an (uneven) axis. Each block sum misses at most
+    1e-17 K_h(0) times its weight (0 for compact kernels): exact relative to values well
+    above that, which is what :meth:`score_samples` checks before trusting it.
+    """
+    y = _as_2d(Y)[:, 0]
+    order = np.argsort(y, kind="stable")
+    out = np.empty((len(bounds) - 1, len(y)))
+    out[:, order] = _band_sums(_as_2d(X), bounds, [y[order]], kernel, h, w)
+    return out
+
+
+def _band_key(X: np.ndarray, axes: list[np.ndarray], kernel: Kernel, h: float) -> tuple:
+    """What the band's (point, node, kernel value) pairs depend on: the data in their order,
+    the grid, the kernel and h (not the blocks nor the weights)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for a in (X, *axes):
+        digest.update(np.ascontiguousarray(a).tobytes())
+    return (digest.digest(), X.shape, tuple(len(a) for a in axes), kernel.name, float(h))
+
+
+def _band_pairs(X: np.ndarray, axes: list[np.ndarray], kernel: Kernel, h: float,
+                max_elements: int = CACHE_CHUNK_ELEMENTS) -> Iterator[tuple]:
+    """Yield (a, b, counts, flat node, kernel value) for chunks of points [a, b) holding about
+    ``max_elements`` (point, node) pairs within the kernel's radius; point a + j owns the
+    next ``counts[j]`` pairs (per-point arrays expand to pairs with ``np.repeat``).
+
+    The last data set's pairs are kept (up to MAX_CACHED_PAIRS) and replayed: MoM-KDE with
+    several S on the same data and h (the oracle's candidates, a slider over S) shuffles the
+    points once per seed, so its fits differ only in the block boundaries.
+    """
+    key = _band_key(X, axes, kernel, h) + (max_elements,)
+    cached = _BAND_MEMO.get(key)
+    if cached is not None:
+        yield from cached
+        return
+    n, d = X.shape
+    shape = tuple(len(a) for a in axes)
+    los, his, counts = _band_ranges(X, axes, kernel.radius * h)
+    keep = counts.sum() <= MAX_CACHED_PAIRS
+    chunks = []
+    ends = np.cumsum(counts)
+    a = 0
+    while a < n:
+        b = max(a + 1, int(np.searchsorted(ends, ends[a] - counts[a] + max_elements, "right")))
+        b = min(b, n)
+        part = counts[a:b]
+        # rank of each pair inside its point's box, unravelled into per-axis node indices
+        rank = np.arange(ends[b - 1] - ends[a] + part[0]) - np.repeat(ends[a:b] - ends[a] - part
+                                                                      + part[0], part)
+        sq, flat = 0.0, 0
+        for k in reversed(range(d)):
+            if k:
+                rank, offset = np.divmod(rank, np.repeat(his[k][a:b] - los[k][a:b], part))
+            else:  # what is left of the rank is the offset along the first axis
+                offset = rank
+            node = np.repeat(los[k][a:b], part) + offset
+            sq = sq + np.square(np.repeat(X[a:b, k], part) - axes[k][node])
+            flat = flat + node * int(np.prod(shape[k + 1:]))
+        chunk = (a, b, part, flat, kernel.kernel_sq(sq, h, d))
+        if keep:
+            chunks.append(chunk)
+        yield chunk
+        a = b
+    if keep:
+        _BAND_MEMO.clear()
+        _BAND_MEMO[key] = chunks
+
+
+def _band_sums(X, bounds, axes, kernel, h, w, max_elements: int = CACHE_CHUNK_ELEMENTS):
+    """Block sums from the (point, node) pairs within the kernel's radius, chunk by chunk,
+    each chunk scattered into the result with one bincount."""
+    n_blocks = len(bounds) - 1
+    n_grid = int(np.prod([len(a) for a in axes]))
+    offset = np.repeat(np.arange(n_blocks) * n_grid, np.diff(bounds))  # of each point's block
+    out = np.zeros(n_blocks * n_grid)
+    for a, b, part, flat, values in _band_pairs(X, axes, kernel, h, max_elements):
+        # points are sorted by block: the chunk's pairs land in blocks of points a .. b-1
+        first = offset[a]
+        span = offset[b - 1] + n_grid - first
+        out[first:first + span] += np.bincount(np.repeat(offset[a:b] - first, part) + flat,
+                                               values * np.repeat(w[a:b], part), minlength=span)
+    return out.reshape((n_blocks, -1)).reshape((n_blocks, *(len(a) for a in axes)))
+
+
 def _separable_sums(X, bounds, axes, kernel, h, w):
     """Exact Gaussian sums on a 2-D mesh: per block, A_x^T diag(w) A_y (one BLAS product)."""
     log_norm = kernel.log_norm(2) + 2 * np.log(h)
-    ax = np.exp(-0.5 * np.square((X[:, :1] - axes[0][None, :]) / h))
-    ay = np.exp(-0.5 * np.square((X[:, 1:2] - axes[1][None, :]) / h)) * w[:, None]
+    ax, ay = (np.exp(np.maximum(-0.5 * np.square((X[:, k:k + 1] - axes[k][None, :]) / h),
+                                EXP_FLOOR)) for k in (0, 1))
+    ay *= w[:, None]
     out = np.empty((len(bounds) - 1, len(axes[0]), len(axes[1])))
     for s in range(len(bounds) - 1):
         lo, hi = bounds[s], bounds[s + 1]
@@ -287,8 +423,7 @@ class GramOperator:
 
     def _rows(self, lo: int, hi: int) -> np.ndarray:
         sq = _sq_dists(self._Xc[lo:hi], self._Xc, self._sq[lo:hi], self._sq)
-        out = self.kernel.log_kernel_sq(sq, self.h, self.X.shape[1])
-        return np.exp(out, out=out)
+        return self.kernel.kernel_sq(sq, self.h, self.X.shape[1])
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
         """G @ v."""

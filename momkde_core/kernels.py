@@ -21,6 +21,7 @@ import numpy as np
 from scipy import integrate, special
 
 KERNEL_ALIASES = {"uniform": "tophat", "triangular": "linear"}
+EXP_FLOOR = -700.0  # linear kernel values are floored at e^-700 (see Kernel.kernel_sq)
 
 
 def _log_unit_ball_volume(d: int) -> float:
@@ -61,6 +62,23 @@ class Kernel:
             core = self.log_profile(np.sqrt(np.maximum(sq_dist, 0.0)) / h)
         core -= self.log_norm(d) + d * np.log(h)
         return core
+
+    def kernel_sq(self, sq_dist: np.ndarray, h: float, d: int) -> np.ndarray:
+        """K_h at squared distances (linear values; overwrites a temporary, not ``sq_dist``).
+
+        For the unbounded kernels, values below e^-700 (~1e-304) come back as e^-700: exp is
+        ~10x slower where its result is subnormal, and such terms cannot move a sum that is
+        used only above 1e-290 (:meth:`score_samples` recomputes smaller ones in log space).
+        """
+        out = self.log_kernel_sq(sq_dist, h, d)
+        if not self.compact:
+            np.maximum(out, EXP_FLOOR, out=out)
+        return np.exp(out, out=out)
+
+    @property
+    def compact(self) -> bool:
+        """True when the kernel is exactly 0 beyond its radius (all but gaussian, exponential)."""
+        return self.radius <= 1.0
 
     def sample_radius(self, d: int, size: int, rng: np.random.Generator) -> np.ndarray:
         """Radii r of points drawn from K on R^d: density proportional to k(r) r^(d-1)."""
