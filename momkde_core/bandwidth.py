@@ -107,7 +107,10 @@ def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: floa
                + 1 for a, b in zip(lo, hi)]
     axes = [np.linspace(a, b, k) for a, b, k in zip(lo, hi, n_cells)]
     grid = block_grid_sums(Xs, bounds, axes, kernel, h)
-    values = np.stack([RegularGridInterpolator(axes, g)(Xs) for g in grid])
+    if d == 1:  # np.interp: the same linear interpolation, ~10x faster than the n-D one
+        values = np.stack([np.interp(Xs[:, 0], axes[0], g) for g in grid])
+    else:
+        values = np.stack([RegularGridInterpolator(axes, g)(Xs) for g in grid])
     with np.errstate(divide="ignore"):
         logs = np.log(np.maximum(values, 0.0))
     faint = np.flatnonzero((values < 1e-6 * values.max()).any(axis=0))

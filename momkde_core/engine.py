@@ -22,7 +22,9 @@ Data are passed sorted by block: block ``s`` is ``X[bounds[s]:bounds[s + 1]]``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from scipy import signal, sparse
@@ -32,8 +34,10 @@ from .kernels import EXP_FLOOR, Kernel
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
 MAX_FFT_ELEMENTS = 2**24  # cap on S x (binning grid size) for the FFT backend
-MAX_CACHED_PAIRS = 2**21  # the band backend keeps its last pairs up to this many (~50 MiB)
-_BAND_MEMO: dict = {}  # at most one entry: _band_key(...) -> list of chunks of pairs
+MAX_CACHED_PAIRS = 2**21  # kernel values of an evaluation are kept up to this many (~32 MiB)
+MEMO_ENTRIES = 2  # how many evaluations are kept (see _replay)
+_MEMO: OrderedDict = OrderedDict()  # key -> list of chunks, least recently used first
+_MEMO_LOCK = threading.Lock()
 
 # Binning cells per bandwidth needed for ~1e-3 (of the peak) accuracy. Linear binning
 # perturbs a smooth kernel by (delta/h)^2 / 8 relative to its peak, hence 12 for the
@@ -193,9 +197,61 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
     members = sparse.csr_matrix((w, (np.repeat(np.arange(n_blocks), np.diff(bounds)),
                                      np.arange(n))), shape=(n_blocks, n))
     out = np.zeros((n_blocks, len(Y)))
-    for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
-        out[:, j0:j1] += members[:, a:b] @ _floored_exp(log_k, kernel)
+    X, Y = _as_2d(X), _as_2d(Y)
+
+    def chunks():
+        for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
+            yield a, b, j0, j1, _floored_exp(log_k, kernel)
+
+    key = ("exact", X, Y, kernel, h, max_elements)
+    for a, b, j0, j1, k in _replay(key, chunks, len(X) * len(Y)):
+        out[:, j0:j1] += members[:, a:b] @ k
     return out
+
+
+def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
+            ) -> Iterator[tuple]:
+    """The chunks of kernel values ``make_chunks()`` yields, replayed when one of the last
+    MEMO_ENTRIES evaluations had the same key (kept when ``size`` <= MAX_CACHED_PAIRS).
+
+    ``key`` is (kind, data, queries or grid axes, kernel, h, chunk size); the arrays enter
+    it through a digest of their bytes. MoM-KDE for several S on the same data and h (the
+    oracle's candidates, the S rule, a slider over S) shuffles the points once per seed, so
+    its fits differ only in the block boundaries and share all the kernel values.
+    Consumers must not modify the chunks.
+    """
+    if size > MAX_CACHED_PAIRS:
+        yield from make_chunks()
+        return
+    key = _memo_key(key)
+    with _MEMO_LOCK:  # the app evaluates in several threads
+        cached = _MEMO.get(key)
+        if cached is not None:
+            _MEMO.move_to_end(key)
+    if cached is not None:
+        yield from cached
+        return
+    chunks = []
+    for chunk in make_chunks():
+        chunks.append(chunk)
+        yield chunk
+    with _MEMO_LOCK:
+        _MEMO[key] = chunks
+        while len(_MEMO) > MEMO_ENTRIES:
+            _MEMO.popitem(last=False)
+
+
+def _memo_key(key: tuple) -> tuple:
+    """``key`` with every array replaced by (shape, digest of its bytes) and the kernel by
+    its name, so that equal inputs give equal keys."""
+    def part(item):
+        if isinstance(item, np.ndarray):
+            digest = hashlib.blake2b(np.ascontiguousarray(item).tobytes(), digest_size=16)
+            return item.shape, digest.digest()
+        if isinstance(item, (list, tuple)):
+            return tuple(part(i) for i in item)
+        return getattr(item, "name", item)
+    return tuple(part(item) for item in key)
 
 
 def _floored_exp(log_k: np.ndarray, kernel: Kernel) -> np.ndarray:
@@ -225,7 +281,8 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
     costs = {"exact": 30.0 * n * n_grid}
     if all(is_evenly_spaced(a) for a in axes):
         pairs = int(_band_ranges(X, axes, kernel.radius * h)[2].sum())
-        replay = (_band_key(X, axes, kernel, h) + (CACHE_CHUNK_ELEMENTS,)) in _BAND_MEMO
+        replay = pairs <= MAX_CACHED_PAIRS and _memo_key(
+            ("band", X, axes, kernel, h, CACHE_CHUNK_ELEMENTS)) in _MEMO
         costs["band"] = (15.0 if replay else 100.0) * pairs + 12.0 * n_blocks * n_grid
     if kernel.name == "gaussian" and d == 2:
         costs["separable"] = (0.1 * n * n_grid + 30.0 * n * sum(len(a) for a in axes)
@@ -306,61 +363,40 @@ def band_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ke
     return out
 
 
-def _band_key(X: np.ndarray, axes: list[np.ndarray], kernel: Kernel, h: float) -> tuple:
-    """What the band's (point, node, kernel value) pairs depend on: the data in their order,
-    the grid, the kernel and h (not the blocks nor the weights)."""
-    digest = hashlib.blake2b(digest_size=16)
-    for a in (X, *axes):
-        digest.update(np.ascontiguousarray(a).tobytes())
-    return (digest.digest(), X.shape, tuple(len(a) for a in axes), kernel.name, float(h))
-
-
 def _band_pairs(X: np.ndarray, axes: list[np.ndarray], kernel: Kernel, h: float,
                 max_elements: int = CACHE_CHUNK_ELEMENTS) -> Iterator[tuple]:
     """Yield (a, b, counts, flat node, kernel value) for chunks of points [a, b) holding about
     ``max_elements`` (point, node) pairs within the kernel's radius; point a + j owns the
     next ``counts[j]`` pairs (per-point arrays expand to pairs with ``np.repeat``).
-
-    The last data set's pairs are kept (up to MAX_CACHED_PAIRS) and replayed: MoM-KDE with
-    several S on the same data and h (the oracle's candidates, a slider over S) shuffles the
-    points once per seed, so its fits differ only in the block boundaries.
-    """
-    key = _band_key(X, axes, kernel, h) + (max_elements,)
-    cached = _BAND_MEMO.get(key)
-    if cached is not None:
-        yield from cached
-        return
-    n, d = X.shape
-    shape = tuple(len(a) for a in axes)
+    Replayed by :func:`_replay` for the same data, axes and h."""
     los, his, counts = _band_ranges(X, axes, kernel.radius * h)
-    keep = counts.sum() <= MAX_CACHED_PAIRS
-    chunks = []
-    ends = np.cumsum(counts)
-    a = 0
-    while a < n:
-        b = max(a + 1, int(np.searchsorted(ends, ends[a] - counts[a] + max_elements, "right")))
-        b = min(b, n)
-        part = counts[a:b]
-        # rank of each pair inside its point's box, unravelled into per-axis node indices
-        rank = np.arange(ends[b - 1] - ends[a] + part[0]) - np.repeat(ends[a:b] - ends[a] - part
-                                                                      + part[0], part)
-        sq, flat = 0.0, 0
-        for k in reversed(range(d)):
-            if k:
-                rank, offset = np.divmod(rank, np.repeat(his[k][a:b] - los[k][a:b], part))
-            else:  # what is left of the rank is the offset along the first axis
-                offset = rank
-            node = np.repeat(los[k][a:b], part) + offset
-            sq = sq + np.square(np.repeat(X[a:b, k], part) - axes[k][node])
-            flat = flat + node * int(np.prod(shape[k + 1:]))
-        chunk = (a, b, part, flat, kernel.kernel_sq(sq, h, d))
-        if keep:
-            chunks.append(chunk)
-        yield chunk
-        a = b
-    if keep:
-        _BAND_MEMO.clear()
-        _BAND_MEMO[key] = chunks
+
+    def chunks():
+        n, d = X.shape
+        shape = tuple(len(a) for a in axes)
+        ends = np.cumsum(counts)
+        a = 0
+        while a < n:
+            b = max(a + 1, int(np.searchsorted(ends, ends[a] - counts[a] + max_elements,
+                                               "right")))
+            b = min(b, n)
+            part = counts[a:b]
+            # rank of each pair inside its point's box, unravelled into per-axis node indices
+            rank = np.arange(ends[b - 1] - ends[a] + part[0]) \
+                - np.repeat(ends[a:b] - ends[a] - part + part[0], part)
+            sq, flat = 0.0, 0
+            for k in reversed(range(d)):
+                if k:
+                    rank, offset = np.divmod(rank, np.repeat(his[k][a:b] - los[k][a:b], part))
+                else:  # what is left of the rank is the offset along the first axis
+                    offset = rank
+                node = np.repeat(los[k][a:b], part) + offset
+                sq = sq + np.square(np.repeat(X[a:b, k], part) - axes[k][node])
+                flat = flat + node * int(np.prod(shape[k + 1:]))
+            yield a, b, part, flat, kernel.kernel_sq(sq, h, d)
+            a = b
+
+    return _replay(("band", X, axes, kernel, h, max_elements), chunks, int(counts.sum()))
 
 
 def _band_sums(X, bounds, axes, kernel, h, w, max_elements: int = CACHE_CHUNK_ELEMENTS):
@@ -376,7 +412,7 @@ def _band_sums(X, bounds, axes, kernel, h, w, max_elements: int = CACHE_CHUNK_EL
         span = offset[b - 1] + n_grid - first
         out[first:first + span] += np.bincount(np.repeat(offset[a:b] - first, part) + flat,
                                                values * np.repeat(w[a:b], part), minlength=span)
-    return out.reshape((n_blocks, -1)).reshape((n_blocks, *(len(a) for a in axes)))
+    return out.reshape((n_blocks, *(len(a) for a in axes)))
 
 
 def _separable_sums(X, bounds, axes, kernel, h, w):
