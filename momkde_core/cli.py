@@ -82,7 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="synthetic schemes (default all four)")
     group.add_argument("--datasets", nargs="+", choices=DATASETS,
                        help="real data sets (default all six)")
-    rep.add_argument("--methods", nargs="+", choices=ex.ALL_METHODS, default=list(ex.ALL_METHODS))
+    rep.add_argument("--methods", nargs="+", choices=ex.ALL_METHODS, default=list(ex.METHODS),
+                     help="default: the paper's four, MoM-KDE with both S rules "
+                          f"({' '.join(ex.METHODS)})")
+    rep.add_argument("--block-bandwidth", action="store_true",
+                     help="also run MoM-KDE with the block-aware bandwidth h * S^(1/(4+d)), "
+                          f"both S rules ({' '.join(ex.BLOCKH_METHODS)}); about doubles the time")
     rep.add_argument("--protocol", choices=ex.PROTOCOLS, default="honest",
                      help="honest (default): CV on the contaminated sample, label-free S, "
                           "SPKDE given a guess; paper: CV on the inliers, SPKDE given the "
@@ -135,9 +140,11 @@ def reproduce(args: argparse.Namespace) -> None:
         raise UsageError("--datasets applies to real data; use --schemes for synthetic data")
     if not args.out.parent.exists():
         raise UsageError(f"the folder of --out does not exist: {args.out.parent}")
+    methods = list(dict.fromkeys(args.methods + (list(ex.BLOCKH_METHODS)
+                                                 if args.block_bandwidth else [])))
     try:
         tasks = ex.make_tasks(args.kind, sources, args.ratios, args.reps, args.seed,
-                              args.protocol, args.methods, args.dim, args.n_inliers,
+                              args.protocol, methods, args.dim, args.n_inliers,
                               spkde_contamination=args.spkde_guess, data_dir=args.data_dir)
     except ValueError as err:
         raise UsageError(str(err)) from None

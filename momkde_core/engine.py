@@ -280,10 +280,10 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
     n_grid = int(np.prod([len(a) for a in axes]))
     costs = {"exact": 30.0 * n * n_grid}
     if all(is_evenly_spaced(a) for a in axes):
+        # (a replayed band costs less, but the choice must not depend on what ran before:
+        # the same call gives the same result whatever the history)
         pairs = int(_band_ranges(X, axes, kernel.radius * h)[2].sum())
-        replay = pairs <= MAX_CACHED_PAIRS and _memo_key(
-            ("band", X, axes, kernel, h, CACHE_CHUNK_ELEMENTS)) in _MEMO
-        costs["band"] = (15.0 if replay else 100.0) * pairs + 12.0 * n_blocks * n_grid
+        costs["band"] = 100.0 * pairs + 12.0 * n_blocks * n_grid
     if kernel.name == "gaussian" and d == 2:
         costs["separable"] = (0.1 * n * n_grid + 30.0 * n * sum(len(a) for a in axes)
                               + 6e5 * n_blocks)

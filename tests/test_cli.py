@@ -25,6 +25,14 @@ def test_reproduce_writes_the_tidy_table(results_csv):
     assert len(df) == 2 * 2 * 3 * len(ex.METRICS)
 
 
+def test_block_bandwidth_flag_adds_the_two_block_aware_methods(tmp_path):
+    out = tmp_path / "blockh.csv"
+    assert main(["reproduce", "synthetic", "--reps", "1", "--ratios", "0.2", "--schemes",
+                 "uniform", "--n-inliers", "100", "--methods", "kde", "--block-bandwidth",
+                 "--out", str(out)]) == 0
+    assert set(pd.read_csv(out)["method"]) == {"kde", *ex.BLOCKH_METHODS}
+
+
 def test_figures_write_offline_html_per_source_and_metric(results_csv, tmp_path, capsys):
     assert main(["figures", str(results_csv), "--out", str(tmp_path / "figs")]) == 0
     files = sorted(p.name for p in (tmp_path / "figs").iterdir())

@@ -13,7 +13,8 @@ from momkde_core.bandwidth import select_bandwidth
 from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import make_contaminated
 
-SMALL = dict(sources=["uniform", "adversarial"], ratios=[0.1, 0.3], reps=2, seed=7, n_inliers=200)
+SMALL = dict(sources=["uniform", "adversarial"], ratios=[0.1, 0.3], reps=2, seed=7, n_inliers=200,
+             methods=ex.ALL_METHODS)
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,7 @@ def test_one_row_is_regenerated_from_its_seed_alone(honest):
     row = honest[(honest["source"] == "adversarial") & (honest["method"] == "mom_kde_oracle")].iloc[-1]
     data = make_contaminated("adversarial", 200, row["ratio"], 1, random_state=int(row["seed"]))
     task = ex.Task(kind="synthetic", source="adversarial", ratio=row["ratio"], rep=int(row["rep"]),
-                   seed=int(row["seed"]), n_inliers=200)
+                   seed=int(row["seed"]), n_inliers=200, methods=ex.ALL_METHODS)
     X, is_outlier, _ = ex.regenerate_sample(task)
     np.testing.assert_array_equal(X, data.X)
     np.testing.assert_array_equal(is_outlier, data.is_outlier)

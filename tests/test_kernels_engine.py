@@ -4,11 +4,14 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import logsumexp
 from sklearn.datasets import load_digits
 from sklearn.neighbors import KernelDensity
 
 from momkde_core import KDE, MoMKDE, get_kernel
+from momkde_core import engine
 from momkde_core.engine import block_grid_sums, block_log_sums
 from momkde_core.kernels import KERNELS
 
@@ -140,7 +143,7 @@ def test_grid_1d_within_1e3_of_peak(kernel):
         assert np.max(np.abs(fast - exact)) <= 1e-3 * exact.max()
 
 
-@pytest.mark.parametrize("backend", ["fft", "separable", "exact"])
+@pytest.mark.parametrize("backend", ["fft", "separable", "band", "exact"])
 def test_grid_2d_backends_within_1e3_of_peak(backend):
     rng = np.random.default_rng(3)
     X = np.r_[rng.normal(0, 0.5, (300, 2)), rng.normal(3, 0.3, (60, 2))]
@@ -170,3 +173,36 @@ def test_uneven_axis_is_evaluated_exactly():
     est = KDE(bandwidth=0.3).fit(X)
     xs = np.array([-2.0, -0.5, 0.0, 0.1, 1.7])
     np.testing.assert_allclose(est.pdf_grid(xs), est.pdf(xs), rtol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(kernel=st.sampled_from(ALL_KERNELS), h=st.floats(0.005, 2.0),
+       n_blocks=st.integers(1, 60), seed=st.integers(0, 2**16))
+def test_score_samples_paths_agree_with_log_space(kernel, h, n_blocks, seed):
+    """The banded, linear and log-space sums are three routes to the same exact values."""
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(0, 1, 150), rng.normal(6, 0.01, 30)]
+    Y = np.r_[X[:40], rng.uniform(-8, 14, 60), [-300.0, 500.0]]  # far points: underflow
+    est = MoMKDE(n_blocks, h, kernel=kernel, normalize=False, random_state=seed).fit(X)
+    got = est.score_samples(Y)
+    ref = est._combine_log(est.block_score_samples(Y))
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
+    finite = np.isfinite(ref)
+    np.testing.assert_allclose(got[finite], ref[finite], rtol=1e-11, atol=1e-11)
+
+
+def test_replayed_kernel_values_give_the_same_results():
+    """MoM-KDE for several S on the same data reuses kernel values (engine._replay): the
+    results must be bit-identical to a fresh computation."""
+    rng = np.random.default_rng(8)
+    X = np.r_[rng.normal(0, 1, 800), rng.uniform(-5, 11, 200)]
+    xs = np.linspace(-5, 11, 2048)
+    fits = [MoMKDE(s, 0.03, normalize=False, random_state=2).fit(X) for s in (1, 7, 40, 300)]
+    engine._MEMO.clear()
+    fresh = [(e.pdf_grid(xs), e.score_samples(X[::3])) for e in fits]
+    assert len(engine._MEMO) > 0
+    for est, (grid, scores) in zip(fits, fresh):
+        np.testing.assert_array_equal(est.pdf_grid(xs), grid)
+        np.testing.assert_array_equal(est.score_samples(X[::3]), scores)
+        engine._MEMO.clear()
+        np.testing.assert_array_equal(est.pdf_grid(xs), grid)
