@@ -172,7 +172,7 @@ def read_results(path: Path) -> pd.DataFrame:
 
 def figures(args: argparse.Namespace) -> list[Path]:
     """One self-contained HTML file per source x metric (JS, both KLs, AUC) in ``args.out``."""
-    from .plots import METRIC_LABELS, metric_vs_ratio_figure
+    from .plots import METRIC_LABELS, STANDALONE_TEMPLATE, metric_vs_ratio_figure
 
     df = read_results(args.results)
     try:
@@ -186,7 +186,9 @@ def figures(args: argparse.Namespace) -> list[Path]:
                 continue
             title = f"{source}: {METRIC_LABELS.get(metric, metric)}"
             path = args.out / f"{source}_{metric}.html"
-            metric_vs_ratio_figure(part, metric, title=title).write_html(path, include_plotlyjs=True)
+            fig = metric_vs_ratio_figure(part, metric, title=title)
+            fig.update_layout(template=STANDALONE_TEMPLATE)
+            fig.write_html(path, include_plotlyjs=True)
             written.append(path)
     if not written:
         raise UsageError(f"{args.results} has no rows for the metrics {', '.join(FIGURE_METRICS)}")

@@ -29,14 +29,14 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from scipy import signal, sparse
 
-from .kernels import EXP_FLOOR, Kernel
+from .kernels import Kernel, flushed_exp
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
 MAX_FFT_ELEMENTS = 2**24  # cap on S x (binning grid size) for the FFT backend
-MAX_CACHED_PAIRS = 2**21  # kernel values of an evaluation are kept up to this many (~32 MiB)
-MEMO_ENTRIES = 2  # how many evaluations are kept (see _replay)
-_MEMO: OrderedDict = OrderedDict()  # key -> list of chunks, least recently used first
+MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this many (n = 2048)
+MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
+_MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
 
 # Binning cells per bandwidth needed for ~1e-3 (of the peak) accuracy. Linear binning
@@ -187,8 +187,8 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
 
     The kernel matrix of a chunk is multiplied by the sparse (S x n) matrix of block
     memberships times weights: one C-level pass whatever S is, where per-block reductions
-    would loop over thousands of tiny blocks. Kernel values are floored at e^-700 (~1e-304;
-    see :meth:`Kernel.kernel_sq`), so sums below ~1e-290 are not exact: use
+    would loop over thousands of tiny blocks. Kernel values below e^-700 (~1e-304) are
+    flushed to 0 (:func:`flushed_exp`), so sums below ~1e-290 are not exact: use
     :func:`block_log_sums` there. Chunks are cache-sized: these few element-wise passes run
     ~1.6x faster on 0.5 MiB than on 16 MiB temporaries.
     """
@@ -201,7 +201,7 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
 
     def chunks():
         for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
-            yield a, b, j0, j1, _floored_exp(log_k, kernel)
+            yield a, b, j0, j1, flushed_exp(log_k)
 
     key = ("exact", X, Y, kernel, h, max_elements)
     for a, b, j0, j1, k in _replay(key, chunks, len(X) * len(Y)):
@@ -211,8 +211,9 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
 
 def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
             ) -> Iterator[tuple]:
-    """The chunks of kernel values ``make_chunks()`` yields, replayed when one of the last
-    MEMO_ENTRIES evaluations had the same key (kept when ``size`` <= MAX_CACHED_PAIRS).
+    """The chunks of kernel values ``make_chunks()`` yields, replayed when a recent evaluation
+    had the same key (one is kept when ``size`` <= MAX_CACHED_PAIRS; the least recently used
+    ones are dropped beyond MEMO_MAX_BYTES in all).
 
     ``key`` is (kind, data, queries or grid axes, kernel, h, chunk size); the arrays enter
     it through a digest of their bytes. MoM-KDE for several S on the same data and h (the
@@ -229,15 +230,16 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
         if cached is not None:
             _MEMO.move_to_end(key)
     if cached is not None:
-        yield from cached
+        yield from cached[0]
         return
     chunks = []
     for chunk in make_chunks():
         chunks.append(chunk)
         yield chunk
+    size = sum(a.nbytes for chunk in chunks for a in chunk if isinstance(a, np.ndarray))
     with _MEMO_LOCK:
-        _MEMO[key] = chunks
-        while len(_MEMO) > MEMO_ENTRIES:
+        _MEMO[key] = (chunks, size)
+        while sum(b for _, b in _MEMO.values()) > MEMO_MAX_BYTES:
             _MEMO.popitem(last=False)
 
 
@@ -252,13 +254,6 @@ def _memo_key(key: tuple) -> tuple:
             return tuple(part(i) for i in item)
         return getattr(item, "name", item)
     return tuple(part(item) for item in key)
-
-
-def _floored_exp(log_k: np.ndarray, kernel: Kernel) -> np.ndarray:
-    """exp of a log-kernel chunk in place, floored as :meth:`Kernel.kernel_sq` explains."""
-    if not kernel.compact:
-        np.maximum(log_k, EXP_FLOOR, out=log_k)
-    return np.exp(log_k, out=log_k)
 
 
 def _fft_plan(axes: list[np.ndarray], kernel: Kernel, h: float) -> list[tuple[int, int, float]]:
@@ -418,8 +413,8 @@ def _band_sums(X, bounds, axes, kernel, h, w, max_elements: int = CACHE_CHUNK_EL
 def _separable_sums(X, bounds, axes, kernel, h, w):
     """Exact Gaussian sums on a 2-D mesh: per block, A_x^T diag(w) A_y (one BLAS product)."""
     log_norm = kernel.log_norm(2) + 2 * np.log(h)
-    ax, ay = (np.exp(np.maximum(-0.5 * np.square((X[:, k:k + 1] - axes[k][None, :]) / h),
-                                EXP_FLOOR)) for k in (0, 1))
+    ax, ay = (flushed_exp(-0.5 * np.square((X[:, k:k + 1] - axes[k][None, :]) / h))
+              for k in (0, 1))
     ay *= w[:, None]
     out = np.empty((len(bounds) - 1, len(axes[0]), len(axes[1])))
     for s in range(len(bounds) - 1):
@@ -447,14 +442,23 @@ class GramOperator:
         self._Xc = self.X - self.X.mean(axis=0)
         self._sq = np.einsum("ij,ij->i", self._Xc, self._Xc)
         self._matrix = None
-        if n * n <= max_cached:  # filled in row chunks: bounded temporaries, cache-friendly
-            self._matrix = np.empty((n, n), dtype=dtype)
-            for lo, hi in self._row_chunks():
-                self._matrix[lo:hi] = self._rows(lo, hi)
+        if n * n <= max_cached:
+            (matrix,) = _replay(("gram", self.X, kernel, h), self._full_matrix, n * n)
+            self._matrix = matrix if dtype == np.float64 else matrix.astype(dtype)
 
-    def _row_chunks(self):
+    def _full_matrix(self) -> Iterator[np.ndarray]:
+        """The whole float64 matrix, filled in cache-sized row chunks, read-only (it may be
+        replayed to another estimator on the same data and h: RKDE then SPKDE)."""
         n = len(self.X)
-        step = max(1, MAX_CHUNK_ELEMENTS // n)
+        matrix = np.empty((n, n))
+        for lo, hi in self._row_chunks(CACHE_CHUNK_ELEMENTS):
+            matrix[lo:hi] = self._rows(lo, hi)
+        matrix.flags.writeable = False
+        yield matrix
+
+    def _row_chunks(self, max_elements: int = MAX_CHUNK_ELEMENTS):
+        n = len(self.X)
+        step = max(1, max_elements // n)
         return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
     def _rows(self, lo: int, hi: int) -> np.ndarray:

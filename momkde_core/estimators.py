@@ -119,7 +119,9 @@ class _BaseKDE(BaseEstimator):
         if self._normalizes and len(self._bounds) > 2:
             seed = check_random_state(self.random_state).randint(2**31)
             self.log_norm_ = log_integral(self, np.random.default_rng(seed))
-            if not np.isfinite(self.log_norm_):
+            # below 1e-290 the median is made of flushed or underflowed terms, and dividing
+            # by it would overflow: numerically, there is no density to normalise
+            if not self.log_norm_ >= LOG_SAFE_LINEAR:
                 raise ValueError(
                     f"the median of the {self._n_blocks} block KDEs is 0 everywhere (no point "
                     "is covered by a majority of blocks): use fewer blocks or a larger bandwidth")
@@ -390,8 +392,9 @@ class SPKDE(_BaseKDE):
     the quadratic program min_a a'Q a - 2 beta a'Q 1/n over the simplex, with
     Q_ij = <k_h(., X_i), k_h(., X_j)>_{L2} = K_{sqrt(2) h}(X_i - X_j) for the Gaussian.
     It is solved by accelerated projected gradient (FISTA) with exact Euclidean projection
-    onto the simplex and step 1/L, L = 2 lambda_max(Q), stopping when the relative change of
-    the objective is below ``tol``. The closed-form L2 Gram matrix needs the Gaussian kernel.
+    onto the simplex and step 1/L, L = 2 max row sum of Q >= 2 lambda_max(Q), stopping when
+    the relative change of the objective is below ``tol``. The closed-form L2 Gram matrix
+    needs the Gaussian kernel.
 
     Attributes: ``weights_`` (a, in the order of the training rows), ``beta_``, ``n_iter_``.
     """

@@ -83,26 +83,13 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     return np.maximum(v - css[rho] / (rho + 1.0), 0.0)
 
 
-def _largest_eigenvalue(gram: GramOperator, n_iter: int = 50, seed: int = 0) -> float:
-    """lambda_max of the (positive semi-definite) Gram matrix by power iteration."""
-    v = np.random.default_rng(seed).random(len(gram.X)) + 0.5
-    lam = 0.0
-    for _ in range(n_iter):
-        gv = gram.matvec(v)
-        new = float(np.linalg.norm(gv))
-        v = gv / new
-        if abs(new - lam) <= 1e-6 * new:
-            break
-        lam = new
-    return new
-
-
 def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float):
     """SPKDE's QP min_a ||beta f_KDE - g_a||^2_{L2} = (a - t)'Q(a - t), t = beta/n, a on the simplex.
 
     Solved by FISTA (accelerated projected gradient, gradient 2 Q (a - t), step 1/L with
-    L = 2 lambda_max(Q)) with exact projection onto the simplex and adaptive restart when the
-    objective rises; one Gram product per iteration (Q y follows from Q a by linearity).
+    L = 2 max_i sum_j Q_ij >= 2 lambda_max(Q)) with exact projection onto the simplex and
+    adaptive restart when the objective rises; one Gram product per iteration (Q y follows
+    from Q a by linearity).
     Stops when the relative change of the objective ||beta f_KDE - g_a||^2 is below ``tol``.
     Returns (weights, n_iter). With beta = 1 the minimiser is a = 1/n (the KDE itself).
     """
@@ -110,7 +97,10 @@ def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float):
     target = np.full(n, beta / n)
     q_target = gram.matvec(target)
     constant = float(target @ q_target)  # makes the objective the squared L2 distance
-    step = 1.0 / (2.0 * _largest_eigenvalue(gram) * 1.01)
+    # L = 2 * (largest row sum of Q) >= 2 lambda_max(Q) (Perron-Frobenius: Q's entries are
+    # non-negative): a guaranteed Lipschitz constant in one product, within ~16 % of the
+    # eigenvalue on the paper's samples (power iteration took up to 50 products)
+    step = 1.0 / (2.0 * float(gram.matvec(np.ones(n)).max()))
 
     def objective(a: np.ndarray, qa: np.ndarray) -> float:
         return float(a @ qa - 2.0 * a @ q_target + constant)
