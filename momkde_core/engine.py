@@ -33,6 +33,7 @@ from .kernels import Kernel, flushed_exp
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
+LOG_SAFE_LINEAR = np.log(1e-290)  # linear sums above this lost nothing to flushed terms
 MAX_FFT_ELEMENTS = 2**24  # cap on S x (binning grid size) for the FFT backend
 MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this many (n = 2048)
 MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
@@ -64,15 +65,28 @@ def _sq_dists(A: np.ndarray, B: np.ndarray, a_sq: np.ndarray, b_sq: np.ndarray) 
 
 def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
                    h: float, log_weights: np.ndarray | None = None,
-                   max_elements: int = MAX_CHUNK_ELEMENTS) -> np.ndarray:
+                   max_elements: int = MAX_CHUNK_ELEMENTS,
+                   linear_first: bool = False) -> np.ndarray:
     """log sum_{i in block s} w_i K_h(Y_j - X_i) for every block s and query j, shape (S, m).
 
     Exact, in any dimension, with memory bounded by ``max_elements`` per working matrix.
     ``log_weights`` (shape (n,)) default to 0 (unit weights). A block with no point within
-    the kernel's support of ``Y_j`` gives ``-inf``.
+    the kernel's support of ``Y_j`` gives ``-inf``. ``linear_first`` sums in linear space
+    (:func:`exact_block_sums`, ~3x faster) and redoes in log space only the queries where
+    some block sum is below 1e-290 (terms may have been lost there): worth it in low
+    dimension, where kernels rarely underflow.
     """
     X, Y = _as_2d(X), _as_2d(Y)
     bounds = np.asarray(bounds, dtype=np.intp)
+    if linear_first:
+        w = np.ones(len(X)) if log_weights is None else np.exp(log_weights)
+        with np.errstate(divide="ignore"):
+            out = np.log(exact_block_sums(X, bounds, Y, kernel, h, w))
+        redo = np.flatnonzero((out < LOG_SAFE_LINEAR).any(axis=0))
+        if redo.size:
+            out[:, redo] = block_log_sums(X, bounds, Y[redo], kernel, h, log_weights,
+                                          max_elements)
+        return out
     out = np.full((len(bounds) - 1, len(Y)), -np.inf)
     for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
         first = int(np.searchsorted(bounds, a, side="right") - 1)

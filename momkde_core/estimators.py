@@ -25,14 +25,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .bandwidth import select_bandwidth
-from .engine import (GramOperator, band_block_sums, band_pays_off, block_grid_sums,
-                     block_log_sums, choose_backend, exact_block_sums, is_evenly_spaced)
+from .engine import (LOG_SAFE_LINEAR, GramOperator, band_block_sums, band_pays_off,
+                     block_grid_sums, block_log_sums, choose_backend, exact_block_sums,
+                     is_evenly_spaced)
 from .kernels import Kernel, get_kernel
 from .normalize import log_integral
 from .robust import kirwls, spkde_weights
 
 FAINT = 1e-13  # grid values below this fraction of the peak are recomputed exactly
-LOG_SAFE_LINEAR = np.log(1e-290)  # linear sums above this lost nothing to underflow
 
 
 def _validate_data(X, what: str = "X", min_samples: int = 2) -> np.ndarray:

@@ -149,32 +149,28 @@ def metric_vs_ratio_figure(
     return fig
 
 
-def _rug_traces(x: np.ndarray, is_outlier: np.ndarray | None, y_level: float) -> list[go.Scatter]:
+def _add_rug(fig: go.Figure, x: np.ndarray, is_outlier: np.ndarray | None, y_level: float) -> None:
     """Tick marks of the sample under a 1-D density: inliers grey, outliers red.
 
-    Each group is one NaN-separated line (a single SVG path) rather than one marker per
-    point: with thousands of points the browser redraws it far faster.
+    Each group is one SVG path shape (a tick per point), with an empty trace for its legend
+    entry. Thousands of ticks drawn as a line trace (NaN-separated) or as markers cost the
+    browser 0.15-0.2 s per redraw (Plotly processes every point); a shape path is handed to
+    SVG as is (measured in headless Chromium, 1500 points: redraw 0.40 -> 0.21 s).
     """
     x = np.asarray(x, dtype=float).ravel()
     groups = [("sample", np.ones(len(x), bool), "#5A6270")]
     if is_outlier is not None:
         mask = np.asarray(is_outlier, bool).ravel()
         groups = [("inliers", ~mask, "#5A6270"), ("outliers", mask, "#D62728")]
-    half = 0.5 * abs(y_level)
-    traces = []
+    low, high = f"{1.5 * y_level:.6g}", f"{0.5 * y_level:.6g}"
     for name, m, color in groups:
         if not m.any():
             continue
-        ticks = x[m]
-        traces.append(go.Scatter(
-            x=np.column_stack([ticks, ticks, np.full(len(ticks), np.nan)]).ravel(),
-            y=np.tile([y_level - half, y_level + half, np.nan], len(ticks)),
-            mode="lines",
-            line=dict(color=color, width=1),
-            name=f"{name} ({int(m.sum())})",
-            hovertemplate="x = %{x:.3g}<extra>" + name + "</extra>",
-        ))
-    return traces
+        path = "".join(f"M{v:.6g},{low}V{high}" for v in x[m])
+        fig.add_shape(type="path", path=path, xref="x", yref="y", layer="above",
+                      line=dict(color=color, width=1))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=color, width=1),
+                                 name=f"{name} ({int(m.sum())})", hoverinfo="skip"))
 
 
 def _block_trace(xs: np.ndarray, blocks: np.ndarray, max_blocks: int) -> go.Scatter:
@@ -230,8 +226,7 @@ def density_1d_figure(
             )
         )
     if X is not None:
-        for trace in _rug_traces(X, is_outlier, -0.04 * peak):
-            fig.add_trace(trace)
+        _add_rug(fig, X, is_outlier, -0.04 * peak)
     fig.update_layout(**_LAYOUT, title=title, height=height, xaxis_title="x", yaxis_title="density",
                       hovermode="closest")
     fig.update_yaxes(range=[-0.08 * peak, 1.12 * peak], zeroline=True)

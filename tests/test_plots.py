@@ -32,5 +32,23 @@ def test_density_figures():
     fig = plots.density_1d_figure(xs, {"truth": xs, "kde": xs}, X=np.array([0.2, 0.5]),
                                   is_outlier=np.array([False, True]), block_curves=np.ones((3, 11)))
     assert [t.name for t in fig.data][:3] == ["S = 3 block KDEs", "True density", "KDE"]
+    assert [t.name for t in fig.data][3:] == ["inliers (1)", "outliers (1)"]
+
+
+def test_rug_is_one_path_per_group_with_a_tick_per_point():
+    xs = np.linspace(0, 10, 51)
+    X = np.array([1.0, 2.5, 2.5, 7.25, 9.0])
+    out = np.array([False, False, True, True, False])
+    fig = plots.density_1d_figure(xs, {"kde": np.ones(51)}, X=X, is_outlier=out)
+    inliers, outliers = fig.layout.shapes
+    assert inliers.line.color == "#5A6270" and outliers.line.color == "#D62728"
+    assert inliers.path.count("M") == 3 and outliers.path.count("M") == 2
+    ticks = [float(seg.split(",")[0]) for seg in outliers.path.split("M")[1:]]
+    assert ticks == [2.5, 7.25]
+    assert all(shape.yref == "y" and shape.xref == "x" for shape in fig.layout.shapes)
+
+
+def test_density_2d_figure():
+    xs = np.linspace(0, 1, 11)
     fig2 = plots.density_2d_figure(xs, xs, {"kde": np.ones((11, 11)), "rkde": np.ones((11, 11))})
     assert sum(t.type == "contour" for t in fig2.data) == 2
