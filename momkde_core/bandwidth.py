@@ -17,7 +17,6 @@ import warnings
 
 import numpy as np
 from scipy.interpolate import RegularGridInterpolator
-from scipy.special import logsumexp
 from sklearn.model_selection import KFold
 
 from .engine import block_grid_sums, block_log_sums
@@ -90,8 +89,12 @@ def _held_out_loglik(log_sums: np.ndarray, fold_of: np.ndarray, sizes: np.ndarra
     np.fill_diagonal(others, False)
     # for point j: logsumexp over the blocks other than its own fold
     masked = np.where(others[fold_of].T, log_sums, -np.inf)
+    # log-sum-exp over the folds, by hand: scipy's generic one costs ~4x more on (5, n)
+    peak = masked.max(axis=0)
+    safe = np.where(np.isfinite(peak), peak, 0.0)
     with np.errstate(divide="ignore"):
-        held_out = logsumexp(masked, axis=0) - np.log(n - sizes[fold_of])
+        held_out = (np.log(np.exp(masked - safe).sum(axis=0)) + safe
+                    - np.log(n - sizes[fold_of]))
     return float(np.mean(held_out))
 
 
