@@ -140,6 +140,27 @@ def metric_table(results: dict[str, dict[str, np.ndarray]], truth: np.ndarray | 
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
+def _example_one_sample(n_inliers: int, n_outliers: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Example 1's sample: inliers U[-1, 1], then outliers U[-3, 3] (X, is_outlier)."""
+    rng = np.random.RandomState(seed)
+    X = np.concatenate([rng.uniform(-1, 1, n_inliers), rng.uniform(-3, 3, n_outliers)])[:, None]
+    return X, np.arange(len(X)) >= n_inliers
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def example_one_errors(n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: float,
+                       seed: int) -> dict[str, np.ndarray]:
+    """|f̂(x0) - f(x0)| of the KDE and of MoM-KDE for every S in 1..``max_blocks`` (cached apart
+    from S, so that moving the S slider does not refit the whole curve)."""
+    X, _ = _example_one_sample(n_inliers, n_outliers, seed)
+    f_x0 = 0.5 if abs(x0) <= 1 else 0.0
+    blocks = np.arange(1, max_blocks + 1)
+    mom_err = np.array([abs(MoMKDE(n_blocks=int(S), bandwidth=h, kernel="tophat", normalize=False,
+                                   random_state=seed).fit(X).pdf([[x0]])[0] - f_x0) for S in blocks])
+    kde_err = abs(KDE(bandwidth=h, kernel="tophat").fit(X).pdf([[x0]])[0] - f_x0)
+    return {"blocks": blocks, "kde": np.full(len(blocks), kde_err), "mom_kde": mom_err}
+
+
 @st.cache_data(max_entries=32, show_spinner=False)
 def example_one(n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: float, seed: int,
                 n_blocks: int) -> dict[str, object]:
@@ -151,23 +172,19 @@ def example_one(n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: 
     example: with many blocks and a small h that median can be 0 everywhere, and dividing
     by its integral would be undefined.
     """
-    rng = np.random.RandomState(seed)
-    X = np.concatenate([rng.uniform(-1, 1, n_inliers), rng.uniform(-3, 3, n_outliers)])[:, None]
-    is_outlier = np.arange(len(X)) >= n_inliers
+    X, is_outlier = _example_one_sample(n_inliers, n_outliers, seed)
     xs = np.linspace(-3.5, 3.5, 701)
     truth = np.where(np.abs(xs) <= 1, 0.5, 0.0)
-    f_x0 = 0.5 if abs(x0) <= 1 else 0.0
+    errors = example_one_errors(n_inliers, n_outliers, h, max_blocks, x0, seed)
     kde = KDE(bandwidth=h, kernel="tophat").fit(X)
-    blocks = np.arange(1, max_blocks + 1)
-    mom_err = np.array([abs(MoMKDE(n_blocks=int(S), bandwidth=h, kernel="tophat", normalize=False,
-                                   random_state=seed).fit(X).pdf([[x0]])[0] - f_x0) for S in blocks])
-    kde_err = np.full(len(blocks), abs(kde.pdf([[x0]])[0] - f_x0))
     mom = MoMKDE(n_blocks=n_blocks, bandwidth=h, kernel="tophat", normalize=False,
                  random_state=seed).fit(X)
+    near_x0 = is_outlier & (np.abs(X[:, 0] - x0) <= h)
     return {"X": X, "is_outlier": is_outlier, "xs": xs,
             "curves": {"truth": truth, "kde": kde.pdf_grid(xs), "mom_kde": mom.pdf_grid(xs)},
-            "blocks": blocks, "errors": {"kde": kde_err, "mom_kde": mom_err},
-            "n_blocks_with_outlier_near_x0": int(np.unique(mom.block_of_[is_outlier & (np.abs(X[:, 0] - x0) <= h)]).size)}
+            "blocks": errors["blocks"],
+            "errors": {"kde": errors["kde"], "mom_kde": errors["mom_kde"]},
+            "n_blocks_with_outlier_near_x0": int(np.unique(mom.block_of_[near_x0]).size)}
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

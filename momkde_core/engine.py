@@ -114,7 +114,7 @@ def _log_kernel_chunks(X: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float,
     center = X.mean(axis=0)
     Xc, Yc = X - center, Y - center
     x_sq, y_sq = np.einsum("ij,ij->i", Xc, Xc), np.einsum("ij,ij->i", Yc, Yc)
-    n_chunk = int(min(n, max(1024, max_elements // 64)))
+    n_chunk = int(min(n, max(1024, max_elements // min(m, 64))))  # few queries: more rows
     m_chunk = int(max(1, max_elements // n_chunk))
     for a in range(0, n, n_chunk):
         b = min(n, a + n_chunk)
@@ -218,8 +218,11 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
             yield a, b, j0, j1, flushed_exp(log_k)
 
     key = ("exact", X, Y, kernel, h, max_elements)
+    rows, part = None, None
     for a, b, j0, j1, k in _replay(key, chunks, len(X) * len(Y)):
-        out[:, j0:j1] += members[:, a:b] @ k
+        if rows != (a, b):  # chunks run row-major: slice the memberships once per row range
+            rows, part = (a, b), members[:, a:b]
+        out[:, j0:j1] += part @ k
     return out
 
 
@@ -291,7 +294,7 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
     if all(is_evenly_spaced(a) for a in axes):
         # (a replayed band costs less, but the choice must not depend on what ran before:
         # the same call gives the same result whatever the history)
-        pairs = int(_band_ranges(X, axes, kernel.radius * h)[2].sum())
+        pairs = _band_pair_estimate(n, axes, kernel.radius * h)
         costs["band"] = 100.0 * pairs + 12.0 * n_blocks * n_grid
     if kernel.name == "gaussian" and d == 2:
         costs["separable"] = (0.1 * n * n_grid + 30.0 * n * sum(len(a) for a in axes)
@@ -336,6 +339,16 @@ def _fft_sums(X, bounds, axes, kernel, h, w):
     conv = signal.fftconvolve(binned, kern[None], mode="valid", axes=tuple(range(1, d + 1)))
     picks = tuple(slice(None, None, refine) for (refine, _, _) in plan)
     return np.maximum(conv[(slice(None),) + picks], 0.0)
+
+
+def _band_pair_estimate(n: int, axes: list[np.ndarray], reach: float) -> float:
+    """(point, node) pairs the band would visit if every point were inside the grid (an upper
+    bound, in O(1): the exact count needs a search per point)."""
+    nodes = 1.0
+    for axis in axes:
+        step = (axis[-1] - axis[0]) / max(len(axis) - 1, 1)
+        nodes *= min(len(axis), 2.0 * reach / step + 1.0)
+    return n * nodes
 
 
 def _band_ranges(X: np.ndarray, axes: list[np.ndarray], reach: float):
@@ -456,19 +469,21 @@ class GramOperator:
         self._Xc = self.X - self.X.mean(axis=0)
         self._sq = np.einsum("ij,ij->i", self._Xc, self._Xc)
         self._matrix = None
-        if n * n <= max_cached:
-            (matrix,) = _replay(("gram", self.X, kernel, h), self._full_matrix, n * n)
-            self._matrix = matrix if dtype == np.float64 else matrix.astype(dtype)
+        if n * n <= MAX_CACHED_PAIRS:  # small enough to be replayed for a refit (same X, h)
+            key = ("gram", self.X, kernel, h, np.dtype(dtype).name)
+            (self._matrix,) = _replay(key, lambda: iter([self._full_matrix(dtype)]), n * n)
+        elif n * n <= max_cached:
+            self._matrix = self._full_matrix(dtype)
 
-    def _full_matrix(self) -> Iterator[np.ndarray]:
-        """The whole float64 matrix, filled in cache-sized row chunks, read-only (it may be
-        replayed to another estimator on the same data and h: RKDE then SPKDE)."""
+    def _full_matrix(self, dtype) -> np.ndarray:
+        """The whole matrix, filled in cache-sized row chunks, read-only (it may be replayed
+        to another fit on the same data and h)."""
         n = len(self.X)
-        matrix = np.empty((n, n))
+        matrix = np.empty((n, n), dtype=dtype)
         for lo, hi in self._row_chunks(CACHE_CHUNK_ELEMENTS):
             matrix[lo:hi] = self._rows(lo, hi)
         matrix.flags.writeable = False
-        yield matrix
+        return matrix
 
     def _row_chunks(self, max_elements: int = MAX_CHUNK_ELEMENTS):
         n = len(self.X)
