@@ -109,8 +109,7 @@ def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: floa
     n_cells = [int(min(2**16 if d == 1 else 512, max(64, np.ceil((b - a) / (CV_BIN_STEP * h)))))
                + 1 for a, b in zip(lo, hi)]
     axes = [np.linspace(a, b, k) for a, b, k in zip(lo, hi, n_cells)]
-    # binning at h/8 makes the FFT the cheapest backend: choosing it costs more than it saves
-    grid = block_grid_sums(Xs, bounds, axes, kernel, h, backend="fft")
+    grid = block_grid_sums(Xs, bounds, axes, kernel, h)
     if d == 1:  # np.interp: the same linear interpolation, ~10x faster than the n-D one
         values = np.stack([np.interp(Xs[:, 0], axes[0], g) for g in grid])
     else:

@@ -375,7 +375,7 @@ def band_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ke
     """Block sums at 1-D points Y, shape (S, m), from the pairs within the kernel's radius.
 
     The points are sorted and treated as an (uneven) axis. Each block sum misses at most
-    1e-17 K_h(0) times its weight (0 for compact kernels): exact relative to values well
+    ~2e-17 K_h(0) times its weight (0 for compact kernels): exact relative to values well
     above that, which is what :meth:`score_samples` checks before trusting it.
     """
     y = _as_2d(Y)[:, 0]
@@ -469,7 +469,7 @@ class GramOperator:
         self._Xc = self.X - self.X.mean(axis=0)
         self._sq = np.einsum("ij,ij->i", self._Xc, self._Xc)
         self._matrix = None
-        if n * n <= MAX_CACHED_PAIRS:  # small enough to be replayed for a refit (same X, h)
+        if n * n <= min(max_cached, MAX_CACHED_PAIRS):  # replayed for a refit (same X, h)
             key = ("gram", self.X, kernel, h, np.dtype(dtype).name)
             (self._matrix,) = _replay(key, lambda: iter([self._full_matrix(dtype)]), n * n)
         elif n * n <= max_cached:

@@ -121,7 +121,7 @@ class _BaseKDE(BaseEstimator):
             self.log_norm_ = log_integral(self, np.random.default_rng(seed))
             # below 1e-290 the median is made of flushed or underflowed terms, and dividing
             # by it would overflow: numerically, there is no density to normalise
-            if not self.log_norm_ >= LOG_SAFE_LINEAR:
+            if not LOG_SAFE_LINEAR <= self.log_norm_ < np.inf:
                 raise ValueError(
                     f"the median of the {self._n_blocks} block KDEs is 0 everywhere (no point "
                     "is covered by a majority of blocks): use fewer blocks or a larger bandwidth")
@@ -168,7 +168,7 @@ class _BaseKDE(BaseEstimator):
 
         Exact (to ~1e-12 relative) at every point, by the cheapest sums that are exact there:
         in 1-D with a small h, the pairs within the kernel's radius (trusted where above
-        1e-5 of the kernel's peak, so the dropped terms, below 1e-17 of it, cannot matter;
+        1e-5 of the kernel's peak, so the dropped terms, below ~2e-17 of it, cannot matter;
         everywhere for a compact kernel, which drops nothing);
         in d <= 2, linear sums over all points (trusted above 1e-290, where no term was lost
         to underflow); else, and for the points left, log space, which never underflows.

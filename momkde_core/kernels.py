@@ -96,6 +96,7 @@ def flushed_exp(log_values: np.ndarray) -> np.ndarray:
     linear space (score_samples redoes anything below 1e-290 in log space), and a sum whose
     terms are all flushed is 0, as with plain underflow, never a made-up positive value.
     """
+    log_values = np.asarray(log_values, dtype=float)  # a 0-d array for a scalar
     keep = log_values >= EXP_FLOOR
     np.maximum(log_values, EXP_FLOOR, out=log_values)
     np.exp(log_values, out=log_values)

@@ -131,6 +131,18 @@ def test_million_points_memory_stays_bounded():
     assert grid.max() == pytest.approx(0.399, abs=0.01)
 
 
+def test_cv_on_a_large_2d_sample_keeps_memory_bounded():
+    """Above 4000 points 2-D CV bins on a grid whose step is several small bandwidths: the
+    backend must not be forced to an FFT refined ~40x per axis (a 12 GB array)."""
+    X = np.random.default_rng(9).standard_normal((4001, 2))
+    tracemalloc.start()
+    h = KDE(bandwidth="cv", random_state=0).fit(X).bandwidth_
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert 0.05 < h < 1.0
+    assert peak < 400 * 2**20
+
+
 @pytest.mark.parametrize("kernel", ALL_KERNELS)
 def test_grid_1d_within_1e3_of_peak(kernel):
     rng = np.random.default_rng(2)
