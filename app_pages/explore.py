@@ -38,7 +38,9 @@ with user_errors():
     for method, message in failures.items():
         st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
 
-    fig_col, metric_col = st.columns([5, 2], vertical_alignment="top")
+    # 1-D: the figure with the metrics beside it; 2-D: the maps need the full width
+    fig_col, metric_col = (st.columns([5, 2], vertical_alignment="top") if dim == 1
+                           else (st.container(), st.container()))
     with fig_col:
         curves = {"truth": truth, **{m: r["grid"] for m, r in results.items()}}
         if dim == 1:

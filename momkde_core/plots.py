@@ -240,48 +240,67 @@ def density_2d_figure(
     X: np.ndarray | None = None,
     is_outlier: np.ndarray | None = None,
     axis_titles: tuple[str, str] = ("x₁", "x₂"),
-    height: int = 420,
+    max_cols: int = 3,
+    panel_height: int = 300,
 ) -> go.Figure:
-    """2-D densities side by side, one panel per method, as filled contours over the points.
+    """2-D densities, one panel per method (up to ``max_cols`` per row), as filled contours
+    under the points.
 
     ``surfaces`` maps a method to its values on the mesh of ``xs`` and ``ys`` in "ij"
     indexing (shape (len(xs), len(ys)), what ``pdf_grid`` returns). All panels share one
-    colour scale, so a bump of outliers reads the same in each.
+    colour scale, so a bump of outliers reads the same in each. Inliers are faint dots, so
+    the density under them stays visible; outliers are red.
     """
     from plotly.subplots import make_subplots
 
     methods = _ordered_methods(surfaces)
-    fig = make_subplots(rows=1, cols=len(methods), subplot_titles=[method_label(m) for m in methods],
-                        shared_yaxes=True, horizontal_spacing=0.02)
+    cols = min(max_cols, len(methods))
+    rows = -(-len(methods) // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[method_label(m) for m in methods],
+                        shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.03,
+                        vertical_spacing=0.08)
     zmax = max(float(np.nanmax(surfaces[m])) for m in methods)
     pts = None if X is None else np.asarray(X, dtype=float)
-    mask = None if is_outlier is None else np.asarray(is_outlier, bool).ravel()
-    for col, method in enumerate(methods, start=1):
+    groups = []
+    if pts is not None:
+        groups = [("sample", np.ones(len(pts), bool), "rgba(225,230,240,0.5)", 2)]
+        if is_outlier is not None:
+            mask = np.asarray(is_outlier, bool).ravel()
+            groups = [("inliers", ~mask, "rgba(225,230,240,0.5)", 2),
+                      ("outliers", mask, "rgba(255,70,70,0.95)", 4)]
+    for i, method in enumerate(methods):
+        row, col = i // cols + 1, i % cols + 1
         fig.add_trace(
             go.Contour(
                 x=xs, y=ys, z=np.asarray(surfaces[method], dtype=float).T, name=method_label(method),
                 colorscale="Viridis", zmin=0, zmax=zmax, ncontours=14, line=dict(width=0.4),
-                showscale=col == len(methods), colorbar=dict(title="density", thickness=12),
+                showscale=i == 0, colorbar=dict(title="density", thickness=12),
                 hovertemplate="(%{x:.2f}, %{y:.2f})<br>density %{z:.3g}<extra>" + method_label(method) + "</extra>",
             ),
-            row=1, col=col,
+            row=row, col=col,
         )
-        if pts is not None:
-            groups = [("sample", np.ones(len(pts), bool), "rgba(255,255,255,0.7)")]
-            if mask is not None:
-                groups = [("inliers", ~mask, "rgba(255,255,255,0.7)"), ("outliers", mask, "rgba(255,80,80,0.95)")]
-            for name, m, color in groups:
-                if m.any():
-                    fig.add_trace(
-                        go.Scattergl(x=pts[m, 0], y=pts[m, 1], mode="markers", name=name,
-                                     marker=dict(size=3, color=color), legendgroup=name,
-                                     showlegend=col == 1, hoverinfo="skip"),
-                        row=1, col=col,
-                    )
-    fig.update_layout(**{**_LAYOUT, "margin": dict(l=10, r=10, t=70, b=10)}, height=height)
-    fig.update_xaxes(title_text=axis_titles[0], range=[float(xs[0]), float(xs[-1])])
+        for name, m, color, size in groups:
+            if m.any():
+                fig.add_trace(
+                    go.Scattergl(x=pts[m, 0], y=pts[m, 1], mode="markers", name=f"{name} ({int(m.sum())})",
+                                 marker=dict(size=size, color=color), legendgroup=name,
+                                 showlegend=i == 0, hoverinfo="skip"),
+                    row=row, col=col,
+                )
+    if rows * cols > len(methods):  # the legend takes the free panel at the bottom right
+        legend = dict(orientation="v", yanchor="middle", y=0.5 / rows, xanchor="left",
+                      x=(cols - 1) / cols + 0.03)
+        bottom = 10
+    else:  # below the plots, under the axis titles
+        legend = dict(orientation="h", yanchor="top", y=-70 / (panel_height * rows),
+                      xanchor="left", x=0)
+        bottom = 50
+    fig.update_layout(**{**_LAYOUT, "margin": dict(l=10, r=10, t=40, b=bottom), "legend": legend},
+                      height=panel_height * rows + 60 + bottom)
+    fig.update_xaxes(range=[float(xs[0]), float(xs[-1])])
+    fig.update_xaxes(title_text=axis_titles[0], row=rows)
     fig.update_yaxes(range=[float(ys[0]), float(ys[-1])])
-    fig.update_yaxes(title_text=axis_titles[1], row=1, col=1)
+    fig.update_yaxes(title_text=axis_titles[1], col=1)
     return fig
 
 

@@ -52,3 +52,18 @@ def test_density_2d_figure():
     xs = np.linspace(0, 1, 11)
     fig2 = plots.density_2d_figure(xs, xs, {"kde": np.ones((11, 11)), "rkde": np.ones((11, 11))})
     assert sum(t.type == "contour" for t in fig2.data) == 2
+
+
+def test_density_2d_figure_wraps_panels_and_puts_the_legend_in_the_free_one():
+    xs = np.linspace(0, 1, 11)
+    surfaces = {m: np.ones((11, 11)) for m in ("truth", "kde", "mom_kde", "rkde", "spkde")}
+    X = np.random.default_rng(0).random((20, 2))
+    fig = plots.density_2d_figure(xs, xs, surfaces, X, X[:, 0] > 0.8)
+    contours = [t for t in fig.data if t.type == "contour"]
+    assert [c.name for c in contours] == ["True density", "KDE", "MoM-KDE", "RKDE", "SPKDE"]
+    assert [c.xaxis for c in contours] == ["x", "x2", "x3", "x4", "x5"]  # 3 per row, 2 rows
+    assert sum(c.showscale for c in contours) == 1
+    assert fig.layout.legend.x > 2 / 3  # in the empty sixth slot
+    n_out = int((X[:, 0] > 0.8).sum())
+    assert sorted(t.name for t in fig.data if t.showlegend) == [f"inliers ({20 - n_out})",
+                                                                 f"outliers ({n_out})"]
