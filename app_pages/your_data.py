@@ -3,6 +3,8 @@ does not, rank the most anomalous rows by every method, download the scores."""
 
 from __future__ import annotations
 
+import hashlib
+
 from pathlib import Path
 
 import numpy as np
@@ -42,19 +44,31 @@ st.markdown("Upload a CSV with a header line, or pick a sample. Choose 1 or 2 co
 
 side = st.sidebar
 samples = sorted(p.name for p in ASSETS.glob("*.csv"))
-COLUMN_KEYS = ("plot", "score", "label", "outlier")
 
 
-def _forget_columns() -> None:
-    """A new file has other columns: drop the column choices made for the previous one."""
-    for key in COLUMN_KEYS:
-        st.session_state.pop(key, None)
+def reset_columns_on_new_file(identity: str, defaults: dict[str, object]) -> None:
+    """When the file changes, set the column widgets to the new file's defaults.
+
+    Setting their session state (not just dropping it) is what makes the browser show the new
+    choices: a dropped key left the old file's columns on screen while the script used the
+    new defaults. The first file of a session keeps what its URL says (a shared link).
+    """
+    if st.session_state.get("_columns_of") not in (None, identity):
+        st.session_state.pop("outlier", None)
+        st.session_state.update(defaults)
+    st.session_state["_columns_of"] = identity
 
 
-source = side.selectbox("Data", [UPLOAD, *samples], **url("sample"), on_change=_forget_columns)
+def default_unless_set(key: str, **kwargs) -> dict[str, object]:
+    """``kwargs`` (a widget's default) unless its session state already holds the value:
+    Streamlit warns when a widget gets both."""
+    return {} if key in st.session_state else kwargs
+
+
+source = side.selectbox("Data", [UPLOAD, *samples], **url("sample"))
 raw = None
 if source == UPLOAD:
-    upload = side.file_uploader("CSV file (up to 200 MB)", key="upload", on_change=_forget_columns)
+    upload = side.file_uploader("CSV file (up to 200 MB)", key="upload")
     raw = upload.getvalue() if upload is not None else None
 else:
     raw = (ASSETS / source).read_bytes()
@@ -79,15 +93,19 @@ with user_errors():
             st.warning(f"{err}: fix the file, or drop that column; it is left out of the "
                        "default choices.", icon=":material/warning:")
     # defaults a new user would pick: a column named like a label is the label, not a feature,
-    # and the column drawn first is one with many distinct values (not a count or a flag)
+    # and the column drawn first is the one with the most distinct values (not a count, an
+    # hour or a flag, whose ties make the CV bandwidth collapse)
     label_guess = next((c for c in columns if str(c).strip().lower() in LABEL_NAMES), None)
     features = [c for c in numeric if c != label_guess]
-    spread = [c for c in features if frame[c].nunique() > 20] or features
-    plot_cols = side.multiselect("Columns to draw (1 or 2)", columns, default=spread[:1], max_selections=2,
-                                 **url("plot"))
-    score_cols = side.multiselect("Columns to score", columns, default=features, **url("score"))
+    spread = sorted(features, key=lambda c: -frame[c].nunique())
+    identity = source if source != UPLOAD else hashlib.sha256(raw).hexdigest()
+    reset_columns_on_new_file(identity, {"plot": spread[:1], "score": features, "label": label_guess})
+    plot_cols = side.multiselect("Columns to draw (1 or 2)", columns, max_selections=2, **url("plot"),
+                                 **default_unless_set("plot", default=spread[:1]))
+    score_cols = side.multiselect("Columns to score", columns, **url("score"),
+                                  **default_unless_set("score", default=features))
     label_col = side.selectbox("Label column (optional)", [None, *columns], **url("label"),
-                               index=[None, *columns].index(label_guess),
+                               **default_unless_set("label", index=[None, *columns].index(label_guess)),
                                format_func=lambda c: "none" if c is None else str(c))
     drop_missing = side.toggle("Drop rows with missing values", value=True, **url("dropna"))
     scale = side.toggle("Standardise columns", value=True, **url("std"),

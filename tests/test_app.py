@@ -78,8 +78,11 @@ def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
 
 
 def test_your_data_discrete_column_warns_about_cv():
-    """sensor_glitches.csv's first column (hour) is discrete: CV runs into its smallest h."""
-    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv")
+    """sensor_glitches.csv's hour column is discrete: drawn alone, CV runs into its smallest h.
+    It is not what the page draws by default (the column with the most distinct values)."""
+    default = _open("app_pages/your_data.py", sample="sensor_glitches.csv")
+    assert default.sidebar.multiselect[0].value != ["hour"]
+    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", plot="hour", score="hour")
     assert any("smallest candidate" in w.value for w in at.warning), [w.value for w in at.warning]
 
 

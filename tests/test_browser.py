@@ -190,3 +190,23 @@ def test_million_row_file_is_sampled_with_a_notice(server, page, tmp_path):
     assert "1,000,000 rows" in notice.first.inner_text()
     page.locator(".js-plotly-plot .scatterlayer .trace").first.wait_for(timeout=90_000)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_switching_sample_shows_the_new_files_columns(server, page):
+    """The column pickers follow the file: after switching samples the sidebar shows the new
+    file's columns, not the previous file's (which the script no longer used)."""
+    page.goto(f"{server}/your_data?sample=card_transactions.csv")
+    _wait_until_idle(page)
+    page.wait_for_selector(TRACE, timeout=60_000)
+    pickers = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]')
+    assert "amount_eur" in pickers.first.inner_text()
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
+    page.get_by_role("option", name="sensor_glitches.csv").click()
+    page.wait_for_function(
+        """() => { const m = document.querySelector('[data-testid="stSidebar"] [data-testid="stMultiSelect"]');
+                   return m && !m.innerText.includes('amount_eur'); }""", timeout=60_000)
+    _wait_until_idle(page)
+    drawn, scored = (pickers.nth(i).inner_text() for i in (0, 1))
+    assert "amount_eur" not in drawn + scored
+    assert "humidity_pct" in scored and "temperature_c" in scored
+    assert page.locator('[data-testid="stException"]').count() == 0
