@@ -139,12 +139,16 @@ def metric_vs_ratio_figure(
                 "<extra>" + method_label(method) + "</extra>",
             )
         )
+    # the legend goes under the axis: above, once it wraps (five methods in a half-width
+    # column), it covered the title
     fig.update_layout(
-        **_LAYOUT,
+        **{**_LAYOUT, "margin": dict(l=10, r=10, t=50, b=10),
+           "legend": dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0)},
         title=title or METRIC_LABELS.get(metric, metric),
         xaxis_title="outlier ratio |O| / n",
         yaxis_title=METRIC_LABELS.get(metric, metric),
         hovermode="x unified",
+        height=460,
     )
     return fig
 
