@@ -50,7 +50,7 @@ with user_errors():
             st.caption(
                 "Each outlier adds a small bump to the KDE; MoM-KDE takes the median of S block KDEs, "
                 "so a bump present in fewer than half of the blocks disappears. Ticks below the axis: "
-                "inliers grey, outliers red."
+                + ("inliers grey, outliers red." if data.n_outliers else "the sample (no outliers).")
             )
         else:
             fig = density_2d_figure(*grid.axes, curves, data.X, data.is_outlier)
@@ -62,5 +62,6 @@ with user_errors():
         table = metric_table(results, truth, grid.cell, data.is_outlier if data.n_outliers else None)
         table.index = [METHOD_LABELS[m] for m in table.index]
         st.table(table.style.format("{:.3f}", na_rep="—"))
-        st.caption("JS and both KLs compare each estimate with the true density (lower is better); "
-                   "AUC uses the density as an outlier score (higher is better).")
+        st.caption("JS and both KLs compare each estimate with the true density (lower is better)"
+                   + ("; AUC uses the density as an outlier score (higher is better)."
+                      if data.n_outliers else "."))

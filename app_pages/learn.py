@@ -17,7 +17,7 @@ st.markdown(
     "one and we look at x₀ = 2, where the true density is 0. A block KDE is non-zero at x₀ only if "
     "the block holds an outlier within h of x₀. With S > 2|O| blocks, more than half of the blocks "
     "hold no outlier at all, so the median at x₀ is exactly 0: MoM-KDE makes **no error**, "
-    "while the KDE errs as soon as one outlier falls within h of x₀ (probability 1 − (1 − h/3)^|O|)."
+    "while the KDE errs as soon as one outlier falls within h of x₀ (probability $1 - (1 - h/3)^{|O|}$)."
 )
 controls, figure = st.columns([1, 3])
 with controls:

@@ -150,6 +150,7 @@ def metric_vs_ratio_figure(
         hovermode="x unified",
         height=460,
     )
+    fig.update_yaxes(rangemode="nonnegative")  # every metric is >= 0 (all-zero AUCs: not -1..1)
     return fig
 
 
@@ -326,6 +327,7 @@ def error_vs_blocks_figure(
                       annotation_text="S = 2|O|", annotation_position="top right")
     fig.update_layout(**_LAYOUT, title=title, xaxis_title="number of blocks S",
                       yaxis_title="|f̂(x₀) − f(x₀)|", height=360)
+    fig.update_yaxes(rangemode="nonnegative")  # an error is >= 0 (all zero with |O| = 0)
     return fig
 
 
