@@ -245,7 +245,7 @@ class _BaseKDE(BaseEstimator):
         """
         sums, axes, backend = self._grid_sums(xs, ys)
         values = self._combine(sums) * np.exp(-self.log_norm_)
-        if exact_tails and backend in ("fft", "band") and self._kernel.radius > 1.0:
+        if exact_tails and backend in ("fft", "band") and not self._kernel.compact:
             # far in the tails the FFT returns round-off (clipped to 0), which would make
             # KL(f || f_hat) infinite: those nodes are evaluated exactly
             faint = values < FAINT * values.max()

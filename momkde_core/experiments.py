@@ -230,8 +230,8 @@ class _Sample:
         grid_pdf = None
         if self.grid is not None:
             grid_pdf = est.pdf_grid(*self.grid.axes, exact_tails=exact_tails)
-            mass = self.grid.integrate(grid_pdf)
-            if isinstance(est, MoMKDE) and mass > 0:
+            mass = self.grid.integrate(grid_pdf) if isinstance(est, MoMKDE) else 0.0
+            if mass > 0:
                 grid_pdf = grid_pdf / mass
         return _Fitted(method, n_blocks, est.bandwidth_, grid_pdf,
                        est.pdf(self.X) if scores else np.empty(0))

@@ -142,8 +142,7 @@ def metric_vs_ratio_figure(
     # the legend goes under the axis: above, once it wraps (five methods in a half-width
     # column), it covered the title
     fig.update_layout(
-        **{**_LAYOUT, "margin": dict(l=10, r=10, t=50, b=10),
-           "legend": dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0)},
+        **{**_LAYOUT, "legend": dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0)},
         title=title or METRIC_LABELS.get(metric, metric),
         xaxis_title="outlier ratio |O| / n",
         yaxis_title=METRIC_LABELS.get(metric, metric),
@@ -152,6 +151,15 @@ def metric_vs_ratio_figure(
     )
     fig.update_yaxes(rangemode="nonnegative")  # every metric is >= 0 (all-zero AUCs: not -1..1)
     return fig
+
+
+def _sample_groups(n: int, is_outlier: np.ndarray | None) -> list[tuple[str, np.ndarray]]:
+    """(name, mask) of the non-empty groups a plot draws apart: "inliers" and "outliers"
+    when labels are given, else one "sample"."""
+    if is_outlier is None:
+        return [("sample", np.ones(n, bool))] if n else []
+    mask = np.asarray(is_outlier, bool).ravel()
+    return [(name, m) for name, m in (("inliers", ~mask), ("outliers", mask)) if m.any()]
 
 
 def _add_rug(fig: go.Figure, x: np.ndarray, is_outlier: np.ndarray | None, y_level: float) -> None:
@@ -163,14 +171,10 @@ def _add_rug(fig: go.Figure, x: np.ndarray, is_outlier: np.ndarray | None, y_lev
     SVG as is (measured in headless Chromium, 1500 points: redraw 0.40 -> 0.21 s).
     """
     x = np.asarray(x, dtype=float).ravel()
-    groups = [("sample", np.ones(len(x), bool), "#5A6270")]
-    if is_outlier is not None:
-        mask = np.asarray(is_outlier, bool).ravel()
-        groups = [("inliers", ~mask, "#5A6270"), ("outliers", mask, "#D62728")]
+    colors = {"sample": "#5A6270", "inliers": "#5A6270", "outliers": "#D62728"}
     low, high = f"{1.5 * y_level:.6g}", f"{0.5 * y_level:.6g}"
-    for name, m, color in groups:
-        if not m.any():
-            continue
+    for name, m in _sample_groups(len(x), is_outlier):
+        color = colors[name]
         path = "".join(f"M{v:.6g},{low}V{high}" for v in x[m])
         fig.add_shape(type="path", path=path, xref="x", yref="y", layer="above",
                       line=dict(color=color, width=1))
@@ -266,13 +270,9 @@ def density_2d_figure(
                         vertical_spacing=0.08)
     zmax = max(float(np.nanmax(surfaces[m])) for m in methods)
     pts = None if X is None else np.asarray(X, dtype=float)
-    groups = []
-    if pts is not None:
-        groups = [("sample", np.ones(len(pts), bool), "rgba(225,230,240,0.5)", 2)]
-        if is_outlier is not None:
-            mask = np.asarray(is_outlier, bool).ravel()
-            groups = [("inliers", ~mask, "rgba(225,230,240,0.5)", 2),
-                      ("outliers", mask, "rgba(255,70,70,0.95)", 4)]
+    faint, red = ("rgba(225,230,240,0.5)", 2), ("rgba(255,70,70,0.95)", 4)  # colour, size
+    marker = {"sample": faint, "inliers": faint, "outliers": red}
+    groups = [] if pts is None else _sample_groups(len(pts), is_outlier)
     for i, method in enumerate(methods):
         row, col = i // cols + 1, i % cols + 1
         fig.add_trace(
@@ -284,14 +284,14 @@ def density_2d_figure(
             ),
             row=row, col=col,
         )
-        for name, m, color, size in groups:
-            if m.any():
-                fig.add_trace(
-                    go.Scattergl(x=pts[m, 0], y=pts[m, 1], mode="markers", name=f"{name} ({int(m.sum())})",
-                                 marker=dict(size=size, color=color), legendgroup=name,
-                                 showlegend=i == 0, hoverinfo="skip"),
-                    row=row, col=col,
-                )
+        for name, m in groups:
+            color, size = marker[name]
+            fig.add_trace(
+                go.Scattergl(x=pts[m, 0], y=pts[m, 1], mode="markers", name=f"{name} ({int(m.sum())})",
+                             marker=dict(size=size, color=color), legendgroup=name,
+                             showlegend=i == 0, hoverinfo="skip"),
+                row=row, col=col,
+            )
     if rows * cols > len(methods):  # the legend takes the free panel at the bottom right
         legend = dict(orientation="v", yanchor="middle", y=0.5 / rows, xanchor="left",
                       x=(cols - 1) / cols + 0.03)
