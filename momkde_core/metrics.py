@@ -99,8 +99,11 @@ def auc(scores: ArrayLike, is_outlier: ArrayLike) -> float:
 def _js_natural(p: ArrayLike, q: ArrayLike, cell: float) -> float:
     """Jensen-Shannon divergence in nats, clipped at 0 against rounding."""
     p_n, q_n = _probabilities(p, q, cell)
-    m = 0.5 * (p_n + q_n)
-    return max(0.5 * float((rel_entr(p_n, m) + rel_entr(q_n, m)).sum()), 0.0)
+    m = 0.5 * p_n + 0.5 * q_n
+    # halving the smallest subnormal gives 0: where m underflowed, p and q are below 1e-323
+    # and their terms (bounded by p log 2) are 0 to double precision, not inf
+    terms = np.where(m > 0, rel_entr(p_n, m) + rel_entr(q_n, m), 0.0)
+    return max(0.5 * float(terms.sum()), 0.0)
 
 
 def _probabilities(

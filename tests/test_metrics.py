@@ -197,3 +197,15 @@ def test_auc_is_invariant_to_the_log() -> None:
 def test_auc_rejects_bad_input(scores: list, is_outlier: list, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         metrics.auc(scores, is_outlier)
+
+
+def test_js_is_finite_with_subnormal_values() -> None:
+    """A density with a subnormal node (the far tail of a KDE) is not 'disjoint': halving the
+    smallest subnormal underflows to 0, which must not make KL(q || m) infinite."""
+    x = np.linspace(-5.0, 5.0, 201)
+    p = np.exp(-x**2 / 2)
+    p[0] = 0.0
+    q = p.copy()
+    q[0] = 5e-324  # the smallest positive double
+    assert metrics.js_divergence(p, q, cell=0.05) < 1e-12
+    assert np.isfinite(metrics.js_distance(p, q, cell=0.05))
