@@ -1,8 +1,9 @@
 """The ``momkde`` command: reproduce the paper's experiments and draw its figures.
 
-    momkde reproduce synthetic|real [--reps N] [--ratios R ...] [--schemes S ... | --datasets D ...]
-                     [--protocol honest|paper] [--jobs N] [--scheduler ADDR] [--seed S]
-                     [--dim 1|2] --out results.csv
+    momkde reproduce synthetic|clean|real [--reps N] [--ratios R ...]
+                     [--schemes S ... | --densities D ... | --datasets D ...]
+                     [--methods M ...] [--protocol honest|paper] [--contamination C|true]
+                     [--jobs N] [--scheduler ADDR] [--seed S] [--dim 1|2] --out results.csv
     momkde figures results.csv --out DIR
 
 Errors a person can fix (bad arguments, unknown names, unreadable files) end with one line on
@@ -20,6 +21,7 @@ import pandas as pd
 
 from . import experiments as ex
 from .datasets import DATASETS
+from .synthetic import CLEAN_DENSITIES
 
 FIGURE_METRICS: tuple[str, ...] = ("js", "kl_fhat_f", "kl_f_fhat", "auc")
 EXIT_USAGE = 2
@@ -58,6 +60,19 @@ def _integer(text: str, all_cores: bool = False) -> int:
     return value
 
 
+def _contamination(text: str) -> float | None | str:
+    """'true' (None: the true ratio), 'guess' (the default) or a number in [0, 0.5)."""
+    if text in ("true", "guess"):
+        return None if text == "true" else text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or 'true': {text!r}") from None
+    if not 0.0 <= value < 0.5:
+        raise argparse.ArgumentTypeError(f"contamination must be in [0, 0.5), got {text}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     return _integer(text)
 
@@ -72,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     rep = sub.add_parser("reproduce", help="run a sweep and write the tidy results CSV")
-    rep.add_argument("kind", choices=("synthetic", "real"))
+    rep.add_argument("kind", choices=("synthetic", "clean", "real"),
+                     help="synthetic: the paper's contamination schemes; clean: densities "
+                          "without outliers (what robustness costs); real: the six data sets")
     rep.add_argument("--reps", type=_positive_int, default=None,
                      help="repetitions per source and ratio (default 10 synthetic, 50 real)")
     rep.add_argument("--ratios", type=_ratio, nargs="+", default=list(ex.RATIOS),
@@ -82,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="synthetic schemes (default all four)")
     group.add_argument("--datasets", nargs="+", choices=DATASETS,
                        help="real data sets (default all six)")
+    group.add_argument("--densities", nargs="+", choices=CLEAN_DENSITIES,
+                       help="clean densities (default all four)")
     rep.add_argument("--methods", nargs="+", choices=ex.ALL_METHODS, default=list(ex.METHODS),
                      help="default: the paper's four, MoM-KDE with both S rules "
                           f"({' '.join(ex.METHODS)})")
@@ -92,8 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="honest (default): CV on the contaminated sample, label-free S, "
                           "SPKDE given a guess; paper: CV on the inliers, SPKDE given the "
                           "true ratio")
-    rep.add_argument("--spkde-guess", type=_ratio, default=ex.SPKDE_GUESS,
-                     help="contamination given to SPKDE under --protocol honest")
+    rep.add_argument("--contamination", type=_contamination, default="guess",
+                     help="share of outliers stated to SPKDE and MoM-KDE's robust defaults "
+                          "under --protocol honest: a number in [0, 0.5) or 'true' (the true "
+                          f"ratio); default {ex.CONTAMINATION_GUESS} "
+                          f"(clean: {ex.CLEAN_CONTAMINATION})")
     rep.add_argument("--jobs", type=_jobs, default=1, help="parallel processes (-1: all cores)")
     rep.add_argument("--scheduler", default=None,
                      help="address of a Dask scheduler to run on (tcp://host:8786)")
@@ -131,13 +153,15 @@ def _available_datasets(names: list[str], data_dir: str | None) -> list[str]:
 
 def reproduce(args: argparse.Namespace) -> None:
     """Run the sweep the arguments describe and write its table to ``args.out``."""
-    sources = args.schemes if args.kind == "synthetic" else args.datasets
+    option = {"synthetic": "--schemes", "clean": "--densities", "real": "--datasets"}
+    given = {kind: getattr(args, name[2:]) for kind, name in option.items()}
+    misplaced = [option[kind] for kind, value in given.items() if value and kind != args.kind]
+    if misplaced:
+        raise UsageError(f"{misplaced[0]} does not apply to {args.kind} data; use "
+                         f"{option[args.kind]}")
+    sources = given[args.kind]
     if args.kind == "real":
-        if args.schemes:
-            raise UsageError("--schemes applies to synthetic data; use --datasets for real data")
         sources = _available_datasets(sources or list(DATASETS), args.data_dir)
-    elif args.datasets:
-        raise UsageError("--datasets applies to real data; use --schemes for synthetic data")
     if not args.out.parent.exists():
         raise UsageError(f"the folder of --out does not exist: {args.out.parent}")
     methods = list(dict.fromkeys(args.methods + (list(ex.BLOCKH_METHODS)
@@ -145,7 +169,7 @@ def reproduce(args: argparse.Namespace) -> None:
     try:
         tasks = ex.make_tasks(args.kind, sources, args.ratios, args.reps, args.seed,
                               args.protocol, methods, args.dim, args.n_inliers,
-                              spkde_contamination=args.spkde_guess, data_dir=args.data_dir)
+                              contamination=args.contamination, data_dir=args.data_dir)
     except ValueError as err:
         raise UsageError(str(err)) from None
     try:
