@@ -9,6 +9,10 @@ bandwidth. They target the Gaussian kernel.
 held-out log-likelihood sum_k sum_{j in fold k} log f_{-k}(X_j) of the plain KDE fitted
 on the other folds. All folds are computed in one pass: with the folds as blocks,
 f_{-k} = (sum over all blocks - block k) / (n - n_k).
+
+"robust" is the bandwidth that a spike of outliers cannot capture: the trimmed
+leave-own-block-out likelihood of MoM-KDE with S = 2 ceil(eps n) + 1 blocks (or the
+estimator's own S), eps the expected contamination (:mod:`momkde_core.robust_defaults`).
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from sklearn.model_selection import KFold
 
 from .engine import block_grid_sums, block_log_sums
 from .kernels import Kernel
+from .robust_defaults import n_blocks_for, robust_bandwidth
 
-RULES = ("scott", "silverman", "cv")
+RULES = ("scott", "silverman", "cv", "robust")
+ROBUST_CONTAMINATION = 0.1  # the share "robust" assumes for estimators that state none
 CV_GRID_SIZE = 25
 CV_GRID_SPAN = (0.02, 2.0)  # the grid runs from 0.02 to 2 times Scott's bandwidth
 CV_EXACT_MAX_N = 500  # above this in 1-D, held-out densities come from a binned grid
@@ -123,8 +129,13 @@ def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: floa
 
 
 def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
-                     random_state=None) -> float:
-    """Resolve ``bandwidth`` (a positive number or one of :data:`RULES`) to a float for X."""
+                     random_state=None, n_blocks: int | None = None,
+                     contamination: float = ROBUST_CONTAMINATION) -> float:
+    """Resolve ``bandwidth`` (a positive number or one of :data:`RULES`) to a float for X.
+
+    ``n_blocks`` and ``contamination`` are used by "robust" only: the blocks of the MoM-KDE
+    it scores (default: 2 ceil(contamination n) + 1) and the share of lowest scores it trims.
+    """
     if isinstance(bandwidth, str):
         rule = bandwidth.lower()
         if rule not in RULES:
@@ -137,6 +148,10 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
             return scott(X)
         if rule == "silverman":
             return silverman(X)
+        if rule == "robust":
+            S = n_blocks_for(len(X), contamination) if n_blocks is None else n_blocks
+            return robust_bandwidth(X, S, contamination, kernel, scott(X),
+                                    random_state=random_state)
         grid = cv_grid(X)
         scores = cv_scores(X, kernel, grid, n_folds=n_folds, random_state=random_state)
         if not np.isfinite(scores).any():

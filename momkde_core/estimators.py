@@ -24,13 +24,14 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .bandwidth import select_bandwidth
+from .bandwidth import pooled_std, scott, select_bandwidth
 from .engine import (LOG_SAFE_LINEAR, GramOperator, band_block_sums, band_pays_off,
                      block_grid_sums, block_log_sums, choose_backend, exact_block_sums,
                      is_evenly_spaced)
 from .kernels import Kernel, get_kernel
 from .normalize import log_integral
 from .robust import kirwls, spkde_weights
+from .robust_defaults import check_contamination, estimate_contamination, n_blocks_for
 
 FAINT = 1e-13  # grid values below this fraction of the peak are recomputed exactly
 
@@ -101,6 +102,11 @@ class _BaseKDE(BaseEstimator):
     def _check_params(self, n: int) -> None:
         """Validate the subclass's own parameters for n rows (before any costly work)."""
 
+    def _bandwidth_options(self, X: np.ndarray) -> dict:
+        """Keyword arguments of ``select_bandwidth`` for this estimator (the "robust" rule's
+        blocks and contamination); by default "robust" assumes its own default share."""
+        return {}
+
     def _forget_fit(self) -> None:
         """Remove every fitted attribute (public ones end with "_"), so the estimator is unfitted."""
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
@@ -112,7 +118,8 @@ class _BaseKDE(BaseEstimator):
         self._check_params(len(X))
         self.n_features_in_ = X.shape[1]
         self.bandwidth_ = select_bandwidth(X, self.bandwidth, self._kernel,
-                                           random_state=self.random_state)
+                                           random_state=self.random_state,
+                                           **self._bandwidth_options(X))
         self._X, self._bounds, self._log_w = self._fit_weights(X)
         self._w = np.exp(self._log_w)  # linear weights, for the grid backends
         self.log_norm_ = 0.0
@@ -263,8 +270,10 @@ class KDE(_BaseKDE):
 
     Parameters
     ----------
-    bandwidth : float or {"scott", "silverman", "cv"}, default "scott"
-        h, or the rule that picks it (``bandwidth_`` holds the value used).
+    bandwidth : float or {"scott", "silverman", "cv", "robust"}, default "scott"
+        h, or the rule that picks it (``bandwidth_`` holds the value used). "robust" is
+        chosen as for MoM-KDE with an expected contamination of 0.1
+        (:mod:`momkde_core.robust_defaults`): the KDE with a bandwidth a spike cannot capture.
     kernel : str, default "gaussian"
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
     random_state : int, numpy RandomState or None
@@ -282,22 +291,44 @@ class KDE(_BaseKDE):
 
 
 class MoMKDE(_BaseKDE):
-    """Median-of-Means KDE (paper, Definition 1).
+    """Median-of-Means KDE (paper, Definition 1), robust by default.
 
-    The indices are shuffled with ``random_state`` and split into ``n_blocks`` blocks whose
-    sizes differ by at most one (every point is used); each block gives a KDE normalised by
-    its own size, and the estimate is their pointwise median, divided by its integral unless
+    The indices are shuffled with ``random_state`` and split into S blocks whose sizes
+    differ by at most one (every point is used); each block gives a KDE normalised by its
+    own size, and the estimate is their pointwise median, divided by its integral unless
     ``normalize=False`` (on a grid for d <= 2, by importance sampling from the KDE above).
-    ``n_blocks=1`` is exactly the KDE. The theory asks for S > 2 |O| blocks (O: outliers).
+    S = 1 is exactly the KDE. The theory asks for S > 2 |O| blocks (O: outliers).
 
-    Attributes: ``bandwidth_``, ``block_of_`` (block of each training row),
-    ``log_norm_`` (log of the integral of the median that was divided out).
+    Parameters
+    ----------
+    n_blocks : int or "auto", default "auto"
+        S. "auto": S = 2 ceil(contamination n) + 1, the fewest blocks that the expected
+        outliers cannot hold a majority of (1, the KDE, when contamination is 0).
+    bandwidth : float or {"robust", "cv", "scott", "silverman"}, default "robust"
+        h, or its rule. "robust": the bandwidth with the best leave-own-block-out likelihood
+        of this MoM-KDE, trimmed of the contamination share of lowest scores: a spike of
+        outliers cannot capture it, as it captures "cv" (:mod:`momkde_core.robust_defaults`).
+    contamination : float in [0, 0.5) or "auto", default 0.1
+        The expected share of outliers, the knob IsolationForest, LOF and SPKDE ask for; it
+        sets S (when "auto") and the trimming of "robust". "auto" estimates it from the data
+        (a research option with known failure modes: a true minor mode below ~25 % of the mass
+        is counted as contamination; see ``docs/reproduction.md``). No labels are read.
+    kernel : str, default "gaussian"
+    normalize : bool, default True
+        Divide the median by its integral (rankings and AUC do not need it).
+    random_state : int, RandomState or None
+        The shuffle into blocks (and the subsample "robust" uses beyond 2000 points).
+
+    Attributes: ``n_blocks_`` (S used), ``bandwidth_`` (h used), ``contamination_`` (the
+    share used), ``block_of_`` (block of each training row), ``log_norm_`` (log of the
+    integral of the median that was divided out).
     """
 
-    def __init__(self, n_blocks: int = 10, bandwidth="scott", kernel: str = "gaussian",
-                 normalize: bool = True, random_state=None):
+    def __init__(self, n_blocks="auto", bandwidth="robust", contamination=0.1,
+                 kernel: str = "gaussian", normalize: bool = True, random_state=None):
         self.n_blocks = n_blocks
         self.bandwidth = bandwidth
+        self.contamination = contamination
         self.kernel = kernel
         self.normalize = normalize
         self.random_state = random_state
@@ -308,13 +339,26 @@ class MoMKDE(_BaseKDE):
 
     def _check_params(self, n: int) -> None:
         S = self.n_blocks
-        if not isinstance(S, Integral) or isinstance(S, bool) or not 1 <= S <= n:
-            raise ValueError(f"n_blocks must be an integer between 1 and n = {n} (the number of "
-                             f"rows), got {S!r}")
+        auto = isinstance(S, str) and S == "auto"
+        if not auto and (not isinstance(S, Integral) or isinstance(S, bool) or not 1 <= S <= n):
+            raise ValueError(f"n_blocks must be 'auto' or an integer between 1 and n = {n} (the "
+                             f"number of rows), got {S!r}")
+        check_contamination(self.contamination)
+
+    def _bandwidth_options(self, X: np.ndarray) -> dict:
+        """Resolve the contamination and S (both may need the data) for "robust" and the fit."""
+        eps = self.contamination
+        if isinstance(eps, str):  # "auto"
+            eps = estimate_contamination(X, self._kernel, scott(X) if pooled_std(X) > 0 else 1.0,
+                                         random_state=self.random_state)
+        self.contamination_ = float(eps)
+        self.n_blocks_ = (n_blocks_for(len(X), self.contamination_)
+                          if isinstance(self.n_blocks, str) else int(self.n_blocks))
+        return {"n_blocks": self.n_blocks_, "contamination": self.contamination_}
 
     def _fit_weights(self, X):
         n = len(X)
-        S = self.n_blocks
+        S = self.n_blocks_
         # one block keeps the data order, so that its sums are the KDE's to the last bit
         order = np.arange(n) if S == 1 else check_random_state(self.random_state).permutation(n)
         # consecutive runs of the shuffled order, sizes differing by at most one (the first
@@ -421,6 +465,11 @@ class SPKDE(_BaseKDE):
         elif not isinstance(self.beta, Real) or not self.beta >= 1.0 or not np.isfinite(self.beta):
             raise ValueError(f"beta must be a finite number >= 1, got {self.beta!r}")
         _check_iterations(self.max_iter, self.tol)
+
+    def _bandwidth_options(self, X: np.ndarray) -> dict:
+        """"robust" trims the stated contamination (when it is below 1/2 and beta is not set)."""
+        eps = self.contamination
+        return {"contamination": eps} if self.beta is None and eps < 0.5 else {}
 
     def _fit_weights(self, X):
         self.beta_ = 1.0 / (1.0 - float(self.contamination)) if self.beta is None \

@@ -14,13 +14,26 @@ Protocols
     the bandwidth is cross-validated on the clean inliers only, and SPKDE is given the true
     contamination ratio.
 ``"honest"`` (default; what a user can do): the bandwidth is cross-validated on the
-    contaminated sample, and SPKDE is given a stated guess of the contamination,
-    ``spkde_contamination`` (default 0.2, the middle of the swept range 0.05 .. 0.5); it is not
-    estimated, since no estimator of the ratio works on all four schemes (thin outlier spikes
-    have a high density, so density-based outlier counts miss them).
+    contaminated sample, and the methods that ask for the expected share of outliers (SPKDE
+    and the robust defaults below) are given ``contamination``: a stated guess (default 0.2,
+    the middle of the swept range 0.05 .. 0.5), or ``None`` for the true ratio (what a user
+    who knows the share would state; still no labels and no true density).
 
-In both protocols one bandwidth h (one CV per sample) is shared by all methods, and both rules
-for S are reported: ``mom_kde`` (the label-free rule below) and ``mom_kde_oracle``.
+In both protocols one bandwidth h (one CV per sample) is shared by all methods but those that
+choose their own (``*_auto*`` and ``kde_robust``), and both older rules for S are reported:
+``mom_kde`` (the label-free rule below) and ``mom_kde_oracle``.
+
+Robust defaults (:mod:`momkde_core.robust_defaults`; methods :data:`AUTO_METHODS`)
+----------------------------------------------------------------------------------
+``mom_kde_auto`` is ``MoMKDE(n_blocks="auto", bandwidth="robust", contamination=c)``: S =
+2 ceil(c n) + 1 and the trimmed leave-own-block-out bandwidth. To separate the two levers, the
+same S is also run with the shared CV h (``mom_kde_auto_cv``), Scott's h
+(``mom_kde_auto_scott``) and the block-aware h_S (``mom_kde_auto_blockh``); ``kde_robust`` is the
+plain KDE with the robust h, and ``mom_kde_auto_est`` is ``contamination="auto"`` (estimated).
+
+Clean densities (kind ``"clean"``): :data:`~momkde_core.synthetic.CLEAN_DENSITIES`, no
+outliers (ratio 0), with ``contamination`` stated as :data:`CLEAN_CONTAMINATION` (0.01): what a
+robust default costs where there is nothing to resist.
 
 Choosing S
 ----------
@@ -86,27 +99,32 @@ import pandas as pd
 
 from . import metrics
 from .bandwidth import select_bandwidth
+from .robust_defaults import MAX_CONTAMINATION, check_contamination, n_blocks_for
 from .datasets import DATASETS, contaminated_sample, load_dataset
 from .estimators import KDE, RKDE, SPKDE, MoMKDE
 from .grid import Grid
 from .kernels import get_kernel
-from .synthetic import SCHEMES, ContaminatedSample, make_contaminated
+from .synthetic import CLEAN_DENSITIES, SCHEMES, ContaminatedSample, make_clean, make_contaminated
 
 COLUMNS: tuple[str, ...] = ("source", "ratio", "rep", "seed", "method", "n_blocks", "bandwidth",
                             "metric", "value")
-METHODS: tuple[str, ...] = ("kde", "mom_kde", "mom_kde_oracle", "rkde", "spkde")
+METHODS: tuple[str, ...] = ("kde", "mom_kde", "mom_kde_oracle", "mom_kde_auto", "rkde", "spkde")
 BLOCKH_METHODS: tuple[str, ...] = ("mom_kde_blockh", "mom_kde_oracle_blockh")
-ALL_METHODS: tuple[str, ...] = METHODS + BLOCKH_METHODS
+AUTO_METHODS: tuple[str, ...] = ("mom_kde_auto", "mom_kde_auto_cv", "mom_kde_auto_scott",
+                                 "mom_kde_auto_blockh", "mom_kde_auto_est", "kde_robust")
+ALL_METHODS: tuple[str, ...] = tuple(dict.fromkeys(METHODS + BLOCKH_METHODS + AUTO_METHODS))
 METRICS: tuple[str, ...] = ("js", "js_distance", "kl_fhat_f", "kl_f_fhat", "l1", "linf", "auc")
 PROTOCOLS: tuple[str, ...] = ("honest", "paper")
 SYNTHETIC_SCHEMES: tuple[str, ...] = tuple(s for s in SCHEMES if s != "none")
 RATIOS: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 11))
-DEFAULT_REPS = {"synthetic": 10, "real": 50}
+DEFAULT_REPS = {"synthetic": 10, "real": 50, "clean": 10}
+CLEAN_CONTAMINATION = 0.01  # the share stated on clean densities
 ORACLE_GRID_SIZE = 20
 RULE_GRID_SIZE = 10
 GRID_RANGE = (-5.0, 11.0)
 GRID_POINTS = {1: 2048, 2: 256}
-SPKDE_GUESS = 0.2
+CLEAN_GRID = (-15.0, 20.0, 4096)  # wide enough for the Gamma and Student-t tails
+CONTAMINATION_GUESS = 0.2
 KL_FLOOR = np.finfo(float).tiny  # estimates are floored here for the KLs (see module docstring)
 
 
@@ -114,7 +132,7 @@ KL_FLOOR = np.finfo(float).tiny  # estimates are floored here for the KLs (see m
 class Task:
     """One contaminated sample to draw and estimate, with everything needed to redo it."""
 
-    kind: str  # "synthetic" or "real"
+    kind: str  # "synthetic", "clean" or "real"
     source: str  # scheme or data set name
     ratio: float
     rep: int
@@ -124,7 +142,7 @@ class Task:
     dim: int = 1
     n_inliers: int = 1000
     scale: str = "std"
-    spkde_contamination: float = SPKDE_GUESS
+    contamination: float | None = CONTAMINATION_GUESS  # stated share; None: the true ratio
     data_dir: str | None = None
 
 
@@ -141,9 +159,11 @@ def _stream(seed: int, purpose: str) -> int:
 
 def regenerate_sample(task: Task) -> tuple[np.ndarray, np.ndarray, ContaminatedSample | None]:
     """(X, is_outlier, synthetic sample or None) of a task, from its seed alone."""
-    if task.kind == "synthetic":
-        data = make_contaminated(task.source, task.n_inliers, task.ratio, task.dim,
-                                 random_state=task.seed, scale=task.scale)
+    if task.kind in ("synthetic", "clean"):
+        data = (make_clean(task.source, task.n_inliers, random_state=task.seed)
+                if task.kind == "clean" else
+                make_contaminated(task.source, task.n_inliers, task.ratio, task.dim,
+                                  random_state=task.seed, scale=task.scale))
         return data.X, data.is_outlier, data
     X, is_outlier = contaminated_sample(_dataset(task.source, task.data_dir), task.ratio,
                                         random_state=task.seed)
@@ -206,7 +226,9 @@ class _Fitted:
     scores: np.ndarray  # (possibly unnormalised) density at the sample points
 
 
-def _evaluation_grid(dim: int) -> Grid:
+def _evaluation_grid(kind: str, dim: int) -> Grid:
+    if kind == "clean":
+        return Grid((np.linspace(*CLEAN_GRID),))
     return Grid(tuple(np.linspace(*GRID_RANGE, GRID_POINTS[dim]) for _ in range(dim)))
 
 
@@ -216,7 +238,8 @@ class _Sample:
     def __init__(self, task: Task):
         self.task = task
         self.X, self.is_outlier, self.synthetic = regenerate_sample(task)
-        self.grid = _evaluation_grid(task.dim) if self.synthetic is not None else None
+        self.grid = (_evaluation_grid(task.kind, task.dim) if self.synthetic is not None
+                     else None)
         self.true_grid = (None if self.grid is None else
                           self.synthetic.true_pdf(self.grid.points).reshape(self.grid.shape))
 
@@ -250,7 +273,8 @@ class _Sample:
                       "kl_f_fhat": metrics.kl_divergence(f, p_kl, cell),
                       "l1": metrics.l1_distance(p, f, cell),
                       "linf": metrics.linf_distance(p, f)}
-        values["auc"] = metrics.auc(fitted.scores, self.is_outlier)
+        values["auc"] = (metrics.auc(fitted.scores, self.is_outlier) if self.is_outlier.any()
+                         else np.nan)  # clean densities: no outlier to rank
         return values
 
     def oracle(self, method: str, h_of: Callable[[int], float], seed: int) -> _Fitted:
@@ -277,7 +301,12 @@ def run_task(task: Task) -> list[tuple]:
     cv_data = X[~sample.is_outlier] if task.protocol == "paper" else X
     h = select_bandwidth(cv_data, "cv", kernel, random_state=_stream(task.seed, "cv"))
     seed = _stream(task.seed, "blocks")
-    contamination = task.ratio if task.protocol == "paper" else task.spkde_contamination
+    contamination = (task.ratio if task.protocol == "paper" or task.contamination is None
+                     else task.contamination)
+    # at the swept ratio 0.5 no median can separate the halves; the robust defaults accept
+    # shares below 1/2, so they are given the largest such share there
+    contamination = min(contamination, float(np.nextafter(MAX_CONTAMINATION, 0.0)))
+    auto_s = n_blocks_for(len(X), contamination)
 
     def blockh(s: int) -> float:
         return block_bandwidth(h, s, X.shape[1])
@@ -287,6 +316,11 @@ def run_task(task: Task) -> list[tuple]:
         est = MoMKDE(s, h_of(s), normalize=False, random_state=seed).fit(X)
         return sample.evaluate(method, est, s)
 
+    def auto(method: str, bandwidth, estimated: bool = False) -> _Fitted:
+        est = MoMKDE("auto", bandwidth, contamination="auto" if estimated else contamination,
+                     normalize=False, random_state=seed).fit(X)
+        return sample.evaluate(method, est, est.n_blocks_)
+
     builders: dict[str, Callable[[], _Fitted]] = {
         "kde": lambda: sample.evaluate("kde", KDE(h).fit(X)),
         "mom_kde": lambda: rule("mom_kde", lambda _s: h),
@@ -295,6 +329,13 @@ def run_task(task: Task) -> list[tuple]:
         "spkde": lambda: sample.evaluate("spkde", SPKDE(h, contamination=contamination).fit(X)),
         "mom_kde_blockh": lambda: rule("mom_kde_blockh", blockh),
         "mom_kde_oracle_blockh": lambda: sample.oracle("mom_kde_oracle_blockh", blockh, seed),
+        "mom_kde_auto": lambda: auto("mom_kde_auto", "robust"),
+        "mom_kde_auto_cv": lambda: auto("mom_kde_auto_cv", h),
+        "mom_kde_auto_scott": lambda: auto("mom_kde_auto_scott", "scott"),
+        "mom_kde_auto_blockh": lambda: auto("mom_kde_auto_blockh", blockh(auto_s)),
+        "mom_kde_auto_est": lambda: auto("mom_kde_auto_est", "robust", estimated=True),
+        "kde_robust": lambda: sample.evaluate("kde_robust", KDE(select_bandwidth(
+            X, "robust", kernel, random_state=seed, contamination=contamination)).fit(X)),
     }
     rows = []
     for method in task.methods:
@@ -309,42 +350,50 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
                ratios: Sequence[float] = RATIOS, reps: int | None = None, seed: int = 0,
                protocol: str = "honest", methods: Sequence[str] = METHODS, dim: int = 1,
                n_inliers: int = 1000, scale: str = "std",
-               spkde_contamination: float = SPKDE_GUESS,
+               contamination: float | None | str = "guess",
                data_dir: str | None = None) -> list[Task]:
     """The tasks of a sweep, validated (ValueError with an actionable message otherwise).
 
-    ``kind`` is "synthetic" (sources: schemes, default the paper's four) or "real" (sources:
-    data set names, default all six); ``reps`` defaults to 10 (synthetic) or 50 (real).
-    ``methods`` default to :data:`METHODS`; add :data:`BLOCKH_METHODS` (or pass
-    :data:`ALL_METHODS`) for the block-aware bandwidth, which about doubles the cost.
+    ``kind`` is "synthetic" (sources: schemes, default the paper's four), "clean" (sources:
+    :data:`~momkde_core.synthetic.CLEAN_DENSITIES`, 1-D, no outliers: ``ratios`` is ignored)
+    or "real" (sources: data set names, default all six); ``reps`` defaults to 10 (synthetic,
+    clean) or 50 (real). ``contamination`` is the share stated to SPKDE and the robust
+    defaults under the honest protocol: a number in [0, 0.5), None for the true ratio, or
+    "guess" for :data:`CONTAMINATION_GUESS` (clean: :data:`CLEAN_CONTAMINATION`).
+    ``methods`` default to :data:`METHODS`; :data:`BLOCKH_METHODS` and :data:`AUTO_METHODS`
+    (all in :data:`ALL_METHODS`) are the other variants measured in the docs.
     """
     if kind not in DEFAULT_REPS:
-        raise ValueError(f"kind must be 'synthetic' or 'real', got {kind!r}")
+        raise ValueError(f"kind must be 'synthetic', 'clean' or 'real', got {kind!r}")
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, got {protocol!r}")
-    allowed = SYNTHETIC_SCHEMES if kind == "synthetic" else DATASETS
+    allowed = {"synthetic": SYNTHETIC_SCHEMES, "clean": CLEAN_DENSITIES, "real": DATASETS}[kind]
     sources = tuple(allowed if sources is None else sources)
     unknown = [s for s in sources if s not in allowed]
     if unknown or not sources:
-        raise ValueError(f"unknown {'scheme' if kind == 'synthetic' else 'data set'}(s) "
-                         f"{', '.join(unknown) or '(none given)'}; allowed: {', '.join(allowed)}")
+        noun = {"synthetic": "scheme", "clean": "clean density", "real": "data set"}[kind]
+        raise ValueError(f"unknown {noun}(s) {', '.join(unknown) or '(none given)'}; "
+                         f"allowed: {', '.join(allowed)}")
     bad_methods = [m for m in methods if m not in ALL_METHODS]
     if bad_methods or not methods:
         raise ValueError(f"unknown method(s) {', '.join(bad_methods) or '(none given)'}; "
                          f"allowed: {', '.join(ALL_METHODS)}")
-    ratios = tuple(float(r) for r in ratios)
-    if not ratios or any(not 0.0 < r < 1.0 for r in ratios):
+    ratios = (0.0,) if kind == "clean" else tuple(float(r) for r in ratios)
+    if kind != "clean" and (not ratios or any(not 0.0 < r < 1.0 for r in ratios)):
         raise ValueError(f"ratios must be numbers in (0, 1), got {list(ratios)}")
     reps = DEFAULT_REPS[kind] if reps is None else reps
     if int(reps) != reps or reps < 1:
         raise ValueError(f"reps must be a positive integer, got {reps!r}")
-    if dim not in (1, 2):
-        raise ValueError(f"dim must be 1 or 2, got {dim!r}")
-    if not 0.0 <= spkde_contamination < 1.0:
-        raise ValueError(f"spkde_contamination must be in [0, 1), got {spkde_contamination!r}")
+    if dim not in (1, 2) or (kind == "clean" and dim != 1):
+        raise ValueError(f"dim must be 1 or 2 (clean densities: 1), got {dim!r}")
+    if contamination == "guess":
+        contamination = CLEAN_CONTAMINATION if kind == "clean" else CONTAMINATION_GUESS
+    if contamination is not None:
+        check_contamination(contamination, allow_auto=False)
     base = Task(kind=kind, source="", ratio=0.0, rep=0, seed=0, protocol=protocol,
                 methods=tuple(methods), dim=int(dim), n_inliers=int(n_inliers), scale=scale,
-                spkde_contamination=float(spkde_contamination), data_dir=data_dir)
+                contamination=None if contamination is None else float(contamination),
+                data_dir=data_dir)
     return [replace(base, source=s, ratio=r, rep=k, seed=task_seed(seed, s, r, k))
             for s in sources for r in ratios for k in range(int(reps))]
 

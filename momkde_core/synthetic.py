@@ -200,3 +200,66 @@ def _as_points(points: ArrayLike, dim: int) -> NDArray[np.float64]:
         allowed = "(m,) or (m, 1)" if dim == 1 else f"(m, {dim})"
         raise ValueError(f"points must have shape {allowed}, got shape {np.shape(points)}")
     return pts
+
+
+# Clean 1-D densities with real minor modes and tails: a robust default must not damage
+# them (``make_clean``). Two Gaussians of sd 0.5 as the paper's inliers, unequal weights;
+# four equal modes 2.5 apart; a skewed density; a heavy-tailed one.
+CLEAN_DENSITIES: tuple[str, ...] = ("two_modes_80_20", "four_modes", "gamma_2_1", "student_t3")
+CLEAN_DESCRIPTIONS: dict[str, str] = {
+    "two_modes_80_20": "0.8 N(0, 0.5) + 0.2 N(6, 0.5)",
+    "four_modes": "equal mixture of N(m, 0.5), m = 0, 2.5, 5, 7.5",
+    "gamma_2_1": "Gamma(shape 2, scale 1)",
+    "student_t3": "Student's t with 3 degrees of freedom",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class _CleanDensity:
+    """A frozen 1-D scipy distribution (or a Gaussian mixture) that draws and evaluates."""
+
+    name: str
+
+    def _law(self):
+        from scipy import stats
+        if self.name == "gamma_2_1":
+            return stats.gamma(2.0)
+        if self.name == "student_t3":
+            return stats.t(3.0)
+        return None
+
+    def _mixture(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.name == "two_modes_80_20":
+            return np.array([0.8, 0.2]), np.array([0.0, 6.0])
+        return np.full(4, 0.25), np.array([0.0, 2.5, 5.0, 7.5])
+
+    def sample(self, n: int, rng: np.random.RandomState) -> NDArray[np.float64]:
+        law = self._law()
+        if law is not None:
+            return law.rvs(size=n, random_state=rng).reshape(-1, 1)
+        weights, means = self._mixture()
+        component = rng.choice(len(weights), size=n, p=weights)
+        return rng.normal(means[component], INLIER_S).reshape(-1, 1)
+
+    def __call__(self, points: ArrayLike) -> NDArray[np.float64]:
+        x = _as_points(points, 1)[:, 0]
+        law = self._law()
+        if law is not None:
+            return law.pdf(x)
+        weights, means = self._mixture()
+        z = (x[:, None] - means[None, :]) / INLIER_S
+        return (weights * np.exp(-z * z / 2)).sum(axis=1) / (INLIER_S * math.sqrt(2 * math.pi))
+
+
+def make_clean(name: str, n: int = 1000,
+               random_state: int | np.random.RandomState | None = None) -> ContaminatedSample:
+    """n points from one of :data:`CLEAN_DENSITIES` (1-D, no outliers), with its true density."""
+    if name not in CLEAN_DENSITIES:
+        raise ValueError(f"unknown clean density {name!r}; allowed: "
+                         f"{', '.join(map(repr, CLEAN_DENSITIES))}")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
+        raise ValueError(f"n must be an integer >= 2, got {n!r}")
+    density = _CleanDensity(name)
+    X = density.sample(int(n), check_random_state(random_state))
+    return ContaminatedSample(X=X, is_outlier=np.zeros(len(X), dtype=bool), true_pdf=density,
+                              scheme=name, ratio=0.0, n_outliers=0)

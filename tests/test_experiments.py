@@ -106,7 +106,7 @@ def test_paper_protocol_uses_the_inliers_for_cv_and_the_true_ratio_for_spkde(tas
 def test_spkde_gets_the_true_ratio_only_in_the_paper_protocol(tasks):
     task = replace(tasks[-1], methods=("spkde",))
     guess = {r[7]: r[8] for r in ex.run_task(task)}
-    guessed_right = {r[7]: r[8] for r in ex.run_task(replace(task, spkde_contamination=task.ratio))}
+    guessed_right = {r[7]: r[8] for r in ex.run_task(replace(task, contamination=task.ratio))}
     paper = {r[7]: r[8] for r in ex.run_task(replace(task, protocol="paper"))}
     assert guess["js"] != guessed_right["js"]
     assert paper["js"] != guessed_right["js"]  # different bandwidth (CV on the inliers)
@@ -121,7 +121,7 @@ def test_oracle_s_is_on_the_grid_and_best_in_js(tasks, honest):
     candidates = ex.oracle_grid(int(is_outlier.sum()), len(X))
     assert candidates[0] == 1 and candidates[-1] == min(2 * is_outlier.sum() + 1, len(X))
     assert len(candidates) <= ex.ORACLE_GRID_SIZE and chosen in candidates
-    grid = ex._evaluation_grid(1)
+    grid = ex._evaluation_grid("synthetic", 1)
     truth = data.true_pdf(grid.points)
     js_oracle = rows.loc[rows["metric"] == "js", "value"].item()
     for s in candidates:

@@ -1,0 +1,170 @@
+"""MoM-KDE's robust defaults: S and h from the stated contamination (no labels, no truth)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+from momkde_core import KDE, MoMKDE, make_contaminated, metrics
+from momkde_core import experiments as ex
+from momkde_core.bandwidth import select_bandwidth
+from momkde_core.kernels import get_kernel
+from momkde_core.robust_defaults import (_subsample, estimate_contamination,
+                                         leave_own_block_out_scores, n_blocks_for)
+from momkde_core.synthetic import CLEAN_DENSITIES, make_clean
+
+GAUSS = get_kernel("gaussian")
+
+
+@given(n=st.integers(1, 10**6), eps=st.floats(0.0, 0.4999))
+def test_auto_s_exceeds_twice_the_expected_outliers(n: int, eps: float) -> None:
+    S = n_blocks_for(n, eps)
+    assert 1 <= S <= n
+    assert S > 2 * eps * n - 1e-6 or S == n
+    assert S % 2 == 1 or S == n
+
+
+def test_no_contamination_gives_one_block_and_the_kde() -> None:
+    X = np.random.default_rng(0).normal(size=(300, 1))
+    est = MoMKDE(contamination=0.0, random_state=0).fit(X)
+    assert est.n_blocks_ == 1
+    kde = KDE(est.bandwidth_).fit(X)
+    np.testing.assert_array_equal(est.score_samples(X[:20]), kde.score_samples(X[:20]))
+
+
+def test_leave_own_block_out_matches_a_dense_computation() -> None:
+    X = np.random.default_rng(1).normal(size=(61, 1))
+    S, h = 7, 0.4
+    scores = leave_own_block_out_scores(X, S, h, GAUSS, random_state=3)
+    est = MoMKDE(S, h, random_state=3).fit(X)  # the same partition and normaliser
+    k = norm.pdf((X[:, 0][:, None] - X[:, 0][None, :]) / h) / h  # k[i, j] = K_h(X_i - X_j)
+    expected = []
+    for i in range(len(X)):
+        blocks = [k[i, est.block_of_ == b].mean() for b in range(S) if b != est.block_of_[i]]
+        expected.append(np.log(np.median(blocks)) - est.log_norm_)
+    np.testing.assert_allclose(scores, expected, rtol=1e-10)
+
+
+def test_one_block_score_is_the_leave_one_out_kde() -> None:
+    X = np.random.default_rng(2).normal(size=(40, 1))
+    h = 0.5
+    k = norm.pdf((X[:, 0][:, None] - X[:, 0][None, :]) / h) / h
+    loo = (k.sum(axis=1) - k.diagonal()) / (len(X) - 1)
+    np.testing.assert_allclose(leave_own_block_out_scores(X, 1, h, GAUSS, 0), np.log(loo),
+                               rtol=1e-10)
+
+
+def test_a_spike_does_not_capture_the_robust_bandwidth() -> None:
+    """The app's thin-Gaussian demo: CV shrinks h to the spike; "robust" keeps the inliers'
+    scale, and MoM-KDE with the defaults beats the KDE with CV by a wide margin."""
+    data = make_contaminated("thin_gaussian", n_inliers=1000, ratio=0.1, random_state=0)
+    h_cv = select_bandwidth(data.X, "cv", GAUSS, random_state=0)
+    est = MoMKDE(contamination=0.1, random_state=0).fit(data.X)
+    assert est.n_blocks_ == n_blocks_for(len(data.X), 0.1)
+    assert est.bandwidth_ > 4 * h_cv
+    xs = np.linspace(-5, 11, 2048)
+    cell = xs[1] - xs[0]
+    truth = data.true_pdf(xs)
+    js_auto = metrics.js_divergence(est.pdf_grid(xs), truth, cell)
+    js_kde = metrics.js_divergence(KDE(h_cv).fit(data.X).pdf_grid(xs), truth, cell)
+    assert js_auto < js_kde / 3
+
+
+def test_defaults_cost_a_bounded_factor_on_a_clean_gaussian() -> None:
+    """The price of the median on clean data: measured 1.2-2.2x the KDE's JS for one small
+    contamination (docs/reproduction.md); a rule that erased tails or modes would cost 10x+."""
+    X = np.random.default_rng(5).normal(size=(800, 1))
+    xs = np.linspace(-6, 6, 1024)
+    cell = xs[1] - xs[0]
+    truth = norm.pdf(xs)
+    js_auto = metrics.js_divergence(
+        MoMKDE(contamination=0.01, random_state=0).fit(X).pdf_grid(xs), truth, cell)
+    js_kde = metrics.js_divergence(KDE("cv", random_state=0).fit(X).pdf_grid(xs), truth, cell)
+    assert js_auto < 5.0 * js_kde
+
+
+def test_auto_never_reads_labels_and_is_deterministic_for_a_seed() -> None:
+    data = make_contaminated("regular_gaussian", n_inliers=300, ratio=0.1, random_state=4)
+    fits = [MoMKDE(contamination=c, random_state=7).fit(data.X, y)
+            for c, y in [(0.1, None), (0.1, data.is_outlier), (0.1, ~data.is_outlier),
+                         ("auto", None), ("auto", data.is_outlier)]]
+    for a, b in [(fits[0], fits[1]), (fits[0], fits[2]), (fits[3], fits[4])]:
+        assert (a.n_blocks_, a.bandwidth_, a.contamination_) == (b.n_blocks_, b.bandwidth_,
+                                                                 b.contamination_)
+        np.testing.assert_array_equal(a.pdf(data.X[:50]), b.pdf(data.X[:50]))
+    assert 0.0 <= fits[3].contamination_ < 0.5
+
+
+@pytest.mark.parametrize("bad", [-0.1, 0.5, 0.7, 1, "most", True, None, float("nan")])
+def test_contamination_outside_the_allowed_range_is_refused(bad) -> None:
+    X = np.random.default_rng(0).normal(size=(50, 1))
+    with pytest.raises(ValueError, match=r"\[0, 0\.5\) or 'auto'"):
+        MoMKDE(contamination=bad).fit(X)
+
+
+@pytest.mark.parametrize("bad", [0, 51, 2.5, "many", True])
+def test_bad_n_blocks_is_refused(bad) -> None:
+    X = np.random.default_rng(0).normal(size=(50, 1))
+    with pytest.raises(ValueError, match="n_blocks must be 'auto' or an integer"):
+        MoMKDE(n_blocks=bad).fit(X)
+
+
+def test_integer_blocks_and_numeric_bandwidth_are_used_as_given() -> None:
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    est = MoMKDE(n_blocks=9, bandwidth=0.3, random_state=0).fit(X)
+    assert (est.n_blocks_, est.bandwidth_) == (9, 0.3)
+    assert np.bincount(est.block_of_).tolist() == [12] + [11] * 8
+
+
+def test_large_samples_choose_h_on_a_subsample_with_the_same_block_size() -> None:
+    X = np.random.default_rng(0).normal(size=(10_000, 1))
+    Xs, S = _subsample(X, n_blocks_for(10_000, 0.1), 2000, np.random.RandomState(0))
+    assert len(Xs) == 2000 and S == round(2001 * 2000 / 10_000)
+    assert abs(len(X) / n_blocks_for(10_000, 0.1) - len(Xs) / S) < 0.1
+    est = MoMKDE(contamination=0.1, normalize=False, random_state=0).fit(X)
+    assert est.n_blocks_ == 2001 and 0.1 < est.bandwidth_ < 1.0
+
+
+def test_estimated_contamination_sees_a_spike_and_its_known_failure_mode() -> None:
+    """A 10 % thin spike is seen (the estimate is within a factor 2); a clean density with a
+    20 % minor mode is reported as contaminated too: why "auto" is never the default."""
+    spiky = make_contaminated("thin_gaussian", n_inliers=900, ratio=0.1, random_state=0)
+    eps = estimate_contamination(spiky.X, GAUSS, select_bandwidth(spiky.X, "scott", GAUSS), 0)
+    assert 0.05 < eps < 0.2
+    clean = make_clean("two_modes_80_20", 1000, random_state=0)
+    eps_clean = estimate_contamination(clean.X, GAUSS,
+                                       select_bandwidth(clean.X, "scott", GAUSS), 0)
+    assert eps_clean > 0.05
+
+
+@pytest.mark.parametrize("name", CLEAN_DENSITIES)
+def test_clean_densities_integrate_to_one_and_match_their_samples(name: str) -> None:
+    data = make_clean(name, 4000, random_state=1)
+    xs = np.linspace(-60, 60, 200_001)
+    assert math.isclose(np.trapezoid(data.true_pdf(xs), xs), 1.0, abs_tol=2e-4)
+    # the sample's histogram follows the density (within sampling noise)
+    counts, edges = np.histogram(data.X[:, 0], bins=40, range=(-4, 10))
+    fine = np.linspace(edges[:-1], edges[1:], 201)  # (201, bins): each bin's own nodes
+    expected = np.trapezoid(data.true_pdf(fine.ravel()).reshape(fine.shape), fine, axis=0)
+    expected *= len(data.X)
+    assert np.all(np.abs(counts - expected) < 5 * np.sqrt(expected + 4))
+    assert not data.is_outlier.any()
+
+
+def test_runner_measures_the_auto_methods_on_clean_and_contaminated_samples() -> None:
+    clean = ex.run_experiments(ex.make_tasks("clean", ["gamma_2_1"], reps=1, n_inliers=300,
+                                             methods=["kde", "mom_kde_auto", "kde_robust"]))
+    assert set(clean["method"]) == {"kde", "mom_kde_auto", "kde_robust"}
+    auto_s = clean.loc[clean["method"] == "mom_kde_auto", "n_blocks"].iloc[0]
+    assert auto_s == n_blocks_for(300, ex.CLEAN_CONTAMINATION)
+    assert clean.loc[clean["metric"] == "js", "value"].between(0, 0.2).all()
+    tasks = ex.make_tasks("synthetic", ["thin_gaussian"], [0.2], reps=1, n_inliers=200,
+                          contamination=None, methods=ex.AUTO_METHODS)
+    table = ex.run_experiments(tasks)
+    s = table.groupby("method")["n_blocks"].first()
+    n = 250  # 200 inliers + 50 outliers
+    assert s["mom_kde_auto"] == s["mom_kde_auto_cv"] == n_blocks_for(n, 0.2)
+    assert s["kde_robust"] == 1
