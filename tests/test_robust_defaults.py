@@ -168,3 +168,16 @@ def test_runner_measures_the_auto_methods_on_clean_and_contaminated_samples() ->
     n = 250  # 200 inliers + 50 outliers
     assert s["mom_kde_auto"] == s["mom_kde_auto_cv"] == n_blocks_for(n, 0.2)
     assert s["kde_robust"] == 1
+
+
+def test_runner_auto_is_the_estimator_a_user_would_fit() -> None:
+    task = ex.make_tasks("synthetic", ["uniform"], [0.1], reps=1, n_inliers=200,
+                         methods=["mom_kde_auto", "kde_robust"])[0]
+    rows = ex.run_task(task)
+    X, _, _ = ex.regenerate_sample(task)
+    user = MoMKDE(contamination=ex.CONTAMINATION_GUESS, random_state=ex._stream(task.seed, "blocks"),
+                  normalize=False).fit(X)
+    auto = [r for r in rows if r[4] == "mom_kde_auto"][0]
+    robust = [r for r in rows if r[4] == "kde_robust"][0]
+    assert (auto[5], auto[6]) == (user.n_blocks_, user.bandwidth_)
+    assert robust[6] == user.bandwidth_
