@@ -26,8 +26,11 @@ GRID_MAX_POINTS = {1: 2**16, 2: 400}
 MAX_BLOCK_CELLS = 2**24  # S x grid nodes held at once (128 MiB); beyond: importance sampling
 
 
-def log_integral(est, rng: np.random.Generator) -> float:
-    """log of the integral of ``est``'s combined (un-normalised) block sums."""
+def log_integral(est, rng: np.random.Generator, n_draws: int = IS_SAMPLES) -> float:
+    """log of the integral of ``est``'s combined (un-normalised) block sums.
+
+    ``n_draws``: importance-sampling draws where no grid is used (fewer for a cheaper,
+    noisier estimate, as when only comparing bandwidths)."""
     X, h, kernel = est._X, est.bandwidth_, est._kernel
     d = X.shape[1]
     if d in GRID_MAX_POINTS:
@@ -39,10 +42,10 @@ def log_integral(est, rng: np.random.Generator) -> float:
             grid = grid_around(X, margin, counts)
             with np.errstate(divide="ignore"):
                 return float(np.log(grid.integrate(est._combine(est.block_pdf_grid(*grid.axes)))))
-    return _log_integral_importance(est, rng)
+    return _log_integral_importance(est, rng, n_draws)
 
 
-def _log_integral_importance(est, rng: np.random.Generator) -> float:
+def _log_integral_importance(est, rng: np.random.Generator, n_draws: int) -> float:
     """Defensive importance sampling: half the draws from the KDE, half from a broad Gaussian.
 
     The broad component (the data's mean and per-axis variance plus h^2, axes independent so
@@ -51,18 +54,18 @@ def _log_integral_importance(est, rng: np.random.Generator) -> float:
     """
     X, h, kernel, bounds = est._X, est.bandwidth_, est._kernel, est._bounds
     n, d = X.shape
-    half = IS_SAMPLES // 2
+    half = n_draws // 2
     centers = X[rng.integers(0, n, half)]
     directions = rng.standard_normal((half, d))
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     radii = kernel.sample_radius(d, half, rng)
     broad = stats.norm(X.mean(axis=0), np.sqrt(X.var(axis=0) + h * h))  # independent axes
     draws = np.vstack([centers + h * radii[:, None] * directions,
-                       broad.rvs((IS_SAMPLES - half, d), random_state=rng)])
+                       broad.rvs((n_draws - half, d), random_state=rng)])
     block_logs = block_log_sums(X, bounds, draws, kernel, h, est._log_w)
     sizes = np.diff(bounds)
     # the KDE as the size-weighted mixture of the block KDEs
     log_kde = logsumexp(block_logs + np.log(sizes / n)[:, None], axis=0)
     log_proposal = np.logaddexp(log_kde, broad.logpdf(draws).sum(axis=1)) - np.log(2.0)
     ratio = est._combine_log(block_logs) - log_proposal
-    return float(logsumexp(ratio) - np.log(IS_SAMPLES))
+    return float(logsumexp(ratio) - np.log(n_draws))

@@ -74,16 +74,20 @@ def test_a_spike_does_not_capture_the_robust_bandwidth() -> None:
 
 
 def test_defaults_cost_a_bounded_factor_on_a_clean_gaussian() -> None:
-    """The price of the median on clean data: measured 1.2-2.2x the KDE's JS for one small
-    contamination (docs/reproduction.md); a rule that erased tails or modes would cost 10x+."""
-    X = np.random.default_rng(5).normal(size=(800, 1))
+    """The price of the median on clean data, averaged over 4 samples: measured ~1.5-2x the
+    KDE's JS for a contamination of 0.01 (docs/reproduction.md); a rule that erased tails or
+    modes would cost 10x and more."""
     xs = np.linspace(-6, 6, 1024)
     cell = xs[1] - xs[0]
     truth = norm.pdf(xs)
-    js_auto = metrics.js_divergence(
-        MoMKDE(contamination=0.01, random_state=0).fit(X).pdf_grid(xs), truth, cell)
-    js_kde = metrics.js_divergence(KDE("cv", random_state=0).fit(X).pdf_grid(xs), truth, cell)
-    assert js_auto < 5.0 * js_kde
+    js_auto, js_kde = [], []
+    for seed in range(4):
+        X = np.random.default_rng(seed).normal(size=(800, 1))
+        js_auto.append(metrics.js_divergence(
+            MoMKDE(contamination=0.01, random_state=0).fit(X).pdf_grid(xs), truth, cell))
+        js_kde.append(metrics.js_divergence(
+            KDE("cv", random_state=0).fit(X).pdf_grid(xs), truth, cell))
+    assert np.mean(js_auto) < 3.0 * np.mean(js_kde)
 
 
 def test_auto_never_reads_labels_and_is_deterministic_for_a_seed() -> None:
