@@ -34,6 +34,7 @@ import math
 from numbers import Real
 
 import numpy as np
+from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 
 from .engine import LOG_SAFE_LINEAR
@@ -67,27 +68,41 @@ def n_blocks_for(n: int, contamination: float) -> int:
 
 
 def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: Kernel,
-                               random_state) -> np.ndarray:
+                               random_state: int, sq_dists: np.ndarray | None = None
+                               ) -> np.ndarray:
     """Per point, log of the median over the other blocks of the block KDEs at the point,
     minus the log integral of the full median (so scores for different h compare as
     log densities). S = 1: the leave-one-out KDE. Raises ValueError when the median of the
     block KDEs is 0 everywhere (h too small for the blocks).
+
+    The blocks are those of ``MoMKDE(n_blocks, h, random_state=random_state)``.
+    ``sq_dists``, the (n, n) squared distances of X, can be passed to reuse them across
+    bandwidths: the n x n kernel values are then one exp per pair (the sample is at most
+    :data:`MAX_SAMPLES` points here).
     """
-    from .estimators import KDE, MoMKDE  # the estimators import the bandwidth rules
+    from .estimators import MoMKDE  # the estimators import the bandwidth rules
 
     n, d = X.shape
+    if sq_dists is None:
+        sq_dists = np.maximum(euclidean_distances(X, squared=True), 0.0)
+    log_k = kernel.log_kernel_sq(sq_dists, h, d)
+    np.fill_diagonal(log_k, -np.inf)  # a point never scores itself
+    shift = log_k.max(axis=1, keepdims=True)  # the nearest other point: no underflow to 0
+    shift[~np.isfinite(shift)] = 0.0
     if n_blocks == 1:
-        log_sums = KDE(h, kernel=kernel.name).fit(X).score_samples(X)
-        log_self = kernel.log_kernel_sq(np.zeros(1), h, d)[0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            others = np.log(np.maximum(np.exp(log_sums) - np.exp(log_self) / n, 0.0))
-        return others + np.log(n / (n - 1.0))
+        with np.errstate(divide="ignore"):
+            return np.log(np.exp(log_k - shift).sum(axis=1)) + shift[:, 0] - np.log(n - 1.0)
     est = MoMKDE(n_blocks, h, kernel=kernel.name, normalize=False,
                  random_state=random_state).fit(X)
     log_norm = log_integral(est, np.random.default_rng(random_state), n_draws=SELECTION_DRAWS)
     if not LOG_SAFE_LINEAR <= log_norm < np.inf:
         raise ValueError("the median of the block KDEs is 0 everywhere")
-    logs = np.ascontiguousarray(est.block_score_samples(X).T)  # (n, S): rows contiguous
+    order = np.argsort(est.block_of_, kind="stable")
+    sizes = np.bincount(est.block_of_, minlength=n_blocks)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    with np.errstate(divide="ignore"):
+        logs = np.log(np.add.reduceat(np.exp(log_k[:, order] - shift), starts, axis=1) / sizes)
+    logs += shift
     logs[np.arange(n), est.block_of_] = np.inf  # the own block sorts last, out of the median
     lo_k, hi_k = (n_blocks - 2) // 2, (n_blocks - 1) // 2  # the middle of the S - 1 others
     part = np.partition(logs, [lo_k, hi_k], axis=1)
@@ -119,11 +134,13 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
     seed = rng.randint(2**31)
     Xs, S = _subsample(X, n_blocks, max_samples, rng)
     keep_from = int(math.floor(contamination * len(Xs)))
+    sq_dists = np.maximum(euclidean_distances(Xs, squared=True), 0.0)
     scores: dict[float, float] = {}
 
     def evaluate(factor: float) -> None:
         try:
-            values = leave_own_block_out_scores(Xs, S, float(base * factor), kernel, seed)
+            values = leave_own_block_out_scores(Xs, S, float(base * factor), kernel, seed,
+                                                sq_dists)
         except ValueError:  # the median vanishes everywhere: too many blocks for this h
             scores[factor] = -np.inf
         else:
