@@ -31,6 +31,7 @@ so it also counts a true minor mode (below ~25 % of the mass) as contamination.
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -92,8 +93,10 @@ def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: K
     if n_blocks == 1:
         with np.errstate(divide="ignore"):
             return np.log(np.exp(log_k - shift).sum(axis=1)) + shift[:, 0] - np.log(n - 1.0)
-    est = MoMKDE(n_blocks, h, kernel=kernel.name, normalize=False,
-                 random_state=random_state).fit(X)
+    with warnings.catch_warnings():  # the user's own fit warns about tiny blocks, once
+        warnings.simplefilter("ignore", UserWarning)
+        est = MoMKDE(n_blocks, h, kernel=kernel.name, normalize=False,
+                     random_state=random_state).fit(X)
     log_norm = log_integral(est, np.random.default_rng(random_state), n_draws=SELECTION_DRAWS)
     if not LOG_SAFE_LINEAR <= log_norm < np.inf:
         raise ValueError("the median of the block KDEs is 0 everywhere")

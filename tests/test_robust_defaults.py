@@ -185,3 +185,15 @@ def test_runner_auto_is_the_estimator_a_user_would_fit() -> None:
     robust = [r for r in rows if r[4] == "kde_robust"][0]
     assert (auto[5], auto[6]) == (user.n_blocks_, user.bandwidth_)
     assert robust[6] == user.bandwidth_
+
+
+def test_blocks_of_fewer_than_two_points_are_warned_about() -> None:
+    X = np.random.default_rng(0).normal(size=(200, 1))
+    with pytest.warns(UserWarning, match="fewer than 2 points"):
+        MoMKDE(contamination=0.3, bandwidth=0.5, random_state=0).fit(X)
+    with pytest.warns(UserWarning, match="fewer than 2 points"):
+        MoMKDE(n_blocks=150, bandwidth=0.5, random_state=0).fit(X)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        MoMKDE(contamination=0.2, bandwidth=0.5, random_state=0).fit(X)
