@@ -43,35 +43,121 @@ def feature_space_residuals(gram: GramOperator, w: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(gram.diagonal - 2.0 * gw + w @ gw, 0.0))
 
 
-def kirwls(gram: GramOperator, loss: str, percentiles: np.ndarray, max_iter: int, tol: float):
-    """Kernelised IRWLS (KIRWLS, Kim & Scott 2012) for the RKDE weights.
+# Where Hampel's a, b, c (Huber's a) come from, and the percentiles each source uses by default.
+SCALE_SOURCES = ("absolute", "kde")
+DEFAULT_PERCENTILES = {"absolute": (50.0, 95.0, 100.0), "kde": (50.0, 75.0, 95.0)}
 
-    The loss parameters are ``percentiles`` of the plain KDE's residuals (Hampel: a, b, c;
-    Huber: a from the first). Returns (weights, n_iter, objective history, loss parameters).
-    Every step is element-wise: point i's weight depends on point i's residual only.
+
+def absolute_loss_kirwls(gram: GramOperator, max_iter: int, tol: float):
+    """KIRWLS for the absolute loss rho(r) = |r| (psi(r) = 1, phi(r) = 1/r): the geometric
+    median of the Phi(X_i) in the RKHS (Weiszfeld's iteration, kernelised).
+
+    From w = 1/n, repeat w_i = phi(r_i) / sum_j phi(r_j) with phi(r) = 1/r, then the
+    residuals of the new w, until the relative change of J = mean r_i is at most ``tol``
+    (the stopping rule of :func:`kirwls`) or ``max_iter`` updates. This is the first stage
+    of the RKDE author's own code: ``parameter_select`` in ``robkde.m`` (JooSeuk Kim, 2011;
+    public copy: GitHub churchilln/oppni-code-nwc, addons/rkde_code/robkde.m, commit
+    0c00625ae3c5, lines 49-77: ``w = ones(n,1)/n`` (l. 57), ``tol = 10^-8`` (l. 58),
+    ``w = 1./normdiff; w = w/sum(w);`` (l. 67-68), ``J = sum(normdiff)/n`` (l. 73), stop when
+    ``abs(J - J_old) < J_old*tol`` (l. 74); it has no iteration cap, we stop at ``max_iter``).
+    phi = 1/r is infinite at r = 0: residuals below the round-off of the kernel trick,
+    sqrt(eps k(0)), count as that floor (the MATLAB code divides by them as they are).
+    Returns (weights, residuals of those weights, n_iter, objective history).
     """
     n = len(gram.X)
+    floor = float(np.sqrt(np.finfo(float).eps * gram.diagonal))
     w = np.full(n, 1.0 / n)
     r = feature_space_residuals(gram, w)
+    history = [float(np.mean(r))]
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        phi = 1.0 / np.maximum(r, floor)
+        w = phi / phi.sum()
+        r = feature_space_residuals(gram, w)
+        history.append(float(np.mean(r)))
+        if abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
+            break
+    return w, r, n_iter, np.array(history)
+
+
+def scale_residuals(gram: GramOperator, scale_from: str, max_iter: int, tol: float):
+    """The residuals the loss parameters are read from, and the iterations it took.
+
+    ``"absolute"``: those of the absolute-loss RKDE run to convergence
+    (:func:`absolute_loss_kirwls`), as the RKDE author's code does; ``"kde"``: those of the
+    plain KDE (w = 1/n; 0 iterations).
+    """
+    if scale_from == "absolute":
+        _, r, n_iter, _ = absolute_loss_kirwls(gram, max_iter, tol)
+        return r, n_iter
+    if scale_from == "kde":
+        return feature_space_residuals(gram, np.full(len(gram.X), 1.0 / len(gram.X))), 0
+    raise ValueError(f"unknown scale_from {scale_from!r}; allowed: "
+                     + ", ".join(map(repr, SCALE_SOURCES)))
+
+
+def loss_parameters(residuals: np.ndarray, loss: str, percentiles) -> tuple:
+    """Hampel's (a, b, c) = the ``percentiles`` of ``residuals`` (numpy's linear
+    interpolation; 100 = the maximum); Huber's (a,) = the first of them.
+
+    The RKDE author's ``parameter_select`` (robkde.m, l. 79-88) sorts the residuals in
+    descending order and takes ``a = sort_norm(floor(n/2))``, ``b = sort_norm(floor(n/20))``,
+    ``c = max(normdiff)`` (Huber: ``a = sort_norm(floor(n/2))``): order statistics 0.5 to 1
+    rank above numpy's 50th percentile and 0.95 to 1.95 ranks above its 95th, and the
+    maximum (its b fails for n < 20, where floor(n/20) = 0 is no MATLAB index).
+    """
+    q = np.asarray(percentiles, dtype=float).ravel()
     if loss == "hampel":
-        params = tuple(float(v) for v in np.percentile(r, percentiles))
+        return tuple(float(v) for v in np.percentile(residuals, q))
+    return (float(np.percentile(residuals, q[0])),)
+
+
+def kirwls_with_params(gram: GramOperator, loss: str, params: tuple, max_iter: int,
+                       tol: float):
+    """KIRWLS (Kim & Scott 2012) for the RKDE weights with the loss parameters given.
+
+    From w = 1/n (as robkde.m, l. 26, restarts after choosing a, b, c), repeat
+    w_i = phi(r_i) / sum_j phi(r_j), phi = psi(r)/r, until the relative change of
+    J = mean rho(r_i) is at most ``tol`` or ``max_iter`` updates. Every step is element-wise:
+    point i's weight depends on point i's residual only. Hampel's psi is 0 from r = c on,
+    r = c included (as psi2.m, l. 17 and 22: ``i4 = (in >=c); ... out(i4) = 0;``), so with
+    c = the largest residual that point gets weight 0. If every point is at or beyond c the
+    last weights are kept (the MATLAB code would divide 0 by 0 there).
+    Returns (weights, n_iter, objective history).
+    """
+    n = len(gram.X)
+    if loss == "hampel":
         psi, rho = (lambda x: hampel_psi(x, *params)), (lambda x: hampel_rho(x, *params))
     else:
-        params = (float(np.percentile(r, percentiles[0])),)
         psi, rho = (lambda x: huber_psi(x, *params)), (lambda x: huber_rho(x, *params))
+    w = np.full(n, 1.0 / n)
+    r = feature_space_residuals(gram, w)
     history = [float(np.mean(rho(r)))]
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
         with np.errstate(divide="ignore", invalid="ignore"):
             phi = np.where(r > 0, psi(r) / r, 1.0)  # phi(0) = psi'(0) = 1 for both losses
-        if not phi.sum() > 0:  # every residual beyond c: keep the last weights
+        if not phi.sum() > 0:  # every residual at or beyond c: keep the last weights
             break
         w = phi / phi.sum()
         r = feature_space_residuals(gram, w)
         history.append(float(np.mean(rho(r))))
         if abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
             break
-    return w, n_iter, np.array(history), params
+    return w, n_iter, np.array(history)
+
+
+def kirwls(gram: GramOperator, loss: str, percentiles, max_iter: int, tol: float,
+           scale_from: str = "absolute"):
+    """Kernelised IRWLS (KIRWLS, Kim & Scott 2012) for the RKDE weights, loss parameters
+    included: the ``percentiles`` (Hampel: a, b, c; Huber: a from the first) of the
+    residuals named by ``scale_from`` (:func:`scale_residuals`), then
+    :func:`kirwls_with_params`. Returns (weights, n_iter, objective history, parameters).
+    """
+    residuals, _ = scale_residuals(gram, scale_from, max_iter, tol)
+    params = loss_parameters(residuals, loss, percentiles)
+    w, n_iter, history = kirwls_with_params(gram, loss, params, max_iter, tol)
+    return w, n_iter, history, params
 
 
 def project_simplex(v: np.ndarray) -> np.ndarray:

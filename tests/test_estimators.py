@@ -10,7 +10,7 @@ from scipy.stats import gaussian_kde
 from sklearn.base import clone
 from sklearn.neighbors import KernelDensity
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, make_contaminated
 from momkde_core.bandwidth import cv_grid, cv_scores
 from momkde_core.kernels import get_kernel
 
@@ -183,7 +183,7 @@ def test_rkde_and_spkde_reduce_to_the_kde_on_clean_data():
     X = np.random.default_rng(10).normal(size=(300, 2))
     ys = np.random.default_rng(11).normal(size=(50, 2))
     kde = KDE(bandwidth=0.5).fit(X).pdf(ys)
-    rkde = RKDE(bandwidth=0.5, percentiles=(100, 100, 100)).fit(X)
+    rkde = RKDE(bandwidth=0.5, scale_from="kde", percentiles=(100, 100, 100)).fit(X)
     spkde = SPKDE(bandwidth=0.5, contamination=0.0).fit(X)
     np.testing.assert_allclose(rkde.weights_, 1 / 300, rtol=1e-12)
     np.testing.assert_allclose(spkde.weights_, 1 / 300, rtol=1e-9)
@@ -197,6 +197,109 @@ def test_rkde_objective_decreases_and_huber_runs(contaminated_1d):
         est = RKDE(bandwidth=0.3, loss=loss).fit(X)
         assert np.all(np.diff(est.objective_) <= 1e-12)
         assert est.weights_[is_out].mean() < est.weights_[~is_out].mean()
+
+
+def _dense_reference_rkde(X, h, loss, scale_from, percentiles, tol=1e-8, max_iter=100):
+    """RKDE written plainly with the n x n Gaussian kernel matrix, after robkde.m (JooSeuk
+    Kim, 2011; churchilln/oppni-code-nwc, addons/rkde_code): parameter_select's
+    absolute-loss IRWLS (w = 1/r) or the KDE's residuals, the percentiles, then the
+    Hampel / Huber IRWLS from w = 1/n with psi as in psi2.m (0 from r = c on)."""
+    n, d = X.shape
+    sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.exp(-sq / (2 * h * h)) / (2 * np.pi * h * h) ** (d / 2)
+
+    def residuals(w):
+        return np.sqrt(np.diag(K) + w @ K @ w - 2 * K @ w)
+
+    w = np.ones(n) / n
+    r = residuals(w)
+    if scale_from == "absolute":
+        J = r.mean()
+        for _ in range(max_iter):
+            w = (1 / r) / (1 / r).sum()
+            r = residuals(w)
+            J, J_old = r.mean(), J
+            if abs(J - J_old) <= J_old * tol:
+                break
+    params = np.percentile(r, percentiles)
+    a, b, c = params
+
+    def psi(r):
+        if loss == "huber":
+            return np.minimum(r, a)
+        out = np.zeros_like(r)
+        i1, i2, i3 = r < a, (r >= a) & (r < b), (r >= b) & (r < c)
+        out[i1], out[i2], out[i3] = r[i1], a, a * (c - r[i3]) / (c - b)
+        return out
+
+    def rho(r):
+        if loss == "huber":
+            return np.where(r <= a, r * r / 2, a * r - a * a / 2).mean()
+        return np.mean([integrate.quad(lambda t: psi(np.array([t]))[0], 0, ri, points=[a, b, c])[0]
+                        for ri in r])
+
+    w = np.ones(n) / n
+    r = residuals(w)
+    J = rho(r)
+    for _ in range(max_iter):
+        w = psi(r) / r
+        w = w / w.sum()
+        r = residuals(w)
+        J, J_old = rho(r), J
+        if abs(J - J_old) <= J_old * tol:
+            break
+    return params if loss == "hampel" else params[:1], w
+
+
+@pytest.mark.parametrize("loss, scale_from", [("hampel", "absolute"), ("huber", "absolute"),
+                                              ("hampel", "kde")])
+def test_rkde_loss_params_and_weights_match_a_dense_reference(loss, scale_from):
+    rng = np.random.default_rng(21)
+    X = np.r_[rng.normal(0, 1, (120, 2)), rng.uniform(-6, 6, (30, 2))]
+    default = {"absolute": (50, 95, 100), "kde": (50, 75, 95)}[scale_from]
+    params, w = _dense_reference_rkde(X, 0.6, loss, scale_from, default)
+    est = RKDE(bandwidth=0.6, loss=loss, scale_from=scale_from).fit(X)
+    np.testing.assert_allclose(est.loss_params_, params, rtol=1e-9)
+    np.testing.assert_allclose(est.weights_, w, rtol=1e-6, atol=1e-12)
+    assert (est.scale_n_iter_ > 0) == (scale_from == "absolute")
+    if loss == "hampel":  # c: the largest residual of the absolute-loss RKDE
+        assert est.loss_params_[2] == pytest.approx(params[2], rel=1e-12)
+
+
+def test_rkde_absolute_scale_is_the_default_and_percentiles_none_follow_it():
+    X = np.random.default_rng(22).normal(size=(200, 1))
+    ref = RKDE(bandwidth=0.4, scale_from="absolute", percentiles=(50, 95, 100)).fit(X)
+    est = RKDE(bandwidth=0.4).fit(X)
+    assert est.scale_from == "absolute" and est.percentiles is None
+    assert est.loss_params_ == ref.loss_params_
+    np.testing.assert_array_equal(est.weights_, ref.weights_)
+    old = RKDE(bandwidth=0.4, scale_from="kde").fit(X)
+    old_ref = RKDE(bandwidth=0.4, scale_from="kde", percentiles=(50, 75, 95)).fit(X)
+    assert old.loss_params_ == old_ref.loss_params_ and old.scale_n_iter_ == 0
+
+
+def test_rkde_absolute_scale_stops_feeding_an_adversarial_cluster():
+    """The KDE's residuals make a tight outlier cluster the best-fitted points, so a, b, c
+    from them push weight onto it; from the absolute-loss RKDE's residuals (the RKDE
+    author's choice) the cluster keeps about its share. A fixed h keeps this about a, b, c."""
+    data = make_contaminated("adversarial", n_inliers=500, ratio=0.2, random_state=0)
+    share = data.is_outlier.mean()  # 0.2: the plain KDE's weight on the outliers
+    new = RKDE(bandwidth=0.3).fit(data.X).weights_[data.is_outlier].sum()
+    old = RKDE(bandwidth=0.3, scale_from="kde").fit(data.X).weights_[data.is_outlier].sum()
+    assert old > share + 0.15  # measured 0.435
+    assert new < share + 0.05  # measured 0.201
+    assert new < old - 0.15
+
+
+def test_rkde_points_at_exactly_c_get_weight_zero():
+    """Hampel's psi is 0 from r = c on, r = c included (as robkde.m's psi2.m:
+    i4 = (in >= c), out(i4) = 0): with c = the largest KDE residual and one update, the
+    point holding it has weight 0."""
+    X = np.r_[np.random.default_rng(23).normal(size=100), 5.0]
+    est = RKDE(bandwidth=0.5, scale_from="kde", percentiles=(50, 95, 100), max_iter=1).fit(X)
+    assert est.n_iter_ == 1
+    assert est.weights_[-1] == 0.0
+    assert np.count_nonzero(est.weights_ == 0.0) == 1
 
 
 def test_simplex_projection_matches_a_qp_solver():
@@ -254,6 +357,11 @@ BAD_FITS = [
     (MoMKDE(n_blocks=2.5), [1.0, 2.0, 3.0], "integer"),
     (RKDE(loss="tukey"), [1.0, 2.0, 3.0], "hampel"),
     (RKDE(percentiles=(90, 50, 95)), [1.0, 2.0, 3.0], "non-decreasing"),
+    (RKDE(percentiles=(50, 95)), [1.0, 2.0, 3.0], "three"),
+    (RKDE(percentiles=(50, 95, 101)), [1.0, 2.0, 3.0], r"\[0, 100\]"),
+    (RKDE(percentiles="abc"), [1.0, 2.0, 3.0], "percentiles must be None"),
+    (RKDE(scale_from="median"), [1.0, 2.0, 3.0], "'absolute', 'kde'"),
+    (RKDE(scale_from=None), [1.0, 2.0, 3.0], "scale_from"),
     (SPKDE(contamination=1.0), [1.0, 2.0, 3.0], r"\[0, 1\)"),
     (SPKDE(contamination=-0.1), [1.0, 2.0, 3.0], r"\[0, 1\)"),
     (SPKDE(beta=0.5), [1.0, 2.0, 3.0], ">= 1"),
