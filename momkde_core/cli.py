@@ -4,7 +4,7 @@
                      [--schemes S ... | --densities D ... | --datasets D ...]
                      [--methods M ...] [--protocol honest|paper] [--contamination C|true]
                      [--jobs N] [--scheduler ADDR] [--seed S] [--dim 1|2] --out results.csv
-    momkde figures results.csv --out DIR
+    momkde figures results.csv --out DIR [--format html|png|svg] [--methods M ...]
 
 Errors a person can fix (bad arguments, unknown names, unreadable files) end with one line on
 stderr and exit code 2, never a traceback. Real data sets that are not installed are skipped
@@ -24,6 +24,8 @@ from .datasets import DATASETS
 from .synthetic import CLEAN_DENSITIES
 
 FIGURE_METRICS: tuple[str, ...] = ("js", "kl_fhat_f", "kl_f_fhat", "auc")
+FIGURE_FORMATS: tuple[str, ...] = ("html", "png", "svg")
+IMAGE_SIZE = (760, 420, 1.5)  # width, height (CSS pixels), scale of static images
 EXIT_USAGE = 2
 
 
@@ -128,9 +130,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="folder of banana/german/titanic .csv.gz (else $MOMKDE_DATA_DIR)")
     rep.add_argument("--out", required=True, type=Path, help="CSV file to write")
 
-    fig = sub.add_parser("figures", help="write interactive HTML figures from a results CSV")
+    fig = sub.add_parser("figures", help="write the figures of a results CSV (HTML, PNG or SVG)")
     fig.add_argument("results", type=Path)
-    fig.add_argument("--out", required=True, type=Path, help="folder for the HTML files")
+    fig.add_argument("--out", required=True, type=Path, help="folder for the figure files")
+    fig.add_argument("--format", choices=FIGURE_FORMATS, default="html",
+                     help="html (interactive, offline; default), or png / svg static images "
+                          "for documents (need kaleido and a Chrome/Chromium: "
+                          "pip install 'momkde[docs]')")
+    fig.add_argument("--methods", nargs="+", default=None,
+                     help="only these methods (default: every method in the table)")
     return parser
 
 
@@ -195,10 +203,17 @@ def read_results(path: Path) -> pd.DataFrame:
 
 
 def figures(args: argparse.Namespace) -> list[Path]:
-    """One self-contained HTML file per source x metric (JS, both KLs, AUC) in ``args.out``."""
+    """One figure per source x metric (JS, both KLs, AUC) in ``args.out``: a self-contained
+    HTML file, or a static PNG / SVG image (rendered by kaleido, for documents)."""
     from .plots import METRIC_LABELS, STANDALONE_TEMPLATE, metric_vs_ratio_figure
 
     df = read_results(args.results)
+    if args.methods:
+        unknown = sorted(set(args.methods) - set(df["method"]))
+        if unknown:
+            raise UsageError(f"{args.results} has no method(s) {', '.join(unknown)}; it has "
+                             f"{', '.join(pd.unique(df['method']))}")
+        df = df[df["method"].isin(args.methods)]
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -209,15 +224,28 @@ def figures(args: argparse.Namespace) -> list[Path]:
             if not (part["metric"] == metric).any():
                 continue
             title = f"{source}: {METRIC_LABELS.get(metric, metric)}"
-            path = args.out / f"{source}_{metric}.html"
+            path = args.out / f"{source}_{metric}.{args.format}"
             fig = metric_vs_ratio_figure(part, metric, title=title)
             fig.update_layout(template=STANDALONE_TEMPLATE)
-            fig.write_html(path, include_plotlyjs=True)
+            if args.format == "html":
+                fig.write_html(path, include_plotlyjs=True)
+            else:
+                _write_image(fig, path)
             written.append(path)
     if not written:
         raise UsageError(f"{args.results} has no rows for the metrics {', '.join(FIGURE_METRICS)}")
     print(f"wrote {len(written)} figure(s) to {args.out}", file=sys.stderr)
     return written
+
+
+def _write_image(fig, path: Path) -> None:
+    """A static image of ``fig`` (kaleido drives a headless Chrome); UsageError if it cannot."""
+    try:
+        fig.write_image(path, width=IMAGE_SIZE[0], height=IMAGE_SIZE[1], scale=IMAGE_SIZE[2])
+    except (ImportError, ValueError, RuntimeError, OSError) as err:
+        first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise UsageError(f"cannot render {path.name}: {first_line} (static images need "
+                         "kaleido and a Chrome or Chromium: pip install 'momkde[docs]')") from None
 
 
 def main(argv: list[str] | None = None) -> int:

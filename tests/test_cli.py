@@ -64,6 +64,30 @@ def test_bad_input_exits_2_with_one_line(argv, message, capsys):
     assert "Traceback" not in err and len(err.splitlines()) == 1
 
 
+def test_figures_as_static_svg_for_documents(results_csv, tmp_path):
+    pytest.importorskip("kaleido", reason="static images need kaleido (the docs extra)")
+    out = tmp_path / "svg"
+    assert main(["figures", str(results_csv), "--out", str(out), "--format", "svg",
+                 "--methods", "kde", "mom_kde_oracle"]) == 0
+    svg = (out / "thin_gaussian_js.svg").read_text()
+    assert svg.lstrip().startswith("<svg") and "MoM-KDE (oracle S)" in svg
+    assert "SPKDE" not in svg  # only the methods asked for
+
+
+def test_figures_report_an_unknown_method_and_a_failed_render_in_one_line(results_csv, tmp_path,
+                                                                         capsys, monkeypatch):
+    assert main(["figures", str(results_csv), "--out", str(tmp_path), "--methods", "nope"]) == 2
+    assert "no method(s) nope" in capsys.readouterr().err
+
+    def no_browser(*args, **kwargs):
+        raise RuntimeError("Kaleido requires Google Chrome to be installed.\nmore text")
+
+    monkeypatch.setattr("plotly.graph_objects.Figure.write_image", no_browser)
+    assert main(["figures", str(results_csv), "--out", str(tmp_path), "--format", "png"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "requires Google Chrome" in err and "momkde[docs]" in err
+
+
 def test_figures_reject_a_csv_that_is_not_a_results_table(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")
