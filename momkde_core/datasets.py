@@ -38,6 +38,7 @@ import io
 import math
 import numbers
 import os
+import re
 import sys
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -248,12 +249,17 @@ def read_user_csv(
 ) -> pd.DataFrame:
     """Read a user's CSV (a path or an open file, e.g. Streamlit's upload) into a DataFrame.
 
-    The first line is the header. The separator is guessed among ``, ; tab |`` from the
-    start of the file (comma when unsure); the text is read as UTF-8, undecodable bytes
-    replaced. Raises ValueError, with a message for the user, when the file is larger than
-    ``max_bytes``, empty, binary, not parseable as CSV (including data rows with more fields
-    than the header), has no data rows, or has no numeric column. Columns with text are
-    kept: :func:`numeric_matrix` reports them if they are selected.
+    The first line is the header. The text encoding is found by :func:`_decode` (UTF-8,
+    UTF-16 / UTF-32 with or without a byte-order mark, else Windows-1252, the Latin-1 of
+    spreadsheets saved on Windows), the separator is guessed among ``, ; tab |`` from the
+    start of the file (comma when unsure), and with a separator other than the comma a
+    decimal comma (``1,5``) is read as a number when the data hold more of those than of
+    decimal points (European spreadsheets). What was found is in ``frame.attrs``
+    (``encoding``, ``separator``, ``decimal``) so the app can say it. Raises ValueError, with
+    a message for the user, when the file is larger than ``max_bytes``, empty, binary, not
+    parseable as CSV (including data rows with more fields than the header), has no data
+    rows, or has no numeric column. Columns with text are kept: :func:`numeric_matrix`
+    reports them if they are selected.
     """
     if isinstance(file_or_buffer, (str, os.PathLike)):
         with open(file_or_buffer, "rb") as fh:
@@ -268,11 +274,13 @@ def read_user_csv(
         )
     if not raw.strip():
         raise ValueError("the file is empty")
-    if b"\x00" in raw:
+    text, encoding = _decode(raw)
+    if "\x00" in text:
         raise ValueError("the file is binary, not CSV text (a spreadsheet? save it as CSV first)")
-    text = raw.decode("utf-8-sig", errors="replace")
+    sep = _guess_separator(text)
+    decimal = _guess_decimal(text, sep)
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=_guess_separator(text))
+        frame = pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise ValueError(f"the file could not be read as CSV: {exc}") from exc
     if not frame.index.equals(
@@ -287,8 +295,9 @@ def read_user_csv(
     if frame.select_dtypes("number").columns.empty:
         raise ValueError(
             f"the file has no numeric column (columns: {', '.join(map(str, frame.columns))}); "
-            "check that numbers use '.' as decimal point"
+            "check that the cells hold plain numbers (no units or currency signs)"
         )
+    frame.attrs.update(encoding=encoding, separator=sep, decimal=decimal)
     return frame
 
 
@@ -365,6 +374,45 @@ def text_in_numeric_columns(df: pd.DataFrame) -> list[Hashable]:
             if len(values) and pd.to_numeric(values, errors="coerce").notna().mean() >= 0.5:
                 flagged.append(column)
     return flagged
+
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"),
+)
+
+
+def _decode(raw: bytes) -> tuple[str, str]:
+    """The text of a CSV file and the name of its encoding.
+
+    A byte-order mark names the encoding; UTF-16 without one shows as a NUL byte in every
+    other position (ASCII text), which is told apart from a binary file's scattered NULs.
+    Otherwise UTF-8 if the bytes are valid UTF-8, else Windows-1252 (a superset of Latin-1's
+    printable characters: what spreadsheets on Windows write), so that "température" is
+    not mangled into replacement characters. A binary file decodes to text holding NULs.
+    """
+    for bom, name in _BOMS:
+        if raw.startswith(bom):
+            return raw.decode(name, errors="replace"), name.removesuffix("-sig")
+    head = raw[:4096]
+    if len(head) >= 4:
+        even, odd = head[0::2], head[1::2]
+        for zeros, other, name in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+            if zeros.count(0) >= 0.9 * len(zeros) and other.count(0) <= 0.1 * len(other):
+                return raw.decode(name, errors="replace"), name
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace"), "cp1252"
+
+
+def _guess_decimal(text: str, sep: str) -> str:
+    """"," when the separator is not the comma and the first lines hold more decimal commas
+    (a digit, a comma, a digit) than decimal points, else "."."""
+    if sep == ",":
+        return "."
+    head = "\n".join(text[:65536].splitlines()[1:50])
+    return "," if len(re.findall(r"\d,\d", head)) > len(re.findall(r"\d\.\d", head)) else "."
 
 
 def _guess_separator(text: str) -> str:

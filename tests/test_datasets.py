@@ -217,6 +217,26 @@ def test_read_user_csv_reads_one_column_and_a_utf8_bom() -> None:
 
 
 @pytest.mark.parametrize(
+    ("encoding", "expected"),
+    [("utf-8", "utf-8"), ("utf-8-sig", "utf-8"), ("utf-16", "utf-16"), ("utf-16-le", "utf-16-le"),
+     ("utf-16-be", "utf-16-be"), ("utf-32", "utf-32"), ("latin-1", "cp1252"), ("cp1252", "cp1252")],
+)
+def test_read_user_csv_finds_the_encoding(encoding: str, expected: str) -> None:
+    """Accented headers survive every common encoding (Latin-1 was mangled, UTF-16 refused)."""
+    frame = read_user_csv(io.BytesIO("température,humidité\n1.5,2\n3,4\n".encode(encoding)))
+    assert list(frame.columns) == ["température", "humidité"]
+    assert frame.attrs["encoding"] == expected and frame["température"].tolist() == [1.5, 3.0]
+
+
+def test_read_user_csv_reads_decimal_commas_after_semicolons() -> None:
+    frame = read_user_csv(csv_buffer("a;b;name\n1,5;2;x\n-3,25;4,0;y\n"))
+    assert frame["a"].tolist() == [1.5, -3.25] and frame["b"].tolist() == [2.0, 4.0]
+    assert (frame.attrs["separator"], frame.attrs["decimal"]) == (";", ",")
+    points = read_user_csv(csv_buffer("a;b\n1.5;2\n3.5;4\n"))  # decimal points stay points
+    assert points.attrs["decimal"] == "." and points["a"].tolist() == [1.5, 3.5]
+
+
+@pytest.mark.parametrize(
     ("content", "message"),
     [
         (b"", "the file is empty"),
