@@ -23,6 +23,12 @@ METHOD_COLORS: dict[str, str] = {
     "spkde": "#009E73",
     "truth": "#1F2430",
 }
+#: The block KDEs behind MoM-KDE's median: a neutral grey, so they are not read as MoM-KDE.
+BLOCK_COLOR = "#7A8194"
+#: Rows an outlier detector flagged (Your data page): a colour no method uses.
+FLAG_COLOR = "#6A1B9A"
+#: AUC of a score that ranks at random: the line an AUC figure is read against.
+CHANCE_AUC = 0.5
 
 #: Human-readable names of the methods, in the order legends list them.
 METHOD_LABELS: dict[str, str] = {
@@ -149,7 +155,12 @@ def metric_vs_ratio_figure(
         hovermode="x unified",
         height=460,
     )
-    fig.update_yaxes(rangemode="nonnegative")  # every metric is >= 0 (all-zero AUCs: not -1..1)
+    if metric == "auc":  # read against chance: below 0.5 the density ranks outliers as normal
+        fig.add_hline(y=CHANCE_AUC, line=dict(color="#1F2430", dash="dot", width=1.5),
+                      annotation_text="chance (0.5)", annotation_position="bottom right")
+        fig.update_yaxes(range=[0.0, 1.02])
+    else:
+        fig.update_yaxes(rangemode="nonnegative")  # every metric is >= 0
     return fig
 
 
@@ -162,8 +173,10 @@ def _sample_groups(n: int, is_outlier: np.ndarray | None) -> list[tuple[str, np.
     return [(name, m) for name, m in (("inliers", ~mask), ("outliers", mask)) if m.any()]
 
 
-def _add_rug(fig: go.Figure, x: np.ndarray, is_outlier: np.ndarray | None, y_level: float) -> None:
-    """Tick marks of the sample under a 1-D density: inliers grey, outliers red.
+def _add_rug(fig: go.Figure, x: np.ndarray, is_outlier: np.ndarray | None, y_level: float,
+             flagged: np.ndarray | None = None) -> None:
+    """Tick marks of the sample under a 1-D density: inliers grey, outliers red, and the
+    rows an outlier detector ``flagged`` as a second row of ticks below them.
 
     Each group is one SVG path shape (a tick per point), with an empty trace for its legend
     entry. Thousands of ticks drawn as a line trace (NaN-separated) or as markers cost the
@@ -172,9 +185,11 @@ def _add_rug(fig: go.Figure, x: np.ndarray, is_outlier: np.ndarray | None, y_lev
     """
     x = np.asarray(x, dtype=float).ravel()
     colors = {"sample": "#5A6270", "inliers": "#5A6270", "outliers": "#D62728"}
-    low, high = f"{1.5 * y_level:.6g}", f"{0.5 * y_level:.6g}"
-    for name, m in _sample_groups(len(x), is_outlier):
-        color = colors[name]
+    rows = [(name, m, colors[name], 1.0) for name, m in _sample_groups(len(x), is_outlier)]
+    if flagged is not None and np.any(flagged):
+        rows.append(("flagged", np.asarray(flagged, bool).ravel(), FLAG_COLOR, 2.0))
+    for name, m, color, level in rows:
+        low, high = f"{(level + 0.5) * y_level:.6g}", f"{(level - 0.5) * y_level:.6g}"
         path = "".join(f"M{v:.6g},{low}V{high}" for v in x[m])
         fig.add_shape(type="path", path=path, xref="x", yref="y", layer="above",
                       line=dict(color=color, width=1))
@@ -192,8 +207,8 @@ def _block_trace(xs: np.ndarray, blocks: np.ndarray, max_blocks: int) -> go.Scat
         x=x,
         y=y,
         mode="lines",
-        line=dict(color=_rgba(METHOD_COLORS["mom_kde"], 0.25), width=1),
-        name=f"S = {len(blocks)} block KDEs{extra}",
+        line=dict(color=_rgba(BLOCK_COLOR, 0.35), width=1),
+        name=f"S = {len(blocks)} block KDEs (grey){extra}",
         hoverinfo="skip",
         connectgaps=False,
     )
@@ -208,19 +223,23 @@ def density_1d_figure(
     title: str | None = None,
     max_blocks: int = 60,
     height: int = 460,
+    flagged: np.ndarray | None = None,
+    y_max: float | None = None,
 ) -> go.Figure:
     """Densities of several methods on one axis, over a rug of the sample.
 
     ``curves`` maps a method name (keys of ``METHOD_COLORS``; ``"truth"`` is drawn dashed)
     to its values on ``xs``. ``block_curves`` (shape (S, len(xs))) are MoM-KDE's block
-    KDEs, drawn faintly behind the median so the mechanism is visible. The rug sits just
-    below zero: inliers grey, outliers red when ``is_outlier`` is given.
+    KDEs, drawn faintly in grey behind the median so the mechanism is visible. The rug sits
+    just below zero: inliers grey, outliers red when ``is_outlier`` is given, and the rows an
+    outlier detector ``flagged`` (a mask) in a row of their own. ``y_max`` zooms the
+    vertical axis (the curves' peak by default), e.g. onto small bumps under a tall mode.
     """
     xs = np.asarray(xs, dtype=float)
     fig = go.Figure()
     if block_curves is not None and len(block_curves):
         fig.add_trace(_block_trace(xs, np.asarray(block_curves, dtype=float), max_blocks))
-    peak = max((float(np.nanmax(v)) for v in curves.values() if np.size(v)), default=1.0)
+    peak = y_max or max((float(np.nanmax(v)) for v in curves.values() if np.size(v)), default=1.0)
     for method in _ordered_methods(curves):
         is_truth = method == "truth"
         fig.add_trace(
@@ -235,10 +254,11 @@ def density_1d_figure(
             )
         )
     if X is not None:
-        _add_rug(fig, X, is_outlier, -0.04 * peak)
+        _add_rug(fig, X, is_outlier, -0.04 * peak, flagged)
     fig.update_layout(**_LAYOUT, title=title, height=height, xaxis_title="x", yaxis_title="density",
                       hovermode="closest")
-    fig.update_yaxes(range=[-0.08 * peak, 1.12 * peak], zeroline=True)
+    low = -0.12 if flagged is not None and np.any(flagged) else -0.08
+    fig.update_yaxes(range=[low * peak, 1.12 * peak], zeroline=True)
     return fig
 
 
@@ -251,35 +271,46 @@ def density_2d_figure(
     axis_titles: tuple[str, str] = ("x₁", "x₂"),
     max_cols: int = 3,
     panel_height: int = 300,
+    panel_notes: dict[str, str] | None = None,
+    flagged: np.ndarray | None = None,
 ) -> go.Figure:
     """2-D densities, one panel per method (up to ``max_cols`` per row), as filled contours
     under the points.
 
     ``surfaces`` maps a method to its values on the mesh of ``xs`` and ``ys`` in "ij"
     indexing (shape (len(xs), len(ys)), what ``pdf_grid`` returns). All panels share one
-    colour scale, so a bump of outliers reads the same in each. Inliers are faint dots, so
-    the density under them stays visible; outliers are red.
+    colour scale (:func:`shared_colour_cap`), so a bump of outliers reads the same in each;
+    values above the cap (a spike) take the top colour instead of darkening every panel.
+    ``panel_notes`` (method -> short text, e.g. its JS) is added to the panel titles, since
+    two maps can look alike where their divergences differ 50-fold. Inliers are faint dots,
+    so the density under them stays visible; outliers are red; rows an outlier detector
+    ``flagged`` (a mask) are circled.
     """
     from plotly.subplots import make_subplots
 
     methods = _ordered_methods(surfaces)
     cols = min(max_cols, len(methods))
     rows = -(-len(methods) // cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[method_label(m) for m in methods],
+    notes = panel_notes or {}
+    titles = [method_label(m) + (f" · {notes[m]}" if notes.get(m) else "") for m in methods]
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles,
                         shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.03,
                         vertical_spacing=0.08)
-    zmax = max(float(np.nanmax(surfaces[m])) for m in methods)
+    zmax, capped = shared_colour_cap(surfaces)
     pts = None if X is None else np.asarray(X, dtype=float)
     faint, red = ("rgba(225,230,240,0.5)", 2), ("rgba(255,70,70,0.95)", 4)  # colour, size
     marker = {"sample": faint, "inliers": faint, "outliers": red}
     groups = [] if pts is None else _sample_groups(len(pts), is_outlier)
+    ring = None if pts is None or flagged is None or not np.any(flagged) else np.asarray(flagged, bool)
     for i, method in enumerate(methods):
         row, col = i // cols + 1, i % cols + 1
         fig.add_trace(
             go.Contour(
                 x=xs, y=ys, z=np.asarray(surfaces[method], dtype=float).T, name=method_label(method),
-                colorscale="Viridis", zmin=0, zmax=zmax, ncontours=14, line=dict(width=0.4),
-                showscale=i == 0, colorbar=dict(title="density", thickness=12),
+                colorscale="Viridis", zmin=0, zmax=zmax, line=dict(width=0.4),
+                contours=dict(start=0.0, end=zmax, size=zmax / 14),
+                showscale=i == 0,
+                colorbar=dict(title="density<br>(capped)" if capped else "density", thickness=12),
                 hovertemplate="(%{x:.2f}, %{y:.2f})<br>density %{z:.3g}<extra>" + method_label(method) + "</extra>",
             ),
             row=row, col=col,
@@ -290,6 +321,14 @@ def density_2d_figure(
                 go.Scattergl(x=pts[m, 0], y=pts[m, 1], mode="markers", name=f"{name} ({int(m.sum())})",
                              marker=dict(size=size, color=color), legendgroup=name,
                              showlegend=i == 0, hoverinfo="skip"),
+                row=row, col=col,
+            )
+        if ring is not None:
+            fig.add_trace(
+                go.Scattergl(x=pts[ring, 0], y=pts[ring, 1], mode="markers",
+                             name=f"flagged ({int(ring.sum())})", legendgroup="flagged", showlegend=i == 0,
+                             marker=dict(size=8, color="rgba(0,0,0,0)", line=dict(color="#F3E5F5", width=1.5)),
+                             hoverinfo="skip"),
                 row=row, col=col,
             )
     if rows * cols > len(methods):  # the legend takes the free panel at the bottom right
@@ -307,6 +346,24 @@ def density_2d_figure(
     fig.update_yaxes(range=[float(ys[0]), float(ys[-1])])
     fig.update_yaxes(title_text=axis_titles[1], col=1)
     return fig
+
+
+def shared_colour_cap(surfaces: dict[str, np.ndarray], headroom: float = 1.25) -> tuple[float, bool]:
+    """The top of the colour scale the panels of :func:`density_2d_figure` share, and whether
+    it cuts off higher values.
+
+    ``headroom`` times the true density's peak when ``"truth"`` is among ``surfaces``, else
+    times the lowest of the panels' peaks (the estimate that did not grow a spike): one
+    spike of height 55 must not turn every other map (peak ~0.3) dark. Values above the cap
+    are drawn in the top colour; the hover shows them as they are.
+    """
+    peaks = {m: float(np.nanmax(v)) for m, v in surfaces.items() if np.size(v)}
+    positive = [p for p in peaks.values() if p > 0]
+    if not positive:
+        return 1.0, False
+    reference = peaks["truth"] if peaks.get("truth", 0) > 0 else min(positive)
+    cap = min(headroom * reference, max(positive))
+    return cap, cap < max(positive)
 
 
 def error_vs_blocks_figure(
@@ -331,13 +388,45 @@ def error_vs_blocks_figure(
     return fig
 
 
+def timing_slopes(times: pd.DataFrame, phase: str = "fit") -> dict[str, float]:
+    """Per method, the slope of log(seconds) against log(n) for ``phase`` (least squares over
+    the measured sizes): 1 is linear cost, 2 quadratic. Methods measured at fewer than two
+    sizes are left out."""
+    slopes = {}
+    for method in _ordered_methods(times["method"].unique()):
+        s = times[(times["method"] == method) & (times["phase"] == phase) & (times["seconds"] > 0)]
+        if s["n"].nunique() >= 2:
+            slopes[method] = float(np.polyfit(np.log(s["n"]), np.log(s["seconds"]), 1)[0])
+    return slopes
+
+
+def _log_ticks(low: float, high: float) -> list[float]:
+    """1-2-5 ticks covering [low, high] (positive): labelled log axes even when the data span
+    less than one decade (Plotly then labels only minor ticks such as "2" and "5")."""
+    ticks = [m * 10.0**e for e in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1)
+             for m in (1, 2, 5)]
+    inside = [t for t in ticks if low / 1.5 <= t <= high * 1.5]
+    return inside or ticks
+
+
 def timing_figure(times: pd.DataFrame, title: str | None = None) -> go.Figure:
     """Measured seconds against n on log-log axes: one colour per method, one dash per phase.
 
     ``times`` has the columns ``method, n, phase, seconds`` (phase ``fit`` or ``evaluate``).
-    A slope of 1 is linear cost, 2 is quadratic (the O(n_iter n^2) of RKDE and SPKDE).
+    Two grey reference lines through the slowest fit at the smallest n show the slopes 1
+    (linear cost) and 2 (quadratic, the O(n_iter n^2) of RKDE and SPKDE in theory), so a
+    measured slope can be read off; the ticks are the measured n and 1-2-5 steps of seconds.
     """
     fig = go.Figure()
+    sizes = np.sort(times["n"].unique()).astype(float)
+    positive = times.loc[times["seconds"] > 0, "seconds"]
+    if len(sizes) >= 2 and len(positive):
+        fits = times[(times["phase"] == "fit") & (times["n"] == sizes[0])]
+        anchor = float(fits["seconds"].max()) if len(fits) else float(positive.max())
+        for slope, dash in ((1, "dot"), (2, "dash")):
+            fig.add_trace(go.Scatter(
+                x=sizes, y=anchor * (sizes / sizes[0]) ** slope, mode="lines", name=f"slope {slope} (n{'²' if slope == 2 else ''})",
+                line=dict(color="#9AA0AE", dash=dash, width=1.5), hoverinfo="skip"))
     dashes = {"fit": "solid", "evaluate": "dot"}
     for method in _ordered_methods(times["method"].unique()):
         for phase, dash in dashes.items():
@@ -350,6 +439,11 @@ def timing_figure(times: pd.DataFrame, title: str | None = None) -> go.Figure:
                 hovertemplate="n = %{x}<br>%{y:.3g} s<extra>" + f"{method_label(method)} {phase}" + "</extra>",
             ))
     fig.update_layout(**_LAYOUT, title=title, xaxis_title="n (points)", yaxis_title="seconds", height=420)
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    fig.update_xaxes(type="log", tickvals=list(sizes), ticktext=[f"{int(n):,}" for n in sizes])
+    if len(positive):
+        yticks = _log_ticks(float(positive.min()), float(positive.max()))
+        fig.update_yaxes(type="log", tickvals=yticks, ticktext=[f"{t:g}" for t in yticks],
+                         range=[np.log10(positive.min()) - 0.15, np.log10(positive.max()) + 0.15])
+    else:
+        fig.update_yaxes(type="log")
     return fig

@@ -31,8 +31,52 @@ def test_density_figures():
     xs = np.linspace(0, 1, 11)
     fig = plots.density_1d_figure(xs, {"truth": xs, "kde": xs}, X=np.array([0.2, 0.5]),
                                   is_outlier=np.array([False, True]), block_curves=np.ones((3, 11)))
-    assert [t.name for t in fig.data][:3] == ["S = 3 block KDEs", "True density", "KDE"]
+    assert [t.name for t in fig.data][:3] == ["S = 3 block KDEs (grey)", "True density", "KDE"]
     assert [t.name for t in fig.data][3:] == ["inliers (1)", "outliers (1)"]
+    assert fig.data[0].line.color == plots._rgba(plots.BLOCK_COLOR, 0.35)  # not MoM-KDE's hue
+
+
+def test_flagged_rows_get_their_own_rug_row_and_rings():
+    xs = np.linspace(0, 1, 11)
+    X = np.array([0.1, 0.5, 0.9])
+    flagged = np.array([False, False, True])
+    fig = plots.density_1d_figure(xs, {"kde": xs}, X=X, flagged=flagged)
+    assert [t.name for t in fig.data][-1] == "flagged (1)"
+    assert fig.layout.shapes[-1].line.color == plots.FLAG_COLOR and fig.layout.shapes[-1].path.count("M") == 1
+    X2 = np.c_[X, X]
+    fig2 = plots.density_2d_figure(xs, xs, {"kde": np.ones((11, 11))}, X2, flagged=flagged)
+    assert [t.name for t in fig2.data if t.name.startswith("flagged")] == ["flagged (1)"]
+
+
+def test_auc_figure_draws_the_chance_line():
+    table = _results().assign(metric="auc", value=0.3)
+    fig = plots.metric_vs_ratio_figure(table, "auc")
+    (line,) = fig.layout.shapes
+    assert line.y0 == line.y1 == 0.5 and "chance" in fig.layout.annotations[0].text
+    assert tuple(fig.layout.yaxis.range) == (0.0, 1.02)
+    assert not plots.metric_vs_ratio_figure(_results(), "js").layout.shapes
+
+
+def test_colour_cap_ignores_a_spike():
+    flat, spike = np.full((5, 5), 0.2), np.full((5, 5), 0.2)
+    spike[2, 2] = 55.0
+    assert plots.shared_colour_cap({"kde": spike, "mom_kde": flat}) == (0.25, True)
+    assert plots.shared_colour_cap({"truth": flat * 2, "kde": spike})[0] == 0.5
+    assert plots.shared_colour_cap({"kde": flat}) == (0.2, False)
+    fig = plots.density_2d_figure(np.arange(5.0), np.arange(5.0), {"kde": spike, "mom_kde": flat},
+                                  panel_notes={"kde": "JS 0.21"})
+    assert fig.data[0].zmax == 0.25 and fig.layout.annotations[0].text == "KDE · JS 0.21"
+
+
+def test_timing_slopes_and_labelled_log_axes():
+    n = np.array([125, 250, 500, 1000])
+    times = pd.DataFrame([{"method": m, "n": k, "phase": ph, "seconds": 1e-4 * (k / 125) ** p}
+                          for m, p in (("kde", 1.0), ("rkde", 2.0)) for k in n for ph in ("fit", "evaluate")])
+    slopes = plots.timing_slopes(times)
+    assert slopes == pytest.approx({"kde": 1.0, "rkde": 2.0})
+    fig = plots.timing_figure(times)
+    assert [t.name for t in fig.data[:2]] == ["slope 1 (n)", "slope 2 (n²)"]
+    assert list(fig.layout.xaxis.tickvals) == list(n) and fig.layout.yaxis.tickvals
 
 
 def test_rug_is_one_path_per_group_with_a_tick_per_point():
