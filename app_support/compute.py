@@ -9,33 +9,40 @@ pickle), never fitted estimators.
 
 from __future__ import annotations
 
+import re
 import time
 import warnings
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, metrics
+from momkde_core import bandwidth as bandwidth_rules
 from momkde_core.grid import Grid, grid_around
+from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import ContaminatedSample, make_contaminated
 
 #: The four estimators the app compares, in display order.
 METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
 #: Grid resolution per dimension for plots and metrics (1-D, 2-D).
 GRID_POINTS: dict[int, int] = {1: 512, 2: 110}
+#: The repository's stored reproduction results (``momkde reproduce ... --out``).
+RESULTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "results"
 
 
 @dataclass(frozen=True)
 class Settings:
     """What the estimators are asked to do: shared by every method of one view."""
 
-    bandwidth: str | float  # "cv", "scott" or a float h
+    bandwidth: str | float  # "robust", "cv", "scott" or a float h
     kernel: str
-    n_blocks: int
-    contamination: float  # SPKDE's assumed outlier share
+    n_blocks: int  # S, already resolved when the user chose "auto"
+    contamination: float  # the stated outlier share: S auto, the robust h, SPKDE, the detector
     seed: int
+    auto_blocks: bool = False  # S = 2 ceil(contamination n) + 1, as MoMKDE(n_blocks="auto")
 
 
 def relevant(method: str, s: Settings) -> Settings:
@@ -43,7 +50,7 @@ def relevant(method: str, s: Settings) -> Settings:
     does not invalidate the cached fits of the methods it does not concern."""
     return replace(s, bandwidth="", n_blocks=s.n_blocks if method == "mom_kde" else 1,
                    contamination=s.contamination if method == "spkde" else 0.0,
-                   seed=s.seed if method == "mom_kde" else 0)
+                   seed=s.seed if method == "mom_kde" else 0, auto_blocks=False)
 
 
 def make_estimator(method: str, h: float, s: Settings):
@@ -65,15 +72,19 @@ def synthetic_sample(scheme: str, n_inliers: int, ratio: float, dim: int, seed: 
     return make_contaminated(scheme, n_inliers=n_inliers, ratio=ratio, dim=dim, random_state=seed)
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
-def select_bandwidth(X: np.ndarray, rule: str | float, kernel: str, seed: int) -> float:
-    """h for ``rule`` ("cv", "scott" or a float), chosen on the plain KDE as in the paper,
-    then shared by all four estimators so the comparison is about robustness alone. A warning
-    of the library (CV running into its smallest candidate on tied data) is shown on the page
+@st.cache_data(max_entries=128, show_spinner="Choosing the bandwidth…")
+def select_bandwidth(X: np.ndarray, rule: str | float, kernel: str, seed: int,
+                     contamination: float = 0.1) -> float:
+    """h for ``rule`` ("robust", "cv", "scott" or a float), then shared by all four estimators
+    so the comparison is about robustness alone. "robust" is the h that
+    ``MoMKDE(n_blocks="auto", contamination=contamination)`` selects (a spike of outliers
+    cannot capture it); "cv" is the paper's cross-validation of the plain KDE. A warning of
+    the library (CV running into its smallest candidate on tied data) is shown on the page
     (st.cache_data replays it on cached runs)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        h = float(KDE(bandwidth=rule, kernel=kernel, random_state=seed).fit(X).bandwidth_)
+        h = float(bandwidth_rules.select_bandwidth(np.asarray(X, dtype=float), rule, get_kernel(kernel),
+                                                   random_state=seed, contamination=contamination))
     for warning in caught:
         st.warning(str(warning.message), icon=":material/warning:")
     return h
@@ -201,8 +212,7 @@ def measure_times(sizes: tuple[int, ...], n_eval: int, seed: int, _progress=None
         data = make_contaminated("uniform", n_inliers=int(round(0.9 * n)), ratio=0.1, dim=1, random_state=seed)
         h = select_bandwidth(data.X, "scott", "gaussian", seed)
         Y = np.linspace(data.X.min(), data.X.max(), n_eval)[:, None]
-        s = Settings(bandwidth=h, kernel="gaussian", n_blocks=21,
-                     contamination=0.1, seed=seed)
+        s = Settings(bandwidth=h, kernel="gaussian", n_blocks=21, contamination=0.1, seed=seed)
         for j, method in enumerate(METHODS):
             est = make_estimator(method, h, s)
             t0 = time.perf_counter()
@@ -251,19 +261,30 @@ def standardized(X: np.ndarray) -> np.ndarray:
 
 @st.cache_data(max_entries=1024, show_spinner=False)
 def sweep_rows(kind: str, source: str, ratio: float, reps: int, seed: int, methods: tuple[str, ...],
-               dim: int = 1, n_inliers: int = 1000, data_dir: str | None = None) -> pd.DataFrame:
+               dim: int = 1, n_inliers: int = 1000, data_dir: str | None = None, protocol: str = "honest",
+               contamination: float | None | str = "guess") -> pd.DataFrame:
     """The experiment runner's rows for one source at one ratio (all repetitions), cached
-    separately so that raising the repetitions or adding a ratio reruns only what is new."""
+    separately so that raising the repetitions or adding a ratio reruns only what is new.
+    ``protocol`` and ``contamination`` (the share stated to SPKDE and the robust defaults:
+    "guess" for 0.2, None for the true ratio) are those of ``make_tasks``."""
     from momkde_core.experiments import make_tasks, run_experiments
 
     tasks = make_tasks(kind, [source], ratios=[ratio], reps=reps, seed=seed, methods=methods, dim=dim,
-                       n_inliers=n_inliers, data_dir=data_dir)
+                       n_inliers=n_inliers, data_dir=data_dir, protocol=protocol, contamination=contamination)
     return run_experiments(tasks)
+
+
+def display_names(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` with the runner's ``mom_kde`` (its held-out S rule with the shared CV h)
+    renamed ``mom_kde_rule``: in the app "MoM-KDE" is the library's default (auto S, robust h,
+    the runner's ``mom_kde_auto``), and legends and colours must tell the two apart."""
+    return results.assign(method=results["method"].replace({"mom_kde": "mom_kde_rule"}))
 
 
 def run_sweep(kind: str, sources: list[str], ratios: list[float], reps: int, seed: int,
               methods: tuple[str, ...], **options) -> pd.DataFrame:
-    """``sweep_rows`` over sources x ratios with a progress bar; the concatenated tidy table."""
+    """``sweep_rows`` over sources x ratios with a progress bar; the concatenated tidy table,
+    methods named for display (:func:`display_names`)."""
     jobs = [(source, ratio) for source in sources for ratio in ratios]
     bar = st.progress(0.0, text="Running the sweep…")
     parts = []
@@ -271,7 +292,21 @@ def run_sweep(kind: str, sources: list[str], ratios: list[float], reps: int, see
         bar.progress(i / len(jobs), text=f"{source}, ratio {ratio:.2f} ({i + 1} of {len(jobs)})")
         parts.append(sweep_rows(kind, source, ratio, reps, seed, methods, **options))
     bar.empty()
-    return pd.concat(parts, ignore_index=True)
+    return display_names(pd.concat(parts, ignore_index=True))
+
+
+def latest_results(prefix: str, directory: Path = RESULTS_DIR) -> Path | None:
+    """The stored results file ``<prefix>_<k>reps.csv.gz`` with the most repetitions k (the
+    newest reproduction: a 50-repetition run replaces a 10-repetition one), or None."""
+    found = {int(m.group(1)): path for path in directory.glob(f"{prefix}_*reps.csv.gz")
+             if (m := re.fullmatch(re.escape(prefix) + r"_(\d+)reps\.csv\.gz", path.name))}
+    return found[max(found)] if found else None
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def stored_results(path: Path) -> pd.DataFrame:
+    """A stored results table (cached: the page opens on it instantly after the first read)."""
+    return pd.read_csv(path)
 
 
 @st.cache_data(show_spinner=False)

@@ -2,7 +2,9 @@
 
 Every control is created with ``bind="query-params"`` and a short ``key`` (the query
 parameter's name), so a copied link reproduces the view exactly, seed included; values at
-their default are left out of the URL to keep it short.
+their default are left out of the URL to keep it short. Streamlit writes an option's
+*displayed* label into the URL, so the labels of bound choices are short codes (``thin``,
+``robust``); the long description goes in the help or a caption.
 """
 
 from __future__ import annotations
@@ -13,17 +15,31 @@ from contextlib import contextmanager
 import streamlit as st
 
 from momkde_core.plots import METHOD_LABELS
+from momkde_core.robust_defaults import n_blocks_for
 from momkde_core.synthetic import SCHEMES
 
 from .compute import METHODS, Settings
 
+#: Short codes shown in the scheme pickers (and written to the URL).
+SCHEME_CODES: dict[str, str] = {
+    "uniform": "uniform",
+    "regular_gaussian": "gaussian",
+    "thin_gaussian": "thin",
+    "adversarial": "adversarial",
+    "none": "none",
+}
+#: What each scheme is (paper, section 5; N(mean, standard deviation)).
 SCHEME_LABELS: dict[str, str] = {
-    "uniform": "(a) uniform outliers",
-    "regular_gaussian": "(b) regular Gaussian outliers",
-    "thin_gaussian": "(c) thin Gaussian outliers",
-    "adversarial": "(d) adversarial (on an inlier mode)",
+    "uniform": "(a) uniform outliers on [−3, 9]",
+    "regular_gaussian": "(b) Gaussian outliers N(3, 0.5), between the modes",
+    "thin_gaussian": "(c) thin Gaussian outliers N(3, 0.01): a spike between the modes",
+    "adversarial": "(d) adversarial: a spike N(0, 0.01) on an inlier mode",
     "none": "no outliers",
 }
+#: The highest outlier share offered: at 1/2 no median can tell outliers from inliers, and
+#: S > 2|O| would need more blocks than points.
+MAX_SHARE = 0.45
+BANDWIDTH_RULES: dict[str, str] = {"robust": "robust", "cv": "CV", "scott": "Scott", "manual": "slider"}
 KERNEL_CHOICES: tuple[str, ...] = ("gaussian", "tophat", "epanechnikov", "linear", "cosine", "exponential")
 
 
@@ -42,10 +58,13 @@ def user_errors() -> Iterator[None]:
         st.error(f"{err}", icon=":material/error:")
 
 
-def scheme_select(container=st) -> str:
-    """The contamination scheme: the paper's four, or none."""
-    return container.selectbox("Contamination scheme", SCHEMES, format_func=SCHEME_LABELS.get, **url("scheme"),
-                               help="How the outliers are drawn (paper, section 5). Inliers: 0.5 N(0, 0.5) + 0.5 N(6, 0.5).")
+def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
+    """The contamination scheme (the paper's four, or none), described under the picker."""
+    scheme = container.selectbox("Contamination scheme", schemes, format_func=SCHEME_CODES.get, **url("scheme"),
+                                 help="How the outliers are drawn (paper, section 5). Inliers: "
+                                      "0.5 N(0, 0.5) + 0.5 N(6, 0.5); N(mean, standard deviation).")
+    container.caption(SCHEME_LABELS[scheme])
+    return scheme
 
 
 def methods_select(container=st, default: tuple[str, ...] = METHODS) -> list[str]:
@@ -56,31 +75,40 @@ def methods_select(container=st, default: tuple[str, ...] = METHODS) -> list[str
 
 
 def estimator_controls(container, n: int, n_outliers: int | None, default_blocks: int = 21) -> Settings:
-    """Bandwidth, kernel, S, SPKDE's contamination and seed, shared by the data pages.
+    """The stated outlier share, bandwidth, kernel, S and seed, shared by the data pages.
 
-    ``n`` bounds S (a block needs a point); ``n_outliers`` (when known) marks the theory's
-    guide S > 2|O| in the help and the caption.
+    The defaults are the library's robust ones: S "auto" (2 ceil(eps n) + 1, as
+    ``MoMKDE(n_blocks="auto")``) and the "robust" bandwidth for the stated share eps. ``n``
+    (the points fitted) bounds the S slider, so the theory's guide S > 2|O| is reachable for
+    every share below 1/2; ``n_outliers`` (when known) says whether S meets it.
     """
-    mode = container.segmented_control("Bandwidth h", ["cv", "scott", "manual"], default="cv",
-                                       format_func={"cv": "auto (CV)", "scott": "Scott", "manual": "slider"}.get,
-                                       **url("hmode"),
-                                       help="CV: the paper's pseudo-likelihood cross-validation on the plain KDE. "
-                                            "The same h is used for all four estimators.") or "cv"
+    eps = container.slider("Expected share of outliers ε", 0.0, MAX_SHARE, 0.1, 0.01, **url("eps"),
+                           help="The one knob a user states (as for IsolationForest or LOF): it sets S "
+                                "auto = 2⌈εn⌉+1, what the robust h trims, and SPKDE's share. No labels are read.")
+    mode = container.segmented_control("Bandwidth h", list(BANDWIDTH_RULES), default="robust",
+                                       format_func=BANDWIDTH_RULES.get, **url("hmode"),
+                                       help="robust: the h with the best trimmed leave-own-block-out likelihood "
+                                            "(a spike of outliers cannot capture it). CV: the paper's "
+                                            "cross-validation of the plain KDE (a spike captures it). "
+                                            "The same h is used for all four estimators.") or "robust"
     bandwidth: str | float = mode
     if mode == "manual":
         bandwidth = container.slider("h", 0.02, 2.0, 0.3, 0.01, **url("h"))
     kernel = container.selectbox("Kernel", KERNEL_CHOICES, **url("kernel"),
                                  help="SPKDE needs the Gaussian kernel.")
-    guide = f" The theory asks for S > 2|O| = {2 * n_outliers}." if n_outliers else ""
-    blocks = container.slider("S, number of blocks of MoM-KDE", 1, 601, default_blocks, **url("S"),
-                              help="S = 1 is the plain KDE. Each block must hold at least one point." + guide)
-    if blocks > n:
-        container.warning(f"S = {blocks} is more than the {n} points: using S = {n}.")
-        blocks = n
+    auto = (container.segmented_control("S, number of blocks of MoM-KDE", ["auto", "manual"], default="auto",
+                                        **url("Smode"), help="auto: S = 2⌈εn⌉+1, the fewest blocks that "
+                                        "the expected outliers cannot hold a majority of.") or "auto") == "auto"
+    if auto:
+        blocks = n_blocks_for(n, eps)
+    else:
+        blocks = container.slider("S", 1, max(n, 2), min(default_blocks, n), **url("S"),
+                                  help="S = 1 is the plain KDE. At most one block per point.")
+    guide = ""
     if n_outliers:
-        container.caption(("Meets" if blocks > 2 * n_outliers else "Below") + " the guide: " + f"S = {blocks}; guide S > 2|O| = {2 * n_outliers}")
-    contamination = container.slider("SPKDE: assumed outlier share", 0.0, 0.6, 0.1, 0.05, **url("eps"),
-                                     help="SPKDE scales the KDE by 1 / (1 - share) before projecting.")
+        verdict = "meets" if blocks > 2 * n_outliers else "is below"
+        guide = f"; it {verdict} the guide S > 2|O| = {2 * n_outliers}"
+    container.caption(f"S = {blocks}" + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "") + guide + ".")
     seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
-    return Settings(bandwidth=bandwidth, kernel=kernel, n_blocks=int(blocks), contamination=float(contamination),
-                    seed=seed)
+    return Settings(bandwidth=bandwidth, kernel=kernel, n_blocks=int(blocks), contamination=float(eps),
+                    seed=seed, auto_blocks=auto)

@@ -15,7 +15,10 @@ import plotly.graph_objects as go
 #: One colour per method, used by every figure (colour-blind friendly, Okabe-Ito based).
 METHOD_COLORS: dict[str, str] = {
     "kde": "#E69F00",
+    "kde_robust": "#B07800",
     "mom_kde": "#C2185B",
+    "mom_kde_auto": "#C2185B",  # the library's default MoM-KDE: what the app calls MoM-KDE
+    "mom_kde_rule": "#F06292",
     "mom_kde_oracle": "#8E24AA",
     "mom_kde_blockh": "#F06292",
     "mom_kde_oracle_blockh": "#CE93D8",
@@ -34,7 +37,10 @@ CHANCE_AUC = 0.5
 METHOD_LABELS: dict[str, str] = {
     "truth": "True density",
     "kde": "KDE",
+    "kde_robust": "KDE (robust h)",
     "mom_kde": "MoM-KDE",
+    "mom_kde_auto": "MoM-KDE (auto)",
+    "mom_kde_rule": "MoM-KDE (S rule, CV h)",
     "mom_kde_oracle": "MoM-KDE (oracle S)",
     "mom_kde_blockh": "MoM-KDE, block-aware h",
     "mom_kde_oracle_blockh": "MoM-KDE (oracle S), block-aware h",
