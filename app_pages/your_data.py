@@ -1,15 +1,21 @@
-"""Your data: upload a CSV (or try a bundled sample), see where KDE grows bumps that MoM-KDE
-does not, rank the most anomalous rows by every method, download the scores."""
+"""Your data: upload a CSV (or try a bundled sample), see where the KDE grows bumps that
+MoM-KDE does not, rank the most anomalous rows by every method, download the scores.
+
+Defaults are the library's robust ones (S auto and the robust h for the stated share ε) and
+the columns a new user would pick (no id column, a label only when a column is named like
+one and holds few classes); every caption is computed from what the figure shows.
+"""
 
 from __future__ import annotations
 
 import hashlib
-
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
+from app_support.captions import auc_verdict, reasons
 from app_support.compute import (
     fit_all,
     metric_table,
@@ -21,6 +27,7 @@ from app_support.compute import (
     select_bandwidth,
     standardized,
 )
+from app_support.tables import MAX_DEFAULT_FEATURES, MAX_LABEL_VALUES, guess_roles, label_values
 from app_support.widgets import (
     estimator_controls,
     methods_select,
@@ -32,31 +39,42 @@ from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figur
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 MAX_BYTES = 200 * 2**20  # the upload limit of .streamlit/config.toml
-LABEL_NAMES = {"label", "labels", "class", "target", "y", "outlier", "is_outlier", "anomaly",
-               "is_anomaly", "fraud", "is_fraud", "status"}
 MAX_ROWS = 20_000  # rows scored; larger files are sampled, with a notice
 MAX_FIT = 2_000  # rows the estimators are fitted on (RKDE and SPKDE learn in O(n^2))
 UPLOAD = "(upload a file)"
+#: What each bundled sample teaches (assets/make_samples.py makes them).
+SAMPLE_LESSONS = {
+    "sensor_glitches.csv": "**Where MoM-KDE wins.** A sensor stuck at one value for 60 readings makes a tight "
+                           "cluster: the KDE grows a hill on it and ranks it as normal, while the cluster sits in "
+                           "too few blocks to move MoM-KDE's median, which ranks every glitch first.",
+    "spike_on_a_mode.csv": "**Where every density method fails.** The outliers are a spike on top of an inlier "
+                           "mode (the paper's adversarial scheme): they sit where the inliers are densest, so any "
+                           "density, robust or not, scores them as the most normal points (every AUC below 0.5).",
+    "card_transactions.csv": "**A real-looking table.** An id, a timestamp and text columns are left out of the "
+                             "scores, the label is found by its name; card-testing bursts and large night "
+                             "purchases are the fraud, and the densities rank them first.",
+}
+FILE_STATE = ("plot", "score", "label", "outlier")  # widgets whose choices belong to one file
 
 st.title("Your data")
 st.markdown("Upload a CSV with a header line, or pick a sample. Choose 1 or 2 columns to draw, any numeric "
             "columns to score; a label column, if you have one, gives each method's AUC.")
 
 side = st.sidebar
-samples = sorted(p.name for p in ASSETS.glob("*.csv"))
+samples = [name for name in SAMPLE_LESSONS if (ASSETS / name).exists()]
 
 
-def reset_columns_on_new_file(identity: str, defaults: dict[str, object]) -> None:
-    """When the file changes, set the column widgets to the new file's defaults.
+def reset_on_new_file(identity: str, defaults: dict[str, object]) -> None:
+    """When the file changes, set the per-file widgets to the new file's defaults.
 
     Setting their session state (not just dropping it) is what makes the browser show the new
-    choices: a dropped key left the old file's columns on screen while the script used the
-    new defaults. The first file of a session keeps what its URL says (a shared link).
+    choices: a dropped key left the old file's values on screen (the columns, and the label of
+    the outliers) while the script used the new defaults. The first file of a session keeps
+    what its URL says (a shared link).
     """
-    if st.session_state.get("_columns_of") not in (None, identity):
-        st.session_state.pop("outlier", None)
+    if st.session_state.get("_file") not in (None, identity):
         st.session_state.update(defaults)
-    st.session_state["_columns_of"] = identity
+    st.session_state["_file"] = identity
 
 
 def default_unless_set(key: str, **kwargs) -> dict[str, object]:
@@ -66,47 +84,53 @@ def default_unless_set(key: str, **kwargs) -> dict[str, object]:
 
 
 source = side.selectbox("Data", [UPLOAD, *samples], **url("sample"))
-raw = None
 if source == UPLOAD:
     upload = side.file_uploader("CSV file (up to 200 MB)", key="upload")
     raw = upload.getvalue() if upload is not None else None
 else:
     raw = (ASSETS / source).read_bytes()
+    st.info(SAMPLE_LESSONS[source], icon=":material/lightbulb:")
 
 if raw is None:
+    if set(st.query_params) & set(FILE_STATE):
+        st.info("This link was made with an uploaded file. Files are not part of links (they stay on the "
+                "computer that uploaded them): upload the same file and the link's columns and settings apply.",
+                icon=":material/link:")
     st.info("Upload a CSV in the sidebar, or choose one of the samples to start.")
     st.stop()
 
 with user_errors():
     frame = read_csv_bytes(raw, MAX_BYTES)
+    if frame.attrs.get("encoding") not in (None, "utf-8") or frame.attrs.get("decimal") == ",":
+        st.caption(f"Read as {frame.attrs['encoding']} text, separator {frame.attrs['separator']!r}, "
+                   f"decimal {frame.attrs['decimal']!r}.")
     keep = row_sample(len(frame), MAX_ROWS, 0)
     if len(keep) < len(frame):
         st.warning(f"The file has {len(frame):,} rows: a random sample of {MAX_ROWS:,} of them is used "
                    "to keep the page responsive.")
         frame = frame.iloc[keep]
     columns = list(frame.columns)
-    numeric = list(frame.select_dtypes("number").columns)
     for column in text_in_numeric_columns(frame):
         try:
             numeric_matrix(frame, [column])
         except ValueError as err:
             st.warning(f"{err}: fix the file, or drop that column; it is left out of the "
                        "default choices.", icon=":material/warning:")
-    # defaults a new user would pick: a column named like a label is the label, not a feature,
-    # and the column drawn first is the one with the most distinct values (not a count, an
-    # hour or a flag, whose ties make the CV bandwidth collapse)
-    label_guess = next((c for c in columns if str(c).strip().lower() in LABEL_NAMES), None)
-    features = [c for c in numeric if c != label_guess]
-    spread = sorted(features, key=lambda c: -frame[c].nunique())
+    roles = guess_roles(frame)
     identity = source if source != UPLOAD else hashlib.sha256(raw).hexdigest()
-    reset_columns_on_new_file(identity, {"plot": spread[:1], "score": features, "label": label_guess})
+    reset_on_new_file(identity, {"plot": list(roles.draw), "score": list(roles.features), "label": roles.label})
     plot_cols = side.multiselect("Columns to draw (1 or 2)", columns, max_selections=2, **url("plot"),
-                                 **default_unless_set("plot", default=spread[:1]))
+                                 **default_unless_set("plot", default=list(roles.draw)))
     score_cols = side.multiselect("Columns to score", columns, **url("score"),
-                                  **default_unless_set("score", default=features))
+                                  **default_unless_set("score", default=list(roles.features)))
     label_col = side.selectbox("Label column (optional)", [None, *columns], **url("label"),
-                               **default_unless_set("label", index=[None, *columns].index(label_guess)),
+                               **default_unless_set("label", index=[None, *columns].index(roles.label)),
                                format_func=lambda c: "none" if c is None else str(c))
+    left_out = [*(f"{c} (an id)" for c in roles.ids),
+                *(str(c) for c in columns if c not in roles.features and c not in roles.ids and c != roles.label)]
+    if left_out:
+        side.caption("Not scored by default: " + ", ".join(left_out)
+                     + (f" (the first {MAX_DEFAULT_FEATURES} numeric columns are)" if roles.truncated else "") + ".")
     drop_missing = side.toggle("Drop rows with missing values", value=True, **url("dropna"))
     scale = side.toggle("Standardise columns", value=True, **url("std"),
                         help="Centre and scale every column so that one bandwidth suits all of them.")
@@ -122,24 +146,45 @@ with user_errors():
     if len(data) < len(frame):
         st.caption(f"{len(frame) - len(data):,} row(s) with missing values dropped.")
     is_outlier = None
-    if label_col is not None:
+    if label_col is not None and label_values(data[label_col]) > MAX_LABEL_VALUES:
+        st.warning(f"{label_col!r} has {label_values(data[label_col]):,} distinct values: a label names a few "
+                   "classes (such as 0 / 1 or ok / fraud), so no AUC is computed.", icon=":material/warning:")
+    elif label_col is not None:
         counts = data[label_col].dropna().astype(str).value_counts()
         values = sorted(counts.index)
-        rarest = values.index(counts.idxmin())  # outliers are the minority, by default
-        outlier_value = side.selectbox("Label of the outliers", values, index=rarest, **url("outlier"))
+        rarest = counts.idxmin()  # outliers are the minority, by default
+        if st.session_state.get("_label_of") not in (None, (identity, label_col)) or (
+                "outlier" in st.session_state and st.session_state["outlier"] not in values):
+            st.session_state["outlier"] = rarest  # a new file or label: its rarest class, not the old value
+        st.session_state["_label_of"] = (identity, label_col)
+        outlier_value = side.selectbox("Label of the outliers", values, **url("outlier"),
+                                       **default_unless_set("outlier", index=values.index(rarest)))
         is_outlier = (data[label_col].astype(str) == outlier_value).to_numpy()
     X_plot = numeric_matrix(data, plot_cols)
     X_score = numeric_matrix(data, score_cols)
     if scale:
         X_plot, X_score = standardized(X_plot), standardized(X_score)
-    settings = estimator_controls(side, min(len(data), MAX_FIT),
-                                  int(is_outlier.sum()) if is_outlier is not None else None, default_blocks=15)
+    n_fit = min(len(data), MAX_FIT)
+    n_outliers = int(is_outlier.sum()) if is_outlier is not None else None
+    settings = estimator_controls(side, n_fit, n_outliers, default_blocks=15)
     fit_rows = row_sample(len(data), MAX_FIT, settings.seed)
     if len(fit_rows) < len(data):
         st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {len(data):,}.")
 
+    eps = settings.contamination
+    h = select_bandwidth(X_plot[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
+    h_score = select_bandwidth(X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
+    scores = {}
+    for method in methods:
+        try:
+            scores[method] = score_rows(method, X_score[fit_rows], X_score, h_score, relevant(method, settings))
+        except (ValueError, ArithmeticError) as err:  # SPKDE's Gram matrix underflows in hundreds of dimensions
+            st.warning(f"{METHOD_LABELS[method]} gives no scores on these {len(score_cols)} column(s): {err}")
+    aucs = {}
+    if is_outlier is not None:
+        aucs = metric_table({m: {"scores": s} for m, s in scores.items()}, None, 1.0, is_outlier)["AUC"].to_dict()
+
     st.subheader("Where the density grows bumps")
-    h = select_bandwidth(X_plot[fit_rows], settings.bandwidth, settings.kernel, settings.seed)
     grid = plot_grid(X_plot, h)
     results, failures = fit_all(methods, X_plot[fit_rows], grid.axes, h, settings)
     for method, message in failures.items():
@@ -148,29 +193,29 @@ with user_errors():
     if X_plot.shape[1] == 1:
         fig = density_1d_figure(grid.axes[0], curves, X_plot[:, 0], is_outlier)
         fig.update_xaxes(title_text=str(plot_cols[0]) + (" (standardised)" if scale else ""))
+        reading = "Ticks below the axis: the rows" + (", the label's outliers red." if n_outliers else ".")
     else:
         fig = density_2d_figure(*grid.axes, curves, X_plot, is_outlier, axis_titles=tuple(map(str, plot_cols)))
+        reading = ("One colour scale for all maps (a spike above it takes the top colour)"
+                   + ("; red dots: the label's outliers." if n_outliers else "."))
     st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})
-    st.caption(f"h = {h:.3g}. Where the KDE (orange) rises over a small group of points and MoM-KDE (pink) "
-               "stays low, the group is in too few blocks to move the median: a likely cluster of outliers.")
+    h_robust = (select_bandwidth(X_plot[fit_rows], "robust", settings.kernel, settings.seed, eps)
+                if settings.bandwidth == "cv" else None)
+    why = reasons(None, n_fit, n_outliers or 0, settings.n_blocks, h, h_robust, None)
+    st.caption(" ".join([
+        f"h = {h:.3g}, S = {settings.n_blocks}: MoM-KDE ignores a group of rows that sits in fewer than half of "
+        "the blocks, so where the KDE rises over a small group and MoM-KDE stays low, that group is a likely "
+        "cluster of outliers.", *why, reading]))
 
     st.subheader("Most anomalous rows")
-    h_score = select_bandwidth(X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed)
-    scores = {}
-    for method in methods:
-        try:
-            scores[method] = score_rows(method, X_score[fit_rows], X_score, h_score, relevant(method, settings))
-        except ValueError as err:
-            st.warning(f"{METHOD_LABELS[method]} gives no scores: {err}")
+    if aucs:
+        table = pd.DataFrame({"AUC": aucs}).rename(index=METHOD_LABELS)
+        st.table(table.T.style.format("{:.3f}", na_rep="—"))
+        st.caption(auc_verdict(aucs) + " AUC of the density as an outlier score against your label (1: every "
+                   "outlier scored lower than every inlier, 0.5: chance).")
     scored = data.copy()
     for method, s in scores.items():
         scored[f"log_density_{method}"] = s
-    if is_outlier is not None:
-        aucs = metric_table({m: {"scores": s} for m, s in scores.items()}, None, 1.0, is_outlier)
-        aucs.index = [METHOD_LABELS[m] for m in aucs.index]
-        st.table(aucs.T.style.format("{:.3f}", na_rep="—"))
-        st.caption("AUC of the density as an outlier score against your label (1: every outlier scored "
-                   "lower than every inlier, 0.5: chance).")
     top = st.slider("Rows per method", 5, 50, 10, 5, **url("top"))
     tabs = st.tabs([METHOD_LABELS[m] for m in scores])
     for tab, (method, s) in zip(tabs, scores.items()):

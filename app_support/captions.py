@@ -95,6 +95,22 @@ def reasons(scheme: str | None, n: int, n_outliers: int, n_blocks: int, h: float
     return out
 
 
+def auc_verdict(aucs: Mapping[str, float]) -> str:
+    """Which method ranks the labelled outliers best, against the KDE; or, when every AUC is
+    below chance, why no density method can find these outliers."""
+    finite = {m: v for m, v in aucs.items() if v is not None and np.isfinite(v)}
+    if not finite:
+        return ""
+    if max(finite.values()) < CHANCE_AUC:
+        return ("Every AUC is below 0.5: the outliers are denser than the inliers (a spike, or a cluster on "
+                "a mode), so any density scores them as normal; no choice of S or h changes that.")
+    best = max(finite, key=finite.get)
+    text = f"{method_label(best)} ranks the outliers best (AUC {finite[best]:.3f}"
+    if best != "kde" and "kde" in finite:
+        text += f"; the KDE {finite['kde']:.3f}"
+    return text + ")."
+
+
 def sweep_summary(results: pd.DataFrame, metric: str, challenger: str, lower_is_better: bool) -> str:
     """"MoM-KDE (auto) beats the KDE at 7 of 10 ratios" for ``metric`` (means over
     repetitions), or "" when either method is missing."""

@@ -1,8 +1,11 @@
 """Write the sample CSVs of the app's "Your data" page (run: python assets/make_samples.py).
 
-Small synthetic tables with a known outlier label, so a first-time user sees at once what
-the page does: where the KDE grows a bump that MoM-KDE does not, and the AUC of each method.
-Deterministic (fixed seeds), each well under 200 kB.
+Small synthetic tables with a known outlier label, each teaching one thing (the page says
+which): ``sensor_glitches.csv``, where MoM-KDE wins (a stuck-value glitch is a tight cluster
+the KDE grows a hill on and the median of blocks ignores); ``spike_on_a_mode.csv``, where a
+spike defeats every density method (outliers on an inlier mode look like the most normal
+points); ``card_transactions.csv``, a real-looking table (id, timestamp and text columns, a
+label found by its name). Deterministic (fixed seeds), each well under 200 kB.
 """
 
 from __future__ import annotations
@@ -35,19 +38,33 @@ def sensor_glitches(rng: np.random.Generator) -> pd.DataFrame:
 
 
 def transactions(rng: np.random.Generator) -> pd.DataFrame:
-    """Card payments: log-normal amounts by time of day, with a burst of small test charges."""
-    n, fraud = 1500, 80
-    amount = np.concatenate([rng.lognormal(3.2, 0.6, n), rng.normal(1.0, 0.05, fraud)])
-    hour = np.concatenate([rng.normal(14, 3.5, n) % 24, rng.normal(3, 0.5, fraud) % 24])
-    return pd.DataFrame({
+    """Card payments as a bank exports them: an id, a timestamp, text columns, amounts by time
+    of day, and two kinds of fraud: bursts of small "card testing" charges at night and a few
+    large night purchases. Teaches reading a real table: the id and text columns are left
+    out of the scores, the label is found by its name, and the densities rank the fraud."""
+    n, testing, large = 1500, 50, 20
+    amount = np.concatenate([rng.lognormal(3.2, 0.6, n), np.clip(rng.normal(1.0, 0.3, testing), 0.5, None),
+                             rng.lognormal(6.5, 0.4, large)])
+    hour = np.concatenate([rng.normal(14, 3.5, n) % 24, rng.normal(3, 1.0, testing) % 24,
+                           rng.uniform(0, 5, large)])
+    total = n + testing + large
+    day = rng.integers(1, 29, total)
+    frame = pd.DataFrame({
+        "timestamp": [f"2024-03-{d:02d} {int(h):02d}:{int(60 * (h % 1)):02d}" for d, h in zip(day, hour)],
+        "merchant": rng.choice(["grocery", "fuel", "restaurant", "online", "travel"], total),
+        "country": rng.choice(["FR", "DE", "IT", "ES", "NL"], total, p=[0.5, 0.2, 0.1, 0.1, 0.1]),
         "amount_eur": amount.round(2), "hour": hour.round(2),
-        "is_fraud": np.r_[np.zeros(n, int), np.ones(fraud, int)],
+        "is_fraud": np.r_[np.zeros(n, int), np.ones(testing + large, int)],
     }).sample(frac=1.0, random_state=2)
+    return frame.assign(row_id=np.arange(100_001, 100_001 + total))[["row_id", *frame.columns]]
 
 
-def paper_thin_gaussian() -> pd.DataFrame:
-    """The paper's 1-D thin-Gaussian scheme (c): 1000 inliers, 15 % outliers at x = 3."""
-    data = make_contaminated("thin_gaussian", n_inliers=1000, ratio=0.15, dim=1, random_state=0)
+def spike_on_a_mode() -> pd.DataFrame:
+    """The paper's adversarial scheme (d) in 1-D: 1000 inliers 0.5 N(0, 0.5) + 0.5 N(6, 0.5)
+    and 10 % outliers N(0, 0.01), a spike on the inlier mode at 0. Teaches the limit of every
+    density method: the outliers sit where the inliers are densest, so any density (robust
+    or not) scores them as the most normal points and every AUC is below chance."""
+    data = make_contaminated("adversarial", n_inliers=1000, ratio=0.1, dim=1, random_state=0)
     return pd.DataFrame({"x": data.X[:, 0].round(4), "outlier": data.is_outlier.astype(int)})
 
 
@@ -55,7 +72,7 @@ def main() -> None:
     """Write every sample next to this script."""
     rng = np.random.default_rng(0)
     for name, frame in {"sensor_glitches.csv": sensor_glitches(rng), "card_transactions.csv": transactions(rng),
-                        "paper_thin_gaussian.csv": paper_thin_gaussian()}.items():
+                        "spike_on_a_mode.csv": spike_on_a_mode()}.items():
         frame.to_csv(HERE / name, index=False)
         print(name, len(frame), "rows,", (HERE / name).stat().st_size, "bytes")
 

@@ -1,0 +1,71 @@
+"""The roles a new user would give the columns of an uploaded table: label, ids, features.
+
+Defaults matter on the upload page: an id column scored as a feature makes every row look
+unique, and a continuous column taken as the label gives a meaningless AUC. The guesses here
+only pick defaults; every one can be changed in the sidebar, and the page says what it left
+out and why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pandas as pd
+
+#: Names that make a column the label, when it also has few distinct values (not "y": in many
+#: tables y is a coordinate or a continuous target).
+LABEL_NAMES = frozenset({"label", "labels", "class", "target", "outlier", "is_outlier", "anomaly",
+                         "is_anomaly", "fraud", "is_fraud", "status"})
+#: A label names classes: a column with more distinct values is not taken (nor scored) as one.
+MAX_LABEL_VALUES = 20
+#: Features scored by default: a density in hundreds of dimensions says nothing (every point
+#: is isolated), so a wide table starts with the first ones and the user adds more.
+MAX_DEFAULT_FEATURES = 20
+_ID_NAME = re.compile(r"(^|[_\s-])(id|ids|idx|index|key|uuid|row)$|^(id|index|row_?id|row_?number)$", re.I)
+
+
+@dataclass(frozen=True)
+class ColumnRoles:
+    """Default choices for a table: its label (or None), the id columns left out, the numeric
+    features to score, the feature to draw first, and whether the features were cut."""
+
+    label: str | None
+    ids: tuple[str, ...]
+    features: tuple[str, ...]
+    draw: tuple[str, ...]
+    truncated: bool
+
+
+def is_id_column(column: pd.Series) -> bool:
+    """An identifier: named like one (``id``, ``row_id``, ``customer_key``...) with distinct
+    values, or integers that are all distinct and fill a range (1, 2, 3... in any order)."""
+    values = column.dropna()
+    if len(values) < 2 or values.nunique() < len(values):
+        return False
+    if _ID_NAME.search(str(column.name).strip()):
+        return True
+    if pd.api.types.is_integer_dtype(values):
+        return int(values.max()) - int(values.min()) + 1 == len(values)
+    return False
+
+
+def label_values(column: pd.Series) -> int:
+    """The number of distinct values of a label candidate (missing values left out)."""
+    return int(column.dropna().astype(str).nunique())
+
+
+def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
+    """Default label, ids and features of ``frame`` (see the module docstring).
+
+    The feature drawn first is the one with the most distinct values (not a count, an hour or
+    a flag, whose ties make cross-validated bandwidths collapse).
+    """
+    label = next((c for c in frame.columns if str(c).strip().lower() in LABEL_NAMES
+                  and 2 <= label_values(frame[c]) <= MAX_LABEL_VALUES), None)
+    numeric = [c for c in frame.select_dtypes("number").columns if c != label]
+    ids = tuple(c for c in numeric if is_id_column(frame[c]))
+    features = [c for c in numeric if c not in ids]
+    draw = sorted(features, key=lambda c: -frame[c].nunique())[:1]
+    return ColumnRoles(label=label, ids=ids, features=tuple(features[:MAX_DEFAULT_FEATURES]), draw=tuple(draw),
+                       truncated=len(features) > MAX_DEFAULT_FEATURES)
