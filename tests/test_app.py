@@ -36,21 +36,48 @@ def _names(fig: dict) -> list[str]:
 
 def test_home_shows_kde_and_mom_kde_and_links():
     at = _open()
-    (fig,) = _figures(at)
-    assert {"True density", "KDE", "MoM-KDE"} <= set(_names(fig))
+    full, zoom = _figures(at)
+    assert {"True density", "KDE", "MoM-KDE"} <= set(_names(full))
+    assert zoom["layout"]["yaxis"]["range"][1] < 0.1  # the tails' bumps are visible there
     assert len(at.get("page_link")) == 5
+    assert "exactly 0 outside [-1.29, 1.31]" in at.caption[0].value  # read off the curve, not [-1, 1]
+    assert "S = 1: MoM-KDE is the KDE itself" in _open(o="0").caption[0].value
+
+
+def _caption(at: AppTest, start: str) -> str:
+    return next(c.value for c in at.caption if c.value.startswith(start))
 
 
 def test_explore_1d_all_methods_blocks_and_metrics():
+    """Robust defaults: S auto = 2 ceil(0.1 n) + 1 = 113 for n = 556, the guide met, the
+    robust h; switching S to manual shows the slider, whose maximum is n (the guide is reachable)."""
     at = _open("app_pages/explore.py", blocks="true", n="500")
     (fig,) = _figures(at)
     names = _names(fig)
     assert {"True density", "KDE", "MoM-KDE", "RKDE", "SPKDE"} <= set(names)
-    assert any(n.startswith("S = 21 block KDEs") for n in names)
+    assert any(n.startswith("S = 113 block KDEs (grey)") for n in names)
+    assert "meets the guide S > 2|O| = 112" in _caption(at, "S = 113")
     assert len(at.table) == 1
+    at.sidebar.segmented_control(key="Smode").set_value("manual").run()
+    assert at.slider(key="S").max == 556
     at.slider(key="S").set_value(41).run()
     assert not at.exception
     assert any(n.startswith("S = 41 block KDEs") for n in _names(_figures(at)[0]))
+    assert "S = 41 is below the guide" in _caption(at, "Here MoM-KDE")
+
+
+@pytest.mark.parametrize(("params", "says"), [
+    ({"scheme": "thin"}, ["closer to the true density than the KDE", "fewer than half of the blocks"]),
+    ({"scheme": "thin", "hmode": "CV", "Smode": "manual", "S": "261"},
+     ["further from the true density", "fitted the spike of outliers"]),
+    ({"scheme": "adversarial"}, ["further from the true density", "on an inlier mode"]),
+    ({"scheme": "none"}, ["Without outliers there is nothing to resist"]),
+])
+def test_explore_caption_says_who_wins_and_why(params, says):
+    """The walkthrough's contradictions: the caption follows the figure, failure modes included."""
+    at = _open("app_pages/explore.py", **params)
+    caption = _caption(at, "Here MoM-KDE")
+    assert all(s in caption for s in says), caption
 
 
 def test_explore_2d_and_kernel_without_spkde():
@@ -58,31 +85,68 @@ def test_explore_2d_and_kernel_without_spkde():
     (fig,) = _figures(at)
     assert sum(t["type"] == "contour" for t in fig["data"]) == 4  # truth, KDE, MoM-KDE, RKDE
     assert any("SPKDE" in w.value for w in at.warning)
+    caption = _caption(at, "Here MoM-KDE")
+    assert "orange" not in caption and "pink" not in caption and "JS to the truth" in caption
+    titles = [a["text"] for a in fig["layout"]["annotations"]]
+    assert any(t.startswith("KDE · JS ") for t in titles)
 
 
 def test_sweep_draws_four_metrics():
     at = _open("app_pages/sweep.py", reps="1", n="200")
     figs = _figures(at)
     assert len(figs) == 4
-    assert {"KDE", "MoM-KDE", "RKDE", "SPKDE"} <= set(_names(figs[0]))
+    assert {"KDE", "MoM-KDE (auto)", "RKDE", "SPKDE"} <= set(_names(figs[0]))
     assert len(at.get("download_button")) == 1
+    assert "**honest** protocol" in at.markdown[0].value
+    auc = next(f for f in figs if f["layout"]["title"]["text"] == "ROC AUC")
+    assert [s["y0"] for s in auc["layout"]["shapes"]] == [0.5]  # the chance line
+    assert "beats the KDE at" in _caption(at, "AUC of the density")
+
+
+def test_sweep_adversarial_explains_the_loss():
+    at = _open("app_pages/sweep.py", reps="1", n="200", scheme="adversarial")
+    assert "MoM-KDE loses on this scheme" in at.info[0].value
+    assert "below 0.5" in _caption(at, "AUC of the density")
 
 
 def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("MOMKDE_DATA_DIR", str(tmp_path))  # an empty data directory
-    at = _open("app_pages/real_data.py", reps="1", sets=["iris", "banana"])
+    at = _open("app_pages/real_data.py", live="true", reps="1", sets=["iris", "banana"])
     figs = _figures(at)
-    assert len(figs) == 1 and "MoM-KDE" in _names(figs[0])
+    assert len(figs) == 1 and "MoM-KDE (S rule, CV h)" in _names(figs[0])
     hints = [i.value for i in at.info]
     assert any("banana" in h and "not installed" in h and "MOMKDE_DATA_DIR" in h for h in hints)
 
 
+def test_real_data_opens_on_the_stored_reproduction():
+    """No computation: the newest docs/results/real_honest_*reps table, all ten ratios, the
+    protocol stated, the chance line, and why iris falls below it."""
+    from app_support.compute import latest_results
+
+    at = _open("app_pages/real_data.py", sets=["iris", "digits"])
+    figs = _figures(at)
+    assert len(figs) == 2 and not at.get("progress")
+    assert [s["y0"] for s in figs[0]["layout"]["shapes"]] == [0.5]
+    stored = _caption(at, "Stored reproduction")
+    assert latest_results("real_honest").name in stored and "at 10 ratios" in stored
+    assert "setosa" in _caption(at, "Best on average") and "Honest" in at.markdown[0].value
+
+
+def test_latest_results_takes_the_most_repetitions(tmp_path):
+    from app_support.compute import latest_results
+
+    for name in ("real_honest_10reps.csv.gz", "real_honest_50reps.csv.gz", "real_honest_x.csv.gz"):
+        (tmp_path / name).write_bytes(b"")
+    assert latest_results("real_honest", tmp_path).name == "real_honest_50reps.csv.gz"
+    assert latest_results("synthetic", tmp_path) is None
+
+
 def test_your_data_discrete_column_warns_about_cv():
-    """sensor_glitches.csv's hour column is discrete: drawn alone, CV runs into its smallest h.
+    """sensor_glitches.csv's hour column is discrete: drawn alone, CV (not the default) runs into its smallest h.
     It is not what the page draws by default (the column with the most distinct values)."""
     default = _open("app_pages/your_data.py", sample="sensor_glitches.csv")
     assert default.sidebar.multiselect[0].value != ["hour"]
-    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", plot="hour", score="hour")
+    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", plot="hour", score="hour", hmode="CV")
     assert any("smallest candidate" in w.value for w in at.warning), [w.value for w in at.warning]
 
 
@@ -101,9 +165,57 @@ def test_learn_example_one():
     assert "MoM-KDE" in errors and "KDE" in errors
 
 
-@pytest.mark.parametrize("sample", ["sensor_glitches.csv", "card_transactions.csv", "paper_thin_gaussian.csv"])
+@pytest.mark.parametrize("sample", ["sensor_glitches.csv", "card_transactions.csv", "spike_on_a_mode.csv"])
 def test_your_data_samples(sample):
     at = _open("app_pages/your_data.py", sample=sample)
     assert not at.error, [e.value for e in at.error]
     assert len(_figures(at)) == 1
     assert len(at.get("download_button")) == 1
+    assert "2⌈εn⌉+1" in _caption(at, "S = ") and "meets the guide" in _caption(at, "S = ")
+
+
+def _aucs(at: AppTest) -> dict[str, float]:
+    return {name: float(v) for name, v in at.table[0].value.iloc[0].items()}
+
+
+def test_sample_where_mom_kde_wins():
+    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv")
+    aucs = _aucs(at)
+    assert aucs["MoM-KDE"] > 0.99 and aucs["MoM-KDE"] > aucs["KDE"] + 0.02
+    assert "Where MoM-KDE wins" in at.info[0].value
+    assert "MoM-KDE ranks the outliers best" in _caption(at, "MoM-KDE ranks")
+
+
+def test_sample_where_a_spike_defeats_every_density():
+    at = _open("app_pages/your_data.py", sample="spike_on_a_mode.csv")
+    assert max(_aucs(at).values()) < 0.1
+    assert "Every AUC is below 0.5" in _caption(at, "Every AUC")
+
+
+def test_real_looking_table_leaves_out_ids_and_text_and_finds_the_label():
+    at = _open("app_pages/your_data.py", sample="card_transactions.csv")
+    assert at.sidebar.multiselect(key="score").value == ["amount_eur", "hour"]
+    assert at.sidebar.selectbox(key="label").value == "is_fraud"
+    assert "row_id (an id)" in _caption(at, "Not scored by default")
+    assert min(_aucs(at).values()) > 0.9
+    top = at.dataframe[0].value
+    assert top["is_fraud"].sum() >= 8  # the most anomalous rows are fraud
+
+
+def test_continuous_label_gives_no_auc():
+    at = _open("app_pages/your_data.py", sample="card_transactions.csv", label="amount_eur")
+    assert any("distinct values" in w.value for w in at.warning) and not at.table
+
+
+def test_roles_of_columns():
+    import pandas as pd
+
+    from app_support.tables import guess_roles
+
+    frame = pd.DataFrame({"row_id": [3, 1, 2, 4], "x": [0.1, 0.5, 0.2, 0.9], "y": [1.5, 2.5, 0.5, 3.5],
+                          "customer_key": [11, 52, 7, 9]})
+    roles = guess_roles(frame)
+    assert roles.label is None and roles.ids == ("row_id", "customer_key")
+    assert roles.features == ("x", "y")
+    wide = pd.DataFrame({f"c{i}": [0.0, 1.0, 2.5] for i in range(500)})
+    assert len(guess_roles(wide).features) == 20 and guess_roles(wide).truncated
