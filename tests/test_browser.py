@@ -120,11 +120,12 @@ def _curve_path(tab) -> str:
 
 
 def test_explore_slider_redraws_and_screenshot(server, page):
-    page.goto(f"{server}/explore?blocks=true")
+    page.goto(f"{server}/explore?blocks=true&Smode=manual")
     _wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
     before = _curve_path(page)
-    thumb = page.locator('[data-testid="stSlider"]', has_text="number of blocks").locator('input[type="range"]')
+    thumb = page.locator('[data-testid="stSlider"]').filter(has=page.get_by_text("S", exact=True)).locator(
+        'input[type="range"]')
     thumb.focus()
     start = time.perf_counter()
     for _ in range(5):
@@ -146,6 +147,7 @@ BAD_FILES = {
     "no_numbers.csv": (b"name,comment\nalpha,hello\nbeta,world\n", "no numeric column"),
     "empty.csv": (b"", "empty"),
     "image.csv": (b"\x89PNG\x00\x00binary", "binary"),
+    "letters.csv": ("température;humidité\nchaud;humide\n".encode("latin-1"), "température, humidité"),
     "one_row.csv": (b"x,y\n1,2\n", "at least 2"),
     "constant.csv": (b"x,y\n1,2\n1,3\n1,4\n", "constant"),
 }
@@ -179,6 +181,46 @@ def test_text_in_numbers_is_named(server, page, tmp_path):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
+@pytest.mark.parametrize(("name", "content"), [
+    ("latin1.csv", "température;humidité\n" + "".join(f"{i},5;{i * 2},25\n" for i in range(30))),
+    ("utf16.csv", "température,humidité\n" + "".join(f"{i}.5,{i * 2}.25\n" for i in range(30))),
+])
+def test_encodings_and_decimal_commas_are_read(server, page, tmp_path, name, content):
+    """Latin-1 headers are not mangled, UTF-16 is not called binary, a semicolon file with
+    decimal commas is read as numbers; the page says how it read the file."""
+    path = tmp_path / name
+    path.write_bytes(content.encode("latin-1" if name == "latin1.csv" else "utf-16"))
+    _upload(page, server, path)
+    page.wait_for_selector(TRACE, timeout=60_000)
+    _wait_until_idle(page)
+    sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
+    assert "température" in sidebar and "humidité" in sidebar
+    assert any(t.startswith("Read as") for t in page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_wide_csv_scores_without_a_traceback(server, page, tmp_path):
+    """500 columns: the first 20 are scored by default (a density in 500 dimensions says
+    nothing), and no method's failure becomes a traceback box."""
+    rng = np.random.default_rng(0)
+    wide = tmp_path / "wide.csv"
+    pd.DataFrame(rng.normal(size=(300, 500)).round(3), columns=[f"c{i}" for i in range(500)]).to_csv(wide, index=False)
+    _upload(page, server, wide)
+    page.wait_for_selector(TRACE, timeout=90_000)
+    _wait_until_idle(page, 90_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert "the first 20 numeric columns are" in page.locator('[data-testid="stSidebar"]').inner_text()
+    assert page.console_errors == []
+
+
+def test_2d_caption_names_no_missing_lines(server, page):
+    page.goto(f"{server}/your_data?sample=sensor_glitches.csv&plot=temperature_c&plot=humidity_pct")
+    _wait_until_idle(page)
+    page.wait_for_selector(".js-plotly-plot .contourlayer", timeout=60_000)
+    text = " ".join(page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
+    assert "One colour scale for all maps" in text and "orange" not in text and "pink" not in text
+
+
 def test_million_row_file_is_sampled_with_a_notice(server, page, tmp_path):
     rng = np.random.default_rng(0)
     big = tmp_path / "big.csv"
@@ -209,4 +251,8 @@ def test_switching_sample_shows_the_new_files_columns(server, page):
     drawn, scored = (pickers.nth(i).inner_text() for i in (0, 1))
     assert "amount_eur" not in drawn + scored
     assert "humidity_pct" in scored and "temperature_c" in scored
+    # the label of the outliers follows the file too (it showed the previous file's value)
+    outlier = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Label of the outliers")
+    shown = outlier.inner_text() + " ".join(i.input_value() for i in outlier.locator("input").all())
+    assert "glitch" in shown, outlier.inner_html()
     assert page.locator('[data-testid="stException"]').count() == 0
