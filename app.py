@@ -36,12 +36,12 @@ def home() -> None:
     ex = example_one(200, n_outliers, h, 1, 2.0, 0, 2 * n_outliers + 1)
     full, zoom = st.columns(2)
     with full:
-        st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360,
-                                          title="The whole density"),
+        st.markdown("**The whole density**")
+        st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360),
                         key="home_figure", config={"displaylogo": False})
     with zoom:
-        st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360,
-                                          title="Zoom on the tails (×10)", y_max=0.05),
+        st.markdown("**Zoom on the tails (×10)**: the outliers' bumps")
+        st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360, y_max=0.05),
                         key="home_zoom", config={"displaylogo": False})
     st.caption(home_caption(ex, n_outliers, h))
     st.subheader("Pages")
