@@ -14,6 +14,7 @@ import streamlit as st
 from app_support.captions import below_chance, ratio_span
 from app_support.compute import dataset_problem, display_names, latest_results, run_sweep, stored_results
 from app_support.widgets import url, user_errors
+from momkde_core.csv_safety import to_csv_text
 from momkde_core.datasets import DATA_DIR_ENV, DATASETS
 from momkde_core.experiments import CONTAMINATION_GUESS
 from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
@@ -93,5 +94,5 @@ with user_errors():
     st.caption("AUC of each density as an outlier score against the true outlier class (higher is better; "
                "dotted: chance, 0.5), mean ± std over the repetitions. Below 0.5 the outlier class is denser "
                "than the inliers: a density-based detector cannot find it, whichever estimator it uses.")
-    st.download_button("Download the results (CSV)", results.to_csv(index=False), file_name="momkde_real_data.csv",
+    st.download_button("Download the results (CSV)", to_csv_text(results), file_name="momkde_real_data.csv",
                        mime="text/csv", key="download")

@@ -8,6 +8,7 @@ import streamlit as st
 from app_support.captions import WHY, below_chance, ratio_span, sweep_summary
 from app_support.compute import run_sweep
 from app_support.widgets import SCHEME_LABELS, scheme_select, url, user_errors
+from momkde_core.csv_safety import to_csv_text
 from momkde_core.experiments import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
 from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
 
@@ -84,5 +85,5 @@ with user_errors():
                 summary += (f" At ratio {ratio_span([r for _, r in low])} every method's AUC is below 0.5: the "
                             "outliers are denser than the inliers (a spike), so a density ranks them as normal.")
             st.caption(f"{sentence} {summary}")
-    st.download_button("Download the results (CSV)", results.to_csv(index=False),
+    st.download_button("Download the results (CSV)", to_csv_text(results),
                        file_name=f"momkde_sweep_{scheme}_{dim}d.csv", mime="text/csv", key="download")

@@ -34,6 +34,7 @@ from app_support.widgets import (
     url,
     user_errors,
 )
+from momkde_core.csv_safety import to_csv_text
 from momkde_core.datasets import numeric_matrix, text_in_numeric_columns
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 
@@ -223,5 +224,5 @@ with user_errors():
             st.dataframe(scored.iloc[np.argsort(s, kind="stable")[:top]])
     st.caption(f"The {top} rows of lowest log density (in {len(score_cols)} column(s), h = {h_score:.3g}) "
                "for each method: the most anomalous first.")
-    st.download_button("Download the data with every method's score (CSV)", scored.to_csv(index=False),
+    st.download_button("Download the data with every method's score (CSV)", to_csv_text(scored),
                        file_name="momkde_scores.csv", mime="text/csv", key="download")

@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from momkde_core import experiments as ex  # noqa: E402
+from momkde_core.csv_safety import write_csv  # noqa: E402
 
 
 def main() -> None:
@@ -53,7 +54,7 @@ def main() -> None:
     total = time.perf_counter() - start
     print(f"total wall time: {total:.1f} s ({total / len(tasks):.2f} s per sample)")
     if args.out is not None:
-        df.to_csv(args.out, index=False)
+        write_csv(df, args.out)
         print(f"results written to {args.out}")
 
 

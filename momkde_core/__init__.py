@@ -6,10 +6,11 @@ paper's contamination schemes, real data sets, metrics and experiment runner.
 
 from . import metrics
 from .datasets import load_dataset
+from .detector import OutlierDetector, make_detector
 from .estimators import KDE, RKDE, SPKDE, MoMKDE
 from .kernels import KERNELS, get_kernel
 from .synthetic import make_contaminated
 
-__all__ = ["KDE", "MoMKDE", "RKDE", "SPKDE", "KERNELS", "get_kernel", "load_dataset",
-           "make_contaminated", "metrics"]
+__all__ = ["KDE", "MoMKDE", "RKDE", "SPKDE", "KERNELS", "OutlierDetector", "get_kernel",
+           "load_dataset", "make_contaminated", "make_detector", "metrics"]
 __version__ = "0.1.0"

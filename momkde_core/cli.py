@@ -1,32 +1,53 @@
-"""The ``momkde`` command: reproduce the paper's experiments and draw its figures.
+"""The ``momkde`` command: reproduce the paper's experiments, draw its figures, score a CSV.
 
     momkde reproduce synthetic|clean|real [--reps N] [--ratios R ...]
                      [--schemes S ... | --densities D ... | --datasets D ...]
                      [--methods M ...] [--protocol honest|paper] [--contamination C|true]
                      [--jobs N] [--scheduler ADDR] [--seed S] [--dim 1|2] --out results.csv
     momkde figures results.csv --out DIR [--format html|png|svg] [--methods M ...]
+    momkde score data.csv [--columns C ...] [--method kde|mom_kde|rkde|spkde ...]
+                 [--contamination C] [--chunksize N] [--fit-rows N] [--seed S]
+                 [--drop-missing] --out scored.csv
 
 Errors a person can fix (bad arguments, unknown names, unreadable files) end with one line on
 stderr and exit code 2, never a traceback. Real data sets that are not installed are skipped
-with a warning that says how to install them.
+with a warning that says how to install them. Every CSV written has its formula-like cells
+escaped (:mod:`momkde_core.csv_safety`).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import os
 import sys
+import warnings
+from collections.abc import Hashable
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from sklearn.preprocessing import StandardScaler
+from tqdm import tqdm
 
 from . import experiments as ex
-from .datasets import DATASETS
+from .csv_safety import write_csv
+from .datasets import (DATASETS, CsvFormat, check_data_rows, check_enough_rows,
+                       check_has_numeric_column, check_not_constant, check_numeric_columns,
+                       float_columns, missing_values_error, read_csv_chunks, sniff_csv_file,
+                       text_in_numeric_columns)
+from .detector import METHODS as SCORE_METHODS
+from .detector import OutlierDetector, make_detector
+from .robust_defaults import MAX_CONTAMINATION
 from .synthetic import CLEAN_DENSITIES
 
 FIGURE_METRICS: tuple[str, ...] = ("js", "kl_fhat_f", "kl_f_fhat", "auc")
 FIGURE_FORMATS: tuple[str, ...] = ("html", "png", "svg")
 IMAGE_SIZE = (760, 420, 1.5)  # width, height (CSS pixels), scale of static images
 EXIT_USAGE = 2
+CHUNKSIZE = 50_000  # rows read, scored and written at a time by `momkde score`
+FIT_ROWS = 20_000  # rows `momkde score` fits on (RKDE and SPKDE learn in O(n^2) memory/time)
 
 
 class UsageError(Exception):
@@ -79,13 +100,32 @@ def _positive_int(text: str) -> int:
     return _integer(text)
 
 
+def _share(text: str) -> float:
+    """The expected share of outliers of ``score``: a number in (0, 0.5]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value <= MAX_CONTAMINATION:
+        raise argparse.ArgumentTypeError(f"contamination must be in (0, 0.5], got {text}")
+    return value
+
+
+def _fit_rows(text: str) -> int:
+    value = _integer(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be >= 2 (a density needs two rows), got {text}")
+    return value
+
+
 def _jobs(text: str) -> int:
     return _integer(text, all_cores=True)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``momkde`` (sub-commands ``reproduce`` and ``figures``)."""
-    parser = _Parser(prog="momkde", description="Reproduce the MoM-KDE paper's experiments.")
+    """The argument parser of ``momkde`` (sub-commands ``reproduce``, ``figures``, ``score``)."""
+    parser = _Parser(prog="momkde", description="Reproduce the MoM-KDE paper's experiments; "
+                                                "find the anomalous rows of a CSV file.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     rep = sub.add_parser("reproduce", help="run a sweep and write the tidy results CSV")
@@ -139,6 +179,37 @@ def build_parser() -> argparse.ArgumentParser:
                           "pip install 'momkde[docs]')")
     fig.add_argument("--methods", nargs="+", default=None,
                      help="only these methods (default: every method in the table)")
+
+    sc = sub.add_parser(
+        "score", help="flag the anomalous rows of a CSV file (any size: read in chunks)",
+        description="Write the rows of a CSV with, per method, a score (the detector's "
+                    "decision function: the log density minus the threshold; negative = "
+                    "outlier, the lower the more anomalous) and is_outlier (True for the "
+                    "contamination share of lowest densities). The detector is fitted on a "
+                    "uniform random sample of --fit-rows rows, with the columns standardised "
+                    "on that sample (so one bandwidth suits them all), and scores every row.")
+    sc.add_argument("data", type=Path, help="CSV file with a header line (read like the app's "
+                                            "upload: encoding, separator and decimal mark "
+                                            "are detected)")
+    sc.add_argument("--columns", nargs="+", default=None,
+                    help="columns to score (default: every numeric column)")
+    sc.add_argument("--method", nargs="+", choices=SCORE_METHODS, default=["mom_kde"],
+                    help="mom_kde (default: MoM-KDE with S and h from the contamination), kde, "
+                         "rkde (cross-validated bandwidth), spkde (CV bandwidth, told the "
+                         "contamination); several give score_<method> and is_outlier_<method>")
+    sc.add_argument("--contamination", type=_share, default=0.1,
+                    help="expected share of outliers, in (0, 0.5] (mom_kde: below 0.5); "
+                         "default 0.1")
+    sc.add_argument("--out", required=True, type=Path, help="CSV file to write")
+    sc.add_argument("--chunksize", type=_positive_int, default=CHUNKSIZE,
+                    help=f"rows read and scored at a time (default {CHUNKSIZE})")
+    sc.add_argument("--fit-rows", type=_fit_rows, default=FIT_ROWS,
+                    help=f"fit on at most this many rows, drawn uniformly while reading "
+                         f"(default {FIT_ROWS})")
+    sc.add_argument("--seed", type=int, default=0, help="seed of the sample, blocks and folds")
+    sc.add_argument("--drop-missing", action="store_true",
+                    help="leave out the rows with a missing or infinite value in the scored "
+                         "columns (default: such rows are an error)")
     return parser
 
 
@@ -184,7 +255,7 @@ def reproduce(args: argparse.Namespace) -> None:
         df = ex.run_experiments(tasks, n_jobs=args.jobs, scheduler=args.scheduler, progress=True)
     except (ImportError, OSError) as err:  # dask missing, scheduler unreachable
         raise UsageError(str(err)) from None
-    df.to_csv(args.out, index=False)
+    write_csv(df, args.out)
     print(f"wrote {len(df)} rows ({len(tasks)} samples, protocol {args.protocol}) to {args.out}",
           file=sys.stderr)
 
@@ -248,14 +319,213 @@ def _write_image(fig, path: Path) -> None:
                          "kaleido and a Chrome or Chromium: pip install 'momkde[docs]')") from None
 
 
+@dataclass
+class _Scan:
+    """What ``score`` learns from its first pass over the file."""
+
+    columns: list[Hashable]  # the columns scored
+    n_rows: int  # data rows in the file
+    n_scored: int  # rows without a missing value in the columns scored
+    sample: np.ndarray  # at most --fit-rows of those rows, a uniform random sample
+    dtypes: dict[Hashable, object]  # one type for each column whose type varied by chunk
+
+
+class _Reservoir:
+    """A uniform random sample of at most ``size`` rows of a stream of row blocks, in memory
+    O(size): Vitter's Algorithm R (the t-th row takes a random slot with probability size/t),
+    vectorised per block."""
+
+    def __init__(self, size: int, n_columns: int, seed: int):
+        self.rows = np.empty((size, n_columns))
+        self.seen = 0
+        self._rng = np.random.default_rng(seed)
+
+    def add(self, X: np.ndarray) -> None:
+        size = len(self.rows)
+        fill = min(len(X), max(size - self.seen, 0))
+        self.rows[self.seen:self.seen + fill] = X[:fill]
+        rest = X[fill:]
+        slot = self._rng.integers(0, self.seen + fill + np.arange(1, len(rest) + 1))
+        kept = slot < size
+        slot, rest = slot[kept], rest[kept]
+        # rows of one block that draw the same slot: the last keeps it, as one at a time
+        last = len(slot) - 1 - np.unique(slot[::-1], return_index=True)[1]
+        self.rows[slot[last]] = rest[last]
+        self.seen += len(X)
+
+    @property
+    def sample(self) -> np.ndarray:
+        return self.rows[:min(self.seen, len(self.rows))]
+
+
+def _check_paths(data: Path, out: Path) -> None:
+    """UsageError unless ``data`` is a file and ``out`` a writable file path that is not it."""
+    if not data.is_file():
+        raise UsageError(f"cannot read {data}: "
+                         f"{'it is a folder' if data.is_dir() else 'no such file'}")
+    if out.is_dir():
+        raise UsageError(f"--out is a folder: {out}; give the path of the CSV file to write")
+    if not out.parent.is_dir():
+        raise UsageError(f"the folder of --out does not exist: {out.parent}")
+    if not os.access(out.parent, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write in the folder of --out: {out.parent}")
+    if out.exists() and not os.access(out, os.W_OK):
+        raise UsageError(f"--out exists and is not writable: {out}")
+    if out.exists() and out.samefile(data):
+        raise UsageError("--out is the input file; write the scores to another file")
+
+
+def _score_columns(chunk: pd.DataFrame, args: argparse.Namespace,
+                   outputs: list[str]) -> list[Hashable]:
+    """The columns to score, from the file's first chunk (UsageError if they cannot be)."""
+    check_data_rows(len(chunk))
+    check_has_numeric_column(chunk)
+    clash = [name for name in outputs if name in chunk.columns]
+    if clash:
+        raise UsageError(f"{args.data} already has a column named {clash[0]!r}, which the "
+                         "scores would take; rename it")
+    if args.columns:
+        return list(dict.fromkeys(args.columns))
+    for column in text_in_numeric_columns(chunk):
+        try:
+            check_numeric_columns(chunk, [column], partial=len(chunk) == args.chunksize)
+        except ValueError as err:
+            print(f"momkde: warning: {err}; it is not scored (fix the file, or name the "
+                  "columns with --columns)", file=sys.stderr)
+    return list(chunk.select_dtypes("number").columns)
+
+
+def _scan(args: argparse.Namespace, fmt: CsvFormat, outputs: list[str]) -> _Scan:
+    """First pass: every check of the data (the app's, over the whole file) and the sample
+    to fit on, in memory bounded by --chunksize and --fit-rows. ValueError for the data."""
+    chunks = read_csv_chunks(args.data, fmt, args.chunksize)
+    first = next(chunks)  # pandas gives at least one chunk, empty for a header alone
+    columns = _score_columns(first, args, outputs)
+    reservoir = _Reservoir(args.fit_rows, len(columns), args.seed)
+    missing = np.zeros(len(columns), dtype=np.int64)
+    low, high = np.full(len(columns), np.inf), np.full(len(columns), -np.inf)
+    n_rows = n_scored = n_bad = 0
+    kinds: dict[Hashable, set[str]] = {}
+    with tqdm(desc="reading", unit=" rows", disable=None, leave=False) as bar:
+        for chunk in itertools.chain([first], chunks):
+            for column in chunk.columns:
+                kinds.setdefault(column, set()).add(chunk[column].dtype.kind)
+            try:
+                check_numeric_columns(chunk, columns, first_row=n_rows,
+                                      partial=n_rows > 0 or len(chunk) == args.chunksize)
+            except ValueError as err:
+                hint = "" if args.columns else "; name the columns to score with --columns"
+                raise ValueError(f"{err}{hint}") from None
+            X = float_columns(chunk, columns)
+            bad = ~np.isfinite(X)
+            missing += bad.sum(axis=0)
+            n_bad += int(bad.any(axis=1).sum())
+            X = X[~bad.any(axis=1)]
+            if len(X):
+                low, high = np.minimum(low, X.min(axis=0)), np.maximum(high, X.max(axis=0))
+            reservoir.add(X)
+            n_rows += len(chunk)
+            n_scored += len(X)
+            bar.update(len(chunk))
+    if n_bad and not args.drop_missing:
+        raise missing_values_error(columns, missing, n_bad, remedy="--drop-missing")
+    check_enough_rows(n_scored)
+    check_not_constant(columns, high - low)
+    # pandas types each chunk on its own: where chunks disagreed, the second pass reads the
+    # column as the whole file would be read (integers with gaps as floats, mixed as text)
+    dtypes = {column: "float64" if found <= set("iuf") else str
+              for column, found in kinds.items() if len(found) > 1}
+    return _Scan(columns, n_rows, n_scored, reservoir.sample, dtypes)
+
+
+def _fit_detectors(detectors: dict[str, OutlierDetector], X: np.ndarray) -> None:
+    """Fit every detector on X; their warnings as one line each, failures as UsageError."""
+    for method, detector in detectors.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                detector.fit(X)
+            except (ValueError, ArithmeticError) as err:
+                raise UsageError(f"{method} could not be fitted: {err}") from None
+        for message in dict.fromkeys(str(w.message) for w in caught):
+            print(f"momkde: warning: {method}: {message}", file=sys.stderr)
+
+
+def _write_scores(args: argparse.Namespace, fmt: CsvFormat, scan: _Scan, scaler: StandardScaler,
+                  detectors: dict[str, OutlierDetector], names: dict[str, tuple[str, str]]
+                  ) -> dict[str, int]:
+    """Second pass: score every row chunk by chunk and append it to a temporary file next to
+    --out, renamed to --out at the end (no half-written file is ever left). Returns the
+    number of rows flagged per method."""
+    flagged = dict.fromkeys(detectors, 0)
+    part = args.out.with_name(f".{args.out.name}.{os.getpid()}.part")
+    try:
+        with open(part, "w", encoding="utf-8", newline="") as fh, \
+                tqdm(total=scan.n_rows, desc="scoring", unit=" rows", disable=None,
+                     leave=False) as bar:
+            for i, chunk in enumerate(read_csv_chunks(args.data, fmt, args.chunksize,
+                                                      dtype=scan.dtypes)):
+                X = float_columns(chunk, scan.columns)
+                complete = np.isfinite(X).all(axis=1)  # all True without --drop-missing
+                rows, Z = chunk[complete], scaler.transform(X[complete])
+                columns = {}
+                for method, detector in detectors.items():
+                    score = detector.decision_function(Z)
+                    columns[names[method][0]], columns[names[method][1]] = score, score < 0
+                    flagged[method] += int(np.sum(score < 0))
+                write_csv(rows.assign(**columns), fh, header=i == 0)
+                bar.update(len(chunk))
+        os.replace(part, args.out)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    return flagged
+
+
+def score(args: argparse.Namespace) -> None:
+    """Score every row of ``args.data`` with the chosen methods and write ``args.out``.
+
+    Two passes over the file, each in chunks: the first checks the data and draws the rows
+    to fit on, the second scores and writes. Every argument and the output path are checked
+    first, every property of the data before any fit, and the data before the output.
+    """
+    methods = list(dict.fromkeys(args.method))
+    try:
+        detectors = {m: make_detector(m, args.contamination, args.seed) for m in methods}
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    _check_paths(args.data, args.out)
+    names = {m: ("score", "is_outlier") if len(methods) == 1
+             else (f"score_{m}", f"is_outlier_{m}") for m in methods}
+    try:
+        fmt = sniff_csv_file(args.data)
+        scan = _scan(args, fmt, [name for pair in names.values() for name in pair])
+    except OSError as err:
+        raise UsageError(f"cannot read {args.data}: {err.strerror or err}") from None
+    except ValueError as err:
+        raise UsageError(f"{args.data}: {err}") from None
+    scaler = StandardScaler().fit(scan.sample)
+    _fit_detectors(detectors, scaler.transform(scan.sample))
+    try:
+        flagged = _write_scores(args, fmt, scan, scaler, detectors, names)
+    except OSError as err:
+        raise UsageError(f"cannot write {args.out}: {err.strerror or err}") from None
+    except ValueError as err:  # the file changed since the first pass
+        raise UsageError(f"{args.data}: {err}") from None
+    dropped = scan.n_rows - scan.n_scored
+    shares = ", ".join(f"{m} {k:,} ({k / scan.n_scored:.1%})" for m, k in flagged.items())
+    print(f"scored {scan.n_scored:,} rows"
+          + (f" ({dropped:,} with missing values left out)" if dropped else "")
+          + f" on {len(scan.columns)} column(s), fitted on {len(scan.sample):,}; flagged: "
+          f"{shares}; wrote {args.out}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``momkde`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
+    commands = {"reproduce": reproduce, "figures": figures, "score": score}
     try:
-        if args.command == "reproduce":
-            reproduce(args)
-        else:
-            figures(args)
+        commands[args.command](args)
     except UsageError as err:
         print(f"momkde: error: {err}", file=sys.stderr)
         return EXIT_USAGE

@@ -32,6 +32,7 @@ User files (``read_user_csv``, ``numeric_matrix``)
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
@@ -40,7 +41,7 @@ import numbers
 import os
 import re
 import sys
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal, NamedTuple, overload
@@ -259,7 +260,8 @@ def read_user_csv(
     a message for the user, when the file is larger than ``max_bytes``, empty, binary, not
     parseable as CSV (including data rows with more fields than the header), has no data
     rows, or has no numeric column. Columns with text are kept: :func:`numeric_matrix`
-    reports them if they are selected.
+    reports them if they are selected. :func:`sniff_csv_file` and :func:`read_csv_chunks`
+    read a file on disk the same way in chunks, without the size limit.
     """
     if isinstance(file_or_buffer, (str, os.PathLike)):
         with open(file_or_buffer, "rb") as fh:
@@ -273,32 +275,137 @@ def read_user_csv(
             f"the file is larger than the limit of {max_bytes:,} bytes; use a smaller extract"
         )
     if not raw.strip():
-        raise ValueError("the file is empty")
+        raise _empty_file()
     text, encoding = _decode(raw)
     if "\x00" in text:
-        raise ValueError("the file is binary, not CSV text (a spreadsheet? save it as CSV first)")
+        raise _binary_file()
     sep = _guess_separator(text)
     decimal = _guess_decimal(text, sep)
+    frame = next(_parsed_chunks(io.StringIO(text), sep, decimal, chunksize=None))
+    check_data_rows(len(frame))
+    check_has_numeric_column(frame)
+    frame.attrs.update(encoding=encoding, separator=sep, decimal=decimal)
+    return frame
+
+
+@dataclass(frozen=True)
+class CsvFormat:
+    """How a CSV file is written, as :func:`read_user_csv` finds it.
+
+    ``encoding`` is the name reported to the user, ``codec`` the Python codec that decodes the
+    file (``utf-8-sig`` drops a byte-order mark that ``encoding`` calls ``utf-8``).
+    """
+
+    encoding: str
+    codec: str
+    separator: str
+    decimal: str
+
+
+_SNIFF_CHARS = 65536  # the separator and the decimal mark are guessed from this many characters
+_SCAN_BLOCK = 2**20  # bytes read at a time when a file on disk is scanned
+
+
+def sniff_csv_file(path: str | os.PathLike[str]) -> CsvFormat:
+    """The encoding, separator and decimal mark of a CSV file on disk, read in blocks (so a
+    file larger than memory is fine): the choices and errors of :func:`read_user_csv`, whose
+    UTF-8 test and binary test cover the whole file, without its size limit.
+
+    Raises ValueError when the file is empty or binary, OSError when it cannot be read.
+    """
+    with open(path, "rb") as fh:
+        head = fh.read(4 * _SNIFF_CHARS + 4)  # at least _SNIFF_CHARS characters in any codec
+        marked = _marked_encoding(head)
+        # marked: its decoder finds the NULs; else a NUL byte is a NUL, and UTF-8 is checked
+        text = codecs.getincrementaldecoder(marked[0])(errors="replace") if marked else None
+        utf8 = None if marked else codecs.getincrementaldecoder("utf-8")()
+        blank, block = True, head
+        while block:
+            blank = blank and not block.strip()
+            if ("\x00" in text.decode(block)) if text else (b"\x00" in block):
+                raise _binary_file()
+            utf8 = _still_utf8(utf8, block)
+            block = fh.read(_SCAN_BLOCK)
+    if blank:
+        raise _empty_file()
+    if marked:
+        codec, encoding = marked
+    else:
+        codec = encoding = "utf-8" if _still_utf8(utf8, b"", final=True) else "cp1252"
+    text_head = head.decode(codec, errors="replace")
+    sep = _guess_separator(text_head)
+    return CsvFormat(encoding, codec, sep, _guess_decimal(text_head, sep))
+
+
+def _still_utf8(
+    decoder: codecs.IncrementalDecoder | None, block: bytes, final: bool = False
+) -> codecs.IncrementalDecoder | None:
+    """``decoder`` if the bytes so far and ``block`` are valid UTF-8, else None."""
+    if decoder is None:
+        return None
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal)
+        decoder.decode(block, final=final)
+    except UnicodeDecodeError:
+        return None
+    return decoder
+
+
+def read_csv_chunks(
+    path: str | os.PathLike[str], fmt: CsvFormat, chunksize: int, dtype: dict | None = None
+) -> Iterator[pd.DataFrame]:
+    """The data rows of a CSV file in DataFrames of at most ``chunksize`` rows, parsed as
+    :func:`read_user_csv` parses (``fmt`` from :func:`sniff_csv_file`; ``dtype`` as pandas'),
+    with the same ValueErrors for rows it cannot parse. The index counts the data rows from 0
+    across chunks. A file with a header and no data rows gives one empty chunk.
+
+    pandas infers each column's type per chunk: a column of integers is read as floats in the
+    chunks where it has missing values, unless ``dtype`` fixes it.
+    """
+    with open(path, encoding=fmt.codec, errors="replace", newline="") as fh:
+        yield from _parsed_chunks(fh, fmt.separator, fmt.decimal, chunksize, dtype)
+
+
+def _parsed_chunks(
+    source: IO[str], sep: str, decimal: str, chunksize: int | None, dtype: dict | None = None
+) -> Iterator[pd.DataFrame]:
+    """pandas' parse of ``source`` in chunks (one chunk: None), its errors as ValueErrors."""
+    first = 0
+    try:
+        reader = pd.read_csv(source, sep=sep, decimal=decimal, dtype=dtype, chunksize=chunksize)
+        for chunk in [reader] if chunksize is None else reader:
+            # pandas moves extra fields into the index
+            if not chunk.index.equals(pd.RangeIndex(first, first + len(chunk))):
+                raise ValueError(
+                    f"the data rows have more fields than the header ({chunk.shape[1]} names); "
+                    "is there a separator at the end of the lines, or a missing column name?"
+                )
+            first += len(chunk)
+            yield chunk
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise ValueError(f"the file could not be read as CSV: {exc}") from exc
-    if not frame.index.equals(
-        pd.RangeIndex(len(frame))
-    ):  # pandas moved extra fields into the index
-        raise ValueError(
-            f"the data rows have more fields than the header ({frame.shape[1]} names); "
-            "is there a separator at the end of the lines, or a missing column name?"
-        )
-    if frame.empty:
-        raise ValueError("the file has a header but no data rows")
+
+
+def _empty_file() -> ValueError:
+    return ValueError("the file is empty")
+
+
+def _binary_file() -> ValueError:
+    return ValueError("the file is binary, not CSV text (a spreadsheet? save it as CSV first)")
+
+
+def check_has_numeric_column(frame: pd.DataFrame) -> None:
+    """ValueError naming the columns when none of them holds numbers only."""
     if frame.select_dtypes("number").columns.empty:
         raise ValueError(
             f"the file has no numeric column (columns: {', '.join(map(str, frame.columns))}); "
             "check that the cells hold plain numbers (no units or currency signs)"
         )
-    frame.attrs.update(encoding=encoding, separator=sep, decimal=decimal)
-    return frame
+
+
+def check_data_rows(n_rows: int) -> None:
+    """ValueError when a file has a header but no data rows."""
+    if n_rows == 0:
+        raise ValueError("the file has a header but no data rows")
 
 
 @overload
@@ -319,7 +426,32 @@ def numeric_matrix(
     infinite values (with their count), or is constant (its density is degenerate), or when
     fewer than 2 rows remain. With ``drop_missing=True`` the rows with a missing or infinite
     value are dropped instead, and ``(X, kept_index)`` is returned, ``kept_index`` being the
-    index labels of the rows kept.
+    index labels of the rows kept. The checks are also usable one by one on a file read in
+    chunks (:func:`check_numeric_columns`, :func:`missing_values_error`,
+    :func:`check_enough_rows`, :func:`check_not_constant`).
+    """
+    columns = check_numeric_columns(df, columns)
+    X = float_columns(df, columns)
+    bad = ~np.isfinite(X)
+    if bad.any() and not drop_missing:
+        raise missing_values_error(columns, bad.sum(axis=0), int(bad.any(axis=1).sum()))
+    keep = ~bad.any(axis=1)
+    X = X[keep]
+    check_enough_rows(len(X))
+    check_not_constant(columns, np.ptp(X, axis=0))
+    return (X, df.index[keep]) if drop_missing else X
+
+
+def check_numeric_columns(
+    df: pd.DataFrame, columns: Hashable | Sequence[Hashable], first_row: int = 0,
+    partial: bool = False
+) -> list[Hashable]:
+    """``columns`` as a list, after checking that each is in ``df`` and holds only numbers or
+    missing values; ValueError naming the first column that does not.
+
+    For a chunk of a larger file, ``first_row`` is the number of data rows before it (the
+    rows named in messages count from the file's header) and ``partial=True`` says that the
+    count of text cells is the chunk's.
     """
     columns = [columns] if isinstance(columns, str) else list(columns)
     if not columns:
@@ -333,32 +465,48 @@ def numeric_matrix(
         text = as_numbers.isna() & df[column].notna()
         if text.any():
             row = int(np.argmax(text.to_numpy()))
+            among = f" among data rows {first_row + 1}-{first_row + len(df)}" if partial else ""
             raise ValueError(
-                f"column {column!r} is not numeric: data row {row + 1} holds "
-                f"{df[column].iloc[row]!r} ({int(text.sum())} non-numeric value(s))"
+                f"column {column!r} is not numeric: data row {first_row + row + 1} holds "
+                f"{df[column].iloc[row]!r} ({int(text.sum())} non-numeric value(s){among})"
             )
-    X = df[columns].apply(pd.to_numeric).to_numpy(dtype=float)
+    return columns
 
-    bad = ~np.isfinite(X)
-    if bad.any() and not drop_missing:
-        counts = ", ".join(
-            f"{col!r}: {n}" for col, n in zip(columns, bad.sum(axis=0), strict=True) if n
-        )
-        raise ValueError(
-            f"{int(bad.any(axis=1).sum())} row(s) have missing or infinite values "
-            f"(per column: {counts}); drop those rows (drop_missing=True) or fill them in"
-        )
-    keep = ~bad.any(axis=1)
-    X = X[keep]
-    if len(X) < 2:
-        raise ValueError(f"at least 2 complete rows are needed, {len(X)} left")
-    constant = [col for col, spread in zip(columns, np.ptp(X, axis=0), strict=True) if spread == 0]
+
+def float_columns(df: pd.DataFrame, columns: list[Hashable]) -> NDArray[np.float64]:
+    """Columns checked by :func:`check_numeric_columns` as a float matrix (NaN where missing)."""
+    return df[columns].apply(pd.to_numeric).to_numpy(dtype=float)
+
+
+def missing_values_error(
+    columns: list[Hashable], per_column: Sequence[int], n_rows: int,
+    remedy: str = "drop_missing=True"
+) -> ValueError:
+    """The error for ``n_rows`` rows with missing or infinite values (``per_column``: counts
+    per column); ``remedy`` names the switch that drops them."""
+    counts = ", ".join(
+        f"{col!r}: {n}" for col, n in zip(columns, per_column, strict=True) if n
+    )
+    return ValueError(
+        f"{n_rows} row(s) have missing or infinite values "
+        f"(per column: {counts}); drop those rows ({remedy}) or fill them in"
+    )
+
+
+def check_enough_rows(n_rows: int) -> None:
+    """ValueError when fewer than 2 complete rows are left (a density needs a spread)."""
+    if n_rows < 2:
+        raise ValueError(f"at least 2 complete rows are needed, {n_rows} left")
+
+
+def check_not_constant(columns: list[Hashable], spread: Sequence[float]) -> None:
+    """ValueError naming the constant columns (``spread``: max - min of each column)."""
+    constant = [col for col, s in zip(columns, spread, strict=True) if s == 0]
     if constant:
         raise ValueError(
             f"column(s) {', '.join(map(repr, constant))} are constant; "
             "a density needs spread in every column"
         )
-    return (X, df.index[keep]) if drop_missing else X
 
 
 def text_in_numeric_columns(df: pd.DataFrame) -> list[Hashable]:
@@ -391,19 +539,28 @@ def _decode(raw: bytes) -> tuple[str, str]:
     printable characters: what spreadsheets on Windows write), so that "température" is
     not mangled into replacement characters. A binary file decodes to text holding NULs.
     """
-    for bom, name in _BOMS:
-        if raw.startswith(bom):
-            return raw.decode(name, errors="replace"), name.removesuffix("-sig")
-    head = raw[:4096]
-    if len(head) >= 4:
-        even, odd = head[0::2], head[1::2]
-        for zeros, other, name in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
-            if zeros.count(0) >= 0.9 * len(zeros) and other.count(0) <= 0.1 * len(other):
-                return raw.decode(name, errors="replace"), name
+    marked = _marked_encoding(raw)
+    if marked:
+        return raw.decode(marked[0], errors="replace"), marked[1]
     try:
         return raw.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         return raw.decode("cp1252", errors="replace"), "cp1252"
+
+
+def _marked_encoding(head: bytes) -> tuple[str, str] | None:
+    """(codec, name) of the encoding that the start of a file shows by itself (a byte-order
+    mark, or UTF-16 without one), else None."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name, name.removesuffix("-sig")
+    head = head[:4096]
+    if len(head) >= 4:
+        even, odd = head[0::2], head[1::2]
+        for zeros, other, name in ((odd, even, "utf-16-le"), (even, odd, "utf-16-be")):
+            if zeros.count(0) >= 0.9 * len(zeros) and other.count(0) <= 0.1 * len(other):
+                return name, name
+    return None
 
 
 def _guess_decimal(text: str, sep: str) -> str:
@@ -411,13 +568,13 @@ def _guess_decimal(text: str, sep: str) -> str:
     (a digit, a comma, a digit) than decimal points, else "."."""
     if sep == ",":
         return "."
-    head = "\n".join(text[:65536].splitlines()[1:50])
+    head = "\n".join(text[:_SNIFF_CHARS].splitlines()[1:50])
     return "," if len(re.findall(r"\d,\d", head)) > len(re.findall(r"\d\.\d", head)) else "."
 
 
 def _guess_separator(text: str) -> str:
     """The CSV separator among , ; tab | guessed from the first complete lines (comma if unsure)."""
-    head = "\n".join(text[:65536].splitlines()[:50])
+    head = "\n".join(text[:_SNIFF_CHARS].splitlines()[:50])
     try:
         return csv.Sniffer().sniff(head, delimiters=",;\t|").delimiter
     except csv.Error:

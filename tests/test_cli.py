@@ -1,10 +1,13 @@
 """The ``momkde`` command: reproduce -> CSV -> figures round trip, and one-line errors (exit 2)."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
+import momkde_core.cli as cli
 from momkde_core import experiments as ex
-from momkde_core.cli import main
+from momkde_core import make_contaminated, metrics
+from momkde_core.cli import _Reservoir, main
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +106,214 @@ def test_real_data_sets_not_installed_are_skipped_with_a_warning(tmp_path, capsy
     assert code == 0
     assert "skipping banana" in err and "MOMKDE_DATA_DIR" in err
     assert set(pd.read_csv(out)["source"]) == {"iris"}
+
+
+# --- momkde score ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    """A CSV of 400 rows: two numeric columns with 10 % planted outliers, an integer id,
+    a text column with formulas, and the label."""
+    data = make_contaminated("uniform", n_inliers=360, ratio=0.1, dim=2, random_state=0)
+    df = pd.DataFrame({"id": range(len(data.X)), "a": data.X[:, 0], "b": data.X[:, 1] * 100,
+                       "note": ["=HYPERLINK(\"http://x\")" if i % 40 == 0 else "ok" for i in range(len(data.X))],
+                       "label": data.is_outlier.astype(int)})
+    path = tmp_path_factory.mktemp("score") / "data.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def run_score(*argv):
+    try:
+        return main(["score", *map(str, argv)])
+    except SystemExit as exit_:  # argparse's own errors
+        return exit_.code
+
+
+def test_score_writes_every_row_with_its_score_and_flag(table, tmp_path, capsys):
+    path, df = table
+    out = tmp_path / "scored.csv"
+    assert run_score(path, "--columns", "a", "b", "--contamination", "0.1", "--out", out) == 0
+    scored = pd.read_csv(out)
+    assert list(scored.columns) == [*df.columns, "score", "is_outlier"]
+    pd.testing.assert_frame_equal(scored[["id", "a", "b", "label"]], df[["id", "a", "b", "label"]])
+    assert (scored["is_outlier"] == (scored["score"] < 0)).all()
+    assert abs(scored["is_outlier"].mean() - 0.1) <= 1 / len(df)  # fitted on every row here
+    assert metrics.auc(scored["score"], scored["label"]) > 0.9
+    err = capsys.readouterr().err
+    assert "scored 400 rows on 2 column(s)" in err and "mom_kde 40 (10.0%)" in err
+
+
+def test_score_with_several_methods(table, tmp_path):
+    path, df = table
+    out = tmp_path / "scored.csv"
+    assert run_score(path, "--columns", "a", "b", "--method", "kde", "mom_kde", "spkde",
+                     "--contamination", "0.05", "--out", out) == 0
+    scored = pd.read_csv(out)
+    for method in ("kde", "mom_kde", "spkde"):
+        flags = scored[f"is_outlier_{method}"]
+        assert (flags == (scored[f"score_{method}"] < 0)).all()
+        assert abs(flags.mean() - 0.05) <= 1 / len(df)
+        assert metrics.auc(scored[f"score_{method}"], scored["label"]) > 0.85
+    assert "score" not in scored.columns and "is_outlier" not in scored.columns
+
+
+def test_score_escapes_formulas_in_the_output(tmp_path):
+    data = tmp_path / "evil.csv"
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"=cmd()": ["@SUM(A1)", "-2+3", "-1.5", "fine"] * 10, "x": rng.normal(size=40),
+                  "y": rng.normal(size=40)}).to_csv(data, index=False)
+    out = tmp_path / "out.csv"
+    assert run_score(data, "--method", "kde", "--out", out) == 0  # default: the numeric columns
+    lines = out.read_text().splitlines()
+    assert lines[0] == "'=cmd(),x,y,score,is_outlier"
+    assert [line.split(",")[0] for line in lines[1:5]] == ["'@SUM(A1)", "'-2+3", "-1.5", "fine"]
+
+
+def test_score_defaults_to_the_numeric_columns_and_names_mostly_numeric_text(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"x": rng.normal(size=50), "y": rng.normal(size=50), "name": ["n"] * 50,
+                       "typo": [str(v) for v in rng.normal(size=49)] + ["12,5 kg"]})
+    df.to_csv(tmp_path / "d.csv", index=False)
+    assert run_score(tmp_path / "d.csv", "--method", "kde", "--out", tmp_path / "o.csv") == 0
+    err = capsys.readouterr().err
+    assert "warning: column 'typo' is not numeric: data row 50 holds '12,5 kg'" in err
+    assert "scored 50 rows on 2 column(s)" in err
+
+
+def test_score_drop_missing_leaves_those_rows_out(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=60)
+    x[[3, 10]] = np.nan
+    pd.DataFrame({"x": x, "y": rng.normal(size=60)}).to_csv(tmp_path / "d.csv", index=False)
+    out = tmp_path / "o.csv"
+    assert run_score(tmp_path / "d.csv", "--method", "kde", "--out", out) == 2
+    assert "2 row(s) have missing or infinite values (per column: 'x': 2); drop those rows " \
+           "(--drop-missing) or fill them in" in capsys.readouterr().err
+    assert run_score(tmp_path / "d.csv", "--method", "kde", "--drop-missing", "--out", out) == 0
+    assert len(pd.read_csv(out)) == 58
+    assert "(2 with missing values left out)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fit_rows", ["1000", "150"])
+def test_score_in_chunks_equals_score_in_one_chunk(tmp_path, fit_rows, capsys):
+    """The output does not depend on --chunksize: the same sample and fit, every input cell
+    written alike (an integer column with a gap in one chunk only is still one type), the
+    same flags, and the same scores up to the last bits of the engine's sums (BLAS adds in
+    an order that depends on the number of rows scored at once)."""
+    rng = np.random.default_rng(3)
+    n = 403
+    ids = pd.array(range(n), dtype="Int64")
+    ids[200] = pd.NA
+    df = pd.DataFrame({"id": ids, "x": rng.normal(size=n), "y": rng.gamma(2.0, size=n),
+                       "tag": rng.choice(["a", "=b", "-c"], size=n)})
+    df.to_csv(tmp_path / "d.csv", index=False)
+    outputs = []
+    for chunksize in ("1000000", "37", "1"):
+        out = tmp_path / f"o{chunksize}.csv"
+        assert run_score(tmp_path / "d.csv", "--columns", "x", "y", "--method", "kde", "mom_kde",
+                         "--fit-rows", fit_rows, "--chunksize", chunksize, "--seed", "5",
+                         "--out", out) == 0
+        outputs.append(pd.read_csv(out, dtype=str, keep_default_na=False))
+    scores = ["score_kde", "score_mom_kde"]
+    for other in outputs[1:]:
+        pd.testing.assert_frame_equal(other.drop(columns=scores), outputs[0].drop(columns=scores))
+        np.testing.assert_allclose(other[scores].astype(float), outputs[0][scores].astype(float),
+                                   rtol=1e-12, atol=1e-12)
+    assert f"fitted on {min(n, int(fit_rows))}" in capsys.readouterr().err
+
+
+def test_reservoir_is_a_uniform_sample_whatever_the_blocks():
+    stream = np.arange(50, dtype=float)[:, None]
+    counts = np.zeros(50)
+    for seed in range(2000):
+        reservoir = _Reservoir(10, 1, seed)
+        for lo in range(0, 50, 7):
+            reservoir.add(stream[lo:lo + 7])
+        sample = reservoir.sample[:, 0]
+        assert len(set(sample)) == 10
+        counts[sample.astype(int)] += 1
+        if seed < 20:  # the same draws with other block sizes
+            other = _Reservoir(10, 1, seed)
+            for lo in range(0, 50, 3):
+                other.add(stream[lo:lo + 3])
+            np.testing.assert_array_equal(other.sample, reservoir.sample)
+    assert np.abs(counts / 2000 - 0.2).max() < 0.05  # every row kept with probability 10/50
+
+
+def test_a_failure_while_writing_leaves_no_file(table, tmp_path, monkeypatch):
+    path, _ = table
+    out = tmp_path / "scored.csv"
+    out.write_text("the previous result\n")
+    calls = []
+
+    def fail_on_second_chunk(df, fh, header=True):
+        calls.append(len(df))
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        write(df, fh, header=header)
+
+    write = cli.write_csv
+    monkeypatch.setattr(cli, "write_csv", fail_on_second_chunk)
+    assert run_score(path, "--columns", "a", "b", "--method", "kde", "--chunksize", "100",
+                     "--out", out) == 2
+    assert out.read_text() == "the previous result\n"  # untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["scored.csv"]  # no partial file left
+
+
+def _bad_inputs(tmp_path):
+    good = tmp_path / "good.csv"
+    pd.DataFrame({"a": [1.0, 2.0, 3.5, 4.0], "b": [2.0, 1.0, 0.0, 5.0]}).to_csv(good, index=False)
+    files = {"text": "a,b\n1,2\n3,4\nabc,5\n6,7\n", "empty": "", "header": "a,b\n",
+             "binary": "a,b\n1\x002\n", "constant": "a,b\n1,2\n1,3\n1,4\n", "score": "a,score\n1,2\n3,4\n"}
+    for name, text in files.items():
+        (tmp_path / f"{name}.csv").write_text(text)
+    (tmp_path / "folder").mkdir()
+    return {
+        "text in a numeric column": ([tmp_path / "text.csv", "--columns", "a", "b"],
+                                     "column 'a' is not numeric: data row 3 holds 'abc'"),
+        "missing column": ([good, "--columns", "a", "zz"], "no column named 'zz'; columns are: a, b"),
+        "nonexistent output folder": ([good, "--out", tmp_path / "no" / "such" / "o.csv"],
+                                      "the folder of --out does not exist"),
+        "out is a folder": ([good, "--out", tmp_path / "folder"], "--out is a folder"),
+        "out is the input": ([good, "--out", good], "--out is the input file"),
+        "contamination 0.7": ([good, "--contamination", "0.7"], "contamination must be in (0, 0.5]"),
+        "contamination 0.5 for mom_kde": ([good, "--contamination", "0.5"],
+                                          "MoM-KDE needs a contamination below 0.5"),
+        "empty file": ([tmp_path / "empty.csv"], "the file is empty"),
+        "header only": ([tmp_path / "header.csv"], "the file has a header but no data rows"),
+        "binary file": ([tmp_path / "binary.csv"], "the file is binary"),
+        "constant column": ([tmp_path / "constant.csv"], "column(s) 'a' are constant"),
+        "no such file": ([tmp_path / "nope.csv"], "cannot read"),
+        "output name taken": ([tmp_path / "score.csv"], "already has a column named 'score'"),
+        "unknown method": ([good, "--method", "iforest"], "invalid choice"),
+        "chunksize 0": ([good, "--chunksize", "0"], "must be >= 1"),
+        "fit-rows 1": ([good, "--fit-rows", "1"], "must be >= 2"),
+    }
+
+
+@pytest.mark.parametrize("case", [
+    "text in a numeric column", "missing column", "nonexistent output folder", "out is a folder",
+    "out is the input", "contamination 0.7", "contamination 0.5 for mom_kde", "empty file",
+    "header only", "binary file", "constant column", "no such file", "output name taken",
+    "unknown method", "chunksize 0", "fit-rows 1"])
+def test_score_bad_input_exits_2_with_one_line(case, tmp_path, capsys):
+    argv, message = _bad_inputs(tmp_path)[case]
+    if "--out" not in argv:
+        argv = [*argv, "--out", tmp_path / "out.csv"]
+    before = set(tmp_path.rglob("*"))
+    assert run_score(*argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err
+    assert err.startswith("momkde") and "Traceback" not in err and len(err.splitlines()) == 1
+    assert set(tmp_path.rglob("*")) == before  # nothing written
+
+
+def test_score_reports_text_after_the_first_chunk_with_its_row(tmp_path, capsys):
+    rows = "\n".join(f"{i},{i % 7}" for i in range(1, 120))
+    (tmp_path / "late.csv").write_text(f"a,b\n{rows}\nx1,3\n")
+    assert run_score(tmp_path / "late.csv", "--chunksize", "50", "--out", tmp_path / "o.csv") == 2
+    err = capsys.readouterr().err.strip()
+    assert "column 'a' is not numeric: data row 120 holds 'x1' (1 non-numeric value(s) among data " \
+           "rows 101-120); name the columns to score with --columns" in err
+    assert len(err.splitlines()) == 1

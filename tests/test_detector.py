@@ -1,0 +1,185 @@
+"""OutlierDetector: scikit-learn's outlier-detector contract over any density estimator."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.neighbors import KernelDensity
+from sklearn.utils.estimator_checks import check_estimator
+
+import momkde_core.detector as detector_module
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, make_contaminated, make_detector, metrics
+
+ESTIMATORS = {
+    "kde": lambda: KDE(bandwidth=0.4),
+    "mom_kde": lambda: MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0),
+    "rkde": lambda: RKDE(bandwidth=0.4),
+    "spkde": lambda: SPKDE(bandwidth=0.4, contamination=0.1),
+    "sklearn": lambda: KernelDensity(bandwidth=0.4),
+}
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return make_contaminated("uniform", n_inliers=360, ratio=0.1, dim=2, random_state=0)
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_wraps_each_estimator_and_flags_the_stated_share(sample, name):
+    original = ESTIMATORS[name]()
+    det = OutlierDetector(original, contamination=0.1).fit(sample.X)
+    labels = det.predict(sample.X)
+    assert set(np.unique(labels)) == {-1, 1}
+    assert abs(np.mean(labels == -1) - 0.1) <= 1 / len(sample.X)
+    assert det.n_features_in_ == 2
+    assert det.estimator_ is not original and type(det.estimator_) is type(original)
+    assert not hasattr(original, "n_features_in_")  # the clone was fitted, not the original
+    np.testing.assert_allclose(det.score_samples(sample.X), det.estimator_.score_samples(sample.X))
+    assert metrics.auc(det.score_samples(sample.X), sample.is_outlier) > 0.9
+
+
+@pytest.mark.parametrize("contamination", [0.01, 0.05, 0.25, 0.5])
+def test_share_flagged_on_the_training_data_is_the_contamination(sample, contamination):
+    det = OutlierDetector(KDE(bandwidth=0.4), contamination=contamination).fit(sample.X)
+    share = np.mean(det.predict(sample.X) == -1)
+    assert abs(share - contamination) <= 1 / len(sample.X)
+    assert det.offset_ == pytest.approx(np.percentile(det.score_samples(sample.X), 100 * contamination))
+
+
+def test_decision_function_is_negative_exactly_for_outliers(sample):
+    det = OutlierDetector(MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0)).fit(sample.X)
+    grid = np.random.default_rng(1).uniform(-4, 10, size=(500, 2))
+    for X in (sample.X, grid):
+        decision = det.decision_function(X)
+        np.testing.assert_array_equal(decision < 0, det.predict(X) == -1)
+        np.testing.assert_allclose(decision, det.score_samples(X) - det.offset_)
+
+
+def test_fit_predict_is_fit_then_predict(sample):
+    det = OutlierDetector(MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0), contamination=0.05)
+    np.testing.assert_array_equal(det.fit_predict(sample.X), clone(det).fit(sample.X).predict(sample.X))
+
+
+def test_default_is_robust_mom_kde_for_the_stated_share_without_normalisation(sample):
+    det = OutlierDetector(contamination=0.05).fit(sample.X)
+    est = det.estimator_
+    assert isinstance(est, MoMKDE)
+    assert (est.n_blocks, est.contamination, est.normalize) == ("auto", 0.05, False)
+    assert est.n_blocks_ == 2 * int(np.ceil(0.05 * len(sample.X))) + 1
+    assert metrics.auc(det.score_samples(sample.X), sample.is_outlier) > 0.9
+
+
+def test_normalisation_is_switched_off_in_the_clone_only(sample):
+    original = MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0)
+    det = OutlierDetector(original).fit(sample.X)
+    assert original.normalize is True and det.estimator_.normalize is False
+    normalised = clone(original).fit(sample.X).score_samples(sample.X)
+    # normalising shifts every log density by one constant: no ranking changes
+    np.testing.assert_allclose(normalised - det.score_samples(sample.X),
+                               -clone(original).fit(sample.X).log_norm_, rtol=1e-12)
+
+
+def test_finds_planted_outliers():
+    data = make_contaminated("uniform", n_inliers=500, ratio=0.1, random_state=3)
+    det = OutlierDetector(contamination=0.1).fit(data.X)
+    assert metrics.auc(det.score_samples(data.X), data.is_outlier) > 0.85
+    flagged = det.predict(data.X) == -1
+    assert data.is_outlier[flagged].mean() > 0.6  # most flagged rows are planted outliers
+
+
+def test_clone_and_params():
+    det = OutlierDetector(KDE(bandwidth=0.3), contamination=0.2)
+    twin = clone(det)
+    assert twin.get_params()["contamination"] == 0.2
+    assert twin.get_params()["estimator__bandwidth"] == 0.3
+    assert twin.estimator is not det.estimator
+
+
+def test_pickle_round_trip_gives_the_same_predictions(sample):
+    det = OutlierDetector(MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0)).fit(sample.X)
+    again = pickle.loads(pickle.dumps(det))
+    np.testing.assert_array_equal(again.predict(sample.X), det.predict(sample.X))
+    np.testing.assert_array_equal(again.decision_function(sample.X), det.decision_function(sample.X))
+
+
+def test_scores_in_batches_equal_scores_at_once(sample, monkeypatch):
+    det = OutlierDetector(MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0)).fit(sample.X)
+    whole = det.score_samples(sample.X)
+    monkeypatch.setattr(detector_module, "BATCH_VALUES", 15 * 7)  # batches of 7 rows
+    np.testing.assert_array_equal(det.score_samples(sample.X), whole)
+    assert OutlierDetector(MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0)).fit(sample.X).offset_ \
+        == det.offset_
+
+
+def test_zero_density_rows_are_handled_without_nan():
+    # with a compact kernel, MoM-KDE's median is 0 (log -inf) at rows that a minority of
+    # blocks reach: here the ten isolated rows
+    X = np.concatenate([np.linspace(0, 1, 90), 10.0 * np.arange(1, 11)])[:, None]
+    est = MoMKDE(n_blocks=15, bandwidth=0.3, kernel="tophat", random_state=0)
+    det = OutlierDetector(est, contamination=0.1).fit(X)
+    assert np.isneginf(det.score_samples(X)[-10:]).all() and np.isfinite(det.score_samples(X)[:90]).all()
+    assert np.isfinite(det.offset_)  # the finite neighbour of the quantile, not NaN
+    np.testing.assert_array_equal(det.predict(X) == -1, np.arange(100) >= 90)
+    # more zero-density rows than the share: the threshold is -inf, they are ties, not flagged
+    det = OutlierDetector(est, contamination=0.05).fit(X)
+    decision = det.decision_function(X)
+    assert det.offset_ == -np.inf and not np.isnan(decision).any()
+    np.testing.assert_array_equal(decision < 0, det.predict(X) == -1)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.SkipTestWarning")  # array API: not set up
+def test_follows_scikit_learns_estimator_checks():
+    check_estimator(OutlierDetector(KernelDensity()))
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, -0.1, 0.51, 0.7, 1, True, "auto", None, np.nan])
+def test_contamination_outside_0_to_half_is_refused(sample, bad):
+    with pytest.raises(ValueError, match=r"'contamination' parameter of OutlierDetector must be a "
+                                         r"float in the range \(0.0, 0.5\]"):
+        OutlierDetector(KDE(), contamination=bad).fit(sample.X)
+
+
+def test_default_mom_kde_needs_a_share_below_half(sample):
+    with pytest.raises(ValueError, match="MoM-KDE needs a contamination below 0.5"):
+        OutlierDetector(contamination=0.5).fit(sample.X)
+    OutlierDetector(KDE(), contamination=0.5).fit(sample.X)  # other estimators take 0.5
+
+
+def test_unfitted_detector_refuses_to_predict(sample):
+    det = OutlierDetector(KDE())
+    for method in (det.predict, det.decision_function, det.score_samples):
+        with pytest.raises(NotFittedError):
+            method(sample.X)
+    assert not hasattr(det, "n_features_in_")
+
+
+def test_estimator_without_score_samples_is_refused(sample):
+    from sklearn.cluster import KMeans
+
+    with pytest.raises(TypeError, match="must have a score_samples method.*KMeans has none"):
+        OutlierDetector(KMeans(n_clusters=2)).fit(sample.X)
+
+
+@pytest.mark.parametrize("method, kind, params", [
+    ("mom_kde", MoMKDE, {"n_blocks": "auto", "contamination": 0.05, "random_state": 7}),
+    ("kde", KDE, {"bandwidth": "cv", "random_state": 7}),
+    ("rkde", RKDE, {"bandwidth": "cv", "random_state": 7}),
+    ("spkde", SPKDE, {"bandwidth": "cv", "contamination": 0.05, "random_state": 7}),
+])
+def test_make_detector_maps_method_names_to_estimators(method, kind, params):
+    det = make_detector(method, contamination=0.05, random_state=7)
+    assert isinstance(det, OutlierDetector) and det.contamination == 0.05
+    assert type(det.estimator) is kind
+    assert params.items() <= det.estimator.get_params().items()
+
+
+def test_make_detector_checks_its_arguments_at_once():
+    with pytest.raises(ValueError, match="unknown method 'iforest'; allowed: kde, mom_kde, rkde, spkde"):
+        make_detector("iforest")
+    with pytest.raises(ValueError, match=r"range \(0.0, 0.5\]"):
+        make_detector("kde", contamination=0.7)
+    with pytest.raises(ValueError, match="MoM-KDE needs a contamination below 0.5"):
+        make_detector("mom_kde", contamination=0.5)
+    assert make_detector("spkde", contamination=0.5).estimator.contamination == 0.5
