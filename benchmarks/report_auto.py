@@ -27,7 +27,8 @@ def js_means(df: pd.DataFrame) -> pd.DataFrame:
 def markdown(table: pd.DataFrame, digits: int = 1) -> str:
     """A DataFrame as a Markdown table (the index as the first column)."""
     head = [str(table.index.name or "")] + [str(c) for c in table.columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    n_columns = sum(cell.count("|") + 1 for cell in head)  # "source | ratio" spans two
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * n_columns]
     for key, row in table.iterrows():
         cells = [f"{v:.{digits}f}" if isinstance(v, float) else str(v) for v in row]
         lines.append("| " + " | ".join([str(key)] + cells) + " |")
