@@ -3,12 +3,17 @@
 The rules use the factors of :class:`scipy.stats.gaussian_kde` (Scott: n^(-1/(d+4));
 Silverman: (n (d + 2) / 4)^(-1/(d+4))) times the pooled standard deviation
 sqrt(mean of the per-feature variances), so in 1-D they give exactly gaussian_kde's
-bandwidth. They target the Gaussian kernel.
+bandwidth. They target the Gaussian kernel. With sample weights they follow gaussian_kde's
+``weights`` too: n becomes the effective size n_eff = (sum w)^2 / sum w^2 and the variances
+are the weighted ones with the unbiased correction 1 / (1 - sum p_i^2), p = w / sum w
+(reliability weights: scaling every weight by a constant changes nothing).
 
 "cv" is the paper's choice (Turlach 1993): the bandwidth on a log grid that maximises the
 held-out log-likelihood sum_k sum_{j in fold k} log f_{-k}(X_j) of the plain KDE fitted
 on the other folds. All folds are computed in one pass: with the folds as blocks,
-f_{-k} = (sum over all blocks - block k) / (n - n_k).
+f_{-k} = (sum over all blocks - block k) / (n - n_k). With sample weights the folds' KDEs
+are weighted, n and n_k become the total and the fold's weight, and the held-out points
+count with their weights.
 
 "robust" is the bandwidth that a spike of outliers cannot capture: the trimmed
 leave-own-block-out likelihood of MoM-KDE with S = 2 ceil(eps n) + 1 blocks (or the
@@ -36,34 +41,47 @@ CV_EXACT_MAX_N_2D = 4000  # the same in 2-D, where the binned grid costs more
 CV_BIN_STEP = 1 / 8  # binned grid spacing, in bandwidths (linear interpolation error ~0.2%)
 
 
-def pooled_std(X: np.ndarray) -> float:
-    """sqrt(mean of per-feature variances), the scale of the rules of thumb."""
-    return float(np.sqrt(np.mean(np.var(X, axis=0, ddof=1))))
+def pooled_std(X: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """sqrt(mean of per-feature variances), the scale of the rules of thumb; with
+    ``weights`` (summing to 1) the unbiased weighted variances of ``numpy.cov(aweights=)``."""
+    if weights is None:
+        return float(np.sqrt(np.mean(np.var(X, axis=0, ddof=1))))
+    centred = X - weights @ X
+    variances = weights @ np.square(centred) / (1.0 - weights @ weights)
+    return float(np.sqrt(np.mean(variances)))
 
 
-def scott(X: np.ndarray) -> float:
-    """Scott's rule: sigma * n^(-1/(d+4))."""
-    n, d = X.shape
-    return pooled_std(X) * n ** (-1.0 / (d + 4))
+def effective_size(X: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """n, or with ``weights`` (summing to 1) Kish's effective size 1 / sum w^2."""
+    return float(len(X)) if weights is None else 1.0 / float(weights @ weights)
 
 
-def silverman(X: np.ndarray) -> float:
-    """Silverman's rule: sigma * (n (d + 2) / 4)^(-1/(d+4))."""
-    n, d = X.shape
-    return pooled_std(X) * (n * (d + 2) / 4.0) ** (-1.0 / (d + 4))
+def scott(X: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """Scott's rule: sigma * n^(-1/(d+4)) (weighted: module docstring)."""
+    d = X.shape[1]
+    return pooled_std(X, weights) * effective_size(X, weights) ** (-1.0 / (d + 4))
 
 
-def cv_grid(X: np.ndarray, size: int = CV_GRID_SIZE) -> np.ndarray:
+def silverman(X: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """Silverman's rule: sigma * (n (d + 2) / 4)^(-1/(d+4)) (weighted: module docstring)."""
+    d = X.shape[1]
+    n = effective_size(X, weights)
+    return pooled_std(X, weights) * (n * (d + 2) / 4.0) ** (-1.0 / (d + 4))
+
+
+def cv_grid(X: np.ndarray, size: int = CV_GRID_SIZE,
+            weights: np.ndarray | None = None) -> np.ndarray:
     """The log-spaced candidate bandwidths of "cv", around Scott's rule."""
-    base = scott(X)
+    base = scott(X, weights)
     return np.geomspace(CV_GRID_SPAN[0] * base, CV_GRID_SPAN[1] * base, size)
 
 
 def cv_scores(X: np.ndarray, kernel: Kernel, bandwidths: np.ndarray, n_folds: int = 5,
-              random_state=None) -> np.ndarray:
+              random_state=None, weights: np.ndarray | None = None) -> np.ndarray:
     """Mean held-out log-likelihood of the KDE for each candidate bandwidth (higher is better).
 
     A bandwidth for which some held-out point gets density 0 (compact kernels) scores -inf.
+    ``weights`` (positive, summing to 1): the weighted KDEs and the weighted mean.
     """
     n, d = X.shape
     if n < n_folds:
@@ -74,22 +92,28 @@ def cv_scores(X: np.ndarray, kernel: Kernel, bandwidths: np.ndarray, n_folds: in
     sizes = np.array([len(test) for _, test in folds.split(X)])
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     fold_of = np.repeat(np.arange(n_folds), sizes)
+    log_w = None if weights is None else np.log(weights[order])
+    masses = sizes if weights is None else np.add.reduceat(weights[order], bounds[:-1])
+    total = n if weights is None else 1.0
     scores = np.empty(len(bandwidths))
     # binning pays off once n is large against the grid: 1-D grids are cheap, 2-D ones are not
     binned = kernel.name != "tophat" and ((d == 1 and n > CV_EXACT_MAX_N)
                                           or (d == 2 and n > CV_EXACT_MAX_N_2D))
     for i, h in enumerate(bandwidths):
         if binned:
-            log_sums = _binned_log_sums(Xs, bounds, kernel, h)
+            log_sums = _binned_log_sums(Xs, bounds, kernel, h, log_w)
         else:
-            log_sums = block_log_sums(Xs, bounds, Xs, kernel, h, linear_first=d <= 2)
-        scores[i] = _held_out_loglik(log_sums, fold_of, sizes, n)
+            log_sums = block_log_sums(Xs, bounds, Xs, kernel, h, log_w, linear_first=d <= 2)
+        scores[i] = _held_out_loglik(log_sums, fold_of, masses, total,
+                                     None if weights is None else weights[order])
     return scores
 
 
 def _held_out_loglik(log_sums: np.ndarray, fold_of: np.ndarray, sizes: np.ndarray,
-                     n: int) -> float:
-    """Mean of log f_{-k}(X_j) over all points j (fold k = fold of j)."""
+                     n: float, weights: np.ndarray | None = None) -> float:
+    """Mean of log f_{-k}(X_j) over all points j (fold k = fold of j); ``sizes`` and ``n``
+    are the folds' and the total mass (counts, or weights), ``weights`` those of the points
+    (None: the plain mean)."""
     n_folds = len(sizes)
     others = np.ones((n_folds, n_folds), dtype=bool)
     np.fill_diagonal(others, False)
@@ -101,11 +125,13 @@ def _held_out_loglik(log_sums: np.ndarray, fold_of: np.ndarray, sizes: np.ndarra
     with np.errstate(divide="ignore"):
         held_out = (np.log(np.exp(masked - safe).sum(axis=0)) + safe
                     - np.log(n - sizes[fold_of]))
-    return float(np.mean(held_out))
+    return float(np.mean(held_out) if weights is None else weights @ held_out)
 
 
-def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: float) -> np.ndarray:
-    """Per-fold kernel sums at the points, read off a binned grid by linear interpolation.
+def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: float,
+                     log_weights: np.ndarray | None = None) -> np.ndarray:
+    """Per-fold (weighted) kernel sums at the points, read off a binned grid by linear
+    interpolation.
 
     Points where some fold's binned sum is below 1e-6 of the peak (isolated points, whose
     kernel tails the grid truncates or the interpolation cannot resolve) are summed exactly.
@@ -115,7 +141,8 @@ def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: floa
     n_cells = [int(min(2**16 if d == 1 else 512, max(64, np.ceil((b - a) / (CV_BIN_STEP * h)))))
                + 1 for a, b in zip(lo, hi)]
     axes = [np.linspace(a, b, k) for a, b, k in zip(lo, hi, n_cells)]
-    grid = block_grid_sums(Xs, bounds, axes, kernel, h)
+    grid = block_grid_sums(Xs, bounds, axes, kernel, h,
+                           None if log_weights is None else np.exp(log_weights))
     if d == 1:  # np.interp: the same linear interpolation, ~10x faster than the n-D one
         values = np.stack([np.interp(Xs[:, 0], axes[0], g) for g in grid])
     else:
@@ -124,36 +151,46 @@ def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: floa
         logs = np.log(np.maximum(values, 0.0))
     faint = np.flatnonzero((values < 1e-6 * values.max()).any(axis=0))
     if faint.size:
-        logs[:, faint] = block_log_sums(Xs, bounds, Xs[faint], kernel, h, linear_first=True)
+        logs[:, faint] = block_log_sums(Xs, bounds, Xs[faint], kernel, h, log_weights,
+                                        linear_first=True)
     return logs
 
 
 def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
                      random_state=None, n_blocks: int | None = None,
-                     contamination: float = ROBUST_CONTAMINATION) -> float:
+                     contamination: float = ROBUST_CONTAMINATION,
+                     weights: np.ndarray | None = None) -> float:
     """Resolve ``bandwidth`` (a positive number or one of :data:`RULES`) to a float for X.
 
     ``n_blocks`` and ``contamination`` are used by "robust" only: the blocks of the MoM-KDE
     it scores (default: 2 ceil(contamination n) + 1) and the share of lowest scores it trims.
+    ``weights`` (positive, summing to 1; None: equal) enter "scott", "silverman" and "cv"
+    (module docstring). "robust" ignores them: it scores the median of block KDEs, in which
+    each row counts once whatever its weight (a heavy row cannot outvote the blocks).
     """
     if isinstance(bandwidth, str):
         rule = bandwidth.lower()
         if rule not in RULES:
             raise ValueError(f"unknown bandwidth rule {bandwidth!r}; "
                              f"allowed: a positive number or one of {', '.join(RULES)}")
-        if len(X) < 2 or pooled_std(X) == 0.0:
+        if len(X) < 2:
+            raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points, got "
+                             f"{len(X)} row (n_samples = {len(X)}); pass a positive number "
+                             "instead")
+        if pooled_std(X, weights) == 0.0:
             raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points "
                              "(the data have zero spread); pass a positive number instead")
         if rule == "scott":
-            return scott(X)
+            return scott(X, weights)
         if rule == "silverman":
-            return silverman(X)
+            return silverman(X, weights)
         if rule == "robust":
             S = n_blocks_for(len(X), contamination) if n_blocks is None else n_blocks
             return robust_bandwidth(X, S, contamination, kernel, scott(X),
                                     random_state=random_state)
-        grid = cv_grid(X)
-        scores = cv_scores(X, kernel, grid, n_folds=n_folds, random_state=random_state)
+        grid = cv_grid(X, weights=weights)
+        scores = cv_scores(X, kernel, grid, n_folds=n_folds, random_state=random_state,
+                           weights=weights)
         if not np.isfinite(scores).any():
             raise ValueError("bandwidth='cv' found no bandwidth with a finite held-out "
                              "likelihood; pass a positive number instead")

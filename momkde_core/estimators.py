@@ -5,6 +5,12 @@ blocks, a log weight per point, and a rule to combine the block sums (one block:
 itself; MoM-KDE: the pointwise median, divided by its integral). Evaluation at points and on
 grids is then shared (:mod:`momkde_core.engine`), so an improvement there speeds up all four.
 
+They follow scikit-learn's estimator contract (``sklearn.utils.estimator_checks`` passes
+but for one deliberate difference: a 1-D X is read as one feature, where scikit-learn asks
+for a ValueError): input is checked by scikit-learn's ``validate_data`` (``n_features_in_``,
+``feature_names_in_`` for a DataFrame), ``fit`` takes ``sample_weight`` and ``sample``
+draws from the estimate.
+
 References
 ----------
 - Humbert, Le Bars, Minvielle & Vayatis (2020), "Robust Kernel Density Estimation with
@@ -17,14 +23,14 @@ References
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
-import warnings
-
 import numpy as np
+from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .bandwidth import pooled_std, scott, select_bandwidth
 from .engine import (LOG_SAFE_LINEAR, GramOperator, band_block_sums, band_pays_off,
@@ -38,23 +44,41 @@ from .robust_defaults import check_contamination, estimate_contamination, n_bloc
 
 FAINT = 1e-13  # grid values below this fraction of the peak are recomputed exactly
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
+MAX_SAMPLE_ROUNDS = 100  # sample() gives up after this many rounds without an accepted draw
 
 
-def _validate_data(X, what: str = "X", min_samples: int = 2) -> np.ndarray:
-    """X as a float (n, d) array; a ValueError that says what is wrong otherwise."""
-    try:
-        arr = check_array(X, ensure_2d=False, dtype=np.float64, ensure_all_finite=False,
-                          ensure_min_samples=0, ensure_min_features=0, input_name=what)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{what} must be a numeric array of shape (n,) or (n, d): {err}") from None
+def _validate_data(est: BaseEstimator, X, *, reset: bool) -> np.ndarray:
+    """X as a float (n, d) array, checked by scikit-learn's ``validate_data``.
+
+    ``reset`` (fit) sets ``n_features_in_`` and, for a DataFrame, ``feature_names_in_``;
+    otherwise (scoring) another number of features, or reordered, renamed or missing columns
+    raise scikit-learn's ValueError. A 1-D X is one feature. A value that is no number
+    raises scikit-learn's TypeError (in an object array) or ValueError, with the shape asked
+    for added; NaN and inf raise a ValueError naming the rows to fix. Fitting needs a row.
+    """
+    what, name = ("X" if reset else "Y"), type(est).__name__
+    expected = "(n,) or (n, d)" if reset else \
+        f"(m, {est.n_features_in_}): {name} was fitted on {est.n_features_in_} feature(s)"
+    try:  # (ensure_2d=False leaves the feature count to us: 1-D is one feature)
+        arr = validate_data(est, X, reset=reset, ensure_2d=False, dtype=np.float64,
+                            ensure_all_finite=False, ensure_min_samples=0, ensure_min_features=1)
+    except TypeError as err:
+        raise TypeError(f"{what} must be a numeric array of shape {expected}: {err}") from None
+    except ValueError as err:
+        raise ValueError(f"{str(err).rstrip()} ({what} must be a numeric array of shape "
+                         f"{expected})") from None
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
-        raise ValueError(f"{what} must have shape (n,) or (n, d), got {arr.ndim} dimensions")
-    if arr.shape[0] < min_samples:
-        raise ValueError(f"{what} has {arr.shape[0]} row(s); at least {min_samples} are needed")
-    if arr.shape[1] == 0:
-        raise ValueError(f"{what} has no feature (shape {arr.shape}); at least one column is needed")
+        raise ValueError(f"{what} must have shape {expected}, got {arr.ndim} dimensions")
+    if reset:
+        est.n_features_in_ = arr.shape[1]
+    elif arr.shape[1] != est.n_features_in_:  # scikit-learn's message, and what was expected
+        raise ValueError(f"X has {arr.shape[1]} features, but {name} is expecting "
+                         f"{est.n_features_in_} features as input ({what} must be a numeric "
+                         f"array of shape {expected})")
+    if reset and not len(arr):
+        raise ValueError(f"{what} has 0 row(s) (shape {arr.shape}); at least 1 is needed")
     bad = ~np.isfinite(arr)
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))
@@ -94,14 +118,31 @@ def _grid_median(values: np.ndarray) -> np.ndarray:
     return out.reshape(values.shape[1:])
 
 
+def _base_measure(sample_weight, X: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(the weights of the rows with a positive weight divided by their sum, those rows as a
+    boolean mask), or (None, None) without weights. Rows of weight 0 are left out of the fit
+    altogether (the same fit as without them, as scikit-learn's contract asks)."""
+    if sample_weight is None:
+        return None, None
+    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    kept = w > 0
+    if not kept.any():  # (scikit-learn 1.6 lets all-zero weights through)
+        raise ValueError("sample_weight is 0 for every row: at least one weight must be positive")
+    return w[kept] / w[kept].sum(), kept
+
+
 class _BaseKDE(BaseEstimator):
     """Shared fit / evaluation for estimators of the form combine_s sum_{i in s} w_i K_h.
 
-    Subclasses implement ``_fit_weights(X)``, returning (X sorted by block, block bounds,
-    log weights per point), and may override ``_combine`` (default: the single block).
+    Subclasses implement ``_fit_weights(X, base)``, returning (X sorted by block, block
+    bounds, log weights per point), where ``base`` is None or the sample weights (positive,
+    summing to 1), and may override ``_combine`` (default: the single block).
+    ``_row_attributes`` names fitted per-row attributes and their value for the rows of
+    weight 0, which the fit never sees.
     """
 
     _normalizes = False
+    _row_attributes: dict[str, float] = {}
 
     def _check_params(self, n: int) -> None:
         """Validate the subclass's own parameters for n rows (before any costly work)."""
@@ -116,15 +157,24 @@ class _BaseKDE(BaseEstimator):
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
             delattr(self, name)
 
-    def _fit(self, X) -> None:
-        X = _validate_data(X)
+    def _fit(self, X, sample_weight) -> None:
+        X = _validate_data(self, X, reset=True)
         self._kernel: Kernel = get_kernel(self.kernel)
+        base, kept = _base_measure(sample_weight, X)
+        if kept is not None:
+            X = X[kept]
         self._check_params(len(X))
-        self.n_features_in_ = X.shape[1]
         self.bandwidth_ = select_bandwidth(X, self.bandwidth, self._kernel,
-                                           random_state=self.random_state,
+                                           random_state=self.random_state, weights=base,
                                            **self._bandwidth_options(X))
-        self._X, self._bounds, self._log_w = self._fit_weights(X)
+        self._weighted = base is not None
+        self._X, self._bounds, self._log_w = self._fit_weights(X, base)
+        if kept is not None and not kept.all():
+            for name, fill in self._row_attributes.items():
+                values = getattr(self, name)
+                full = np.full(len(kept), fill, dtype=values.dtype)
+                full[kept] = values
+                setattr(self, name, full)
         self._w = np.exp(self._log_w)  # linear weights, for the grid backends
         self.log_norm_ = 0.0
         if self._normalizes and len(self._bounds) > 2:
@@ -137,15 +187,23 @@ class _BaseKDE(BaseEstimator):
                     f"the median of the {self._n_blocks} block KDEs is 0 everywhere (no point "
                     "is covered by a majority of blocks): use fewer blocks or a larger bandwidth")
 
-    def fit(self, X, y=None):
-        """Fit on X of shape (n,) or (n, d); ``y`` is ignored. Returns self.
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit on X of shape (n,) or (n, d) (a DataFrame sets ``feature_names_in_``); ``y``
+        is ignored. Returns self.
+
+        ``sample_weight``: non-negative weights of the rows, shape (n,) (None: equal). The
+        estimate is that of the weighted empirical measure sum_i w_i delta_{X_i} / sum w;
+        rows of weight 0 are left out. For KDE, integer weights give the fit on the sample
+        with each row repeated that many times (with a numeric bandwidth: the rules see
+        weights as :func:`momkde_core.bandwidth.select_bandwidth` says); what they mean for
+        the other estimators is in each class's docstring.
 
         A fit that fails leaves the estimator unfitted (never half-updated): earlier
         fitted attributes are removed first, and parameters are checked before "cv".
         """
         self._forget_fit()
         try:
-            self._fit(X)
+            self._fit(X, sample_weight)
         except Exception:
             self._forget_fit()
             raise
@@ -163,11 +221,7 @@ class _BaseKDE(BaseEstimator):
 
     def _check_query(self, Y) -> np.ndarray:
         check_is_fitted(self, "bandwidth_")
-        Y = _validate_data(Y, "Y", min_samples=0)
-        if Y.shape[1] != self.n_features_in_:
-            raise ValueError(f"Y has {Y.shape[1]} feature(s) but {type(self).__name__} was "
-                             f"fitted on {self.n_features_in_}")
-        return Y
+        return _validate_data(self, Y, reset=False)
 
     def block_score_samples(self, Y) -> np.ndarray:
         """log of each block's weighted kernel sum at Y, shape (n_blocks, m), unnormalised."""
@@ -268,6 +322,66 @@ class _BaseKDE(BaseEstimator):
                 values[faint] = self._combine(exact) * np.exp(-self.log_norm_)
         return values
 
+    def sample(self, n_samples: int = 1, random_state=None) -> np.ndarray:
+        """``n_samples`` independent draws from the estimated density, shape (n_samples, d).
+
+        A draw picks a block uniformly (KDE, RKDE, SPKDE: their one block), a row of it with
+        probability its weight in the block, and adds h times a draw from the kernel: a
+        uniform direction times a radius from the kernel's radial law
+        (:meth:`Kernel.sample_radius`; for the Gaussian, a standard normal vector, as
+        scikit-learn's ``KernelDensity.sample``). That samples q = (1/S) sum_s f_s, the
+        mean of the block densities f_s: the estimate itself when S = 1.
+
+        MoM-KDE (S > 1) keeps a draw x with probability median_s f_s(x) / (M q(x)),
+        M = S / (floor(S/2) + 1) < 2 (rejection sampling): the kept draws follow the median
+        divided by its integral *exactly* (with ``normalize=False`` too: the integral never
+        enters), because median <= M q everywhere. Proof: sort the S values
+        f_(1) <= ... <= f_(S) at x and let k = floor(S/2) + 1. S odd: the median is f_(k)
+        and the k values f_(k), ..., f_(S) are each at least f_(k), so
+        sum_s f_s >= k median. S even (k = S/2 + 1 >= 2): the median is
+        (f_(k-1) + f_(k)) / 2 and sum_s f_s >= f_(k-1) + (k - 1) f_(k)
+        = k (f_(k-1) + f_(k)) / 2 + (k/2 - 1)(f_(k) - f_(k-1)) >= k median. So
+        median <= sum_s f_s / k = M q. A draw is kept with probability (integral of the
+        median) / M, about 1/2 or more.
+
+        ``random_state``: int, RandomState, numpy Generator or None (numpy's global state).
+        """
+        check_is_fitted(self, "bandwidth_")
+        if not isinstance(n_samples, Integral) or isinstance(n_samples, bool) or n_samples < 0:
+            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+        rng = random_state if isinstance(random_state, np.random.Generator) else \
+            np.random.default_rng(check_random_state(random_state).randint(2**31))
+        S = self._n_blocks
+        log_bound = np.log(S / (S // 2 + 1))
+        kept, missing, idle = [], n_samples, 0
+        while missing:
+            draws = self._sample_block_mean(missing if S == 1 else 2 * missing + 16, rng)
+            if S > 1:
+                logs = block_log_sums(self._X, self._bounds, draws, self._kernel,
+                                      self.bandwidth_, self._log_w)
+                with np.errstate(invalid="ignore"):  # -inf - -inf where q is 0: rejected
+                    log_accept = _log_median(logs) - logsumexp(logs, axis=0) + np.log(S) \
+                        - log_bound
+                draws = draws[np.log(rng.random(len(draws))) < log_accept][:missing]
+            idle = 0 if len(draws) else idle + 1
+            if idle == MAX_SAMPLE_ROUNDS:
+                raise ValueError("no draw was accepted in 100 rounds: the median of the block "
+                                 "KDEs is almost 0 where they hold their mass; use fewer blocks "
+                                 "or a larger bandwidth")
+            kept.append(draws)
+            missing -= len(draws)
+        return np.concatenate(kept) if kept else np.empty((0, self.n_features_in_))
+
+    def _sample_block_mean(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` draws from q = (1/S) sum_s f_s (each block's weights sum to 1, so row i
+        is picked with probability w_i / S), plus h times kernel noise."""
+        n, d = self._X.shape
+        rows = rng.choice(n, size, p=self._w / self._w.sum())
+        directions = rng.standard_normal((size, d))
+        directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+        radii = self._kernel.sample_radius(d, size, rng)
+        return self._X[rows] + self.bandwidth_ * radii[:, None] * directions
+
 
 class KDE(_BaseKDE):
     """Kernel density estimator f(x) = 1/(n h^d) sum_i K((x - X_i)/h) (the MoM-KDE paper, eq. 1).
@@ -282,6 +396,11 @@ class KDE(_BaseKDE):
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
     random_state : int, numpy RandomState or None
         Shuffles the folds of ``bandwidth="cv"``.
+
+    With ``sample_weight`` w, f(x) = sum_i w_i K_h(x - X_i) / sum_i w_i.
+
+    Attributes: ``bandwidth_``, ``n_features_in_``, ``feature_names_in_`` (when fitted on
+    a DataFrame with string column names).
     """
 
     def __init__(self, bandwidth="scott", kernel: str = "gaussian", random_state=None):
@@ -289,9 +408,9 @@ class KDE(_BaseKDE):
         self.kernel = kernel
         self.random_state = random_state
 
-    def _fit_weights(self, X):
+    def _fit_weights(self, X, base):
         n = len(X)
-        return X, np.array([0, n]), np.full(n, -np.log(n))
+        return X, np.array([0, n]), np.full(n, -np.log(n)) if base is None else np.log(base)
 
 
 class MoMKDE(_BaseKDE):
@@ -323,10 +442,25 @@ class MoMKDE(_BaseKDE):
     random_state : int, RandomState or None
         The shuffle into blocks (and the subsample "robust" uses beyond 2000 points).
 
+    Sample weights: a row is never split, it stays in one block, and block s's KDE is
+    sum_{i in s} w_i K_h(x - X_i) / sum_{i in s} w_i (its rows weighted by their share of
+    the block's weight). So integer weights give exactly the MoM-KDE of the sample with
+    each row repeated w_i times *in its own block*; the blocks are cut from the shuffled
+    rows of positive weight as without weights (S and the sizes count rows, not weight),
+    so a row of weight 1000 still sways a single block: one block's KDE, outvoted by the
+    median like any outlier's. That is the point of the choice: a weight never makes a
+    point a majority. (Repeating a row instead would spread its copies over many blocks,
+    and a random shuffle of the copies is not a function of the weights.) "auto" S counts
+    the rows of positive weight; the bandwidth rules see the weights as
+    :func:`momkde_core.bandwidth.select_bandwidth` says ("robust" ignores them).
+
     Attributes: ``n_blocks_`` (S used), ``bandwidth_`` (h used), ``contamination_`` (the
-    share used), ``block_of_`` (block of each training row), ``log_norm_`` (log of the
-    integral of the median that was divided out).
+    share used), ``block_of_`` (block of each training row, -1 for rows of weight 0),
+    ``log_norm_`` (log of the integral of the median that was divided out),
+    ``n_features_in_``, ``feature_names_in_`` (fitted on a DataFrame).
     """
+
+    _row_attributes = {"block_of_": -1}
 
     def __init__(self, n_blocks="auto", bandwidth="robust", contamination=0.1,
                  kernel: str = "gaussian", normalize: bool = True, random_state=None):
@@ -367,7 +501,7 @@ class MoMKDE(_BaseKDE):
                 UserWarning, stacklevel=4)
         return {"n_blocks": self.n_blocks_, "contamination": self.contamination_}
 
-    def _fit_weights(self, X):
+    def _fit_weights(self, X, base):
         n = len(X)
         S = self.n_blocks_
         # one block keeps the data order, so that its sums are the KDE's to the last bit
@@ -377,8 +511,13 @@ class MoMKDE(_BaseKDE):
         sizes = np.full(S, n // S) + (np.arange(S) < n % S)
         self.block_of_ = np.empty(n, dtype=np.intp)
         self.block_of_[order] = np.repeat(np.arange(S), sizes)
-        log_w = np.repeat(-np.log(sizes), sizes)
-        return X[order], np.concatenate([[0], np.cumsum(sizes)]), log_w
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
+        if base is None:
+            log_w = np.repeat(-np.log(sizes), sizes)
+        else:  # each row's share of its block's weight
+            w = base[order]
+            log_w = np.log(w) - np.repeat(np.log(np.add.reduceat(w, bounds[:-1])), sizes)
+        return X[order], bounds, log_w
 
     def _combine_log(self, block_logs):
         return _log_median(block_logs)
@@ -439,10 +578,23 @@ class RKDE(_BaseKDE):
     The feature-space view needs a positive-definite kernel (gaussian, exponential); with
     the others the squared residuals are clipped at 0.
 
-    Attributes: ``weights_`` (on the simplex, in the order of the training rows),
-    ``n_iter_``, ``objective_`` (J at each iteration), ``loss_params_`` (a, b, c; Huber:
-    (a,)), ``scale_n_iter_`` (iterations of the absolute-loss KIRWLS; 0 for ``"kde"``).
+    Sample weights are the base measure: J(f) = sum_i p_i rho(||Phi(X_i) - f||_H) with
+    p = w / sum w in place of 1/n (the M-estimator of the weighted empirical measure, Kim &
+    Scott's definition with that measure), KIRWLS starts from w = p and updates
+    w_i = p_i phi(r_i) / sum_j p_j phi(r_j). For given a, b, c that is exactly RKDE on the
+    sample with each row repeated w_i times. a, b, c are read from the residuals of the rows
+    of positive weight, each row once (unit weights are then the unweighted fit to the bit;
+    with repeated rows the percentiles would count copies: the one difference). The
+    weights' effect is then the robust one: a heavy row pulls f towards itself only as far
+    as its residual lets it.
+
+    Attributes: ``weights_`` (on the simplex, in the order of the training rows; 0 for rows
+    of weight 0), ``n_iter_``, ``objective_`` (J at each iteration), ``loss_params_`` (a, b,
+    c; Huber: (a,)), ``scale_n_iter_`` (iterations of the absolute-loss KIRWLS; 0 for
+    ``"kde"``), ``n_features_in_``, ``feature_names_in_`` (fitted on a DataFrame).
     """
+
+    _row_attributes = {"weights_": 0.0}
 
     def __init__(self, bandwidth="scott", kernel: str = "gaussian", loss: str = "hampel",
                  scale_from: str = "absolute", percentiles=None, max_iter: int = 100,
@@ -476,14 +628,14 @@ class RKDE(_BaseKDE):
                              f"[0, 100] (Hampel's a, b, c), got {self.percentiles!r}")
         _check_iterations(self.max_iter, self.tol)
 
-    def _fit_weights(self, X):
+    def _fit_weights(self, X, base):
         gram = GramOperator(X, self._kernel, self.bandwidth_)
         residuals, self.scale_n_iter_ = scale_residuals(gram, self.scale_from, self.max_iter,
-                                                        self.tol)
+                                                        self.tol, base)
         self.loss_params_ = loss_parameters(residuals, self.loss, self._percentiles())
         self.weights_, self.n_iter_, self.objective_ = kirwls_with_params(
-            gram, self.loss, self.loss_params_, self.max_iter, self.tol)
-        return _weighted(X, self.weights_)
+            gram, self.loss, self.loss_params_, self.max_iter, self.tol, base)
+        return _one_block(X, self.weights_)
 
 
 class SPKDE(_BaseKDE):
@@ -499,8 +651,16 @@ class SPKDE(_BaseKDE):
     the relative change of the objective is below ``tol``. The closed-form L2 Gram matrix
     needs the Gaussian kernel.
 
-    Attributes: ``weights_`` (a, in the order of the training rows), ``beta_``, ``n_iter_``.
+    Sample weights are the base measure: f_KDE is the weighted KDE sum_i p_i k_h(., X_i),
+    p = w / sum w, so the QP's target becomes beta p and integer weights give exactly the
+    SPKDE of the sample with each row repeated w_i times (the same QP).
+
+    Attributes: ``weights_`` (a, in the order of the training rows; 0 for rows of weight
+    0), ``beta_``, ``n_iter_``, ``n_features_in_``, ``feature_names_in_`` (fitted on a
+    DataFrame).
     """
+
+    _row_attributes = {"weights_": 0.0}
 
     def __init__(self, bandwidth="scott", contamination: float = 0.1, beta=None,
                  kernel: str = "gaussian", max_iter: int = 1000, tol: float = 1e-5,
@@ -530,12 +690,13 @@ class SPKDE(_BaseKDE):
         eps = self.contamination
         return {"contamination": eps} if self.beta is None and eps < 0.5 else {}
 
-    def _fit_weights(self, X):
+    def _fit_weights(self, X, base):
         self.beta_ = 1.0 / (1.0 - float(self.contamination)) if self.beta is None \
             else float(self.beta)
         gram = GramOperator(X, self._kernel, np.sqrt(2.0) * self.bandwidth_, dtype=np.float32)
-        self.weights_, self.n_iter_ = spkde_weights(gram, self.beta_, self.max_iter, self.tol)
-        return _weighted(X, self.weights_)
+        self.weights_, self.n_iter_ = spkde_weights(gram, self.beta_, self.max_iter, self.tol,
+                                                    base)
+        return _one_block(X, self.weights_)
 
 
 def _check_iterations(max_iter, tol) -> None:
@@ -545,7 +706,7 @@ def _check_iterations(max_iter, tol) -> None:
         raise ValueError(f"tol must be a positive number, got {tol!r}")
 
 
-def _weighted(X: np.ndarray, weights: np.ndarray):
+def _one_block(X: np.ndarray, weights: np.ndarray):
     """One block holding every point, with log weights (zero weight: -inf)."""
     with np.errstate(divide="ignore"):
         return X, np.array([0, len(X)]), np.log(weights)

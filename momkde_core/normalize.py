@@ -55,7 +55,11 @@ def _log_integral_importance(est, rng: np.random.Generator, n_draws: int) -> flo
     X, h, kernel, bounds = est._X, est.bandwidth_, est._kernel, est._bounds
     n, d = X.shape
     half = n_draws // 2
-    centers = X[rng.integers(0, n, half)]
+    sizes = np.diff(bounds)
+    if est._weighted:  # row i with its weight in its block times its block's share of rows
+        centers = X[rng.choice(n, half, p=np.exp(est._log_w) * np.repeat(sizes, sizes) / n)]
+    else:
+        centers = X[rng.integers(0, n, half)]
     directions = rng.standard_normal((half, d))
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     radii = kernel.sample_radius(d, half, rng)
@@ -63,7 +67,6 @@ def _log_integral_importance(est, rng: np.random.Generator, n_draws: int) -> flo
     draws = np.vstack([centers + h * radii[:, None] * directions,
                        broad.rvs((n_draws - half, d), random_state=rng)])
     block_logs = block_log_sums(X, bounds, draws, kernel, h, est._log_w)
-    sizes = np.diff(bounds)
     # the KDE as the size-weighted mixture of the block KDEs
     log_kde = logsumexp(block_logs + np.log(sizes / n)[:, None], axis=0)
     log_proposal = np.logaddexp(log_kde, broad.logpdf(draws).sum(axis=1)) - np.log(2.0)

@@ -1,6 +1,14 @@
 """The weight solvers of RKDE (KIRWLS) and SPKDE (a QP on the simplex), and their losses.
 
 Both only need Gram-vector products ``G @ v``, which :class:`engine.GramOperator` provides.
+
+Sample weights enter as the *base measure*: the empirical measure (1/n) sum_i delta_{X_i}
+that RKDE's M-estimation objective averages over and whose KDE SPKDE scales is replaced by
+sum_i p_i delta_{X_i}, p the weights divided by their sum (``base``; None: p = 1/n). Then
+integer weights are duplicated rows: SPKDE's QP and RKDE's objective and iterations (for
+given loss parameters) are those of the sample with each row repeated. Each solver keeps
+the unweighted arithmetic when ``base`` is None, so unweighted results are unchanged to the
+bit.
 """
 
 from __future__ import annotations
@@ -48,7 +56,25 @@ SCALE_SOURCES = ("absolute", "kde")
 DEFAULT_PERCENTILES = {"absolute": (50.0, 95.0, 100.0), "kde": (50.0, 75.0, 95.0)}
 
 
-def absolute_loss_kirwls(gram: GramOperator, max_iter: int, tol: float):
+def _start(n: int, base: np.ndarray | None) -> np.ndarray:
+    """The weights of the KDE: 1/n, or the base measure."""
+    return np.full(n, 1.0 / n) if base is None else base
+
+
+def _average(values: np.ndarray, base: np.ndarray | None) -> float:
+    """The mean of per-point values under the base measure."""
+    return float(np.mean(values) if base is None else base @ values)
+
+
+def _reweight(phi: np.ndarray, base: np.ndarray | None) -> np.ndarray:
+    """KIRWLS's update w_i = p_i phi_i / sum_j p_j phi_j (p_i = 1/n cancels out)."""
+    if base is not None:
+        phi = base * phi
+    return phi / phi.sum()
+
+
+def absolute_loss_kirwls(gram: GramOperator, max_iter: int, tol: float,
+                         base: np.ndarray | None = None):
     """KIRWLS for the absolute loss rho(r) = |r| (psi(r) = 1, phi(r) = 1/r): the geometric
     median of the Phi(X_i) in the RKHS (Weiszfeld's iteration, kernelised).
 
@@ -62,36 +88,36 @@ def absolute_loss_kirwls(gram: GramOperator, max_iter: int, tol: float):
     ``abs(J - J_old) < J_old*tol`` (l. 74); it has no iteration cap, we stop at ``max_iter``).
     phi = 1/r is infinite at r = 0: residuals below the round-off of the kernel trick,
     sqrt(eps k(0)), count as that floor (the MATLAB code divides by them as they are).
+    ``base``: the base measure (module docstring).
     Returns (weights, residuals of those weights, n_iter, objective history).
     """
-    n = len(gram.X)
     floor = float(np.sqrt(np.finfo(float).eps * gram.diagonal))
-    w = np.full(n, 1.0 / n)
+    w = _start(len(gram.X), base)
     r = feature_space_residuals(gram, w)
-    history = [float(np.mean(r))]
+    history = [_average(r, base)]
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
-        phi = 1.0 / np.maximum(r, floor)
-        w = phi / phi.sum()
+        w = _reweight(1.0 / np.maximum(r, floor), base)
         r = feature_space_residuals(gram, w)
-        history.append(float(np.mean(r)))
+        history.append(_average(r, base))
         if abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
             break
     return w, r, n_iter, np.array(history)
 
 
-def scale_residuals(gram: GramOperator, scale_from: str, max_iter: int, tol: float):
+def scale_residuals(gram: GramOperator, scale_from: str, max_iter: int, tol: float,
+                    base: np.ndarray | None = None):
     """The residuals the loss parameters are read from, and the iterations it took.
 
     ``"absolute"``: those of the absolute-loss RKDE run to convergence
     (:func:`absolute_loss_kirwls`), as the RKDE author's code does; ``"kde"``: those of the
-    plain KDE (w = 1/n; 0 iterations).
+    plain KDE (w = 1/n, or the base measure; 0 iterations).
     """
     if scale_from == "absolute":
-        _, r, n_iter, _ = absolute_loss_kirwls(gram, max_iter, tol)
+        _, r, n_iter, _ = absolute_loss_kirwls(gram, max_iter, tol, base)
         return r, n_iter
     if scale_from == "kde":
-        return feature_space_residuals(gram, np.full(len(gram.X), 1.0 / len(gram.X))), 0
+        return feature_space_residuals(gram, _start(len(gram.X), base)), 0
     raise ValueError(f"unknown scale_from {scale_from!r}; allowed: "
                      + ", ".join(map(repr, SCALE_SOURCES)))
 
@@ -113,7 +139,7 @@ def loss_parameters(residuals: np.ndarray, loss: str, percentiles) -> tuple:
 
 
 def kirwls_with_params(gram: GramOperator, loss: str, params: tuple, max_iter: int,
-                       tol: float):
+                       tol: float, base: np.ndarray | None = None):
     """KIRWLS (Kim & Scott 2012) for the RKDE weights with the loss parameters given.
 
     From w = 1/n (as robkde.m, l. 26, restarts after choosing a, b, c), repeat
@@ -123,25 +149,25 @@ def kirwls_with_params(gram: GramOperator, loss: str, params: tuple, max_iter: i
     r = c included (as psi2.m, l. 17 and 22: ``i4 = (in >=c); ... out(i4) = 0;``), so with
     c = the largest residual that point gets weight 0. If every point is at or beyond c the
     last weights are kept (the MATLAB code would divide 0 by 0 there).
+    ``base``: the base measure (module docstring): the start and the objective's average.
     Returns (weights, n_iter, objective history).
     """
-    n = len(gram.X)
     if loss == "hampel":
         psi, rho = (lambda x: hampel_psi(x, *params)), (lambda x: hampel_rho(x, *params))
     else:
         psi, rho = (lambda x: huber_psi(x, *params)), (lambda x: huber_rho(x, *params))
-    w = np.full(n, 1.0 / n)
+    w = _start(len(gram.X), base)
     r = feature_space_residuals(gram, w)
-    history = [float(np.mean(rho(r)))]
+    history = [_average(rho(r), base)]
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
         with np.errstate(divide="ignore", invalid="ignore"):
             phi = np.where(r > 0, psi(r) / r, 1.0)  # phi(0) = psi'(0) = 1 for both losses
         if not phi.sum() > 0:  # every residual at or beyond c: keep the last weights
             break
-        w = phi / phi.sum()
+        w = _reweight(phi, base)
         r = feature_space_residuals(gram, w)
-        history.append(float(np.mean(rho(r))))
+        history.append(_average(rho(r), base))
         if abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
             break
     return w, n_iter, np.array(history)
@@ -169,8 +195,11 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     return np.maximum(v - css[rho] / (rho + 1.0), 0.0)
 
 
-def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float):
+def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float,
+                  base: np.ndarray | None = None):
     """SPKDE's QP min_a ||beta f_KDE - g_a||^2_{L2} = (a - t)'Q(a - t), t = beta/n, a on the simplex.
+
+    With a ``base`` measure p (module docstring) f_KDE is the weighted KDE and t = beta p.
 
     Solved by FISTA (accelerated projected gradient, gradient 2 Q (a - t), step 1/L with
     L = 2 max_i sum_j Q_ij >= 2 lambda_max(Q)) with exact projection onto the simplex and
@@ -180,7 +209,7 @@ def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float):
     Returns (weights, n_iter). With beta = 1 the minimiser is a = 1/n (the KDE itself).
     """
     n = len(gram.X)
-    target = np.full(n, beta / n)
+    target = np.full(n, beta / n) if base is None else beta * base
     q_target = gram.matvec(target)
     constant = float(target @ q_target)  # makes the objective the squared L2 distance
     # L = 2 * (largest row sum of Q) >= 2 lambda_max(Q) (Perron-Frobenius: Q's entries are
@@ -191,7 +220,7 @@ def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float):
     def objective(a: np.ndarray, qa: np.ndarray) -> float:
         return float(a @ qa - 2.0 * a @ q_target + constant)
 
-    a = np.full(n, 1.0 / n)
+    a = _start(n, base)
     qa = gram.matvec(a)
     value = objective(a, qa)
     y, qy, t = a, qa, 1.0
