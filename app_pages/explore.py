@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from app_support.captions import compare_to_kde, reasons
-from app_support.compute import fit_all, metric_table, plot_grid, select_bandwidth, synthetic_sample
+from app_support.compute import METHODS, fit_all, metric_table, plot_grid, select_bandwidth, synthetic_sample
 from app_support.widgets import (
     MAX_SHARE,
     estimator_controls,
@@ -30,7 +30,7 @@ ratio = side.slider("Outlier ratio |O| / n", 0.0, MAX_SHARE, 0.1, 0.05, **url("r
                     help="The true share of outliers. At 0.5 they would be half the sample: no median "
                          "can tell them apart, and S > 2|O| would need more blocks than points.")
 side.header("Estimators")
-methods = methods_select(side)
+methods = methods_select(side) or list(METHODS)  # none chosen: all four
 
 with user_errors():
     data = synthetic_sample(scheme, n_inliers, 0.0 if scheme == "none" else ratio, dim, 0)

@@ -12,8 +12,15 @@ import os
 import streamlit as st
 
 from app_support.captions import below_chance, ratio_span
-from app_support.compute import dataset_problem, display_names, latest_results, run_sweep, stored_results
-from app_support.widgets import url, user_errors
+from app_support.compute import (
+    dataset_problem,
+    display_names,
+    latest_results,
+    run_sweep,
+    runner_methods,
+    stored_results,
+)
+from app_support.widgets import methods_select, url, user_errors
 from momkde_core.csv_safety import to_csv_text
 from momkde_core.datasets import DATA_DIR_ENV, DATASETS
 from momkde_core.experiments import CONTAMINATION_GUESS
@@ -43,10 +50,9 @@ if live:
                                   help="0.05 is the paper's grid (twice the work).") or 0.1
     reps = side.slider("Repetitions", 1, 50, 3, **url("reps"), help="The paper uses 50.")
     seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
-methods = side.multiselect("Methods", REAL_METHODS, default=["kde", "mom_kde_rule", "rkde", "spkde"],
-                           format_func=METHOD_LABELS.get, **url("methods"),
-                           help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h (the library's defaults). "
-                                "MoM-KDE (S rule): a held-out S rule with the shared CV h.")
+methods = methods_select(side, REAL_METHODS, default=("kde", "mom_kde_rule", "rkde", "spkde"),
+                         help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h (the library's defaults). "
+                              "MoM-KDE (S rule): a held-out S rule with the shared CV h.")
 
 st.markdown(
     "Kim & Scott's protocol, as in the paper: one class plays the outliers, it is subsampled to each ratio, "
@@ -68,7 +74,7 @@ with user_errors():
         st.stop()
     if live:
         results = run_sweep("real", available, STEPS[step], reps, seed,
-                            tuple("mom_kde" if m == "mom_kde_rule" else m for m in methods))
+                            runner_methods(methods))
         st.caption(f"Live run: {reps} repetition(s), seed {seed}.")
     else:
         stored = display_names(stored_results(stored_path))

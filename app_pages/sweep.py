@@ -6,14 +6,14 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support.captions import WHY, below_chance, ratio_span, sweep_summary
-from app_support.compute import run_sweep
-from app_support.widgets import SCHEME_LABELS, scheme_select, url, user_errors
+from app_support.compute import run_sweep, runner_methods
+from app_support.widgets import SCHEME_LABELS, methods_select, scheme_select, url, user_errors
 from momkde_core.csv_safety import to_csv_text
 from momkde_core.experiments import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
-from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
+from momkde_core.plots import metric_vs_ratio_figure
 
-SWEEP_METHODS = ("kde", "mom_kde_auto", "kde_robust", "mom_kde", "mom_kde_oracle", "rkde", "spkde")
-SWEEP_LABELS = {**METHOD_LABELS, "mom_kde": METHOD_LABELS["mom_kde_rule"]}  # the runner's S rule
+#: The app's names (the runner's S rule ``mom_kde`` is ``mom_kde_rule`` here: see ``display_names``).
+SWEEP_METHODS = ("kde", "mom_kde_auto", "kde_robust", "mom_kde_rule", "mom_kde_oracle", "rkde", "spkde")
 FIGURES = {
     "js": "Jensen-Shannon divergence to the true density (lower is better).",
     "kl_fhat_f": "KL(f̂ ‖ f): mass the estimate puts where the true density has little, e.g. on outliers.",
@@ -48,11 +48,10 @@ protocol = side.segmented_control("Protocol", list(PROTOCOLS), default="honest",
                                        "(knowledge a user lacks).") or "honest"
 share = side.segmented_control("Share stated to SPKDE and the auto methods", list(SHARES), default="guess",
                                format_func=SHARES.get, **url("share")) or "guess"
-methods = side.multiselect("Methods", SWEEP_METHODS, default=["kde", "mom_kde_auto", "rkde", "spkde"],
-                           format_func=SWEEP_LABELS.get, **url("methods"),
-                           help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h, the library's defaults. "
-                                "MoM-KDE (S rule): a held-out S rule with the CV h. The oracle tries 20 "
-                                "values of S and keeps the best JS (it needs the true density, as in the paper).")
+methods = methods_select(side, SWEEP_METHODS, default=("kde", "mom_kde_auto", "rkde", "spkde"),
+                         help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h, the library's defaults. "
+                              "MoM-KDE (S rule): a held-out S rule with the CV h. The oracle tries 20 "
+                              "values of S and keeps the best JS (it needs the true density, as in the paper).")
 seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
 ratios = [round(step * k, 2) for k in range(1, int(round(0.5 / step)) + 1)]
 
@@ -72,8 +71,8 @@ st.info(SCHEME_LABELS[scheme] + ". " + SCHEME_WHY[scheme], icon=":material/light
 with user_errors():
     if not methods:
         raise ValueError("choose at least one method")
-    results = run_sweep("synthetic", [scheme], ratios, reps, seed, tuple(methods), dim=dim, n_inliers=n_inliers,
-                        protocol=protocol, contamination=None if share == "true" else "guess")
+    results = run_sweep("synthetic", [scheme], ratios, reps, seed, runner_methods(methods), dim=dim,
+                        n_inliers=n_inliers, protocol=protocol, contamination=None if share == "true" else "guess")
     challenger = next((m for m in ("mom_kde_auto", "mom_kde_rule") if m in set(results["method"])), None)
     cols = st.columns(2)
     for i, (metric, sentence) in enumerate(FIGURES.items()):

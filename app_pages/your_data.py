@@ -1,5 +1,6 @@
 """Your data: upload a CSV (or try a bundled sample), see where the KDE grows bumps that
-MoM-KDE does not, rank the most anomalous rows by every method, download the scores.
+MoM-KDE does not, flag the stated share ε of rows as outliers with every method (in the
+figure, the tables and the download), rank the most anomalous rows, download the scores.
 
 Defaults are the library's robust ones (S auto and the robust h for the stated share ε) and
 the columns a new user would pick (no id column, a label only when a column is named like
@@ -14,16 +15,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from app_support.captions import auc_verdict, reasons
 from app_support.compute import (
+    METHODS,
+    detect_rows,
     fit_all,
     metric_table,
     plot_grid,
     read_csv_bytes,
     relevant,
     row_sample,
-    score_rows,
     select_bandwidth,
     standardized,
 )
@@ -56,6 +59,12 @@ SAMPLE_LESSONS = {
                              "purchases are the fraud, and the densities rank them first.",
 }
 FILE_STATE = ("plot", "score", "label", "outlier")  # widgets whose choices belong to one file
+#: The background of a flagged row in the tables (the light tone of the figures' flag rings).
+FLAGGED_ROW = "background-color: #F3E5F5"
+#: Unflagged rows listed after a method's flagged ones: the ranking just above its threshold.
+ROWS_PAST_THRESHOLD = 5
+#: Rows listed per method at most (a shaded table is sent cell by cell; the download has all).
+MAX_LISTED = 500
 
 st.title("Your data")
 st.markdown("Upload a CSV with a header line, or pick a sample. Choose 1 or 2 columns to draw, any numeric "
@@ -82,6 +91,15 @@ def default_unless_set(key: str, **kwargs) -> dict[str, object]:
     """``kwargs`` (a widget's default) unless its session state already holds the value:
     Streamlit warns when a widget gets both."""
     return {} if key in st.session_state else kwargs
+
+
+def highlight_flagged(rows: pd.DataFrame) -> Styler:
+    """``rows`` (with a boolean column ``flagged``) with the flagged rows shaded, so the
+    threshold shows where it cuts the ranking. A Styler replaces every cell by its text, so
+    floats are written with 6 significant digits (pandas' default would pad them to 6 decimals)."""
+    floats = [c for c in rows.columns if pd.api.types.is_float_dtype(rows[c])]
+    return (rows.style.apply(lambda row: [FLAGGED_ROW if row["flagged"] else ""] * len(row), axis=1)
+            .format("{:.6g}", subset=floats, na_rep=""))
 
 
 source = side.selectbox("Data", [UPLOAD, *samples], **url("sample"))
@@ -136,7 +154,7 @@ with user_errors():
     scale = side.toggle("Standardise columns", value=True, **url("std"),
                         help="Centre and scale every column so that one bandwidth suits all of them.")
     side.header("Estimators")
-    methods = methods_select(side)
+    methods = methods_select(side) or list(METHODS)  # none chosen: all four
 
     if not plot_cols or not score_cols:
         st.info("Choose at least one column to draw and one to score.")
@@ -167,7 +185,7 @@ with user_errors():
         X_plot, X_score = standardized(X_plot), standardized(X_score)
     n_fit = min(len(data), MAX_FIT)
     n_outliers = int(is_outlier.sum()) if is_outlier is not None else None
-    settings = estimator_controls(side, n_fit, n_outliers, default_blocks=15)
+    settings = estimator_controls(side, n_fit, n_outliers, default_blocks=15, min_share=0.01)
     fit_rows = row_sample(len(data), MAX_FIT, settings.seed)
     if len(fit_rows) < len(data):
         st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {len(data):,}.")
@@ -175,15 +193,23 @@ with user_errors():
     eps = settings.contamination
     h = select_bandwidth(X_plot[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
     h_score = select_bandwidth(X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
-    scores = {}
+    detections = {}
     for method in methods:
         try:
-            scores[method] = score_rows(method, X_score[fit_rows], X_score, h_score, relevant(method, settings))
+            detections[method] = detect_rows(method, X_score[fit_rows], X_score, h_score,
+                                             relevant(method, settings), eps)
         except (ValueError, ArithmeticError) as err:  # SPKDE's Gram matrix underflows in hundreds of dimensions
             st.warning(f"{METHOD_LABELS[method]} gives no scores on these {len(score_cols)} column(s): {err}")
+    flag_by = side.selectbox("Flag rows with", list(detections), **url("flag"),
+                             **default_unless_set("flag", index=list(detections).index("mom_kde")
+                                                  if "mom_kde" in detections else 0),
+                             help="The method whose flagged rows the figure marks; the tables and the "
+                                  "download carry every method's flags.")
+    flagged = detections[flag_by]["flagged"] if flag_by else None
     aucs = {}
     if is_outlier is not None:
-        aucs = metric_table({m: {"scores": s} for m, s in scores.items()}, None, 1.0, is_outlier)["AUC"].to_dict()
+        aucs = metric_table({m: {"scores": d["score"]} for m, d in detections.items()}, None, 1.0,
+                            is_outlier)["AUC"].to_dict()
 
     st.subheader("Where the density grows bumps")
     grid = plot_grid(X_plot, h)
@@ -191,14 +217,18 @@ with user_errors():
     for method, message in failures.items():
         st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
     curves = {m: r["grid"] for m, r in results.items()}
+    flagger = METHOD_LABELS[flag_by] if flag_by else ""
     if X_plot.shape[1] == 1:
-        fig = density_1d_figure(grid.axes[0], curves, X_plot[:, 0], is_outlier)
+        fig = density_1d_figure(grid.axes[0], curves, X_plot[:, 0], is_outlier, flagged=flagged)
         fig.update_xaxes(title_text=str(plot_cols[0]) + (" (standardised)" if scale else ""))
-        reading = "Ticks below the axis: the rows" + (", the label's outliers red." if n_outliers else ".")
+        reading = ("Ticks below the axis: the rows" + (", the label's outliers red" if n_outliers else "")
+                   + (f"; the lowest row (purple): the rows {flagger} flags." if flag_by else "."))
     else:
-        fig = density_2d_figure(*grid.axes, curves, X_plot, is_outlier, axis_titles=tuple(map(str, plot_cols)))
+        fig = density_2d_figure(*grid.axes, curves, X_plot, is_outlier, axis_titles=tuple(map(str, plot_cols)),
+                                flagged=flagged)
         reading = ("One colour scale for all maps (a spike above it takes the top colour)"
-                   + ("; red dots: the label's outliers." if n_outliers else "."))
+                   + ("; red dots: the label's outliers" if n_outliers else "")
+                   + (f"; circled: the rows {flagger} flags." if flag_by else "."))
     st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})
     h_robust = (select_bandwidth(X_plot[fit_rows], "robust", settings.kernel, settings.seed, eps)
                 if settings.bandwidth == "cv" else None)
@@ -207,6 +237,14 @@ with user_errors():
         f"h = {h:.3g}, S = {settings.n_blocks}: MoM-KDE ignores a group of rows that sits in fewer than half of "
         "the blocks, so where the KDE rises over a small group and MoM-KDE stays low, that group is a likely "
         "cluster of outliers.", *why, reading]))
+    if flag_by:
+        n_flagged = int(flagged.sum())
+        sampled = (f" (fitted on {n_fit:,} of the {len(data):,} rows; on the others the share can differ a little)"
+                   if n_fit < len(data) else "")
+        st.caption(f"{flagger} flags {n_flagged:,} of {len(data):,} rows ({n_flagged / len(data):.1%}): the stated "
+                   f"share ε = {eps:g}. The threshold is the ε-quantile of the scores of the rows the detector was "
+                   f"fitted on (as IsolationForest sets it), so ε of them are flagged, up to ties{sampled}. "
+                   "Move ε in the sidebar to flag more or fewer rows.")
 
     st.subheader("Most anomalous rows")
     if aucs:
@@ -215,14 +253,22 @@ with user_errors():
         st.caption(auc_verdict(aucs) + " AUC of the density as an outlier score against your label (1: every "
                    "outlier scored lower than every inlier, 0.5: chance).")
     scored = data.copy()
-    for method, s in scores.items():
-        scored[f"log_density_{method}"] = s
-    top = st.slider("Rows per method", 5, 50, 10, 5, **url("top"))
-    tabs = st.tabs([METHOD_LABELS[m] for m in scores])
-    for tab, (method, s) in zip(tabs, scores.items()):
+    for method, d in detections.items():
+        scored[f"score_{method}"] = d["score"]
+        scored[f"is_outlier_{method}"] = d["flagged"]
+    tabs = st.tabs([METHOD_LABELS[m] for m in detections])
+    for tab, (method, d) in zip(tabs, detections.items()):
         with tab:
-            st.dataframe(scored.iloc[np.argsort(s, kind="stable")[:top]])
-    st.caption(f"The {top} rows of lowest log density (in {len(score_cols)} column(s), h = {h_score:.3g}) "
-               "for each method: the most anomalous first.")
-    st.download_button("Download the data with every method's score (CSV)", to_csv_text(scored),
+            listed = min(int(d["flagged"].sum()) + ROWS_PAST_THRESHOLD, MAX_LISTED)
+            ranked = np.argsort(d["score"], kind="stable")[:listed]
+            flags = pd.DataFrame({"score": d["score"][ranked], "flagged": d["flagged"][ranked]},
+                                 index=data.index[ranked])
+            # a file's own "score" column (say, from momkde score) stays, named apart
+            rows = data.iloc[ranked].rename(columns=lambda c: f"{c} (file)" if c in flags else c)
+            st.dataframe(highlight_flagged(pd.concat([flags, rows], axis=1)))
+    st.caption(f"Each method's flagged rows (shaded), the most anomalous first, then the {ROWS_PAST_THRESHOLD} rows "
+               f"just above its threshold ({MAX_LISTED} rows at most). Score: the log density (in {len(score_cols)} column(s), h = {h_score:.3g}) "
+               "minus the threshold, negative for the flagged rows. The download has every row with each method's "
+               "score_<method> and is_outlier_<method>.")
+    st.download_button("Download the data with every method's score and flags (CSV)", to_csv_text(scored),
                        file_name="momkde_scores.csv", mime="text/csv", key="download")

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, metrics
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, metrics
 from momkde_core import bandwidth as bandwidth_rules
 from momkde_core.grid import Grid, grid_around
 from momkde_core.kernels import get_kernel
@@ -246,9 +246,20 @@ def row_sample(n: int, max_rows: int, seed: int) -> np.ndarray:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def score_rows(method: str, X_fit: np.ndarray, X: np.ndarray, h: float, s: Settings) -> np.ndarray:
-    """log density of ``method`` fitted on ``X_fit`` at every row of ``X`` (the anomaly score)."""
-    return make_estimator(method, h, s).fit(X_fit).score_samples(X)
+def detect_rows(method: str, X_fit: np.ndarray, X: np.ndarray, h: float, s: Settings,
+                contamination: float) -> dict[str, np.ndarray]:
+    """``method`` as an :class:`~momkde_core.detector.OutlierDetector` fitted on ``X_fit``,
+    applied to every row of ``X``: ``score`` (the decision function, log density minus the
+    threshold: negative for outliers, the lower the more anomalous) and ``flagged``
+    (``predict == -1``). The threshold is the ``contamination`` quantile of the scores of
+    ``X_fit``, so that share of the fitted rows is flagged, up to ties.
+
+    The detector wraps the estimator the page draws (same h, S, kernel), so the figure, the
+    table and the flags all follow the sidebar; ``momkde score`` builds its own from the
+    method name (:func:`~momkde_core.detector.make_detector`)."""
+    detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination).fit(X_fit)
+    score = detector.decision_function(X)
+    return {"score": score, "flagged": score < 0}
 
 
 def standardized(X: np.ndarray) -> np.ndarray:
@@ -279,6 +290,12 @@ def display_names(results: pd.DataFrame) -> pd.DataFrame:
     renamed ``mom_kde_rule``: in the app "MoM-KDE" is the library's default (auto S, robust h,
     the runner's ``mom_kde_auto``), and legends and colours must tell the two apart."""
     return results.assign(method=results["method"].replace({"mom_kde": "mom_kde_rule"}))
+
+
+def runner_methods(methods) -> tuple[str, ...]:
+    """The experiment runner's names of the app's methods: the inverse of
+    :func:`display_names` (the app's ``mom_kde_rule`` is the runner's ``mom_kde``)."""
+    return tuple("mom_kde" if m == "mom_kde_rule" else m for m in methods)
 
 
 def run_sweep(kind: str, sources: list[str], ratios: list[float], reps: int, seed: int,

@@ -67,24 +67,48 @@ def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
     return scheme
 
 
-def methods_select(container=st, default: tuple[str, ...] = METHODS) -> list[str]:
-    """The estimators to show (at least one: an empty choice falls back to all)."""
-    chosen = container.multiselect("Methods", METHODS, default=list(default), format_func=METHOD_LABELS.get,
-                                   **url("methods"))
-    return list(chosen) or list(METHODS)
+#: Links made before the methods had codes hold their display labels ("MoM-KDE (S rule, CV h)").
+_METHOD_OF_LABEL: dict[str, str] = {label: method for method, label in METHOD_LABELS.items()}
 
 
-def estimator_controls(container, n: int, n_outliers: int | None, default_blocks: int = 21) -> Settings:
+def methods_select(container=st, options: tuple[str, ...] = METHODS, default: tuple[str, ...] = METHODS,
+                   help: str | None = None) -> list[str]:
+    """The methods to show, picked by their codes, which the URL holds: the method keys
+    (``kde``, ``mom_kde``, ``rkde``, ``spkde``, as ``momkde score`` names them; the sweeps add
+    ``mom_kde_auto``, ``mom_kde_rule``...). The figures' legends give the full names, and the
+    help (``help``, then each code's name) explains them.
+
+    A link that still holds display labels (the widget would drop them as unknown) selects the
+    methods they name: on the first run, their codes are set as the widget's value. Streamlit
+    drops the old labels from the address bar and writes the codes at the next change of the
+    choice. An empty choice is returned as it is: each page decides what that means.
+    """
+    linked = st.query_params.get_all("methods")
+    legacy = "methods" not in st.session_state and any(value in _METHOD_OF_LABEL for value in linked)
+    if legacy:
+        st.session_state["methods"] = [m for m in (_METHOD_OF_LABEL.get(v, v) for v in linked) if m in options]
+    described = ", ".join(f"{m}: {METHOD_LABELS[m]}" for m in options)
+    return list(container.multiselect("Methods", options, **url("methods"),
+                                      **({} if legacy else {"default": list(default)}),
+                                      help=(help + " " if help else "") + described + "."))
+
+
+def estimator_controls(container, n: int, n_outliers: int | None, default_blocks: int = 21,
+                       min_share: float = 0.0) -> Settings:
     """The stated outlier share, bandwidth, kernel, S and seed, shared by the data pages.
+
+    ``min_share`` is the smallest share offered: 0 (no outliers: S = 1, the KDE) where the page
+    only draws, above 0 where the share is also what a detector flags.
 
     The defaults are the library's robust ones: S "auto" (2 ceil(eps n) + 1, as
     ``MoMKDE(n_blocks="auto")``) and the "robust" bandwidth for the stated share eps. ``n``
     (the points fitted) bounds the S slider, so the theory's guide S > 2|O| is reachable for
     every share below 1/2; ``n_outliers`` (when known) says whether S meets it.
     """
-    eps = container.slider("Expected share of outliers ε", 0.0, MAX_SHARE, 0.1, 0.01, **url("eps"),
+    eps = container.slider("Expected share of outliers ε", min_share, MAX_SHARE, 0.1, 0.01, **url("eps"),
                            help="The one knob a user states (as for IsolationForest or LOF): it sets S "
-                                "auto = 2⌈εn⌉+1, what the robust h trims, and SPKDE's share. No labels are read.")
+                                "auto = 2⌈εn⌉+1, what the robust h trims, SPKDE's share"
+                                + (" and the share of rows flagged" if min_share > 0 else "") + ". No labels are read.")
     mode = container.segmented_control("Bandwidth h", list(BANDWIDTH_RULES), default="robust",
                                        format_func=BANDWIDTH_RULES.get, **url("hmode"),
                                        help="robust: the h with the best trimmed leave-own-block-out likelihood "

@@ -219,3 +219,71 @@ def test_roles_of_columns():
     assert roles.features == ("x", "y")
     wide = pd.DataFrame({f"c{i}": [0.0, 1.0, 2.5] for i in range(500)})
     assert len(guess_roles(wide).features) == 20 and guess_roles(wide).truncated
+
+
+@pytest.fixture
+def downloads(monkeypatch) -> dict[str, bytes]:
+    """The files the app offers for download, by URL: AppTest keeps them in a media storage
+    that it drops after each run, so each one is recorded as it is stored."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    stored: dict[str, bytes] = {}
+    store = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, path_or_data, mimetype, kind, filename=None):
+        file_id = store(self, path_or_data, mimetype, kind, filename)
+        stored[self.get_url(file_id)] = self.get_file(file_id).content
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return stored
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.2])
+def test_your_data_flags_the_stated_share(downloads, eps):
+    """Every method flags round(ε n) rows (up to ties; n <= 2000 rows are all fitted on): in the
+    figure's flag rug, the caption, the shaded tables and the download's is_outlier_<method>."""
+    import io
+
+    import pandas as pd
+
+    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", eps=str(eps), flag="kde")
+    assert not at.error, [e.value for e in at.error]
+    csv = pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
+    n, expected = len(csv), round(eps * len(csv))
+    for method in ("kde", "mom_kde", "rkde", "spkde"):
+        flags = csv[f"is_outlier_{method}"]
+        assert abs(int(flags.sum()) - expected) <= 1, (method, int(flags.sum()), expected)
+        assert ((csv[f"score_{method}"] < 0) == flags).all()
+    n_kde = int(csv["is_outlier_kde"].sum())
+    (fig,) = _figures(at)
+    assert f"flagged ({n_kde})" in _names(fig)  # the figure marks the chosen method's flags
+    assert f"KDE flags {n_kde:,} of {n:,} rows" in _caption(at, "KDE flags")
+    assert f"stated share ε = {eps:g}" in _caption(at, "KDE flags")
+    tables = [d.value for d in at.dataframe]
+    assert len(tables) == 4
+    for table, method in zip(tables, ("kde", "mom_kde", "rkde", "spkde")):
+        n_flagged = int(csv[f"is_outlier_{method}"].sum())
+        assert list(table.columns[:2]) == ["score", "flagged"]
+        assert table["flagged"].tolist() == [True] * n_flagged + [False] * (len(table) - n_flagged)
+        assert table["score"].is_monotonic_increasing
+    styles = at.dataframe[0].proto.arrow_data.styler.styles
+    assert "#F3E5F5" in styles  # the flagged rows are shaded
+
+
+def test_your_data_flags_follow_the_chosen_method():
+    """Without MoM-KDE among the methods, the figure marks the first chosen method's flags."""
+    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", methods=["kde", "rkde"])
+    assert at.sidebar.selectbox(key="flag").options == ["kde", "rkde"]
+    assert _caption(at, "KDE flags")
+
+
+def test_method_codes_in_the_url_and_old_links():
+    """The Methods pickers write method keys into the URL; a link holding the old display
+    labels still selects the same methods."""
+    at = _open("app_pages/explore.py", methods=["kde", "mom_kde"])
+    assert at.sidebar.multiselect(key="methods").value == ["kde", "mom_kde"]
+    assert at.sidebar.multiselect(key="methods").options == ["kde", "mom_kde", "rkde", "spkde"]
+    old = _open("app_pages/real_data.py", sets=["iris"], methods=["KDE", "MoM-KDE (S rule, CV h)"])
+    assert old.sidebar.multiselect(key="methods").value == ["kde", "mom_kde_rule"]
+    assert set(_names(_figures(old)[0])) >= {"KDE", "MoM-KDE (S rule, CV h)"}

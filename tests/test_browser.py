@@ -256,3 +256,51 @@ def test_switching_sample_shows_the_new_files_columns(server, page):
     shown = outlier.inner_text() + " ".join(i.input_value() for i in outlier.locator("input").all())
     assert "glitch" in shown, outlier.inner_html()
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_download_escapes_formulas(server, page, tmp_path):
+    """A file whose text cells start with "=", "+", "-", "@" comes back from the Your data
+    download with each of them behind a "'" (a spreadsheet shows text, runs no formula);
+    numbers such as -1.5 are untouched, and every method's flags are there."""
+    rng = np.random.default_rng(0)
+    texts = ["=HYPERLINK(\"http://evil\",\"x\")", "+1+2", "-2+3", "@SUM(A1)", "plain"]
+    upload = tmp_path / "formulas.csv"
+    pd.DataFrame({"x": np.round(rng.normal(size=50), 3), "note": [texts[i % 5] for i in range(50)]}) \
+        .assign(x=lambda d: d["x"].where(d.index != 0, -1.5)).to_csv(upload, index=False)
+    _upload(page, server, upload)
+    page.wait_for_selector(TRACE, timeout=60_000)
+    _wait_until_idle(page)
+    with page.expect_download(timeout=60_000) as download:
+        page.get_by_role("button", name="Download the data").click()
+    back = pd.read_csv(download.value.path(), keep_default_na=False)
+    assert sorted(set(back["note"])) == sorted(["'" + t for t in texts[:4]] + ["plain"])
+    assert back.loc[0, "x"] == -1.5 and back["x"].dtype == float
+    assert {f"is_outlier_{m}" for m in ("kde", "mom_kde", "rkde", "spkde")} <= set(back.columns)
+    assert page.console_errors == []
+
+
+def test_method_links_hold_codes_and_old_links_still_work(server, page):
+    """A link with the old display labels selects the same methods (shown as their codes), a
+    later rerun keeps them without a warning about the widget's default, and a new choice
+    writes method keys into the URL."""
+    page.goto(f"{server}/real_data?sets=iris&methods=KDE&methods=MoM-KDE+(S+rule,+CV+h)")
+    _wait_until_idle(page)
+    page.wait_for_selector(TRACE, timeout=60_000)
+    picker = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]', has_text="Methods")
+    assert picker.inner_text().split()[1:] == ["kde", "mom_kde_rule"]
+    page.goto(f"{server}/explore?n=200&methods=KDE&methods=MoM-KDE")
+    _wait_until_idle(page)
+    page.wait_for_selector(TRACE, timeout=60_000)
+    assert "mom_kde" in picker.inner_text() and "rkde" not in picker.inner_text()
+    page.get_by_text("Show the S block KDEs").click()  # a rerun with the value already set
+    page.wait_for_selector(".js-plotly-plot .scatterlayer .trace:nth-child(4)", timeout=60_000)
+    _wait_until_idle(page)
+    assert "mom_kde" in picker.inner_text() and "rkde" not in picker.inner_text()
+    texts = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
+    assert not any("default value" in t for t in texts), texts
+    picker.locator("input").click()
+    page.get_by_role("option", name="rkde").click()
+    page.wait_for_function("() => window.location.search.includes('methods=rkde')", timeout=30_000)
+    assert "methods=kde&methods=mom_kde&methods=rkde" in page.url
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.console_errors == []

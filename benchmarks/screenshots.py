@@ -1,0 +1,55 @@
+"""Screenshots of app pages for the README, at 1400 x 1000 in Debian's headless Chromium.
+
+Run from anywhere: ``python benchmarks/screenshots.py [your_data ...]`` (default: every page
+photographed in ``assets/`` by this script). Starts ``streamlit run app.py`` on a free port
+(stopped at the end), opens each page, waits until its figures are drawn and the script run
+is over, and writes ``assets/<name>.png``. Look at the images before committing them. The
+server and browser helpers are the redraw benchmark's and the browser test's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from benchmarks.bench_app_redraw import start_server, stop_server  # noqa: E402
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _wait_until_idle  # noqa: E402
+
+#: Image name -> the page's URL path (with the query that shows what the README says).
+PAGES = {"your_data": "your_data?sample=sensor_glitches.csv"}
+VIEWPORT = {"width": 1400, "height": 1000}
+FIGURE = ".js-plotly-plot .scatterlayer .trace"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", choices=[*PAGES, []], help="pages to photograph (default: all)")
+    names = parser.parse_args().names or list(PAGES)
+    port = _free_port()
+    server = start_server(port)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            tab = browser.new_page(viewport=VIEWPORT)
+            for name in names:
+                tab.goto(f"http://127.0.0.1:{port}/{PAGES[name]}")
+                _wait_until_idle(tab)
+                tab.wait_for_selector(FIGURE, timeout=120_000)
+                _wait_until_idle(tab)
+                tab.wait_for_timeout(800)  # let the figures finish their transitions
+                path = REPO / "assets" / f"{name}.png"
+                tab.screenshot(path=str(path))
+                print(f"wrote {path}")
+            browser.close()
+    finally:
+        stop_server(server)
+
+
+if __name__ == "__main__":
+    main()
