@@ -22,7 +22,9 @@ from benchmarks.bench_app_redraw import start_server, stop_server  # noqa: E402
 from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _wait_until_idle  # noqa: E402
 
 #: Image name -> the page's URL path (with the query that shows what the README says).
-PAGES = {"your_data": "your_data?sample=sensor_glitches.csv"}
+PAGES = {"home": "", "explore": "explore", "sweep": "sweep",
+         "your_data": "your_data?sample=sensor_glitches.csv", "real_data": "real_data",
+         "learn": "learn"}
 VIEWPORT = {"width": 1400, "height": 1000}
 FIGURE = ".js-plotly-plot .scatterlayer .trace"
 
