@@ -3,7 +3,7 @@
 Run from anywhere: ``python benchmarks/bench_app_redraw.py [--moves 10]``.
 
 Starts ``streamlit run app.py`` on a free port (stopped at the end), opens
-``/explore?n=1000&ratio=0.1`` in Debian's headless Chromium (``/usr/bin/chromium``, driven
+``/explore?n=1000&ratio=0.1&Smode=manual`` in Debian's headless Chromium (``/usr/bin/chromium``, driven
 by Playwright's sync API; never a downloaded browser), waits for the Plotly traces, then for
 each slider moves it by one step (focus its thumb, one ArrowRight) and measures the wall
 time from the key press until the drawn SVG path of the MoM-KDE curve changes (polled every
@@ -44,8 +44,8 @@ from tests.test_browser import (  # noqa: E402
     _wait_until_idle,
 )
 
-URL_PATH = "explore?n=1000&ratio=0.1"
-SLIDERS = {"S": "number of blocks", "ratio": "Outlier ratio"}  # text of each control's label
+URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual"  # S on its slider (default: auto)
+SLIDERS = {"S": "S", "ratio": "Outlier ratio |O| / n"}  # each control's exact label
 MOM_KDE_STROKE = "rgb(194, 24, 91)"  # METHOD_COLORS["mom_kde"] (#C2185B); the block KDEs are rgba(…, 0.25)
 POLL_S = 0.010
 TIMEOUT_S = 120.0
@@ -93,8 +93,8 @@ def drawn_path(tab) -> str:
 
 
 def slider_thumb(tab, label: str):
-    """The focusable thumb of the slider whose label contains ``label``."""
-    control = tab.locator('[data-testid="stSlider"]', has_text=label)
+    """The focusable thumb of the slider whose label is exactly ``label``."""
+    control = tab.locator('[data-testid="stSlider"]').filter(has=tab.get_by_text(label, exact=True))
     thumb = control.locator('[role="slider"]')
     return thumb if thumb.count() else control.get_by_role("slider")
 
