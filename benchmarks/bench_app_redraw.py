@@ -144,6 +144,7 @@ def summary(name: str, moves: list[dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=10, help="slider moves per slider (default 10)")
+    parser.add_argument("--query", default="", help="more URL parameters, e.g. hmode=cv")
     args = parser.parse_args()
     port = _free_port()
     server = start_server(port)
@@ -156,12 +157,13 @@ def main() -> None:
                 tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
                        and not _is_path_probe(msg.location.get("url", "")) else None)
                 t0 = time.perf_counter()
-                tab.goto(f"http://127.0.0.1:{port}/{URL_PATH}")
+                url_path = URL_PATH + (f"&{args.query}" if args.query else "")
+                tab.goto(f"http://127.0.0.1:{port}/{url_path}")
                 _wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
                 tab.wait_for_selector(TRACE, timeout=TIMEOUT_S * 1000)
                 tab.wait_for_function(f"() => document.querySelectorAll('{TRACE}').length > 0")
                 _wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
-                print(f"first load of /{URL_PATH}: {time.perf_counter() - t0:.2f} s "
+                print(f"first load of /{url_path}: {time.perf_counter() - t0:.2f} s "
                       f"({tab.locator(TRACE).count()} traces)")
                 results: dict[str, list[dict]] = {}
                 for name, label in SLIDERS.items():
