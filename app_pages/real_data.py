@@ -50,7 +50,7 @@ if live:
                                   help="0.05 is the paper's grid (twice the work).") or 0.1
     reps = side.slider("Repetitions", 1, 50, 3, **url("reps"), help="The paper uses 50.")
     seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
-methods = methods_select(side, REAL_METHODS, default=("kde", "mom_kde_rule", "rkde", "spkde"),
+methods = methods_select(side, REAL_METHODS, default=("kde", "mom_kde_auto", "rkde", "spkde"),
                          help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h (the library's defaults). "
                               "MoM-KDE (S rule): a held-out S rule with the shared CV h.")
 

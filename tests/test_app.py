@@ -113,7 +113,7 @@ def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("MOMKDE_DATA_DIR", str(tmp_path))  # an empty data directory
     at = _open("app_pages/real_data.py", live="true", reps="1", sets=["iris", "banana"])
     figs = _figures(at)
-    assert len(figs) == 1 and "MoM-KDE (S rule, CV h)" in _names(figs[0])
+    assert len(figs) == 1 and "MoM-KDE (auto)" in _names(figs[0])  # the library default
     hints = [i.value for i in at.info]
     assert any("banana" in h and "not installed" in h and "MOMKDE_DATA_DIR" in h for h in hints)
 
