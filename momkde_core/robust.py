@@ -215,7 +215,15 @@ def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float,
     # L = 2 * (largest row sum of Q) >= 2 lambda_max(Q) (Perron-Frobenius: Q's entries are
     # non-negative): a guaranteed Lipschitz constant in one product, within ~16 % of the
     # eigenvalue on the paper's samples (power iteration took up to 50 products)
-    step = 1.0 / (2.0 * float(gram.matvec(np.ones(n)).max()))
+    largest_row_sum = float(gram.matvec(np.ones(n)).max())
+    if not 0.0 < largest_row_sum < np.inf:
+        d = gram.X.shape[1]
+        raise ValueError(
+            f"SPKDE's L2 Gram matrix is {'0' if largest_row_sum == 0 else 'not finite'} in "
+            f"float32 (d = {d}, kernel scale sqrt(2) h = {gram.h:.3g}): the kernel's peak "
+            f"(2 sqrt(pi) h)^-d is out of range in this dimension; use fewer features or "
+            "another estimator")
+    step = 1.0 / (2.0 * largest_row_sum)
 
     def objective(a: np.ndarray, qa: np.ndarray) -> float:
         return float(a @ qa - 2.0 * a @ q_target + constant)

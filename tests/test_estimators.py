@@ -471,3 +471,11 @@ def test_any_valid_input_gives_finite_non_negative_densities(X, h, kernel, S, se
     spkde = SPKDE(bandwidth=h, contamination=0.2, max_iter=50).fit(X)
     assert np.all(np.isfinite(spkde.pdf(ys))) and np.all(spkde.weights_ >= 0)
     assert spkde.weights_.sum() == pytest.approx(1.0)
+
+
+def test_spkde_in_high_dimension_is_a_clear_error_not_a_zero_division():
+    """d = 100: the kernel's peak (2 sqrt(pi) h)^-d underflows in SPKDE's float32 Gram matrix
+    (it raised ZeroDivisionError); the message names the cause and the way out."""
+    X = np.random.default_rng(0).normal(size=(400, 100))
+    with pytest.raises(ValueError, match=r"Gram matrix is 0 in float32 \(d = 100"):
+        SPKDE().fit(X)
