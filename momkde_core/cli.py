@@ -1,5 +1,7 @@
 """The ``momkde`` command: reproduce the paper's experiments, draw its figures, score a CSV.
 
+::
+
     momkde reproduce synthetic|clean|real [--reps N] [--ratios R ...]
                      [--schemes S ... | --densities D ... | --datasets D ...]
                      [--methods M ...] [--protocol honest|paper] [--contamination C|true]

@@ -388,15 +388,19 @@ class KDE(_BaseKDE):
 
     Parameters
     ----------
-    bandwidth : float or {"scott", "silverman", "cv", "robust"}, default "scott"
+    bandwidth : float or {"scott", "silverman", "cv", "robust", "isj"}, default "scott"
         h, or the rule that picks it (``bandwidth_`` holds the value used). "robust" is
         chosen as for MoM-KDE with an expected contamination of 0.1
         (:mod:`momkde_core.robust_defaults`): the KDE with a bandwidth a spike cannot capture.
+        "isj": the Improved Sheather-Jones bandwidth (Botev et al. 2010), 1-D data only
+        (:mod:`momkde_core.bandwidth`).
     kernel : str, default "gaussian"
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
     random_state : int, numpy RandomState or None
         Shuffles the folds of ``bandwidth="cv"``.
 
+    Notes
+    -----
     With ``sample_weight`` w, f(x) = sum_i w_i K_h(x - X_i) / sum_i w_i.
 
     Attributes: ``bandwidth_``, ``n_features_in_``, ``feature_names_in_`` (when fitted on
@@ -427,10 +431,12 @@ class MoMKDE(_BaseKDE):
     n_blocks : int or "auto", default "auto"
         S. "auto": S = 2 ceil(contamination n) + 1, the fewest blocks that the expected
         outliers cannot hold a majority of (1, the KDE, when contamination is 0).
-    bandwidth : float or {"robust", "cv", "scott", "silverman"}, default "robust"
+    bandwidth : float or {"robust", "cv", "scott", "silverman", "isj"}, default "robust"
         h, or its rule. "robust": the bandwidth with the best leave-own-block-out likelihood
         of this MoM-KDE, trimmed of the contamination share of lowest scores: a spike of
         outliers cannot capture it, as it captures "cv" (:mod:`momkde_core.robust_defaults`).
+        "isj": the Improved Sheather-Jones bandwidth of the whole sample (Botev et al. 2010),
+        1-D data only (:mod:`momkde_core.bandwidth`).
     contamination : float in [0, 0.5) or "auto", default 0.1
         The expected share of outliers, the knob IsolationForest, LOF and SPKDE ask for; it
         sets S (when "auto") and the trimming of "robust". "auto" estimates it from the data
@@ -442,6 +448,8 @@ class MoMKDE(_BaseKDE):
     random_state : int, RandomState or None
         The shuffle into blocks (and the subsample "robust" uses beyond 2000 points).
 
+    Notes
+    -----
     Sample weights: a row is never split, it stays in one block, and block s's KDE is
     sum_{i in s} w_i K_h(x - X_i) / sum_{i in s} w_i (its rows weighted by their share of
     the block's weight). So integer weights give exactly the MoM-KDE of the sample with
@@ -533,9 +541,11 @@ class RKDE(_BaseKDE):
     M-estimation objective in the RKHS (their definition of RKDE; the MoM-KDE paper,
     section 5, restates it); the weights come from their KIRWLS algorithm: from w = 1/n,
     repeat
+
     (a) r_i = ||Phi(X_i) - f||_H = sqrt(k(X_i, X_i) - 2 (G w)_i + w'G w), the feature-space
         residual expanded with the kernel trick (G: the Gram matrix of k_h),
     (b) w_i = phi(r_i) / sum_j phi(r_j) with phi(r) = psi(r)/r, the re-weighting step,
+
     until the relative change of J(w) = mean rho(r_i) is below ``tol``.
 
     Hampel's a, b, c (Huber's a: the first) are ``percentiles`` of residuals chosen by
@@ -587,6 +597,9 @@ class RKDE(_BaseKDE):
     with repeated rows the percentiles would count copies: the one difference). The
     weights' effect is then the robust one: a heavy row pulls f towards itself only as far
     as its residual lets it.
+
+    ``bandwidth``: a number or a rule, as for :class:`KDE` ("scott", "silverman", "cv",
+    "robust", "isj").
 
     Attributes: ``weights_`` (on the simplex, in the order of the training rows; 0 for rows
     of weight 0), ``n_iter_``, ``objective_`` (J at each iteration), ``loss_params_`` (a, b,
@@ -654,6 +667,9 @@ class SPKDE(_BaseKDE):
     Sample weights are the base measure: f_KDE is the weighted KDE sum_i p_i k_h(., X_i),
     p = w / sum w, so the QP's target becomes beta p and integer weights give exactly the
     SPKDE of the sample with each row repeated w_i times (the same QP).
+
+    ``bandwidth``: a number or a rule, as for :class:`KDE` ("scott", "silverman", "cv",
+    "robust", "isj").
 
     Attributes: ``weights_`` (a, in the order of the training rows; 0 for rows of weight
     0), ``beta_``, ``n_iter_``, ``n_features_in_``, ``feature_names_in_`` (fitted on a
