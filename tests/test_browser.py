@@ -1,6 +1,7 @@
 """End to end in headless Chromium: every page renders without an exception box or a console
 error, a slider moves the Explore figure, a bad CSV gets a readable error, and the Explore
-page is photographed for the README (assets/explore.png).
+page is photographed into tests/_artifacts/ (to look at; the README's images in assets/ are
+taken by benchmarks/screenshots.py, so the suite never rewrites a tracked file).
 
 Needs Debian's /usr/bin/chromium (never a downloaded browser); skipped when it is missing.
 """
@@ -139,7 +140,9 @@ def test_explore_slider_redraws_and_screenshot(server, page):
     assert "S=26" in page.url or "S=26" in page.evaluate("() => window.location.search")
     assert page.locator('[data-testid="stException"]').count() == 0
     page.wait_for_timeout(400)
-    page.screenshot(path=str(REPO / "assets" / "explore.png"))
+    artifacts = REPO / "tests" / "_artifacts"
+    artifacts.mkdir(exist_ok=True)
+    page.screenshot(path=str(artifacts / "explore.png"))
     assert page.console_errors == []
 
 
