@@ -1,9 +1,15 @@
 """Bandwidth selection: Scott's and Silverman's rules, and pseudo-likelihood k-fold CV.
 
 The rules use the factors of :class:`scipy.stats.gaussian_kde` (Scott: n^(-1/(d+4));
-Silverman: (n (d + 2) / 4)^(-1/(d+4))) times the pooled standard deviation
-sqrt(mean of the per-feature variances), so in 1-D they give exactly gaussian_kde's
-bandwidth. They target the Gaussian kernel. With sample weights they follow gaussian_kde's
+Silverman: (n (d + 2) / 4)^(-1/(d+4))) times a standard deviation, so in 1-D they give
+exactly gaussian_kde's bandwidth. The estimators use them **per feature** (sigma_j, so
+features of scale 1 and 1000 each get their own h: gaussian_kde with the diagonal of its
+covariance), and "cv", "robust" and "isj" search a scalar multiple c of that per-feature
+Scott vector (``select_bandwidth(per_feature=True)``); ``per_feature=False`` gives one h
+for all features from the pooled deviation sqrt(mean of the per-feature variances), as the
+app and the experiments share it between estimators. Variances are computed on data scaled
+by a power of two where needed (exactly), so magnitudes from 1e-300 to 1e300 neither
+overflow nor underflow. They target the Gaussian kernel. With sample weights they follow gaussian_kde's
 ``weights`` too: n becomes the effective size n_eff = (sum w)^2 / sum w^2 and the variances
 are the weighted ones with the unbiased correction 1 / (1 - sum p_i^2), p = w / sum w
 (reliability weights: scaling every weight by a constant changes nothing).
@@ -54,6 +60,7 @@ from scipy.interpolate import RegularGridInterpolator
 from scipy.optimize import brentq
 from scipy.spatial import cKDTree
 from sklearn.model_selection import KFold
+from sklearn.utils._param_validation import InvalidParameterError
 
 from .engine import block_grid_sums, block_log_sums
 from .kernels import Kernel
@@ -240,8 +247,10 @@ def cv_bandwidth(X: np.ndarray, kernel: Kernel, base: float, n_folds: int = 5,
     """The candidate of :func:`cv_grid` around ``base`` with the best held-out likelihood.
 
     With a compact kernel the grid starts above :func:`held_out_reach`, so every candidate
-    has a finite score (else all could be -inf on ordinary 2-D data). ValueError when no
-    candidate has a finite score; a warning when the smallest one wins (repeated values).
+    has a finite score (else all could be -inf on ordinary 2-D data: 20 of 20 samples of
+    N(0, I), n = 1000); the most isolated held-out point then sets the smallest bandwidth,
+    the known price of likelihood CV with compact kernels. ValueError when no candidate has a
+    finite score; a warning when the smallest one of the usual grid wins (repeated values).
     """
     folds = _folds(X, n_folds, random_state)
     floor = held_out_reach(X, *folds) if kernel.compact else 0.0
@@ -251,7 +260,9 @@ def cv_bandwidth(X: np.ndarray, kernel: Kernel, base: float, n_folds: int = 5,
         raise ValueError("bandwidth='cv' found no bandwidth with a finite held-out "
                          "likelihood; pass a positive number instead")
     best = int(np.argmax(scores))
-    if best == 0:
+    # (above the reach the smallest candidate often wins with a compact kernel: the held-out
+    # likelihood grows as h shrinks until some held-out point loses its last neighbour)
+    if best == 0 and grid[0] <= CV_GRID_SPAN[0] * base:
         warnings.warn(
             f"bandwidth='cv' picked the smallest candidate ({grid[0]:.3g}): the held-out "
             "likelihood keeps growing as h shrinks, as it does with repeated values "
@@ -409,7 +420,7 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
         return float(H[0])
     rule = bandwidth.lower()
     if rule not in RULES:
-        raise ValueError(f"unknown bandwidth rule {bandwidth!r}; "
+        raise InvalidParameterError(f"unknown bandwidth rule {bandwidth!r}; "
                          f"allowed: a positive number or one of {', '.join(RULES)}")
     if rule == "isj" and d != 1:
         raise ValueError(f"bandwidth='isj' (Improved Sheather-Jones) is defined for 1-D "
@@ -441,20 +452,21 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
 
 def check_numeric_bandwidth(bandwidth, d: int) -> np.ndarray:
     """A numeric ``bandwidth`` (a number, or an array of d numbers, one per feature) as an
-    array of shape (1,) or (d,); ValueError unless every value is a positive finite number
-    (booleans are not numbers here)."""
-    message = (f"bandwidth must be a positive finite number, an array of {d} of them (one "
-               f"per feature) or one of {', '.join(RULES)}, got {bandwidth!r}")
+    array of shape (1,) or (d,); scikit-learn's InvalidParameterError (a ValueError and a
+    TypeError) unless every value is a positive finite number (booleans are not numbers
+    here)."""
+    message = (f"bandwidth must be a positive finite number, an array of such numbers (one "
+               f"per feature: {d}) or one of {', '.join(RULES)}, got {bandwidth!r}")
     if isinstance(bandwidth, (bool, np.bool_)):
-        raise ValueError(message)
+        raise InvalidParameterError(message)
     try:
         H = np.asarray(bandwidth)
     except (TypeError, ValueError):
-        raise ValueError(message) from None
+        raise InvalidParameterError(message) from None
     if H.dtype.kind not in "iuf" or H.ndim > 1 or H.ndim == 1 and len(H) not in (1, d) \
             or H.size == 0:
-        raise ValueError(message)
+        raise InvalidParameterError(message)
     H = np.atleast_1d(H.astype(float))
     if not np.all(np.isfinite(H) & (H > 0)):
-        raise ValueError(message)
+        raise InvalidParameterError(message)
     return H

@@ -30,6 +30,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .bandwidth import select_bandwidth
@@ -371,6 +372,8 @@ class _BaseKDE(BaseEstimator):
         (a 2-D array is refused, not flattened); per-feature bandwidths map each axis through
         the fit's frame (:mod:`momkde_core.scaling`).
         """
+        if not isinstance(exact_tails, (bool, np.bool_)):
+            raise InvalidParameterError(f"exact_tails must be True or False, got {exact_tails!r}")
         sums, axes, backend, nears = self._grid_sums(xs, ys)
         values = self._combine(sums)
         if exact_tails and backend in ("fft", "band") and not self._kernel.compact:
@@ -410,8 +413,8 @@ class _BaseKDE(BaseEstimator):
         ``random_state``: int, RandomState, numpy Generator or None (numpy's global state).
         """
         check_is_fitted(self, "bandwidth_")
-        if not isinstance(n_samples, Integral) or isinstance(n_samples, bool) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+        if not _is_int(n_samples) or n_samples < 0:
+            raise InvalidParameterError(f"n_samples must be a non-negative integer, got {n_samples!r}")
         rng = random_state if isinstance(random_state, np.random.Generator) else \
             np.random.default_rng(check_random_state(random_state).randint(2**31))
         S = self._n_blocks
@@ -563,10 +566,13 @@ class MoMKDE(_BaseKDE):
     def _check_params(self, n: int) -> None:
         S = self.n_blocks
         auto = isinstance(S, str) and S == "auto"
-        if not auto and (not isinstance(S, Integral) or isinstance(S, bool) or not 1 <= S <= n):
-            raise ValueError(f"n_blocks must be 'auto' or an integer between 1 and n = {n} (the "
-                             f"number of rows), got {S!r}")
+        if not auto and (not _is_int(S) or not 1 <= S <= n):
+            raise InvalidParameterError(f"n_blocks must be 'auto' or an integer between 1 and n "
+                                        f"= {n} (the number of rows), got {S!r}")
         check_contamination(self.contamination)
+        if not isinstance(self.normalize, (bool, np.bool_)):
+            raise InvalidParameterError(f"normalize must be True or False, got "
+                                        f"{self.normalize!r}")
 
     def _bandwidth_options(self, X: np.ndarray) -> dict:
         """Resolve the contamination and S (both may need the data) for "robust" and the fit."""
@@ -706,17 +712,17 @@ class RKDE(_BaseKDE):
         return np.asarray(q, dtype=float).ravel()
 
     def _check_params(self, n: int) -> None:
-        if self.loss not in ("hampel", "huber"):
-            raise ValueError(f"unknown loss {self.loss!r}; allowed: 'hampel', 'huber'")
+        if not isinstance(self.loss, str) or self.loss not in ("hampel", "huber"):
+            raise InvalidParameterError(f"unknown loss {self.loss!r}; allowed: 'hampel', 'huber'")
         if not isinstance(self.scale_from, str) or self.scale_from not in SCALE_SOURCES:
-            raise ValueError(f"unknown scale_from {self.scale_from!r}; allowed: "
+            raise InvalidParameterError(f"unknown scale_from {self.scale_from!r}; allowed: "
                              + ", ".join(map(repr, SCALE_SOURCES)))
         try:
             q = self._percentiles()
         except (TypeError, ValueError):
             q = np.array([np.nan])
         if q.size != 3 or not np.all((q >= 0) & (q <= 100)) or np.any(np.diff(q) < 0):
-            raise ValueError("percentiles must be None or three non-decreasing numbers in "
+            raise InvalidParameterError("percentiles must be None or three non-decreasing numbers in "
                              f"[0, 100] (Hampel's a, b, c), got {self.percentiles!r}")
         _check_iterations(self.max_iter, self.tol)
 
@@ -780,10 +786,11 @@ class SPKDE(_BaseKDE):
                              f"bandwidth sqrt(2) h), got kernel={self.kernel!r}")
         if self.beta is None:
             eps = self.contamination
-            if not isinstance(eps, Real) or not 0.0 <= eps < 1.0:
-                raise ValueError(f"contamination must be a number in [0, 1), got {eps!r}")
-        elif not isinstance(self.beta, Real) or not self.beta >= 1.0 or not np.isfinite(self.beta):
-            raise ValueError(f"beta must be a finite number >= 1, got {self.beta!r}")
+            if not _is_number(eps) or not 0.0 <= eps < 1.0:
+                raise InvalidParameterError(f"contamination must be a number in [0, 1), got "
+                                            f"{eps!r}")
+        elif not _is_number(self.beta) or not self.beta >= 1.0 or not np.isfinite(self.beta):
+            raise InvalidParameterError(f"beta must be a finite number >= 1, got {self.beta!r}")
         _check_iterations(self.max_iter, self.tol)
 
     def _bandwidth_options(self, X: np.ndarray) -> dict:
@@ -801,10 +808,20 @@ class SPKDE(_BaseKDE):
 
 
 def _check_iterations(max_iter, tol) -> None:
-    if not isinstance(max_iter, Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if not isinstance(tol, Real) or not tol > 0:
-        raise ValueError(f"tol must be a positive number, got {tol!r}")
+    if not _is_int(max_iter) or max_iter < 1:
+        raise InvalidParameterError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if not _is_number(tol) or not tol > 0:
+        raise InvalidParameterError(f"tol must be a positive number, got {tol!r}")
+
+
+def _is_int(value) -> bool:
+    """An integer, not a bool (True is an Integral in Python, but no count)."""
+    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_number(value) -> bool:
+    """A real number, not a bool."""
+    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
 
 
 def _one_block(X: np.ndarray, weights: np.ndarray):
