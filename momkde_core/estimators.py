@@ -468,12 +468,16 @@ class KDE(_BaseKDE):
 
     Parameters
     ----------
-    bandwidth : float or {"scott", "silverman", "cv", "robust", "isj"}, default "scott"
-        h, or the rule that picks it (``bandwidth_`` holds the value used). "robust" is
-        chosen as for MoM-KDE with an expected contamination of 0.1
-        (:mod:`momkde_core.robust_defaults`): the KDE with a bandwidth a spike cannot capture.
-        "isj": the Improved Sheather-Jones bandwidth (Botev et al. 2010), 1-D data only
-        (:mod:`momkde_core.bandwidth`).
+    bandwidth : float, array of d floats or {"scott", "silverman", "cv", "robust", "isj"}, \
+default "scott"
+        h, one h per feature, or the rule that picks them. "scott" and "silverman" are per
+        feature (each feature's standard deviation times the rule's factor); "cv", "robust"
+        and "isj" search a scalar multiple of the per-feature Scott vector (in 1-D: of
+        Scott's h, as before). "robust" is chosen as for MoM-KDE with an expected
+        contamination of 0.1 (:mod:`momkde_core.robust_defaults`): the KDE with a bandwidth
+        a spike cannot capture. "isj": the Improved Sheather-Jones bandwidth (Botev et al.
+        2010), 1-D data only (:mod:`momkde_core.bandwidth`). With H = (h_1, ..., h_d),
+        f(x) = 1/(n prod_j h_j) sum_i K((x - X_i) / H) (division per feature).
     kernel : str, default "gaussian"
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
     random_state : int, numpy RandomState or None
@@ -483,8 +487,17 @@ class KDE(_BaseKDE):
     -----
     With ``sample_weight`` w, f(x) = sum_i w_i K_h(x - X_i) / sum_i w_i.
 
-    Attributes: ``bandwidth_``, ``n_features_in_``, ``feature_names_in_`` (when fitted on
-    a DataFrame with string column names).
+    Attributes: ``bandwidth_`` (a float when every feature has the same h, else an array
+    of length d), ``n_features_in_``, ``feature_names_in_`` (when fitted on a DataFrame with
+    string column names).
+
+    All four estimators compute in a frame where no magnitude over- or underflows (data of
+    magnitude 1e-300 .. 1e300, h = 1e-90, d = 200; :mod:`momkde_core.scaling`) and map the
+    results back exactly; beyond the limits that remain (a feature spanning more than 1e100
+    bandwidths, a density above float64's range in ``pdf``) they raise a ValueError naming
+    them. Parameters of the wrong type (``bandwidth=True``, ``normalize="no"``,
+    ``n_blocks=3.0``) raise scikit-learn's InvalidParameterError (a ValueError and a
+    TypeError).
     """
 
     def __init__(self, bandwidth="scott", kernel: str = "gaussian", random_state=None):
@@ -511,8 +524,10 @@ class MoMKDE(_BaseKDE):
     n_blocks : int or "auto", default "auto"
         S. "auto": S = 2 ceil(contamination n) + 1, the fewest blocks that the expected
         outliers cannot hold a majority of (1, the KDE, when contamination is 0).
-    bandwidth : float or {"robust", "cv", "scott", "silverman", "isj"}, default "robust"
-        h, or its rule. "robust": the bandwidth with the best leave-own-block-out likelihood
+    bandwidth : float, array of d floats or {"robust", "cv", "scott", "silverman", "isj"}, \
+default "robust"
+        h, one h per feature, or its rule (per feature as for :class:`KDE`). "robust": the
+        multiple of the per-feature Scott vector with the best leave-own-block-out likelihood
         of this MoM-KDE, trimmed of the contamination share of lowest scores: a spike of
         outliers cannot capture it, as it captures "cv" (:mod:`momkde_core.robust_defaults`).
         "isj": the Improved Sheather-Jones bandwidth of the whole sample (Botev et al. 2010),
@@ -524,7 +539,8 @@ class MoMKDE(_BaseKDE):
         is counted as contamination; see ``docs/reproduction.md``). No labels are read.
     kernel : str, default "gaussian"
     normalize : bool, default True
-        Divide the median by its integral (rankings and AUC do not need it).
+        Divide the median by its integral (rankings and AUC do not need it). A bool: "no"
+        is refused, not read as True.
     random_state : int, RandomState or None
         The shuffle into blocks (and the subsample "robust" uses beyond 2000 points).
 
@@ -683,8 +699,8 @@ class RKDE(_BaseKDE):
     weights' effect is then the robust one: a heavy row pulls f towards itself only as far
     as its residual lets it.
 
-    ``bandwidth``: a number or a rule, as for :class:`KDE` ("scott", "silverman", "cv",
-    "robust", "isj").
+    ``bandwidth``: a number, one per feature, or a rule, as for :class:`KDE` ("scott",
+    "silverman", "cv", "robust", "isj").
 
     Attributes: ``weights_`` (on the simplex, in the order of the training rows; 0 for rows
     of weight 0), ``n_iter_``, ``objective_`` (J at each iteration), ``loss_params_`` (a, b,
@@ -757,8 +773,8 @@ class SPKDE(_BaseKDE):
     p = w / sum w, so the QP's target becomes beta p and integer weights give exactly the
     SPKDE of the sample with each row repeated w_i times (the same QP).
 
-    ``bandwidth``: a number or a rule, as for :class:`KDE` ("scott", "silverman", "cv",
-    "robust", "isj").
+    ``bandwidth``: a number, one per feature, or a rule, as for :class:`KDE` ("scott",
+    "silverman", "cv", "robust", "isj").
 
     Attributes: ``weights_`` (a, in the order of the training rows; 0 for rows of weight
     0), ``beta_``, ``n_iter_``, ``n_features_in_``, ``feature_names_in_`` (fitted on a
