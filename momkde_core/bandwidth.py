@@ -118,8 +118,9 @@ def pooled_std(X: np.ndarray, weights: np.ndarray | None = None) -> float:
     var, exps = _feature_variances(X, weights)
     if not exps.any():
         return float(np.sqrt(np.mean(var)))
-    top = int(exps.max())  # a common power of two: the largest variance stays near 1
-    return float(np.ldexp(np.sqrt(np.mean(np.ldexp(var, 2 * (exps - top)))), top))
+    std = np.ldexp(np.sqrt(var), exps)
+    top = std.max()  # relative to the largest deviation, no square over- or underflows
+    return float(top * np.sqrt(np.mean(np.square(std / top)))) if top > 0 else 0.0
 
 
 def effective_size(X: np.ndarray, weights: np.ndarray | None = None) -> float:
@@ -157,14 +158,14 @@ def rule_of_thumb(X: np.ndarray, rule: str, weights: np.ndarray | None = None,
     feature has zero spread."""
     factor = (_scott_factor if rule == "scott" else _silverman_factor)(X, weights)
     pooled = pooled_std(X, weights) * factor
-    if pooled == 0.0:
+    if not np.ptp(X, axis=0).any():
         raise ValueError(f"bandwidth={rule!r} needs at least 2 distinct points "
                          "(the data have zero spread); pass a positive number instead")
     d = X.shape[1]
     if not per_feature:
         return np.full(d, pooled)
     h = feature_std(X, weights) * factor
-    flat = np.flatnonzero(h == 0.0)
+    flat = np.flatnonzero(np.ptp(X, axis=0) == 0.0)
     if flat.size:
         warnings.warn(f"feature(s) {flat.tolist()} have zero spread (constant): their "
                       f"bandwidth is the isotropic {rule} value {pooled:.3g}", UserWarning,
@@ -430,7 +431,7 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
         raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points, got "
                          f"{len(X)} row (n_samples = {len(X)}); pass a positive number "
                          "instead")
-    if pooled_std(X, weights) == 0.0:
+    if not np.ptp(X, axis=0).any():  # (exactly: weighted variances can round to 1e-33)
         raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points "
                          "(the data have zero spread); pass a positive number instead")
     if rule in ("scott", "silverman"):

@@ -42,8 +42,7 @@ from .normalize import log_integral
 from .robust import (DEFAULT_PERCENTILES, SCALE_SOURCES, kirwls_with_params, loss_parameters,
                      scale_residuals, spkde_weights)
 from .robust_defaults import check_contamination, estimate_contamination, n_blocks_for
-from .scaling import (PEAK_LIMIT, PEAK_LIMIT_FLOAT32, Frame, selection_frame,
-                      working_frame)
+from .scaling import PEAK_LIMIT, PEAK_LIMIT_FLOAT32, Frame, selection_frame, working_frame
 
 FAINT = 1e-13  # grid values below this fraction of the peak are recomputed exactly
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
@@ -593,9 +592,11 @@ default "robust"
     def _bandwidth_options(self, X: np.ndarray) -> dict:
         """Resolve the contamination and S (both may need the data) for "robust" and the fit."""
         eps = self.contamination
-        if isinstance(eps, str):  # "auto": on the data in units of their Scott bandwidths
-            frame = Frame(1.0) if len(X) < 2 or not np.ptp(X, axis=0).any() else \
-                selection_frame(X, select_bandwidth(X, "scott", self._kernel, per_feature=True))
+        if isinstance(eps, str) and not np.ptp(X, axis=0).any():
+            eps = 0.0  # "auto" on one row or identical rows: nothing stands out
+        elif isinstance(eps, str):  # "auto": on the data in units of their Scott bandwidths
+            frame = selection_frame(X, select_bandwidth(X, "scott", self._kernel,
+                                                        per_feature=True))
             eps = estimate_contamination(frame.inner(X), self._kernel, frame.h,
                                          random_state=self.random_state)
         self.contamination_ = float(eps)

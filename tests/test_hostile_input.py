@@ -383,3 +383,18 @@ def test_integral_of_a_scaled_1d_mom_kde_is_one():
     est = MoMKDE(random_state=0).fit(X)
     xs = np.linspace(-6e-200, 8e-200, 20001)
     assert integrate.trapezoid(est.pdf(xs), xs) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_constant_columns_are_found_exactly_with_weights_and_tiny_neighbours():
+    """Weighted variances of identical rows round to ~1e-33, not 0: "zero spread" is read from
+    the values themselves. A constant feature beside features of spread 1e-161 gets the
+    pooled rule of those (not 0, which made "auto" contamination divide 0 by 0)."""
+    w = np.random.default_rng(18).uniform(0.1, 3.0, 20)
+    with pytest.raises(ValueError, match="zero spread"):
+        KDE(bandwidth="isj").fit(np.full(20, 1.0), sample_weight=w)
+    X = np.random.default_rng(19).standard_normal((30, 3)) * 1e-161 + 1e-146
+    X[:, 0] = 1.0
+    with pytest.warns(UserWarning, match="zero spread"):
+        est = MoMKDE(bandwidth="scott", contamination="auto", random_state=0).fit(X)
+    assert np.all(np.isfinite(est.bandwidth_)) and est.bandwidth_[0] > 0
+    assert 0.0 <= est.contamination_ < 0.5
