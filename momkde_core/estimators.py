@@ -255,8 +255,9 @@ class _BaseKDE(BaseEstimator):
         everywhere for a compact kernel, which drops nothing);
         in d <= 2, linear sums over all points (trusted above 1e-290, where no term was lost
         to underflow); else, and for the points left, log space, which never underflows.
-        The sums run in the fit's frame (:mod:`momkde_core.scaling`); points more than
-        ~1e150 bandwidths from the data score -inf (their density underflows to 0).
+        The sums run in the fit's frame (:mod:`momkde_core.scaling`); points whose
+        coordinates there exceed 1e150 (beyond every kernel's reach, e.g. 1e300 for data of
+        scale 1) score -inf: their density underflows to 0.
         """
         Z, near = self._check_query(Y)
         return self._to_outer_logs(self._inner_score_samples(Z[near]) - self.log_norm_, near)
