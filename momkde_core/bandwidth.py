@@ -1,9 +1,15 @@
 """Bandwidth selection: Scott's and Silverman's rules, and pseudo-likelihood k-fold CV.
 
 The rules use the factors of :class:`scipy.stats.gaussian_kde` (Scott: n^(-1/(d+4));
-Silverman: (n (d + 2) / 4)^(-1/(d+4))) times the pooled standard deviation
-sqrt(mean of the per-feature variances), so in 1-D they give exactly gaussian_kde's
-bandwidth. They target the Gaussian kernel. With sample weights they follow gaussian_kde's
+Silverman: (n (d + 2) / 4)^(-1/(d+4))) times a standard deviation, so in 1-D they give
+exactly gaussian_kde's bandwidth. The estimators use them **per feature** (sigma_j, so
+features of scale 1 and 1000 each get their own h: gaussian_kde with the diagonal of its
+covariance), and "cv", "robust" and "isj" search a scalar multiple c of that per-feature
+Scott vector (``select_bandwidth(per_feature=True)``); ``per_feature=False`` gives one h
+for all features from the pooled deviation sqrt(mean of the per-feature variances), as the
+app and the experiments share it between estimators. Variances are computed on data scaled
+by a power of two where needed (exactly), so magnitudes from 1e-300 to 1e300 neither
+overflow nor underflow. They target the Gaussian kernel. With sample weights they follow gaussian_kde's
 ``weights`` too: n becomes the effective size n_eff = (sum w)^2 / sum w^2 and the variances
 are the weighted ones with the unbiased correction 1 / (1 - sum p_i^2), p = w / sum w
 (reliability weights: scaling every weight by a constant changes nothing).
@@ -52,16 +58,20 @@ import numpy as np
 from scipy.fft import dct
 from scipy.interpolate import RegularGridInterpolator
 from scipy.optimize import brentq
+from scipy.spatial import cKDTree
 from sklearn.model_selection import KFold
+from sklearn.utils._param_validation import InvalidParameterError
 
 from .engine import block_grid_sums, block_log_sums
 from .kernels import Kernel
+from .scaling import selection_frame
 from .robust_defaults import n_blocks_for, robust_bandwidth
 
 RULES = ("scott", "silverman", "cv", "robust", "isj")
 ROBUST_CONTAMINATION = 0.1  # the share "robust" assumes for estimators that state none
 CV_GRID_SIZE = 25
 CV_GRID_SPAN = (0.02, 2.0)  # the grid runs from 0.02 to 2 times Scott's bandwidth
+CV_FLOOR_MARGIN = 1e-6  # compact kernels: the smallest candidate is this share above the reach
 CV_EXACT_MAX_N = 500  # above this in 1-D, held-out densities come from a binned grid
 CV_EXACT_MAX_N_2D = 4000  # the same in 2-D, where the binned grid costs more
 CV_BIN_STEP = 1 / 8  # binned grid spacing, in bandwidths (linear interpolation error ~0.2%)
@@ -70,14 +80,47 @@ ISJ_PAD = 0.5  # the "isj" grid extends this share of the data's range beyond ea
 ISJ_ORDER = 7  # l, the order of the functional the fixed point starts from (the paper's choice)
 
 
-def pooled_std(X: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """sqrt(mean of per-feature variances), the scale of the rules of thumb; with
-    ``weights`` (summing to 1) the unbiased weighted variances of ``numpy.cov(aweights=)``."""
+SAFE_EXPONENT = 256  # features with max |x| in [2^-256, 2^256] are used as they are
+
+
+def _feature_variances(X: np.ndarray, weights: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """(per-feature variances of X scaled by 2^-e_j, the exponents e_j).
+
+    Features whose largest magnitude is outside [2^-256, 2^256] are scaled by a power of two
+    first (e_j: the binary exponent of that magnitude; 0 otherwise), so no square over- or
+    underflows; the scaling is exact, so var_j 2^(2 e_j) is the variance numpy would give
+    wherever numpy's does not overflow. ``weights`` (summing to 1): the unbiased weighted
+    variances of ``numpy.cov(aweights=)``.
+    """
+    peak = np.max(np.abs(X), axis=0)
+    exps = np.frexp(peak)[1]
+    exps = np.where((peak > 0) & ((peak > 2.0**SAFE_EXPONENT) | (peak < 2.0**-SAFE_EXPONENT)),
+                    exps, 0)
+    W = np.ldexp(X, -exps) if exps.any() else X
     if weights is None:
-        return float(np.sqrt(np.mean(np.var(X, axis=0, ddof=1))))
-    centred = X - weights @ X
-    variances = weights @ np.square(centred) / (1.0 - weights @ weights)
-    return float(np.sqrt(np.mean(variances)))
+        return np.var(W, axis=0, ddof=1), exps
+    centred = W - weights @ W
+    return weights @ np.square(centred) / (1.0 - weights @ weights), exps
+
+
+def feature_std(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Per-feature standard deviations (ddof=1; weighted as :func:`pooled_std`), safe from
+    over- and underflow at any magnitude (1e-300 .. 1e300)."""
+    var, exps = _feature_variances(X, weights)
+    return np.ldexp(np.sqrt(var), exps)
+
+
+def pooled_std(X: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """sqrt(mean of per-feature variances), the scale of the isotropic rules of thumb; with
+    ``weights`` (summing to 1) the unbiased weighted variances of ``numpy.cov(aweights=)``.
+    Safe at any magnitude (:func:`feature_std`)."""
+    var, exps = _feature_variances(X, weights)
+    if not exps.any():
+        return float(np.sqrt(np.mean(var)))
+    std = np.ldexp(np.sqrt(var), exps)
+    top = std.max()  # relative to the largest deviation, no square over- or underflows
+    return float(top * np.sqrt(np.mean(np.square(std / top)))) if top > 0 else 0.0
 
 
 def effective_size(X: np.ndarray, weights: np.ndarray | None = None) -> float:
@@ -85,40 +128,102 @@ def effective_size(X: np.ndarray, weights: np.ndarray | None = None) -> float:
     return float(len(X)) if weights is None else 1.0 / float(weights @ weights)
 
 
-def scott(X: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """Scott's rule: sigma * n^(-1/(d+4)) (weighted: module docstring)."""
+def _scott_factor(X: np.ndarray, weights: np.ndarray | None) -> float:
+    return effective_size(X, weights) ** (-1.0 / (X.shape[1] + 4))
+
+
+def _silverman_factor(X: np.ndarray, weights: np.ndarray | None) -> float:
     d = X.shape[1]
-    return pooled_std(X, weights) * effective_size(X, weights) ** (-1.0 / (d + 4))
+    return (effective_size(X, weights) * (d + 2) / 4.0) ** (-1.0 / (d + 4))
+
+
+def scott(X: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """Scott's rule, isotropic: sigma * n^(-1/(d+4)), sigma the pooled standard deviation
+    (weighted: module docstring)."""
+    return pooled_std(X, weights) * _scott_factor(X, weights)
 
 
 def silverman(X: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """Silverman's rule: sigma * (n (d + 2) / 4)^(-1/(d+4)) (weighted: module docstring)."""
+    """Silverman's rule, isotropic: sigma * (n (d + 2) / 4)^(-1/(d+4)) (weighted: module
+    docstring)."""
+    return pooled_std(X, weights) * _silverman_factor(X, weights)
+
+
+def rule_of_thumb(X: np.ndarray, rule: str, weights: np.ndarray | None = None,
+                  per_feature: bool = True) -> np.ndarray:
+    """Scott's or Silverman's rule, shape (d,): per feature, sigma_j times the rule's factor
+    (features of scale 1 and 1000 each get their own h; in 1-D exactly the isotropic rule);
+    ``per_feature=False``: the isotropic rule repeated. A feature of zero spread (constant)
+    among others gets the isotropic value, with a warning. Raises ValueError when every
+    feature has zero spread."""
+    factor = (_scott_factor if rule == "scott" else _silverman_factor)(X, weights)
+    pooled = pooled_std(X, weights) * factor
+    if not np.ptp(X, axis=0).any():
+        raise ValueError(f"bandwidth={rule!r} needs at least 2 distinct points "
+                         "(the data have zero spread); pass a positive number instead")
     d = X.shape[1]
-    n = effective_size(X, weights)
-    return pooled_std(X, weights) * (n * (d + 2) / 4.0) ** (-1.0 / (d + 4))
+    if not per_feature:
+        return np.full(d, pooled)
+    h = feature_std(X, weights) * factor
+    flat = np.flatnonzero(np.ptp(X, axis=0) == 0.0)
+    if flat.size:
+        warnings.warn(f"feature(s) {flat.tolist()} have zero spread (constant): their "
+                      f"bandwidth is the isotropic {rule} value {pooled:.3g}", UserWarning,
+                      stacklevel=4)
+        h[flat] = pooled
+    return h
 
 
-def cv_grid(X: np.ndarray, size: int = CV_GRID_SIZE,
-            weights: np.ndarray | None = None) -> np.ndarray:
-    """The log-spaced candidate bandwidths of "cv", around Scott's rule."""
-    base = scott(X, weights)
-    return np.geomspace(CV_GRID_SPAN[0] * base, CV_GRID_SPAN[1] * base, size)
+def cv_grid(X: np.ndarray, size: int = CV_GRID_SIZE, weights: np.ndarray | None = None,
+            base: float | None = None, floor: float = 0.0) -> np.ndarray:
+    """The log-spaced candidate bandwidths of "cv": from 0.02 to 2 times ``base`` (default:
+    Scott's rule for X). A ``floor`` at or above the smallest (compact kernels: the largest
+    distance from a held-out point to its nearest point in the other folds) moves the
+    smallest candidate just above it and keeps the span (a factor of 100) above it."""
+    base = scott(X, weights) if base is None else base
+    lo, hi = CV_GRID_SPAN[0] * base, CV_GRID_SPAN[1] * base
+    if floor >= lo:
+        lo = floor * (1.0 + CV_FLOOR_MARGIN)
+        hi = max(hi, lo * CV_GRID_SPAN[1] / CV_GRID_SPAN[0])
+    return np.geomspace(lo, hi, size)
+
+
+def _folds(X: np.ndarray, n_folds: int, random_state) -> tuple[np.ndarray, np.ndarray]:
+    """(row order with the folds as consecutive runs, fold sizes): scikit-learn's shuffled
+    KFold, split once."""
+    n = len(X)
+    if n < n_folds:
+        raise ValueError(f"bandwidth='cv' needs at least {n_folds} points (one per fold), got {n}")
+    tests = [test for _, test in KFold(n_splits=n_folds, shuffle=True,
+                                       random_state=random_state).split(X)]
+    return np.concatenate(tests), np.array([len(test) for test in tests])
+
+
+def held_out_reach(X: np.ndarray, order: np.ndarray, sizes: np.ndarray) -> float:
+    """The largest distance from a point to its nearest point in the other folds
+    (``order`` and ``sizes`` as :func:`_folds`): with a compact kernel, every bandwidth above
+    it leaves each held-out point a neighbour within the kernel's support."""
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    reach = 0.0
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        others = np.r_[order[:a], order[b:]]
+        dist, _ = cKDTree(X[others]).query(X[order[a:b]], k=1)
+        reach = max(reach, float(dist.max()))
+    return reach
 
 
 def cv_scores(X: np.ndarray, kernel: Kernel, bandwidths: np.ndarray, n_folds: int = 5,
-              random_state=None, weights: np.ndarray | None = None) -> np.ndarray:
+              random_state=None, weights: np.ndarray | None = None,
+              folds: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Mean held-out log-likelihood of the KDE for each candidate bandwidth (higher is better).
 
     A bandwidth for which some held-out point gets density 0 (compact kernels) scores -inf.
     ``weights`` (positive, summing to 1): the weighted KDEs and the weighted mean.
+    ``folds``: (order, sizes) of :func:`_folds`, when already drawn (default: drawn here).
     """
     n, d = X.shape
-    if n < n_folds:
-        raise ValueError(f"bandwidth='cv' needs at least {n_folds} points (one per fold), got {n}")
-    folds = KFold(n_splits=n_folds, shuffle=True, random_state=random_state)
-    order = np.concatenate([test for _, test in folds.split(X)])
+    order, sizes = _folds(X, n_folds, random_state) if folds is None else folds
     Xs = X[order]
-    sizes = np.array([len(test) for _, test in folds.split(X)])
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     fold_of = np.repeat(np.arange(n_folds), sizes)
     log_w = None if weights is None else np.log(weights[order])
@@ -136,6 +241,35 @@ def cv_scores(X: np.ndarray, kernel: Kernel, bandwidths: np.ndarray, n_folds: in
         scores[i] = _held_out_loglik(log_sums, fold_of, masses, total,
                                      None if weights is None else weights[order])
     return scores
+
+
+def cv_bandwidth(X: np.ndarray, kernel: Kernel, base: float, n_folds: int = 5,
+                 random_state=None, weights: np.ndarray | None = None) -> float:
+    """The candidate of :func:`cv_grid` around ``base`` with the best held-out likelihood.
+
+    With a compact kernel the grid starts above :func:`held_out_reach`, so every candidate
+    has a finite score (else all could be -inf on ordinary 2-D data: 20 of 20 samples of
+    N(0, I), n = 1000); the most isolated held-out point then sets the smallest bandwidth,
+    the known price of likelihood CV with compact kernels. ValueError when no candidate has a
+    finite score; a warning when the smallest one of the usual grid wins (repeated values).
+    """
+    folds = _folds(X, n_folds, random_state)
+    floor = held_out_reach(X, *folds) if kernel.compact else 0.0
+    grid = cv_grid(X, weights=weights, base=base, floor=floor)
+    scores = cv_scores(X, kernel, grid, n_folds=n_folds, weights=weights, folds=folds)
+    if not np.isfinite(scores).any():
+        raise ValueError("bandwidth='cv' found no bandwidth with a finite held-out "
+                         "likelihood; pass a positive number instead")
+    best = int(np.argmax(scores))
+    # (above the reach the smallest candidate often wins with a compact kernel: the held-out
+    # likelihood grows as h shrinks until some held-out point loses its last neighbour)
+    if best == 0 and grid[0] <= CV_GRID_SPAN[0] * base:
+        warnings.warn(
+            f"bandwidth='cv' picked the smallest candidate ({grid[0]:.3g}): the held-out "
+            "likelihood keeps growing as h shrinks, as it does with repeated values "
+            "(discrete or rounded data); consider bandwidth='scott' or a number",
+            UserWarning, stacklevel=4)
+    return float(grid[best])
 
 
 def _held_out_loglik(log_sums: np.ndarray, fold_of: np.ndarray, sizes: np.ndarray,
@@ -258,8 +392,18 @@ def isj(x: np.ndarray, weights: np.ndarray | None = None, grid_size: int = ISJ_G
 def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
                      random_state=None, n_blocks: int | None = None,
                      contamination: float = ROBUST_CONTAMINATION,
-                     weights: np.ndarray | None = None) -> float:
-    """Resolve ``bandwidth`` (a positive number or one of :data:`RULES`) to a float for X.
+                     weights: np.ndarray | None = None, per_feature: bool = False):
+    """Resolve ``bandwidth`` (a positive number, an array of d positive numbers, or one of
+    :data:`RULES`) for X of shape (n, d).
+
+    ``per_feature=False`` (one h shared by all features, as the app and the experiments
+    compare estimators): a float; the rules use the pooled standard deviation.
+    ``per_feature=True`` (what the estimators use): an array of shape (d,); "scott" and
+    "silverman" are per feature (:func:`rule_of_thumb`), and "cv", "robust" and "isj" search
+    a scalar multiple c of the per-feature Scott vector (each feature in units of its own
+    Scott bandwidth; in 1-D exactly the search on the data). Either way the search runs in
+    the frame of :func:`momkde_core.scaling.selection_frame`, so data of any magnitude
+    (1e-300 .. 1e300) select the bandwidth they would at magnitude 1, scaled.
 
     ``n_blocks`` and ``contamination`` are used by "robust" only: the blocks of the MoM-KDE
     it scores (default: 2 ceil(contamination n) + 1) and the share of lowest scores it trims.
@@ -267,51 +411,63 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
     "isj" (module docstring). "robust" ignores them: it scores the median of block KDEs, in which
     each row counts once whatever its weight (a heavy row cannot outvote the blocks).
     """
-    if isinstance(bandwidth, str):
-        rule = bandwidth.lower()
-        if rule not in RULES:
-            raise ValueError(f"unknown bandwidth rule {bandwidth!r}; "
-                             f"allowed: a positive number or one of {', '.join(RULES)}")
-        if rule == "isj" and X.shape[1] != 1:
-            raise ValueError(f"bandwidth='isj' (Improved Sheather-Jones) is defined for 1-D "
-                             f"data only, got {X.shape[1]} features; use 'scott', "
-                             "'silverman', 'cv', 'robust' or a number in d > 1")
-        if len(X) < 2:
-            raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points, got "
-                             f"{len(X)} row (n_samples = {len(X)}); pass a positive number "
-                             "instead")
-        if pooled_std(X, weights) == 0.0:
-            raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points "
-                             "(the data have zero spread); pass a positive number instead")
-        if rule == "scott":
-            return scott(X, weights)
-        if rule == "silverman":
-            return silverman(X, weights)
+    d = X.shape[1]
+    if not isinstance(bandwidth, str):
+        H = check_numeric_bandwidth(bandwidth, d)
+        if per_feature:
+            return np.broadcast_to(H, (d,)).astype(float)
+        if not np.all(H == H[0]):
+            raise ValueError("a per-feature bandwidth needs per_feature=True")
+        return float(H[0])
+    rule = bandwidth.lower()
+    if rule not in RULES:
+        raise InvalidParameterError(f"unknown bandwidth rule {bandwidth!r}; "
+                         f"allowed: a positive number or one of {', '.join(RULES)}")
+    if rule == "isj" and d != 1:
+        raise ValueError(f"bandwidth='isj' (Improved Sheather-Jones) is defined for 1-D "
+                         f"data only, got {d} features; use 'scott', "
+                         "'silverman', 'cv', 'robust' or a number in d > 1")
+    if len(X) < 2:
+        raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points, got "
+                         f"{len(X)} row (n_samples = {len(X)}); pass a positive number "
+                         "instead")
+    if not np.ptp(X, axis=0).any():  # (exactly: weighted variances can round to 1e-33)
+        raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points "
+                         "(the data have zero spread); pass a positive number instead")
+    if rule in ("scott", "silverman"):
+        H = rule_of_thumb(X, rule, weights, per_feature)
+    else:
+        frame = selection_frame(X, rule_of_thumb(X, "scott", weights, per_feature))
+        Z = frame.inner(X)
         if rule == "isj":
-            return isj(X[:, 0], weights)
-        if rule == "robust":
+            h = isj(Z[:, 0], weights)
+        elif rule == "robust":
             S = n_blocks_for(len(X), contamination) if n_blocks is None else n_blocks
-            return robust_bandwidth(X, S, contamination, kernel, scott(X),
-                                    random_state=random_state)
-        grid = cv_grid(X, weights=weights)
-        scores = cv_scores(X, kernel, grid, n_folds=n_folds, random_state=random_state,
-                           weights=weights)
-        if not np.isfinite(scores).any():
-            raise ValueError("bandwidth='cv' found no bandwidth with a finite held-out "
-                             "likelihood; pass a positive number instead")
-        best = int(np.argmax(scores))
-        if best == 0:
-            warnings.warn(
-                f"bandwidth='cv' picked the smallest candidate ({grid[0]:.3g}): the held-out "
-                "likelihood keeps growing as h shrinks, as it does with repeated values "
-                "(discrete or rounded data); consider bandwidth='scott' or a number",
-                UserWarning, stacklevel=3)
-        return float(grid[best])
+            h = robust_bandwidth(Z, S, contamination, kernel, frame.h,
+                                 random_state=random_state)
+        else:
+            h = cv_bandwidth(Z, kernel, frame.h, n_folds, random_state, weights)
+        H = frame.outer_bandwidth(h)
+    return np.broadcast_to(H, (d,)).astype(float) if per_feature else float(H[0])
+
+
+def check_numeric_bandwidth(bandwidth, d: int) -> np.ndarray:
+    """A numeric ``bandwidth`` (a number, or an array of d numbers, one per feature) as an
+    array of shape (1,) or (d,); scikit-learn's InvalidParameterError (a ValueError and a
+    TypeError) unless every value is a positive finite number (booleans are not numbers
+    here)."""
+    message = (f"bandwidth must be a positive finite number, an array of such numbers (one "
+               f"per feature: {d}) or one of {', '.join(RULES)}, got {bandwidth!r}")
+    if isinstance(bandwidth, (bool, np.bool_)):
+        raise InvalidParameterError(message)
     try:
-        value = float(bandwidth)
+        H = np.asarray(bandwidth)
     except (TypeError, ValueError):
-        raise ValueError(f"bandwidth must be a positive number or one of {', '.join(RULES)}, "
-                         f"got {bandwidth!r}") from None
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"bandwidth must be a positive finite number, got {bandwidth!r}")
-    return value
+        raise InvalidParameterError(message) from None
+    if H.dtype.kind not in "iuf" or H.ndim > 1 or H.ndim == 1 and len(H) not in (1, d) \
+            or H.size == 0:
+        raise InvalidParameterError(message)
+    H = np.atleast_1d(H.astype(float))
+    if not np.all(np.isfinite(H) & (H > 0)):
+        raise InvalidParameterError(message)
+    return H

@@ -30,9 +30,10 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .bandwidth import pooled_std, scott, select_bandwidth
+from .bandwidth import select_bandwidth
 from .engine import (LOG_SAFE_LINEAR, GramOperator, band_block_sums, band_pays_off,
                      block_grid_sums, block_log_sums, choose_backend, exact_block_sums,
                      is_evenly_spaced)
@@ -41,6 +42,7 @@ from .normalize import log_integral
 from .robust import (DEFAULT_PERCENTILES, SCALE_SOURCES, kirwls_with_params, loss_parameters,
                      scale_residuals, spkde_weights)
 from .robust_defaults import check_contamination, estimate_contamination, n_blocks_for
+from .scaling import PEAK_LIMIT, PEAK_LIMIT_FLOAT32, Frame, selection_frame, working_frame
 
 FAINT = 1e-13  # grid values below this fraction of the peak are recomputed exactly
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
@@ -143,6 +145,8 @@ class _BaseKDE(BaseEstimator):
 
     _normalizes = False
     _row_attributes: dict[str, float] = {}
+    _gram_scale = 1.0  # the kernel scale (times h) whose values the fit holds in linear space
+    _peak_limit = PEAK_LIMIT  # ... and the range its peak must stay in (scaling.working_frame)
 
     def _check_params(self, n: int) -> None:
         """Validate the subclass's own parameters for n rows (before any costly work)."""
@@ -164,11 +168,14 @@ class _BaseKDE(BaseEstimator):
         if kept is not None:
             X = X[kept]
         self._check_params(len(X))
-        self.bandwidth_ = select_bandwidth(X, self.bandwidth, self._kernel,
-                                           random_state=self.random_state, weights=base,
-                                           **self._bandwidth_options(X))
+        H = select_bandwidth(X, self.bandwidth, self._kernel, random_state=self.random_state,
+                             weights=base, per_feature=True, **self._bandwidth_options(X))
+        self.bandwidth_ = float(H[0]) if np.all(H == H[0]) else H
+        self._frame: Frame = working_frame(X, H, self._kernel, self._gram_scale,
+                                           self._peak_limit)
+        self._h = self._frame.h  # the scalar bandwidth of the engine, inside the frame
         self._weighted = base is not None
-        self._X, self._bounds, self._log_w = self._fit_weights(X, base)
+        self._X, self._bounds, self._log_w = self._fit_weights(self._frame.inner(X), base)
         if kept is not None and not kept.all():
             for name, fill in self._row_attributes.items():
                 values = getattr(self, name)
@@ -219,14 +226,25 @@ class _BaseKDE(BaseEstimator):
     def _combine(self, block_values: np.ndarray) -> np.ndarray:
         return block_values[0]
 
-    def _check_query(self, Y) -> np.ndarray:
+    def _check_query(self, Y) -> tuple[np.ndarray, np.ndarray]:
+        """(the queries in the fit's frame, mask of those within reach of the kernels)."""
         check_is_fitted(self, "bandwidth_")
-        return _validate_data(self, Y, reset=False)
+        return self._frame.inner_queries(_validate_data(self, Y, reset=False))
+
+    def _to_outer_logs(self, logs: np.ndarray, near: np.ndarray) -> np.ndarray:
+        """Log values computed inside the frame at the queries ``near`` (last axis), as log
+        values in the data's units at all queries (-inf out of reach)."""
+        if self._frame.identity and near.all():
+            return logs
+        out = np.full(logs.shape[:-1] + near.shape, -np.inf)
+        out[..., near] = logs + self._frame.log_jacobian
+        return out
 
     def block_score_samples(self, Y) -> np.ndarray:
         """log of each block's weighted kernel sum at Y, shape (n_blocks, m), unnormalised."""
-        Y = self._check_query(Y)
-        return block_log_sums(self._X, self._bounds, Y, self._kernel, self.bandwidth_, self._log_w)
+        Z, near = self._check_query(Y)
+        return self._to_outer_logs(block_log_sums(self._X, self._bounds, Z[near], self._kernel,
+                                                  self._h, self._log_w), near)
 
     def score_samples(self, Y) -> np.ndarray:
         """log density at Y (scikit-learn's convention): shape (m,), -inf where pdf is 0.
@@ -237,15 +255,21 @@ class _BaseKDE(BaseEstimator):
         everywhere for a compact kernel, which drops nothing);
         in d <= 2, linear sums over all points (trusted above 1e-290, where no term was lost
         to underflow); else, and for the points left, log space, which never underflows.
+        The sums run in the fit's frame (:mod:`momkde_core.scaling`); points whose
+        coordinates there exceed 1e150 (beyond every kernel's reach, e.g. 1e300 for data of
+        scale 1) score -inf: their density underflows to 0.
         """
-        Y = self._check_query(Y)
+        Z, near = self._check_query(Y)
+        return self._to_outer_logs(self._inner_score_samples(Z[near]) - self.log_norm_, near)
+
+    def _inner_score_samples(self, Y: np.ndarray) -> np.ndarray:
+        """log of the combined block sums at Y, in the frame (not normalised)."""
         out = np.full(len(Y), -np.inf)
         todo = np.arange(len(Y))
         args = (self._X, self._bounds)
         stages = []
-        if self.n_features_in_ == 1 and band_pays_off(self._X, Y, self._kernel,
-                                                      self.bandwidth_):
-            peak = self._kernel.log_kernel_sq(np.zeros(1), self.bandwidth_, 1)[0]
+        if self.n_features_in_ == 1 and band_pays_off(self._X, Y, self._kernel, self._h):
+            peak = self._kernel.log_kernel_sq(np.zeros(1), self._h, 1)[0]
             stages.append((band_block_sums,
                            -np.inf if self._kernel.compact else peak + np.log(1e-5)))
         if self.n_features_in_ <= 2:
@@ -253,19 +277,22 @@ class _BaseKDE(BaseEstimator):
         for block_sums, trusted_above in stages:
             with np.errstate(divide="ignore"):
                 logs = np.log(self._combine(block_sums(*args, Y[todo], self._kernel,
-                                                       self.bandwidth_, self._w)))
+                                                       self._h, self._w)))
             ok = logs >= trusted_above
             out[todo[ok]] = logs[ok]
             todo = todo[~ok]
             if not todo.size:
-                return out - self.log_norm_
+                return out
         out[todo] = self._combine_log(block_log_sums(*args, Y[todo], self._kernel,
-                                                     self.bandwidth_, self._log_w))
-        return out - self.log_norm_
+                                                     self._h, self._log_w))
+        return out
 
     def pdf(self, Y) -> np.ndarray:
-        """Density at Y (shape (m,) or (m, d)), shape (m,), non-negative."""
-        return np.exp(self.score_samples(Y))
+        """Density at Y (shape (m,) or (m, d)), shape (m,), non-negative.
+
+        ValueError where the density exceeds float64's range (~1.8e308: data of spread
+        ~1e-300 in 2-D and more); :meth:`score_samples` gives its log."""
+        return _finite_density(np.exp(self.score_samples(Y)))
 
     def score(self, X, y=None) -> float:
         """Total log-likelihood of X (scikit-learn's convention for density estimators)."""
@@ -277,26 +304,61 @@ class _BaseKDE(BaseEstimator):
         For MoM-KDE these are the S block KDEs whose median is the estimate (before it is
         divided by its integral): the mechanism a plot can show.
         """
-        return self._grid_sums(xs, ys)[0]
+        sums, _, _, nears = self._grid_sums(xs, ys)
+        return self._to_outer_grid(sums, nears, 0.0)
 
-    def _grid_sums(self, xs, ys) -> tuple[np.ndarray, list[np.ndarray], str]:
-        """(block sums on the grid, the axes, the engine backend that computed them)."""
+    def _grid_axes(self, xs, ys) -> list[np.ndarray]:
+        """The axes as 1-D float arrays, one per feature, checked."""
         check_is_fitted(self, "bandwidth_")
-        axes = [np.asarray(xs, dtype=float).ravel()]
-        if ys is not None:
-            axes.append(np.asarray(ys, dtype=float).ravel())
-        if len(axes) != self.n_features_in_:
+        given = [xs] if ys is None else [xs, ys]
+        if len(given) != self.n_features_in_:
             raise ValueError(f"pdf_grid takes one axis per feature: the estimator was fitted on "
-                             f"{self.n_features_in_} feature(s), got {len(axes)} axis/axes")
-        for axis in axes:
+                             f"{self.n_features_in_} feature(s), got {len(given)} axis/axes")
+        axes = []
+        for name, axis in zip(("xs", "ys"), given):
+            try:
+                axis = np.asarray(axis, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be a 1-D array of numbers, got {axis!r}") from None
+            if axis.ndim != 1:
+                raise ValueError(f"{name} must be a 1-D array (one grid axis), got shape "
+                                 f"{axis.shape}")
             if not np.isfinite(axis).all() or axis.size == 0:
                 raise ValueError("grid axes must be non-empty and finite")
+            axes.append(axis)
+        return axes
+
+    def _grid_sums(self, xs, ys) -> tuple[np.ndarray, list[np.ndarray], str, list[np.ndarray]]:
+        """(block sums on the nodes within reach, those nodes' axes in the frame, the engine
+        backend that computed them, per axis the mask of those nodes)."""
+        inner = [self._frame.inner_axis(a, k) for k, a in enumerate(self._grid_axes(xs, ys))]
+        axes, nears = [z for z, _ in inner], [near for _, near in inner]
+        if any(a.size == 0 for a in axes):
+            return np.zeros((self._n_blocks,) + tuple(len(a) for a in axes)), axes, "none", nears
+        sums, backend = self._inner_grid_sums(axes)
+        return sums, axes, backend, nears
+
+    def _inner_grid_sums(self, axes: list[np.ndarray]) -> tuple[np.ndarray, str]:
+        """(block sums on the mesh of ``axes``, in the frame; the backend that computed them)."""
         backend = "exact"
         if self.n_features_in_ <= 2 and all(is_evenly_spaced(a) for a in axes):
-            backend = choose_backend(self._X, self._bounds, axes, self._kernel, self.bandwidth_)
-        sums = block_grid_sums(self._X, self._bounds, axes, self._kernel, self.bandwidth_,
+            backend = choose_backend(self._X, self._bounds, axes, self._kernel, self._h)
+        sums = block_grid_sums(self._X, self._bounds, axes, self._kernel, self._h,
                                self._w, backend=backend)
-        return sums, axes, backend
+        return sums, backend
+
+    def _to_outer_grid(self, values: np.ndarray, nears: list[np.ndarray],
+                       log_factor: float) -> np.ndarray:
+        """Grid values computed inside the frame on the nodes within reach, times
+        exp(``log_factor``), as values in the data's units on the whole grid (0 elsewhere)."""
+        lead = values.ndim - len(nears)
+        if self._frame.identity and all(near.all() for near in nears):
+            return values * np.exp(log_factor)
+        with np.errstate(divide="ignore", over="ignore"):
+            scaled = np.exp(np.log(values) + (log_factor + self._frame.log_jacobian))
+        out = np.zeros(values.shape[:lead] + tuple(len(near) for near in nears))
+        out[(Ellipsis,) + np.ix_(*nears)] = scaled
+        return _finite_density(out)
 
     def pdf_grid(self, xs, ys=None, exact_tails: bool = True) -> np.ndarray:
         """Density on evenly spaced xs (1-D) or on the mesh of xs and ys (2-D, indexing "ij").
@@ -306,10 +368,14 @@ class _BaseKDE(BaseEstimator):
         With the kernels of unbounded support, nodes below 1e-13 of the peak are recomputed
         exactly (FFT round-off and the band's cut would otherwise leave 0 there, and
         KL(f || f_hat) would be infinite); ``exact_tails=False`` skips that, for uses that
-        such values cannot move (a maximum, JS, L1, a plot).
+        such values cannot move (a maximum, JS, L1, a plot). ``xs`` and ``ys`` are 1-D arrays
+        (a 2-D array is refused, not flattened); per-feature bandwidths map each axis through
+        the fit's frame (:mod:`momkde_core.scaling`).
         """
-        sums, axes, backend = self._grid_sums(xs, ys)
-        values = self._combine(sums) * np.exp(-self.log_norm_)
+        if not isinstance(exact_tails, (bool, np.bool_)):
+            raise InvalidParameterError(f"exact_tails must be True or False, got {exact_tails!r}")
+        sums, axes, backend, nears = self._grid_sums(xs, ys)
+        values = self._combine(sums)
         if exact_tails and backend in ("fft", "band") and not self._kernel.compact:
             # far in the tails the FFT returns round-off (clipped to 0), which would make
             # KL(f || f_hat) infinite: those nodes are evaluated exactly
@@ -318,9 +384,9 @@ class _BaseKDE(BaseEstimator):
                 mesh = np.meshgrid(*axes, indexing="ij")
                 exact = exact_block_sums(self._X, self._bounds,
                                          np.stack([m[faint] for m in mesh], axis=1),
-                                         self._kernel, self.bandwidth_, self._w)
-                values[faint] = self._combine(exact) * np.exp(-self.log_norm_)
-        return values
+                                         self._kernel, self._h, self._w)
+                values[faint] = self._combine(exact)
+        return self._to_outer_grid(values, nears, -self.log_norm_)
 
     def sample(self, n_samples: int = 1, random_state=None) -> np.ndarray:
         """``n_samples`` independent draws from the estimated density, shape (n_samples, d).
@@ -347,8 +413,8 @@ class _BaseKDE(BaseEstimator):
         ``random_state``: int, RandomState, numpy Generator or None (numpy's global state).
         """
         check_is_fitted(self, "bandwidth_")
-        if not isinstance(n_samples, Integral) or isinstance(n_samples, bool) or n_samples < 0:
-            raise ValueError(f"n_samples must be a non-negative integer, got {n_samples!r}")
+        if not _is_int(n_samples) or n_samples < 0:
+            raise InvalidParameterError(f"n_samples must be a non-negative integer, got {n_samples!r}")
         rng = random_state if isinstance(random_state, np.random.Generator) else \
             np.random.default_rng(check_random_state(random_state).randint(2**31))
         S = self._n_blocks
@@ -358,7 +424,7 @@ class _BaseKDE(BaseEstimator):
             draws = self._sample_block_mean(missing if S == 1 else 2 * missing + 16, rng)
             if S > 1:
                 logs = block_log_sums(self._X, self._bounds, draws, self._kernel,
-                                      self.bandwidth_, self._log_w)
+                                      self._h, self._log_w)
                 with np.errstate(invalid="ignore"):  # -inf - -inf where q is 0: rejected
                     log_accept = _log_median(logs) - logsumexp(logs, axis=0) + np.log(S) \
                         - log_bound
@@ -370,17 +436,31 @@ class _BaseKDE(BaseEstimator):
                                  "or a larger bandwidth")
             kept.append(draws)
             missing -= len(draws)
-        return np.concatenate(kept) if kept else np.empty((0, self.n_features_in_))
+        draws = self._frame.outer(np.concatenate(kept)) if kept else \
+            np.empty((0, self.n_features_in_))
+        if not np.isfinite(draws).all():
+            raise ValueError("some draws fall beyond float64's range (~1.8e308): the data sit "
+                             "within a few bandwidths of it; rescale the data")
+        return draws
 
     def _sample_block_mean(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` draws from q = (1/S) sum_s f_s (each block's weights sum to 1, so row i
-        is picked with probability w_i / S), plus h times kernel noise."""
+        is picked with probability w_i / S), plus h times kernel noise, in the frame."""
         n, d = self._X.shape
         rows = rng.choice(n, size, p=self._w / self._w.sum())
         directions = rng.standard_normal((size, d))
         directions /= np.linalg.norm(directions, axis=1, keepdims=True)
         radii = self._kernel.sample_radius(d, size, rng)
-        return self._X[rows] + self.bandwidth_ * radii[:, None] * directions
+        return self._X[rows] + self._h * radii[:, None] * directions
+
+
+def _finite_density(values: np.ndarray) -> np.ndarray:
+    """``values`` if finite; else ValueError (a density beyond float64's range)."""
+    if np.isposinf(values).any():
+        raise ValueError("the density exceeds float64's range (~1.8e308) at some points (data "
+                         "of tiny spread, or a tiny bandwidth, in several dimensions): use "
+                         "score_samples (its log), or rescale the data")
+    return values
 
 
 class KDE(_BaseKDE):
@@ -388,12 +468,16 @@ class KDE(_BaseKDE):
 
     Parameters
     ----------
-    bandwidth : float or {"scott", "silverman", "cv", "robust", "isj"}, default "scott"
-        h, or the rule that picks it (``bandwidth_`` holds the value used). "robust" is
-        chosen as for MoM-KDE with an expected contamination of 0.1
-        (:mod:`momkde_core.robust_defaults`): the KDE with a bandwidth a spike cannot capture.
-        "isj": the Improved Sheather-Jones bandwidth (Botev et al. 2010), 1-D data only
-        (:mod:`momkde_core.bandwidth`).
+    bandwidth : float, array of d floats or {"scott", "silverman", "cv", "robust", "isj"}, \
+default "scott"
+        h, one h per feature, or the rule that picks them. "scott" and "silverman" are per
+        feature (each feature's standard deviation times the rule's factor); "cv", "robust"
+        and "isj" search a scalar multiple of the per-feature Scott vector (in 1-D: of
+        Scott's h, as before). "robust" is chosen as for MoM-KDE with an expected
+        contamination of 0.1 (:mod:`momkde_core.robust_defaults`): the KDE with a bandwidth
+        a spike cannot capture. "isj": the Improved Sheather-Jones bandwidth (Botev et al.
+        2010), 1-D data only (:mod:`momkde_core.bandwidth`). With H = (h_1, ..., h_d),
+        f(x) = 1/(n prod_j h_j) sum_i K((x - X_i) / H) (division per feature).
     kernel : str, default "gaussian"
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
     random_state : int, numpy RandomState or None
@@ -403,8 +487,17 @@ class KDE(_BaseKDE):
     -----
     With ``sample_weight`` w, f(x) = sum_i w_i K_h(x - X_i) / sum_i w_i.
 
-    Attributes: ``bandwidth_``, ``n_features_in_``, ``feature_names_in_`` (when fitted on
-    a DataFrame with string column names).
+    Attributes: ``bandwidth_`` (a float when every feature has the same h, else an array
+    of length d), ``n_features_in_``, ``feature_names_in_`` (when fitted on a DataFrame with
+    string column names).
+
+    All four estimators compute in a frame where no magnitude over- or underflows (data of
+    magnitude 1e-300 .. 1e300, h = 1e-90, d = 200; :mod:`momkde_core.scaling`) and map the
+    results back exactly; beyond the limits that remain (a feature spanning more than 1e100
+    bandwidths, a density above float64's range in ``pdf``) they raise a ValueError naming
+    them. Parameters of the wrong type (``bandwidth=True``, ``normalize="no"``,
+    ``n_blocks=3.0``) raise scikit-learn's InvalidParameterError (a ValueError and a
+    TypeError).
     """
 
     def __init__(self, bandwidth="scott", kernel: str = "gaussian", random_state=None):
@@ -431,8 +524,10 @@ class MoMKDE(_BaseKDE):
     n_blocks : int or "auto", default "auto"
         S. "auto": S = 2 ceil(contamination n) + 1, the fewest blocks that the expected
         outliers cannot hold a majority of (1, the KDE, when contamination is 0).
-    bandwidth : float or {"robust", "cv", "scott", "silverman", "isj"}, default "robust"
-        h, or its rule. "robust": the bandwidth with the best leave-own-block-out likelihood
+    bandwidth : float, array of d floats or {"robust", "cv", "scott", "silverman", "isj"}, \
+default "robust"
+        h, one h per feature, or its rule (per feature as for :class:`KDE`). "robust": the
+        multiple of the per-feature Scott vector with the best leave-own-block-out likelihood
         of this MoM-KDE, trimmed of the contamination share of lowest scores: a spike of
         outliers cannot capture it, as it captures "cv" (:mod:`momkde_core.robust_defaults`).
         "isj": the Improved Sheather-Jones bandwidth of the whole sample (Botev et al. 2010),
@@ -444,7 +539,8 @@ class MoMKDE(_BaseKDE):
         is counted as contamination; see ``docs/reproduction.md``). No labels are read.
     kernel : str, default "gaussian"
     normalize : bool, default True
-        Divide the median by its integral (rankings and AUC do not need it).
+        Divide the median by its integral (rankings and AUC do not need it). A bool: "no"
+        is refused, not read as True.
     random_state : int, RandomState or None
         The shuffle into blocks (and the subsample "robust" uses beyond 2000 points).
 
@@ -486,16 +582,23 @@ class MoMKDE(_BaseKDE):
     def _check_params(self, n: int) -> None:
         S = self.n_blocks
         auto = isinstance(S, str) and S == "auto"
-        if not auto and (not isinstance(S, Integral) or isinstance(S, bool) or not 1 <= S <= n):
-            raise ValueError(f"n_blocks must be 'auto' or an integer between 1 and n = {n} (the "
-                             f"number of rows), got {S!r}")
+        if not auto and (not _is_int(S) or not 1 <= S <= n):
+            raise InvalidParameterError(f"n_blocks must be 'auto' or an integer between 1 and n "
+                                        f"= {n} (the number of rows), got {S!r}")
         check_contamination(self.contamination)
+        if not isinstance(self.normalize, (bool, np.bool_)):
+            raise InvalidParameterError(f"normalize must be True or False, got "
+                                        f"{self.normalize!r}")
 
     def _bandwidth_options(self, X: np.ndarray) -> dict:
         """Resolve the contamination and S (both may need the data) for "robust" and the fit."""
         eps = self.contamination
-        if isinstance(eps, str):  # "auto"
-            eps = estimate_contamination(X, self._kernel, scott(X) if pooled_std(X) > 0 else 1.0,
+        if isinstance(eps, str) and not np.ptp(X, axis=0).any():
+            eps = 0.0  # "auto" on one row or identical rows: nothing stands out
+        elif isinstance(eps, str):  # "auto": on the data in units of their Scott bandwidths
+            frame = selection_frame(X, select_bandwidth(X, "scott", self._kernel,
+                                                        per_feature=True))
+            eps = estimate_contamination(frame.inner(X), self._kernel, frame.h,
                                          random_state=self.random_state)
         self.contamination_ = float(eps)
         self.n_blocks_ = (n_blocks_for(len(X), self.contamination_)
@@ -598,8 +701,8 @@ class RKDE(_BaseKDE):
     weights' effect is then the robust one: a heavy row pulls f towards itself only as far
     as its residual lets it.
 
-    ``bandwidth``: a number or a rule, as for :class:`KDE` ("scott", "silverman", "cv",
-    "robust", "isj").
+    ``bandwidth``: a number, one per feature, or a rule, as for :class:`KDE` ("scott",
+    "silverman", "cv", "robust", "isj").
 
     Attributes: ``weights_`` (on the simplex, in the order of the training rows; 0 for rows
     of weight 0), ``n_iter_``, ``objective_`` (J at each iteration), ``loss_params_`` (a, b,
@@ -627,27 +730,31 @@ class RKDE(_BaseKDE):
         return np.asarray(q, dtype=float).ravel()
 
     def _check_params(self, n: int) -> None:
-        if self.loss not in ("hampel", "huber"):
-            raise ValueError(f"unknown loss {self.loss!r}; allowed: 'hampel', 'huber'")
+        if not isinstance(self.loss, str) or self.loss not in ("hampel", "huber"):
+            raise InvalidParameterError(f"unknown loss {self.loss!r}; allowed: 'hampel', 'huber'")
         if not isinstance(self.scale_from, str) or self.scale_from not in SCALE_SOURCES:
-            raise ValueError(f"unknown scale_from {self.scale_from!r}; allowed: "
+            raise InvalidParameterError(f"unknown scale_from {self.scale_from!r}; allowed: "
                              + ", ".join(map(repr, SCALE_SOURCES)))
         try:
             q = self._percentiles()
         except (TypeError, ValueError):
             q = np.array([np.nan])
         if q.size != 3 or not np.all((q >= 0) & (q <= 100)) or np.any(np.diff(q) < 0):
-            raise ValueError("percentiles must be None or three non-decreasing numbers in "
+            raise InvalidParameterError("percentiles must be None or three non-decreasing numbers in "
                              f"[0, 100] (Hampel's a, b, c), got {self.percentiles!r}")
         _check_iterations(self.max_iter, self.tol)
 
     def _fit_weights(self, X, base):
-        gram = GramOperator(X, self._kernel, self.bandwidth_)
+        gram = GramOperator(X, self._kernel, self._h)
         residuals, self.scale_n_iter_ = scale_residuals(gram, self.scale_from, self.max_iter,
                                                         self.tol, base)
         self.loss_params_ = loss_parameters(residuals, self.loss, self._percentiles())
         self.weights_, self.n_iter_, self.objective_ = kirwls_with_params(
             gram, self.loss, self.loss_params_, self.max_iter, self.tol, base)
+        if not self._frame.identity:  # residuals scale as sqrt(density), J as a density
+            jacobian = np.exp(self._frame.log_jacobian)
+            self.loss_params_ = tuple(p * np.sqrt(jacobian) for p in self.loss_params_)
+            self.objective_ = self.objective_ * jacobian
         return _one_block(X, self.weights_)
 
 
@@ -668,8 +775,8 @@ class SPKDE(_BaseKDE):
     p = w / sum w, so the QP's target becomes beta p and integer weights give exactly the
     SPKDE of the sample with each row repeated w_i times (the same QP).
 
-    ``bandwidth``: a number or a rule, as for :class:`KDE` ("scott", "silverman", "cv",
-    "robust", "isj").
+    ``bandwidth``: a number, one per feature, or a rule, as for :class:`KDE` ("scott",
+    "silverman", "cv", "robust", "isj").
 
     Attributes: ``weights_`` (a, in the order of the training rows; 0 for rows of weight
     0), ``beta_``, ``n_iter_``, ``n_features_in_``, ``feature_names_in_`` (fitted on a
@@ -677,6 +784,8 @@ class SPKDE(_BaseKDE):
     """
 
     _row_attributes = {"weights_": 0.0}
+    _gram_scale = float(np.sqrt(2.0))  # the L2 Gram matrix: a Gaussian of bandwidth sqrt(2) h
+    _peak_limit = PEAK_LIMIT_FLOAT32  # ... held in float32
 
     def __init__(self, bandwidth="scott", contamination: float = 0.1, beta=None,
                  kernel: str = "gaussian", max_iter: int = 1000, tol: float = 1e-5,
@@ -695,10 +804,11 @@ class SPKDE(_BaseKDE):
                              f"bandwidth sqrt(2) h), got kernel={self.kernel!r}")
         if self.beta is None:
             eps = self.contamination
-            if not isinstance(eps, Real) or not 0.0 <= eps < 1.0:
-                raise ValueError(f"contamination must be a number in [0, 1), got {eps!r}")
-        elif not isinstance(self.beta, Real) or not self.beta >= 1.0 or not np.isfinite(self.beta):
-            raise ValueError(f"beta must be a finite number >= 1, got {self.beta!r}")
+            if not _is_number(eps) or not 0.0 <= eps < 1.0:
+                raise InvalidParameterError(f"contamination must be a number in [0, 1), got "
+                                            f"{eps!r}")
+        elif not _is_number(self.beta) or not self.beta >= 1.0 or not np.isfinite(self.beta):
+            raise InvalidParameterError(f"beta must be a finite number >= 1, got {self.beta!r}")
         _check_iterations(self.max_iter, self.tol)
 
     def _bandwidth_options(self, X: np.ndarray) -> dict:
@@ -709,17 +819,27 @@ class SPKDE(_BaseKDE):
     def _fit_weights(self, X, base):
         self.beta_ = 1.0 / (1.0 - float(self.contamination)) if self.beta is None \
             else float(self.beta)
-        gram = GramOperator(X, self._kernel, np.sqrt(2.0) * self.bandwidth_, dtype=np.float32)
+        gram = GramOperator(X, self._kernel, self._gram_scale * self._h, dtype=np.float32)
         self.weights_, self.n_iter_ = spkde_weights(gram, self.beta_, self.max_iter, self.tol,
                                                     base)
         return _one_block(X, self.weights_)
 
 
 def _check_iterations(max_iter, tol) -> None:
-    if not isinstance(max_iter, Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if not isinstance(tol, Real) or not tol > 0:
-        raise ValueError(f"tol must be a positive number, got {tol!r}")
+    if not _is_int(max_iter) or max_iter < 1:
+        raise InvalidParameterError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if not _is_number(tol) or not tol > 0:
+        raise InvalidParameterError(f"tol must be a positive number, got {tol!r}")
+
+
+def _is_int(value) -> bool:
+    """An integer, not a bool (True is an Integral in Python, but no count)."""
+    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_number(value) -> bool:
+    """A real number, not a bool."""
+    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
 
 
 def _one_block(X: np.ndarray, weights: np.ndarray):

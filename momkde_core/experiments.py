@@ -84,7 +84,8 @@ the estimate truly misses mass. (A MoM median that is exactly 0 can be a real ze
 floored the same way.)
 
 The table has exactly the columns :data:`COLUMNS`; ``n_blocks`` is 1 for kde, rkde and spkde,
-``bandwidth`` the one the method used. The protocol is in ``df.attrs["protocol"]``.
+``bandwidth`` the one the method used (the geometric mean of its per-feature bandwidths where a
+rule in d > 1 gave one per feature). The protocol is in ``df.attrs["protocol"]``.
 """
 
 from __future__ import annotations
@@ -257,7 +258,9 @@ class _Sample:
             mass = self.grid.integrate(grid_pdf) if isinstance(est, MoMKDE) else 0.0
             if mass > 0:
                 grid_pdf = grid_pdf / mass
-        return _Fitted(method, n_blocks, est.bandwidth_, grid_pdf,
+        h = est.bandwidth_  # one per feature for a rule in d > 1: their geometric mean
+        h = float(np.exp(np.mean(np.log(h)))) if np.ndim(h) else h
+        return _Fitted(method, n_blocks, h, grid_pdf,
                        est.pdf(self.X) if scores else np.empty(0))
 
     def metric_values(self, fitted: _Fitted) -> dict[str, float]:

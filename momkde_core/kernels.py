@@ -19,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 from scipy import integrate, special
+from sklearn.utils._param_validation import InvalidParameterError
 
 KERNEL_ALIASES = {"uniform": "tophat", "triangular": "linear"}
 EXP_FLOOR = -700.0  # linear kernel values below e^-700 are flushed to 0 (see flushed_exp)
@@ -165,9 +166,10 @@ KERNELS: dict[str, Kernel] = {
 def get_kernel(name: str) -> Kernel:
     """The kernel called ``name`` (aliases: uniform = tophat, triangular = linear)."""
     if not isinstance(name, str):
-        raise ValueError(f"kernel must be a string, got {name!r}; allowed: {sorted(KERNELS)}")
+        raise InvalidParameterError(f"kernel must be a string, got {name!r}; allowed: "
+                                    f"{sorted(KERNELS)}")
     key = KERNEL_ALIASES.get(name.lower(), name.lower())
     if key not in KERNELS:
         allowed = sorted(KERNELS) + sorted(KERNEL_ALIASES)
-        raise ValueError(f"unknown kernel {name!r}; allowed: {', '.join(allowed)}")
+        raise InvalidParameterError(f"unknown kernel {name!r}; allowed: {', '.join(allowed)}")
     return KERNELS[key]

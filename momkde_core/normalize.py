@@ -29,9 +29,12 @@ MAX_BLOCK_CELLS = 2**24  # S x grid nodes held at once (128 MiB); beyond: import
 def log_integral(est, rng: np.random.Generator, n_draws: int = IS_SAMPLES) -> float:
     """log of the integral of ``est``'s combined (un-normalised) block sums.
 
+    Computed inside the fit's frame (:mod:`momkde_core.scaling`): an affine map changes the
+    median's values by its Jacobian and the volume by the inverse, so the integral is the same.
+
     ``n_draws``: importance-sampling draws where no grid is used (fewer for a cheaper,
     noisier estimate, as when only comparing bandwidths)."""
-    X, h, kernel = est._X, est.bandwidth_, est._kernel
+    X, h, kernel = est._X, est._h, est._kernel  # inside the fit's frame (same integral)
     d = X.shape[1]
     if d in GRID_MAX_POINTS:
         margin = min(kernel.radius, 7.0) * h
@@ -41,7 +44,7 @@ def log_integral(est, rng: np.random.Generator, n_draws: int = IS_SAMPLES) -> fl
         if counts.max() <= GRID_MAX_POINTS[d] and est._n_blocks * counts.prod() <= MAX_BLOCK_CELLS:
             grid = grid_around(X, margin, counts)
             with np.errstate(divide="ignore"):
-                return float(np.log(grid.integrate(est._combine(est.block_pdf_grid(*grid.axes)))))
+                return float(np.log(grid.integrate(est._combine(est._inner_grid_sums(list(grid.axes))[0]))))
     return _log_integral_importance(est, rng, n_draws)
 
 
@@ -52,7 +55,7 @@ def _log_integral_importance(est, rng: np.random.Generator, n_draws: int) -> flo
     it is never singular) covers mass the median may hold away from the data points, where
     the KDE alone would rarely sample.
     """
-    X, h, kernel, bounds = est._X, est.bandwidth_, est._kernel, est._bounds
+    X, h, kernel, bounds = est._X, est._h, est._kernel, est._bounds
     n, d = X.shape
     half = n_draws // 2
     sizes = np.diff(bounds)

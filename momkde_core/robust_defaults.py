@@ -37,6 +37,7 @@ from numbers import Real
 import numpy as np
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import InvalidParameterError
 
 from .engine import LOG_SAFE_LINEAR
 from .kernels import Kernel
@@ -52,14 +53,15 @@ SELECTION_DRAWS = 1024  # importance-sampling draws of the median's integral (d 
 
 
 def check_contamination(contamination, allow_auto: bool = True) -> None:
-    """ValueError unless ``contamination`` is a number in [0, 0.5) (or "auto" if allowed)."""
+    """ValueError (scikit-learn's InvalidParameterError, also a TypeError) unless
+    ``contamination`` is a number in [0, 0.5) (or "auto" if allowed); booleans are refused."""
     if allow_auto and isinstance(contamination, str) and contamination == "auto":
         return
-    ok = (isinstance(contamination, Real) and not isinstance(contamination, bool)
+    ok = (isinstance(contamination, Real) and not isinstance(contamination, (bool, np.bool_))
           and 0.0 <= contamination < MAX_CONTAMINATION)
     if not ok:
         allowed = "a number in [0, 0.5)" + (" or 'auto'" if allow_auto else "")
-        raise ValueError(f"contamination must be {allowed} (the expected share of outliers), "
+        raise InvalidParameterError(f"contamination must be {allowed} (the expected share of outliers), "
                          f"got {contamination!r}")
 
 
