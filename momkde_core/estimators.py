@@ -42,7 +42,6 @@ from .robust import (DEFAULT_PERCENTILES, SCALE_SOURCES, kirwls_with_params, los
                      scale_residuals, spkde_weights)
 from .robust_defaults import check_contamination, estimate_contamination, n_blocks_for
 
-FAINT = 1e-13  # grid values below this fraction of the peak are recomputed exactly
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
 MAX_SAMPLE_ROUNDS = 100  # sample() gives up after this many rounds without an accepted draw
 
@@ -279,8 +278,10 @@ class _BaseKDE(BaseEstimator):
         """
         return self._grid_sums(xs, ys)[0]
 
-    def _grid_sums(self, xs, ys) -> tuple[np.ndarray, list[np.ndarray], str]:
-        """(block sums on the grid, the axes, the engine backend that computed them)."""
+    def _grid_sums(self, xs, ys, exact: bool = False
+                   ) -> tuple[np.ndarray, list[np.ndarray], str]:
+        """(block sums on the grid, the axes, the engine backend that computed them);
+        ``exact``: see :func:`momkde_core.engine.block_grid_sums`."""
         check_is_fitted(self, "bandwidth_")
         axes = [np.asarray(xs, dtype=float).ravel()]
         if ys is not None:
@@ -295,7 +296,7 @@ class _BaseKDE(BaseEstimator):
         if self.n_features_in_ <= 2 and all(is_evenly_spaced(a) for a in axes):
             backend = choose_backend(self._X, self._bounds, axes, self._kernel, self.bandwidth_)
         sums = block_grid_sums(self._X, self._bounds, axes, self._kernel, self.bandwidth_,
-                               self._w, backend=backend)
+                               self._w, backend=backend, exact=exact)
         return sums, axes, backend
 
     def pdf_grid(self, xs, ys=None, exact_tails: bool = True) -> np.ndarray:
@@ -303,24 +304,16 @@ class _BaseKDE(BaseEstimator):
 
         The fast path for plots and integrals: binned FFT, banded or exact separable sums,
         within 1e-3 of the peak of :meth:`pdf`. Unevenly spaced axes are evaluated exactly.
-        With the kernels of unbounded support, nodes below 1e-13 of the peak are recomputed
-        exactly (FFT round-off and the band's cut would otherwise leave 0 there, and
-        KL(f || f_hat) would be infinite); ``exact_tails=False`` skips that, for uses that
-        such values cannot move (a maximum, JS, L1, a plot).
+        ``exact_tails`` (default) recomputes exactly, from the points that matter there,
+        every node where the binned value could be off by more than 1e-6 relative: in 1-D
+        with the Gaussian that makes every node exact to 1e-6 relative (the FFT bins Taylor
+        moments and bounds its error at each node); otherwise the far tails, where FFT
+        round-off or the band's cut would leave no correct digit (and KL(f || f_hat) would
+        be infinite). ``exact_tails=False`` skips that, for uses that such values cannot move
+        (a maximum, JS, L1, a plot).
         """
-        sums, axes, backend = self._grid_sums(xs, ys)
-        values = self._combine(sums) * np.exp(-self.log_norm_)
-        if exact_tails and backend in ("fft", "band") and not self._kernel.compact:
-            # far in the tails the FFT returns round-off (clipped to 0), which would make
-            # KL(f || f_hat) infinite: those nodes are evaluated exactly
-            faint = values < FAINT * values.max()
-            if faint.any():
-                mesh = np.meshgrid(*axes, indexing="ij")
-                exact = exact_block_sums(self._X, self._bounds,
-                                         np.stack([m[faint] for m in mesh], axis=1),
-                                         self._kernel, self.bandwidth_, self._w)
-                values[faint] = self._combine(exact) * np.exp(-self.log_norm_)
-        return values
+        sums, _, _ = self._grid_sums(xs, ys, exact=exact_tails)
+        return self._combine(sums) * np.exp(-self.log_norm_)
 
     def sample(self, n_samples: int = 1, random_state=None) -> np.ndarray:
         """``n_samples`` independent draws from the estimated density, shape (n_samples, d).
