@@ -25,16 +25,20 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy import fft as sp_fft
 from scipy import sparse, spatial, special
+from threadpoolctl import threadpool_limits
 
 from .kernels import Kernel, flushed_exp
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
 LOG_SAFE_LINEAR = np.log(1e-290)  # linear sums above this lost nothing to flushed terms
+LOG_SAFE_FAST = np.log(1e-280)  # the same for the BLAS path (n e^-708 is below 1e-17 of it)
+FAST_GAUSSIAN_PAIRS = 2**22  # block_log_sums takes the BLAS linear path from this many pairs
 MAX_FFT_ELEMENTS = 2**24  # cap on S x (binning grid size) for the FFT backend
 BIN_CHUNK = 2**15  # points binned per run: their temporaries stay in a core's L2 cache
 BIN_GROUP_ELEMENTS = 2**22  # moment sums of the blocks binned together (32 MiB)
@@ -87,6 +91,8 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
     """
     X, Y = _as_2d(X), _as_2d(Y)
     bounds = np.asarray(bounds, dtype=np.intp)
+    if kernel.name == "gaussian" and len(X) * len(Y) >= FAST_GAUSSIAN_PAIRS:
+        return _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements)
     if linear_first:
         w = np.ones(len(X)) if log_weights is None else np.exp(log_weights)
         with np.errstate(divide="ignore"):
@@ -96,6 +102,11 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
             out[:, redo] = block_log_sums(X, bounds, Y[redo], kernel, h, log_weights,
                                           max_elements)
         return out
+    return _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements)
+
+
+def _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np.ndarray:
+    """:func:`block_log_sums` in log space throughout (log-sum-exp per block and chunk)."""
     out = np.full((len(bounds) - 1, len(Y)), -np.inf)
     for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
         first = int(np.searchsorted(bounds, a, side="right") - 1)
@@ -105,6 +116,77 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
         if log_weights is not None:
             log_k += log_weights[a:b, None]
         _accumulate_segments(out, log_k, segments, j0, j1)
+    return out
+
+
+def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np.ndarray:
+    """:func:`block_log_sums` for the Gaussian at many pairs: linear sums from BLAS, checked.
+
+    log(w_i K_h(y - x_i)) = a_i + b_j + x_i.y_j / h^2 (a_i = log w_i - |x_i|^2 / 2h^2 - log
+    of the constant, b_j = -|y_j|^2 / 2h^2, both sets centred on the data's mean) is one
+    matrix product of the augmented rows [x_i / h^2, a_i, 1] and [y_j, 1, b_j]; then an
+    exponential and one sum per block's run of rows, in cache-sized tiles spread over
+    FFT_WORKERS threads (BLAS on one thread each). Terms below e^-708 are subnormal or 0:
+    n of them are below 1e-17 of a sum above 1e-280, and a query where some block sum is
+    below that is redone in log space; if most of the first queries need it (high
+    dimension, small h) all of them are.
+    """
+    n, d = X.shape
+    m = len(Y)
+    center = X.mean(axis=0)
+    Xc, Yc = X - center, Y - center
+    inv = 1.0 / (h * h)
+    left = np.empty((n, d + 2))
+    np.multiply(Xc, inv, out=left[:, :d])
+    left[:, d] = -0.5 * inv * np.einsum("ij,ij->i", Xc, Xc) - kernel.log_norm(d) - d * np.log(h)
+    if log_weights is not None:
+        left[:, d] += log_weights
+    left[:, d + 1] = 1.0
+    right = np.empty((m, d + 2))
+    right[:, :d] = Yc
+    right[:, d] = 1.0
+    right[:, d + 1] = -0.5 * inv * np.einsum("ij,ij->i", Yc, Yc)
+    rows = 1024
+    cols = max(1, CACHE_CHUNK_ELEMENTS * 2 // rows)
+    tiles = []  # per run of rows: (a, b, block ids, starts of their runs within [a, b))
+    for a in range(0, n, rows):
+        b = min(n, a + rows)
+        first = int(np.searchsorted(bounds, a, side="right") - 1)
+        last = int(np.searchsorted(bounds, b - 1, side="right") - 1)
+        ids = np.array([s for s in range(first, last + 1) if bounds[s + 1] > bounds[s]])
+        starts = np.maximum(bounds[ids], a) - a
+        tiles.append((a, b, ids, starts))
+    out = np.full((len(bounds) - 1, m), -np.inf)
+
+    def work(j0: int, j1: int) -> None:
+        acc = np.zeros((len(bounds) - 1, j1 - j0))
+        buf = np.empty((rows, j1 - j0))
+        block = right[j0:j1].T.copy()
+        for a, b, ids, starts in tiles:
+            part = buf[:b - a]
+            np.matmul(left[a:b], block, out=part)
+            np.exp(part, out=part)
+            if len(ids) == 1:
+                acc[ids[0]] += part.sum(axis=0)
+            else:
+                acc[ids] += np.add.reduceat(part, starts, axis=0)
+        with np.errstate(divide="ignore"):
+            out[:, j0:j1] = np.log(acc)
+
+    spans = [(j0, min(m, j0 + cols)) for j0 in range(0, m, cols)]
+    probe = spans[:FFT_WORKERS]
+    filled = np.diff(bounds) > 0  # (an empty block is -inf, rightly)
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(FFT_WORKERS) as pool:
+        list(pool.map(lambda s: work(*s), probe))
+        done = probe[-1][1]
+        if (out[filled, :done] < LOG_SAFE_FAST).any(axis=0).mean() <= 0.5:
+            list(pool.map(lambda s: work(*s), spans[len(probe):]))
+            done = m
+    redo = np.flatnonzero((out[filled, :done] < LOG_SAFE_FAST).any(axis=0))
+    redo = np.concatenate([redo, np.arange(done, m)])
+    if redo.size:
+        out[:, redo] = _log_space_sums(X, bounds, Y[redo], kernel, h, log_weights,
+                                       max_elements)
     return out
 
 
@@ -334,8 +416,8 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
         pairs = _band_pair_estimate(n, axes, kernel.radius * h)
         costs["band"] = 100.0 * pairs + 12.0 * n_blocks * n_grid
     if kernel.name == "gaussian" and d == 2:
-        costs["separable"] = (4.0 * n * n_grid + 30.0 * n * sum(len(a) for a in axes)
-                              + 4e4 * n_blocks)
+        costs["separable"] = (0.1 * n * n_grid + 30.0 * n * sum(len(a) for a in axes)
+                              + 6e5 * n_blocks)
     if kernel.name in CELLS_PER_BANDWIDTH and all(is_evenly_spaced(a) for a in axes):
         plan = _fft_plan(axes, kernel, h)
         cells = float(np.prod(_fft_shape(axes, plan)[1]))

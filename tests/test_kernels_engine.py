@@ -277,3 +277,25 @@ def test_exact_at_nodes_matches_the_direct_sum(kernel):
         got = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.4)
         ref = _naive_block_sums(X, bounds, nodes, kernel, 0.4, w)
         np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.parametrize("d", [3, 10, 64])
+def test_blas_gaussian_path_equals_log_space(d):
+    """block_log_sums' linear BLAS path (used from FAST_GAUSSIAN_PAIRS pairs on) against the
+    log-space sums: weighted, an empty block, and queries so far that every term underflows
+    (redone in log space); in d = 64 with a small h most queries underflow and all go to
+    log space."""
+    rng = np.random.default_rng(d)
+    X = rng.standard_normal((3000, d))
+    Y = np.r_[rng.standard_normal((1500, d)), np.full((3, d), 40.0)]
+    bounds = np.array([0, 1000, 1000, 2200, 3000])
+    log_w = np.log(rng.uniform(0.1, 1.0, 3000))
+    k = get_kernel("gaussian")
+    assert len(X) * len(Y) >= engine.FAST_GAUSSIAN_PAIRS
+    for h in (0.3, 1.5):
+        got = engine.block_log_sums(X, bounds, Y, k, h, log_w)
+        ref = engine._log_space_sums(X, bounds, Y, k, h, log_w, engine.MAX_CHUNK_ELEMENTS)
+        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
+        finite = np.isfinite(ref)
+        assert ref[finite].min() < -700  # the far queries underflow in linear space
+        np.testing.assert_allclose(got[finite], ref[finite], rtol=1e-12, atol=1e-11)
