@@ -655,9 +655,13 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
         slack = slack + np.abs(remainder)
     redo = trust * GRID_RTOL <= slack
     if redo.any():
+        cells = None
+        if taylor and len(X) and origins[0] <= X[:, 0].min() and X[:, 0].max() < origins[0] + \
+                (sizes[0] - 0.5) * plan[0][2]:  # every point was binned: reuse its cells
+            cells = (origins[0], plan[0][2], binned[:, 0] != 0)
         mesh = np.meshgrid(*axes, indexing="ij")
         out[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
-                                      kernel, h)
+                                      kernel, h, cells)
     return np.maximum(out, 0.0)
 
 
@@ -687,76 +691,78 @@ def _reach(kernel: Kernel, h: float, near: np.ndarray, budget: np.ndarray) -> np
     return np.full(np.shape(near), kernel.radius * h)
 
 
-def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h) -> np.ndarray:
-    """:func:`exact_at_nodes` on a line, all blocks at once: coarse cells, the nearest
-    occupied cell of each block on both sides of each node (running maxima), and each
-    (block, node) window a contiguous run of the candidates sorted by (block, cell)."""
+def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray:
+    """:func:`exact_at_nodes` on a line. Cells: ``cells`` = (centre of cell 0, side,
+    occupancy of shape (S, cells)) when the caller has them (the FFT's binning, which saw
+    every point), else coarse cells of side >= h / 2 from one pass. Each block's nearest
+    occupied cell on both sides of each node (running maxima) bounds the distance to its
+    nearest point, hence the node's window; the points in the union of a block's windows
+    (few, in the tails) are sorted, and each window is a run of them."""
     n_blocks, m = len(bounds) - 1, len(nodes)
-    lo = x.min()
-    span = x.max() - lo
-    side = max(h / 2, span / 2**20, span * n_blocks / 2**26)
-    n_cells = int(span / side) + 1
-    cell = ((x - lo) * (1.0 / side)).astype(np.intp)
-    np.minimum(cell, n_cells - 1, out=cell)
     live = w > 0
-    occupied = np.zeros((n_blocks, n_cells), dtype=bool)
+    if cells is None:
+        lo = x.min()
+        span = x.max() - lo
+        side = max(h / 2, span / 2**20, span * n_blocks / 2**26)
+        n_cells = int(span / side) + 1
+        cell = np.minimum(((x - lo) * (1.0 / side)).astype(np.intp), n_cells - 1)
+        occupied = np.zeros((n_blocks, n_cells), dtype=bool)
+        for s in range(n_blocks):
+            a, b = bounds[s], bounds[s + 1]
+            occupied[s, cell[a:b][live[a:b]]] = True
+        centre0 = lo + side / 2
+    else:
+        centre0, side, occupied = cells
+        n_cells = occupied.shape[1]
     budget = np.zeros(n_blocks)
     for s in range(n_blocks):
-        a, b = bounds[s], bounds[s + 1]
-        ok = live[a:b]
-        occupied[s, cell[a:b][ok]] = True
-        if ok.any():
-            ws = w[a:b][ok]
-            budget[s] = WINDOW_BUDGET + np.log(ws.sum() / ws.min())
+        ws = w[bounds[s]:bounds[s + 1]]
+        if occupied[s].any():
+            budget[s] = WINDOW_BUDGET + np.log(ws.sum() / ws[ws > 0].min())
     index = np.arange(n_cells)
     before = np.maximum.accumulate(np.where(occupied, index, -1), axis=1)
     after = np.minimum.accumulate(np.where(occupied, index, n_cells)[:, ::-1], axis=1)[:, ::-1]
-    at = np.clip(((nodes - lo) / side).astype(np.intp), 0, n_cells - 1)
+    at = np.clip(np.rint((nodes - centre0) / side), 0, n_cells - 1).astype(np.intp)
     left, right = before[:, at], after[:, at]  # (S, m) nearest occupied cells
-    far_left = np.where(left >= 0, nodes - (lo + left * side), np.inf)
-    far_right = np.where(right < n_cells, lo + (right + 1) * side - nodes, np.inf)
-    near = np.minimum(np.abs(far_left), np.abs(far_right)) + side
+    gap_left = np.where(left >= 0, np.abs(nodes - (centre0 + left * side)), np.inf)
+    gap_right = np.where(right < n_cells, np.abs(centre0 + right * side - nodes), np.inf)
+    near = np.minimum(gap_left, gap_right) + side  # >= the distance to the nearest point
     reach = _reach(kernel, h, near, budget[:, None])
-    first = np.clip(np.floor((nodes - reach - lo) / side), 0, n_cells).astype(np.intp)
-    last = np.clip(np.floor((nodes + reach - lo) / side) + 1, 0, n_cells).astype(np.intp)
-    empty = ~occupied.any(axis=1)
-    first[empty], last[empty] = 0, 0
-    covered = np.zeros((n_blocks, n_cells + 1), dtype=np.int64)
-    rows = np.repeat(np.arange(n_blocks), m)
-    np.add.at(covered, (rows, first.ravel()), 1)
-    np.add.at(covered, (rows, last.ravel()), -1)
-    covered = np.cumsum(covered[:, :-1], axis=1) > 0
-    keys, members = [], []
+    out = np.zeros((n_blocks, m))
     for s in range(n_blocks):
         a, b = bounds[s], bounds[s + 1]
-        pick = np.flatnonzero(covered[s, cell[a:b]] & live[a:b])
-        keys.append(cell[a:b][pick] + s * n_cells)
-        members.append(pick + a)
-    keys, members = np.concatenate(keys), np.concatenate(members)
-    order = np.argsort(keys, kind="stable")
-    keys, members = keys[order], members[order]
-    base = (np.arange(n_blocks) * n_cells)[:, None]
-    start = np.searchsorted(keys, base + first).ravel()
-    count = np.searchsorted(keys, base + last).ravel() - start
-    out = np.zeros(n_blocks * m)
-    pair_ends = np.cumsum(count)
-    chunk_starts = np.searchsorted(pair_ends, np.arange(0, pair_ends[-1] if m else 0,
-                                                        MAX_CHUNK_ELEMENTS), side="right")
-    for c0, c1 in zip(chunk_starts, list(chunk_starts[1:]) + [n_blocks * m]):
-        many = count[c0:c1]
-        total = int(many.sum())
-        if not total:
+        if not occupied[s].any():
             continue
-        slot = np.repeat(np.arange(c0, c1), many)
-        offset = np.arange(total) - np.repeat(np.cumsum(many) - many, many)
-        point = members[np.repeat(start[c0:c1], many) + offset]
-        values = kernel.kernel_sq(np.square(nodes[slot % m] - x[point]), h, 1)
-        out += np.bincount(slot, values * w[point], minlength=n_blocks * m)
-    return out.reshape(n_blocks, m)
+        lows, highs = nodes - reach[s], nodes + reach[s]
+        order = np.argsort(lows)
+        ends = np.maximum.accumulate(highs[order])  # merge the windows into intervals
+        new = np.r_[True, lows[order][1:] > ends[:-1]]
+        starts_i = lows[order][new]
+        ends_i = np.r_[ends[np.flatnonzero(new)[1:] - 1], ends[-1]]
+        edges = np.column_stack([starts_i, ends_i]).ravel()
+        inside = (np.searchsorted(edges, x[a:b], side="right") % 2 == 1) & live[a:b]
+        pick = np.flatnonzero(inside) + a
+        order_p = np.argsort(x[pick], kind="stable")
+        xs_s, ws_s = x[pick][order_p], w[pick][order_p]
+        first = np.searchsorted(xs_s, lows)
+        many = np.searchsorted(xs_s, highs, side="right") - first
+        total = int(many.sum())
+        ends_c = np.cumsum(many)
+        bounds_c = np.searchsorted(ends_c, np.arange(0, total, MAX_CHUNK_ELEMENTS), "right")
+        for j0, j1 in zip(bounds_c, list(bounds_c[1:]) + [m]):
+            part = many[j0:j1]
+            count = int(part.sum())
+            if not count:
+                continue
+            node_of = np.repeat(np.arange(j0, j1), part)
+            point = np.repeat(first[j0:j1] - (np.cumsum(part) - part), part) + np.arange(count)
+            values = kernel.kernel_sq(np.square(nodes[node_of] - xs_s[point]), h, 1)
+            out[s, j0:j1] = np.bincount(node_of - j0, values * ws_s[point], minlength=j1 - j0)
+    return out
 
 
 def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.ndarray,
-                   kernel: Kernel, h: float) -> np.ndarray:
+                   kernel: Kernel, h: float, cells: tuple | None = None) -> np.ndarray:
     """Exact block sums at a few nodes (shape (S, m)) from the points that matter at each.
 
     Points are grouped in coarse cells (side >= h / 2). For block s and node g, with D an
@@ -766,7 +772,8 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     exponential: r = D + h (23 + ...); compact kernels: r = their support), so the points
     of the cells within r give the sum to 1e-10 relative: in the far tails a few points next to the
     data's edge, not all n. Sums below 1e-290 (terms there may have been flushed) are redone
-    in log space over the block's points.
+    in log space over the block's points. ``cells`` (1-D): the occupancy of cells the caller
+    has already computed, see :func:`_exact_at_nodes_1d`.
     """
     X, nodes = _as_2d(X), _as_2d(nodes)
     n, d = X.shape
@@ -774,7 +781,7 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     if not len(nodes) or not n:
         return np.zeros((n_blocks, len(nodes)))
     if d == 1:
-        out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h)
+        out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h, cells)
     else:
         out = _exact_at_nodes_tree(X, bounds, w, nodes, kernel, h)
     for s in range(n_blocks):
