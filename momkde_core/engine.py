@@ -739,8 +739,15 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
         new = np.r_[True, lows[order][1:] > ends[:-1]]
         starts_i = lows[order][new]
         ends_i = np.r_[ends[np.flatnonzero(new)[1:] - 1], ends[-1]]
-        edges = np.column_stack([starts_i, ends_i]).ravel()
-        inside = (np.searchsorted(edges, x[a:b], side="right") % 2 == 1) & live[a:b]
+        xb = x[a:b]
+        if len(starts_i) <= 16:  # a few intervals (the two tails): comparisons, ~20x faster
+            inside = np.zeros(b - a, dtype=bool)
+            for lo_i, hi_i in zip(starts_i, ends_i):
+                inside |= (xb >= lo_i) & (xb <= hi_i)
+        else:
+            edges = np.column_stack([starts_i, ends_i]).ravel()
+            inside = np.searchsorted(edges, xb, side="right") % 2 == 1
+        inside &= live[a:b]
         pick = np.flatnonzero(inside) + a
         order_p = np.argsort(x[pick], kind="stable")
         xs_s, ws_s = x[pick][order_p], w[pick][order_p]
