@@ -39,7 +39,7 @@ CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
 LOG_SAFE_LINEAR = np.log(1e-290)  # linear sums above this lost nothing to flushed terms
 LOG_SAFE_FAST = np.log(1e-280)  # the same for the BLAS path (n e^-708 is below 1e-17 of it)
 FAST_GAUSSIAN_PAIRS = 2**22  # block_log_sums takes the BLAS linear path from this many pairs
-MAX_FFT_ELEMENTS = 2**24  # cap on S x (binning grid size) for the FFT backend
+MAX_FFT_ELEMENTS = 2**24  # cap on the FFT backend's grid x moments; batches of blocks hold 1/8
 BIN_CHUNK = 2**15  # points binned per run: their temporaries stay in a core's L2 cache
 BIN_GROUP_ELEMENTS = 2**22  # moment sums of the blocks binned together (32 MiB)
 FFT_WORKERS = 2  # threads of scipy.fft over a batch of blocks
@@ -422,7 +422,7 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
         plan = _fft_plan(axes, kernel, h)
         cells = float(np.prod(_fft_shape(axes, plan)[1]))
         moments = TAYLOR_ORDER + 1 if _taylor(kernel, d) else 1
-        if n_blocks * cells <= MAX_FFT_ELEMENTS:
+        if cells * moments <= MAX_FFT_ELEMENTS:  # (blocks are binned and convolved in batches)
             costs["fft"] = (10.0 * n * (moments + 2**d) + 4.0 * n_blocks * cells * moments
                             + 6.0 * n_blocks * cells * np.log2(cells + 2))
     return min(costs, key=costs.get)
@@ -631,16 +631,24 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
     plan = _fft_plan(axes, kernel, h)
     sizes, lengths = _fft_shape(axes, plan)
     origins = [axis[0] - L * fine for axis, (_, L, fine) in zip(axes, plan)]
-    binned = _bin_blocks(X, bounds, w, plan, sizes, origins, taylor)
     spectra, bound_spectrum = _fft_kernels(kernel, h, plan, lengths)
     fft_axes = tuple(range(-d, 0))
     picks = tuple(slice(L, L + (len(a) - 1) * k + 1, k) for a, (k, L, _) in zip(axes, plan))
     out = np.empty((n_blocks, *(len(a) for a in axes)))
-    per_block = int(np.prod(lengths)) * binned.shape[1]
-    step = max(1, MAX_FFT_ELEMENTS // 8 // per_block)
-    for lo in range(0, n_blocks, step):  # batches of blocks: memory stays bounded
+    moments = TAYLOR_ORDER + 1 if taylor else 1
+    # blocks in batches, binned and convolved in turn: memory is bounded by the batch
+    step = max(1, MAX_FFT_ELEMENTS // 8 // (int(np.prod(lengths)) * moments))
+    heaviest = np.zeros(sizes) if taylor else None
+    occupied = np.zeros((n_blocks, *sizes), dtype=bool) if taylor else None
+    for lo in range(0, n_blocks, step):
         hi = min(n_blocks, lo + step)
-        spec = sp_fft.rfftn(binned[lo:hi], s=lengths, axes=fft_axes, workers=FFT_WORKERS)
+        binned = _bin_blocks(X[bounds[lo]:bounds[hi]], bounds[lo:hi + 1] - bounds[lo],
+                             w[bounds[lo]:bounds[hi]], plan, sizes, origins, taylor)
+        if taylor:
+            np.maximum(heaviest, binned[:, 0].max(axis=0), out=heaviest)
+            occupied[lo:hi] = binned[:, 0] != 0
+        spec = sp_fft.rfftn(binned, s=lengths, axes=fft_axes, workers=FFT_WORKERS)
+        del binned
         spec *= spectra
         conv = sp_fft.irfftn(spec.sum(axis=1), s=lengths, axes=fft_axes, workers=FFT_WORKERS)
         out[lo:hi] = conv[(slice(None), *picks)]
@@ -649,7 +657,6 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
     trust = _lower_median(out)
     slack = _round_off(w, bounds, kernel, h, d)
     if bound_spectrum is not None:
-        heaviest = binned[:, 0].max(axis=0)
         remainder = sp_fft.irfftn(sp_fft.rfftn(heaviest, s=lengths) * bound_spectrum,
                                   s=lengths)[picks]
         slack = slack + np.abs(remainder)
@@ -658,7 +665,7 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
         cells = None
         if taylor and len(X) and origins[0] <= X[:, 0].min() and X[:, 0].max() < origins[0] + \
                 (sizes[0] - 0.5) * plan[0][2]:  # every point was binned: reuse its cells
-            cells = (origins[0], plan[0][2], binned[:, 0] != 0)
+            cells = (origins[0], plan[0][2], occupied)
         mesh = np.meshgrid(*axes, indexing="ij")
         out[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
                                       kernel, h, cells)
