@@ -459,12 +459,12 @@ def _bin_blocks(X, bounds, w, plan, sizes, origins, taylor: bool) -> np.ndarray:
     out = np.empty((n_blocks, n_moments if taylor else 1, *sizes))
     step = max(BIN_CHUNK, total // 4)
     # groups of consecutive blocks whose moment sums fit in BIN_GROUP_ELEMENTS; in a group,
-    # runs of points within one block (up to 64 blocks) or across blocks (tiny blocks)
+    # runs of points within one block (blocks of BIN_CHUNK points or more) or across blocks
     per_group = max(1, BIN_GROUP_ELEMENTS // (n_moments * total))
     for g0 in range(0, n_blocks, per_group):
         g1 = min(n_blocks, g0 + per_group)
         sums = np.zeros((g1 - g0, n_moments, total))
-        if g1 - g0 <= 64:
+        if bounds[g1] - bounds[g0] >= BIN_CHUNK * (g1 - g0):  # big blocks: runs in each
             runs = [(s, a, min(a + step, bounds[s + 1])) for s in range(g0, g1)
                     for a in range(bounds[s], bounds[s + 1], step)]
         else:
