@@ -6,15 +6,20 @@ All four estimators are (medians of) weighted kernel sums
 * :func:`block_log_sums`, exactly, at arbitrary points in any dimension. Work is chunked so
   memory stays bounded (an ``n x m`` matrix is never allocated for large ``n``), squared
   distances come from BLAS, and sums are taken in log space (log-sum-exp per block), so
-  that d = 64 never underflows.
+  that d = 64 never underflows. For the Gaussian at many pairs the log terms come from one
+  augmented BLAS product per tile and are summed in linear space on both cores; only the
+  queries whose sums underflow are redone in log space.
 * :func:`block_grid_sums`, on an evenly spaced 1-D axis or 2-D mesh (the plots, integrals
-  and metrics). It picks the cheapest of four backends: linear binning followed by one
-  batched FFT convolution for all S blocks (refining the binning grid until its error is
-  below ~1e-3 of the peak), an exact separable product for the Gaussian in 2-D
+  and metrics). It picks the cheapest of four backends: binning of all S blocks in one pass
+  followed by one batched FFT convolution (:func:`_fft_sums`: Taylor moments of each cell
+  for the Gaussian in 1-D, with a bound of the error at every node; linear binning refined
+  to ~1e-3 of the peak otherwise), an exact separable product for the Gaussian in 2-D
   (``A_x^T diag(w) A_y`` per block, a BLAS matrix product), the exact chunked sum, or the
   *band*: each point visits only the nodes within the kernel's radius (exact for compact
   kernels; for the Gaussian it drops terms below 1e-17 of the kernel's peak), which is the
-  cheapest when h is small next to the grid's extent, whatever S is.
+  cheapest when h is small next to the grid's extent, whatever S is. With ``exact=True``
+  the nodes where the binned value may be off by more than 1e-6 relative are recomputed by
+  :func:`exact_at_nodes` from the points that matter there.
 
 Data are passed sorted by block: block ``s`` is ``X[bounds[s]:bounds[s + 1]]``.
 """
@@ -616,8 +621,8 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
 
     Gaussian, 1-D: the moments of order 0..3 of each cell are convolved with the kernel's
     scaled derivatives (fine / h)^j / j! He_j(y / h) K_h(y) (a Taylor expansion of
-    K_h(g - c - t fine) in t), on cells of at most h / 10: the remainder is below
-    1.1 (1/20)^4 / 24 max |He_4| K_h, about 3e-7 of a node's value near the data. The
+    K_h(g - c - t fine) in t), on cells of at most h / 20: the remainder is below
+    1.1 (1/40)^4 / 24 max |He_4| K_h, about 5e-8 of a node's value near the data. The
     remainder is bounded at every node by convolving the largest block's cell masses with
     its bound kernel; ``exact`` recomputes, from the points that matter there
     (:func:`exact_at_nodes`), every node where that bound or the FFT's round-off (taken as
