@@ -50,6 +50,7 @@ BIN_GROUP_ELEMENTS = 2**22  # moment sums of the blocks binned together (32 MiB)
 FFT_WORKERS = 2  # threads of scipy.fft over a batch of blocks
 TAYLOR_ORDER = 3  # the Gaussian 1-D FFT bins the moments of order 0..3 of each cell
 TAYLOR_CELLS_PER_BANDWIDTH = 20.0  # cells of at most h / 20 for those moments
+MAX_CELL_TABLE = 2**22  # blocks x cells of exact_at_nodes' occupancy tables (32 MiB of int64)
 WINDOW_BUDGET = 23.0  # exact_at_nodes drops terms below e^-23 / n of a node's nearest term
 GRID_RTOL = 1e-6  # exact grids: nodes where the binned value may be off by more are redone
 FFT_ROUNDOFF = 1e-13  # bound on an FFT convolution's absolute error / (K_h(0) x weight)
@@ -668,7 +669,8 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
     redo = trust * GRID_RTOL <= slack
     if redo.any():
         cells = None
-        if taylor and len(X) and origins[0] <= X[:, 0].min() and X[:, 0].max() < origins[0] + \
+        if taylor and len(X) and occupied.size <= MAX_CELL_TABLE and \
+                origins[0] <= X[:, 0].min() and X[:, 0].max() < origins[0] + \
                 (sizes[0] - 0.5) * plan[0][2]:  # every point was binned: reuse its cells
             cells = (origins[0], plan[0][2], occupied)
         mesh = np.meshgrid(*axes, indexing="ij")
@@ -715,7 +717,7 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     if cells is None:
         lo = x.min()
         span = x.max() - lo
-        side = max(h / 2, span / 2**20, span * n_blocks / 2**26)
+        side = max(h / 2, span * n_blocks / MAX_CELL_TABLE)
         n_cells = int(span / side) + 1
         cell = np.minimum(((x - lo) * (1.0 / side)).astype(np.intp), n_cells - 1)
         occupied = np.zeros((n_blocks, n_cells), dtype=bool)
