@@ -6,15 +6,20 @@ All four estimators are (medians of) weighted kernel sums
 * :func:`block_log_sums`, exactly, at arbitrary points in any dimension. Work is chunked so
   memory stays bounded (an ``n x m`` matrix is never allocated for large ``n``), squared
   distances come from BLAS, and sums are taken in log space (log-sum-exp per block), so
-  that d = 64 never underflows.
+  that d = 64 never underflows. For the Gaussian at many pairs the log terms come from one
+  augmented BLAS product per tile and are summed in linear space on both cores; only the
+  queries whose sums underflow are redone in log space.
 * :func:`block_grid_sums`, on an evenly spaced 1-D axis or 2-D mesh (the plots, integrals
-  and metrics). It picks the cheapest of four backends: linear binning followed by one
-  batched FFT convolution for all S blocks (refining the binning grid until its error is
-  below ~1e-3 of the peak), an exact separable product for the Gaussian in 2-D
+  and metrics). It picks the cheapest of four backends: binning of all S blocks in one pass
+  followed by one batched FFT convolution (:func:`_fft_sums`: Taylor moments of each cell
+  for the Gaussian in 1-D, with a bound of the error at every node; linear binning refined
+  to ~1e-3 of the peak otherwise), an exact separable product for the Gaussian in 2-D
   (``A_x^T diag(w) A_y`` per block, a BLAS matrix product), the exact chunked sum, or the
   *band*: each point visits only the nodes within the kernel's radius (exact for compact
   kernels; for the Gaussian it drops terms below 1e-17 of the kernel's peak), which is the
-  cheapest when h is small next to the grid's extent, whatever S is.
+  cheapest when h is small next to the grid's extent, whatever S is. With ``exact=True``
+  the nodes where the binned value may be off by more than 1e-6 relative are recomputed by
+  :func:`exact_at_nodes` from the points that matter there.
 
 Data are passed sorted by block: block ``s`` is ``X[bounds[s]:bounds[s + 1]]``.
 """
@@ -25,16 +30,30 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from scipy import signal, sparse
+from scipy import fft as sp_fft
+from scipy import sparse, spatial, special
+from threadpoolctl import threadpool_limits
 
 from .kernels import Kernel, flushed_exp
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
 LOG_SAFE_LINEAR = np.log(1e-290)  # linear sums above this lost nothing to flushed terms
-MAX_FFT_ELEMENTS = 2**24  # cap on S x (binning grid size) for the FFT backend
+LOG_SAFE_FAST = np.log(1e-280)  # the same for the BLAS path (n e^-708 is below 1e-17 of it)
+FAST_GAUSSIAN_PAIRS = 2**22  # block_log_sums takes the BLAS linear path from this many pairs
+MAX_FFT_ELEMENTS = 2**24  # cap on the FFT backend's grid x moments; batches of blocks hold 1/8
+BIN_CHUNK = 2**15  # points binned per run: their temporaries stay in a core's L2 cache
+BIN_GROUP_ELEMENTS = 2**22  # moment sums of the blocks binned together (32 MiB)
+FFT_WORKERS = 2  # threads of scipy.fft over a batch of blocks
+TAYLOR_ORDER = 3  # the Gaussian 1-D FFT bins the moments of order 0..3 of each cell
+TAYLOR_CELLS_PER_BANDWIDTH = 20.0  # cells of at most h / 20 for those moments
+MAX_CELL_TABLE = 2**22  # blocks x cells of exact_at_nodes' occupancy tables (32 MiB of int64)
+WINDOW_BUDGET = 23.0  # exact_at_nodes drops terms below e^-23 / n of a node's nearest term
+GRID_RTOL = 1e-6  # exact grids: nodes where the binned value may be off by more are redone
+FFT_ROUNDOFF = 1e-13  # bound on an FFT convolution's absolute error / (K_h(0) x weight)
 MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this many (n = 2048)
 MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
@@ -78,6 +97,8 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
     """
     X, Y = _as_2d(X), _as_2d(Y)
     bounds = np.asarray(bounds, dtype=np.intp)
+    if kernel.name == "gaussian" and len(X) * len(Y) >= FAST_GAUSSIAN_PAIRS:
+        return _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements)
     if linear_first:
         w = np.ones(len(X)) if log_weights is None else np.exp(log_weights)
         with np.errstate(divide="ignore"):
@@ -87,6 +108,11 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
             out[:, redo] = block_log_sums(X, bounds, Y[redo], kernel, h, log_weights,
                                           max_elements)
         return out
+    return _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements)
+
+
+def _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np.ndarray:
+    """:func:`block_log_sums` in log space throughout (log-sum-exp per block and chunk)."""
     out = np.full((len(bounds) - 1, len(Y)), -np.inf)
     for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
         first = int(np.searchsorted(bounds, a, side="right") - 1)
@@ -96,6 +122,77 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
         if log_weights is not None:
             log_k += log_weights[a:b, None]
         _accumulate_segments(out, log_k, segments, j0, j1)
+    return out
+
+
+def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np.ndarray:
+    """:func:`block_log_sums` for the Gaussian at many pairs: linear sums from BLAS, checked.
+
+    log(w_i K_h(y - x_i)) = a_i + b_j + x_i.y_j / h^2 (a_i = log w_i - |x_i|^2 / 2h^2 - log
+    of the constant, b_j = -|y_j|^2 / 2h^2, both sets centred on the data's mean) is one
+    matrix product of the augmented rows [x_i / h^2, a_i, 1] and [y_j, 1, b_j]; then an
+    exponential and one sum per block's run of rows, in cache-sized tiles spread over
+    FFT_WORKERS threads (BLAS on one thread each). Terms below e^-708 are subnormal or 0:
+    n of them are below 1e-17 of a sum above 1e-280, and a query where some block sum is
+    below that is redone in log space; if most of the first queries need it (high
+    dimension, small h) all of them are.
+    """
+    n, d = X.shape
+    m = len(Y)
+    center = X.mean(axis=0)
+    Xc, Yc = X - center, Y - center
+    inv = 1.0 / (h * h)
+    left = np.empty((n, d + 2))
+    np.multiply(Xc, inv, out=left[:, :d])
+    left[:, d] = -0.5 * inv * np.einsum("ij,ij->i", Xc, Xc) - kernel.log_norm(d) - d * np.log(h)
+    if log_weights is not None:
+        left[:, d] += log_weights
+    left[:, d + 1] = 1.0
+    right = np.empty((m, d + 2))
+    right[:, :d] = Yc
+    right[:, d] = 1.0
+    right[:, d + 1] = -0.5 * inv * np.einsum("ij,ij->i", Yc, Yc)
+    rows = 1024
+    cols = max(1, CACHE_CHUNK_ELEMENTS * 2 // rows)
+    tiles = []  # per run of rows: (a, b, block ids, starts of their runs within [a, b))
+    for a in range(0, n, rows):
+        b = min(n, a + rows)
+        first = int(np.searchsorted(bounds, a, side="right") - 1)
+        last = int(np.searchsorted(bounds, b - 1, side="right") - 1)
+        ids = np.array([s for s in range(first, last + 1) if bounds[s + 1] > bounds[s]])
+        starts = np.maximum(bounds[ids], a) - a
+        tiles.append((a, b, ids, starts))
+    out = np.full((len(bounds) - 1, m), -np.inf)
+
+    def work(j0: int, j1: int) -> None:
+        acc = np.zeros((len(bounds) - 1, j1 - j0))
+        buf = np.empty((rows, j1 - j0))
+        block = right[j0:j1].T.copy()
+        for a, b, ids, starts in tiles:
+            part = buf[:b - a]
+            np.matmul(left[a:b], block, out=part)
+            np.exp(part, out=part)
+            if len(ids) == 1:
+                acc[ids[0]] += part.sum(axis=0)
+            else:
+                acc[ids] += np.add.reduceat(part, starts, axis=0)
+        with np.errstate(divide="ignore"):
+            out[:, j0:j1] = np.log(acc)
+
+    spans = [(j0, min(m, j0 + cols)) for j0 in range(0, m, cols)]
+    probe = spans[:FFT_WORKERS]
+    filled = np.diff(bounds) > 0  # (an empty block is -inf, rightly)
+    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(FFT_WORKERS) as pool:
+        list(pool.map(lambda s: work(*s), probe))
+        done = probe[-1][1]
+        if (out[filled, :done] < LOG_SAFE_FAST).any(axis=0).mean() <= 0.5:
+            list(pool.map(lambda s: work(*s), spans[len(probe):]))
+            done = m
+    redo = np.flatnonzero((out[filled, :done] < LOG_SAFE_FAST).any(axis=0))
+    redo = np.concatenate([redo, np.arange(done, m)])
+    if redo.size:
+        out[:, redo] = _log_space_sums(X, bounds, Y[redo], kernel, h, log_weights,
+                                       max_elements)
     return out
 
 
@@ -165,11 +262,15 @@ def is_evenly_spaced(axis: np.ndarray) -> bool:
 
 def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
                     kernel: Kernel, h: float, weights: np.ndarray | None = None,
-                    backend: str = "auto") -> np.ndarray:
+                    backend: str = "auto", exact: bool = False) -> np.ndarray:
     """sum_{i in block s} w_i K_h(g - X_i) on the mesh of ``axes`` (1 or 2 evenly spaced axes).
 
     Returns shape (S, len(axes[0])) in 1-D and (S, len(axes[0]), len(axes[1])) in 2-D.
     ``backend`` is "auto" (the cheapest), "fft", "separable", "band" or "exact".
+    ``exact``: every node where the backend's value may be off by more than ``GRID_RTOL``
+    (1e-6) relative is recomputed exactly (:func:`exact_at_nodes`): with the FFT in 1-D
+    and the Gaussian that is every node (see :func:`_fft_sums`); otherwise the far tails,
+    where round-off or the band's cut would leave no correct digit.
     """
     X = _as_2d(X)
     axes = [np.asarray(a, dtype=float) for a in axes]
@@ -181,11 +282,18 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
     if backend == "auto":
         backend = choose_backend(X, bounds, axes, kernel, h)
     if backend == "fft":
-        return _fft_sums(X, bounds, axes, kernel, h, w)
+        return _fft_sums(X, bounds, axes, kernel, h, w, exact)
     if backend == "separable":
         return _separable_sums(X, bounds, axes, kernel, h, w)
     if backend == "band":
-        return _band_sums(X, bounds, axes, kernel, h, w)
+        sums = _band_sums(X, bounds, axes, kernel, h, w)
+        if exact and not kernel.compact:  # the band drops terms below 1e-17 K_h(0)
+            faint = _lower_median(sums) * GRID_RTOL <= _round_off(w, bounds, kernel, h, d)
+            if faint.any():
+                mesh = np.meshgrid(*axes, indexing="ij")
+                sums[:, faint] = exact_at_nodes(X, bounds, w, np.stack([m[faint] for m in mesh],
+                                                                       axis=1), kernel, h)
+        return sums
     if backend == "exact":
         mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
         sums = exact_block_sums(X, bounds, mesh, kernel, h, w)
@@ -273,20 +381,37 @@ def _memo_key(key: tuple) -> tuple:
     return tuple(part(item) for item in key)
 
 
+def _taylor(kernel: Kernel, d: int) -> bool:
+    """Whether the FFT backend bins Taylor moments (the Gaussian in 1-D) or bins linearly."""
+    return kernel.name == "gaussian" and d == 1
+
+
 def _fft_plan(axes: list[np.ndarray], kernel: Kernel, h: float) -> list[tuple[int, int, float]]:
     """Per axis: (refinement k, margin L in fine cells, fine spacing) for the FFT backend."""
+    per_h = TAYLOR_CELLS_PER_BANDWIDTH if _taylor(kernel, len(axes)) \
+        else CELLS_PER_BANDWIDTH[kernel.name]
     plan = []
     for axis in axes:
         step = (axis[-1] - axis[0]) / (len(axis) - 1)
-        refine = max(1, int(np.ceil(step * CELLS_PER_BANDWIDTH[kernel.name] / h)))
+        refine = max(1, int(np.ceil(step * per_h / h)))
         fine = step / refine
         plan.append((refine, int(np.ceil(kernel.radius * h / fine)) + 1, fine))
     return plan
 
 
+def _fft_shape(axes, plan) -> tuple[list[int], list[int]]:
+    """(binning grid sizes, FFT lengths from scipy.fft.next_fast_len) per axis: the binning
+    grid spans the nodes plus L fine cells on each side; a circular convolution of length
+    >= size + L is exact on the nodes."""
+    sizes = [(len(a) - 1) * k + 1 + 2 * L for a, (k, L, _) in zip(axes, plan)]
+    lengths = [sp_fft.next_fast_len(s + L, real=True) for s, (_, L, _) in zip(sizes, plan)]
+    return sizes, lengths
+
+
 def choose_backend(X, bounds, axes, kernel, h) -> str:
     """The cheapest exact-enough backend, from operation counts weighted by their measured
-    cost (one unit is about 0.25 ns on a 2020s core; ``benchmarks/bench_core.py`` times them)."""
+    cost (one unit is about 0.25 ns on a 2020s core; ``benchmarks/bench_core.py`` and
+    ``benchmarks/bench_grid_speed.py`` time them)."""
     n, d = X.shape
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
@@ -300,45 +425,448 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
         costs["separable"] = (0.1 * n * n_grid + 30.0 * n * sum(len(a) for a in axes)
                               + 6e5 * n_blocks)
     if kernel.name in CELLS_PER_BANDWIDTH and all(is_evenly_spaced(a) for a in axes):
-        cells = np.prod([(len(a) - 1) * k + 1 + 2 * L
-                         for a, (k, L, _) in zip(axes, _fft_plan(axes, kernel, h))])
-        if n_blocks * cells <= MAX_FFT_ELEMENTS:
-            costs["fft"] = 20.0 * n * 2**d + 6.5 * n_blocks * cells * np.log2(cells + 2)
+        plan = _fft_plan(axes, kernel, h)
+        cells = float(np.prod(_fft_shape(axes, plan)[1]))
+        moments = TAYLOR_ORDER + 1 if _taylor(kernel, d) else 1
+        if cells * moments <= MAX_FFT_ELEMENTS:  # (blocks are binned and convolved in batches)
+            costs["fft"] = (10.0 * n * (moments + 2**d) + 4.0 * n_blocks * cells * moments
+                            + 6.0 * n_blocks * cells * np.log2(cells + 2))
     return min(costs, key=costs.get)
 
 
-def _fft_sums(X, bounds, axes, kernel, h, w):
-    """Linear binning of each block on a fine grid, then one batched FFT convolution."""
+def _bin_blocks(X, bounds, w, plan, sizes, origins, taylor: bool) -> np.ndarray:
+    """Every block's points binned on the fine grid in one pass, shape (S, moments, *sizes).
+
+    ``taylor``: each point goes to the nearest cell centre c with the moments
+    sum w t^j, j = 0..TAYLOR_ORDER, of its offset t = (x - c) / spacing in [-1/2, 1/2]
+    (see :func:`_fft_sums`). Otherwise linear binning: the weight is split between the 2^d
+    corners of the point's cell, assembled from the cell sums of w, w f_x, w f_y, w f_x f_y
+    (f: the offsets in the cell). Points beyond the grid's margin (out of the kernel's reach
+    of every node) are left out. The points are read once, in cache-sized runs (fresh
+    n-long temporaries cost more in page faults than the arithmetic), each run's cells
+    summed by one bincount per moment with the block index as the leading axis. When every
+    block has one weight (KDE, MoM-KDE without sample weights) counts are binned and
+    scaled afterwards, which saves a product per moment.
+    """
+    n, d = X.shape
+    n_blocks = len(bounds) - 1
+    total = int(np.prod(sizes))
+    n_moments = TAYLOR_ORDER + 1 if taylor else 2**d
+    sizes_s = np.diff(bounds)
+    starts = bounds[:-1][sizes_s > 0]
+    scale = None
+    if len(starts):
+        low, high = np.minimum.reduceat(w, starts), np.maximum.reduceat(w, starts)
+        if np.array_equal(low, high):  # one weight per block: bin counts, scale after
+            scale = np.zeros(n_blocks)
+            scale[sizes_s > 0] = low
+    shift = 0.5 if taylor else 0.0  # cell = floor(pos + shift), by truncation (pos >= 0)
+    top = [s if taylor else s - 1 for s in sizes]  # first cell index beyond the grid
+    out = np.empty((n_blocks, n_moments if taylor else 1, *sizes))
+    step = max(BIN_CHUNK, total // 4)
+    # groups of consecutive blocks whose moment sums fit in BIN_GROUP_ELEMENTS; in a group,
+    # runs of points within one block (blocks of BIN_CHUNK points or more) or across blocks
+    per_group = max(1, BIN_GROUP_ELEMENTS // (n_moments * total))
+    for g0 in range(0, n_blocks, per_group):
+        g1 = min(n_blocks, g0 + per_group)
+        sums = np.zeros((g1 - g0, n_moments, total))
+        if bounds[g1] - bounds[g0] >= BIN_CHUNK * (g1 - g0):  # big blocks: runs in each
+            runs = [(s, a, min(a + step, bounds[s + 1])) for s in range(g0, g1)
+                    for a in range(bounds[s], bounds[s + 1], step)]
+        else:
+            block_of = np.repeat(np.arange(g1 - g0), sizes_s[g0:g1])
+            runs = [(None, a, min(a + step, bounds[g1]))
+                    for a in range(bounds[g0], bounds[g1], step)]
+        for s, a, b in runs:
+            index, fracs, wk, blocks = _cells(X, a, b, plan, origins, sizes, top, shift,
+                                              None if scale is not None else w,
+                                              None if s is not None else
+                                              block_of[a - bounds[g0]:b - bounds[g0]])
+            if taylor:
+                fracs[0] -= 0.5
+                weights = [wk]
+                for _ in range(TAYLOR_ORDER):
+                    weights.append(fracs[0] if weights[-1] is None else weights[-1] * fracs[0])
+            elif d == 1:
+                weights = [wk, fracs[0] if wk is None else wk * fracs[0]]
+            else:
+                wx = fracs[0] if wk is None else wk * fracs[0]
+                weights = [wk, wx, fracs[1] if wk is None else wk * fracs[1], wx * fracs[1]]
+            if blocks is not None:
+                index += blocks * total
+            for j, wj in enumerate(weights):
+                if s is not None:
+                    sums[s - g0, j] += np.bincount(index, wj, minlength=total)
+                else:
+                    sums[:, j] += np.bincount(index, wj, minlength=(g1 - g0) * total
+                                              ).reshape(g1 - g0, total)
+        if scale is not None:
+            sums *= scale[g0:g1, None, None]
+        sums = sums.reshape((g1 - g0, n_moments, *sizes))
+        if taylor:
+            out[g0:g1] = sums
+        elif d == 1:  # corner c gets w (1 - f), corner c + 1 gets w f
+            part = out[g0:g1, 0]
+            np.subtract(sums[:, 0], sums[:, 1], out=part)
+            part[:, 1:] += sums[:, 1, :-1]
+        else:
+            part = out[g0:g1, 0]
+            a, bx, by, bxy = (sums[:, j] for j in range(4))
+            np.subtract(a, bx, out=part)
+            part -= by
+            part += bxy
+            bx -= bxy
+            by -= bxy
+            part[:, 1:, :] += bx[:, :-1, :]
+            part[:, :, 1:] += by[:, :, :-1]
+            part[:, 1:, 1:] += bxy[:, :-1, :-1]
+    return out
+
+
+def _cells(X, a, b, plan, origins, sizes, top, shift, w, blocks):
+    """Flat cell index and in-cell offsets (per axis) of points a..b, with their weights
+    and block labels (None stays None), the points beyond the grid left out."""
+    positions = []
+    for k, (_, _, fine) in enumerate(plan):
+        pos = X[a:b, k] * (1.0 / fine)
+        pos += shift - origins[k] / fine
+        positions.append(pos)
+    wk = None if w is None else w[a:b]
+    if not all(p.min() >= 0 and p.max() < t for p, t in zip(positions, top)):
+        keep = np.logical_and.reduce([(p >= 0) & (p < t) for p, t in zip(positions, top)])
+        positions = [p[keep] for p in positions]
+        wk = None if wk is None else wk[keep]
+        blocks = None if blocks is None else blocks[keep]
+    index = None
+    for p, size in zip(positions, sizes):
+        c = p.astype(np.intp)
+        p -= c
+        if index is None:
+            index = c
+        else:
+            index *= size
+            index += c
+    return index, positions, wk, blocks
+
+
+def _hermite(u: np.ndarray, order: int) -> list[np.ndarray]:
+    """Probabilists' Hermite polynomials He_0 .. He_order at u (He_j K is (-h)^j K^(j))."""
+    he = [np.ones_like(u), u.copy()]
+    for j in range(1, order):
+        he.append(u * he[j] - j * he[j - 1])
+    return he[:order + 1]
+
+
+def _circular(kern: np.ndarray, margins: list[int], lengths: list[int]) -> np.ndarray:
+    """A kernel sampled at offsets -L..L per axis, laid out for a circular convolution."""
+    out = np.zeros(lengths)
+    index = np.ix_(*[np.arange(-L, L + 1) % N for L, N in zip(margins, lengths)])
+    out[index] = kern
+    return out
+
+
+_SPECTRA: OrderedDict = OrderedDict()  # the last few kernel spectra of the FFT backend
+
+
+def _fft_kernels(kernel: Kernel, h: float, plan, lengths) -> tuple[np.ndarray, np.ndarray | None]:
+    """(spectra of the kernels to convolve the binned moments with, shape (moments, ...);
+    the spectrum of the Taylor remainder's bound kernel, or None for linear binning).
+    The last 8 are kept (read-only): a redraw or a sweep asks for the same ones."""
+    key = (kernel.name, float(h), tuple(plan), tuple(lengths))
+    with _MEMO_LOCK:
+        cached = _SPECTRA.get(key)
+    if cached is None:
+        cached = _make_fft_kernels(kernel, h, plan, lengths)
+        for a in cached:
+            if a is not None:
+                a.flags.writeable = False
+        with _MEMO_LOCK:
+            _SPECTRA[key] = cached
+            while len(_SPECTRA) > 8:
+                _SPECTRA.popitem(last=False)
+    return cached
+
+
+def _make_fft_kernels(kernel: Kernel, h: float, plan, lengths):
+    """:func:`_fft_kernels`, computed."""
+    d = len(plan)
+    margins = [L for _, L, _ in plan]
+    axes = tuple(range(-d, 0))
+    if not _taylor(kernel, d):
+        offsets = [np.arange(-L, L + 1) * fine for _, L, fine in plan]
+        sq = sum(np.square(g) for g in np.meshgrid(*offsets, indexing="ij"))
+        kern = _circular(kernel.kernel_sq(sq, h, d), margins, lengths)
+        return sp_fft.rfftn(kern, axes=axes)[None], None
+    (_, L, fine), = plan
+    y = np.arange(-L, L + 1) * fine
+    u = y / h
+    peak = np.exp(-kernel.log_norm(1)) / h
+    base = peak * np.exp(-0.5 * u * u)
+    ratio = fine / h
+    kernels = [ratio**j / special.factorial(j) * he * base
+               for j, he in enumerate(_hermite(u, TAYLOR_ORDER))]
+    # the remainder of the Taylor expansion: |t fine|^(p+1) / (p+1)! max |K^(p+1)| over the
+    # cell, |t| <= 1/2; the max over the cell is taken on 9 samples, with a 10 % margin
+    p1 = TAYLOR_ORDER + 1
+    shifts = np.linspace(-0.5, 0.5, 9) * ratio
+    worst = np.max([np.abs(_hermite(u - s, p1)[p1]) * np.exp(-0.5 * (u - s) ** 2)
+                    for s in shifts], axis=0)
+    bound = 1.1 * (ratio / 2) ** p1 / special.factorial(p1) * peak * worst
+    spectra = sp_fft.rfftn(np.stack([_circular(k, margins, lengths) for k in kernels]),
+                           axes=axes)
+    return spectra, sp_fft.rfftn(_circular(bound, margins, lengths), axes=axes)
+
+
+def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
+    """Binned block sums on the nodes by one batched FFT convolution (see :func:`_bin_blocks`).
+
+    Gaussian, 1-D: the moments of order 0..3 of each cell are convolved with the kernel's
+    scaled derivatives (fine / h)^j / j! He_j(y / h) K_h(y) (a Taylor expansion of
+    K_h(g - c - t fine) in t), on cells of at most h / 20: the remainder is below
+    1.1 (1/40)^4 / 24 max |He_4| K_h, about 5e-8 of a node's value near the data. The
+    remainder is bounded at every node by convolving the largest block's cell masses with
+    its bound kernel; ``exact`` recomputes, from the points that matter there
+    (:func:`exact_at_nodes`), every node where that bound or the FFT's round-off (taken as
+    1e-13 K_h(0) times the block's weight) could exceed ``GRID_RTOL`` (1e-6) of the value.
+    Other kernels and 2-D: linear binning (error (fine / h)^2 / 8 of the peak), and
+    ``exact`` recomputes the nodes where round-off could exceed GRID_RTOL of the value.
+    """
     d = X.shape[1]
     n_blocks = len(bounds) - 1
+    taylor = _taylor(kernel, d)
     plan = _fft_plan(axes, kernel, h)
-    sizes = [(len(axis) - 1) * refine + 1 + 2 * margin
-             for axis, (refine, margin, _) in zip(axes, plan)]
-    total = int(np.prod(sizes))
-    positions = [(X[:, k] - (axis[0] - margin * fine)) / fine
-                 for k, (axis, (_, margin, fine)) in enumerate(zip(axes, plan))]
-    cells = [np.floor(pos) for pos in positions]
-    keep = np.logical_and.reduce([(c >= 0) & (c <= size - 2) for c, size in zip(cells, sizes)])
-    block_start = np.repeat(np.arange(n_blocks) * total, np.diff(bounds))
-    if not keep.all():  # points beyond the kernel's reach of the grid do not contribute
-        positions, cells = [p[keep] for p in positions], [c[keep] for c in cells]
-        block_start, w = block_start[keep], w[keep]
-    # each point splits its weight between the 2^d corners of its cell (linear binning);
-    # corner indices are row-major within the block's slab of ``total`` cells
-    index_parts, weight_parts = [0], [w]
-    for pos, cell, size in zip(positions, cells, sizes):
-        frac = pos - cell
-        cell = cell.astype(np.intp)
-        index_parts = [ip * size + cell + o for ip in index_parts for o in (0, 1)]
-        weight_parts = [wp * f for wp in weight_parts for f in (1.0 - frac, frac)]
-    binned = sum(np.bincount(block_start + ip, wp, minlength=n_blocks * total)
-                 for ip, wp in zip(index_parts, weight_parts)).reshape((n_blocks, *sizes))
-    offsets = [np.arange(-margin, margin + 1) * fine for (_, margin, fine) in plan]
-    sq = sum(np.square(g) for g in np.meshgrid(*offsets, indexing="ij"))
-    kern = kernel.kernel_sq(sq, h, d)
-    conv = signal.fftconvolve(binned, kern[None], mode="valid", axes=tuple(range(1, d + 1)))
-    picks = tuple(slice(None, None, refine) for (refine, _, _) in plan)
-    return np.maximum(conv[(slice(None),) + picks], 0.0)
+    sizes, lengths = _fft_shape(axes, plan)
+    origins = [axis[0] - L * fine for axis, (_, L, fine) in zip(axes, plan)]
+    spectra, bound_spectrum = _fft_kernels(kernel, h, plan, lengths)
+    fft_axes = tuple(range(-d, 0))
+    picks = tuple(slice(L, L + (len(a) - 1) * k + 1, k) for a, (k, L, _) in zip(axes, plan))
+    out = np.empty((n_blocks, *(len(a) for a in axes)))
+    moments = TAYLOR_ORDER + 1 if taylor else 1
+    # blocks in batches, binned and convolved in turn: memory is bounded by the batch
+    step = max(1, MAX_FFT_ELEMENTS // 8 // (int(np.prod(lengths)) * moments))
+    heaviest = np.zeros(sizes) if taylor else None
+    occupied = np.zeros((n_blocks, *sizes), dtype=bool) if taylor else None
+    for lo in range(0, n_blocks, step):
+        hi = min(n_blocks, lo + step)
+        binned = _bin_blocks(X[bounds[lo]:bounds[hi]], bounds[lo:hi + 1] - bounds[lo],
+                             w[bounds[lo]:bounds[hi]], plan, sizes, origins, taylor)
+        if taylor:
+            np.maximum(heaviest, binned[:, 0].max(axis=0), out=heaviest)
+            occupied[lo:hi] = binned[:, 0] != 0
+        spec = sp_fft.rfftn(binned, s=lengths, axes=fft_axes, workers=FFT_WORKERS)
+        del binned
+        spec *= spectra
+        conv = sp_fft.irfftn(spec.sum(axis=1), s=lengths, axes=fft_axes, workers=FFT_WORKERS)
+        out[lo:hi] = conv[(slice(None), *picks)]
+    if not exact:
+        return np.maximum(out, 0.0)
+    trust = _lower_median(out)
+    slack = _round_off(w, bounds, kernel, h, d)
+    if bound_spectrum is not None:
+        remainder = sp_fft.irfftn(sp_fft.rfftn(heaviest, s=lengths) * bound_spectrum,
+                                  s=lengths)[picks]
+        slack = slack + np.abs(remainder)
+    redo = trust * GRID_RTOL <= slack
+    if redo.any():
+        cells = None
+        if taylor and len(X) and occupied.size <= MAX_CELL_TABLE and \
+                origins[0] <= X[:, 0].min() and X[:, 0].max() < origins[0] + \
+                (sizes[0] - 0.5) * plan[0][2]:  # every point was binned: reuse its cells
+            cells = (origins[0], plan[0][2], occupied)
+        mesh = np.meshgrid(*axes, indexing="ij")
+        out[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
+                                      kernel, h, cells)
+    return np.maximum(out, 0.0)
+
+
+def _lower_median(sums: np.ndarray) -> np.ndarray:
+    """The lower median over the blocks (axis 0): the yardstick of a node's errors. Each
+    block sum within GRID_RTOL of it keeps the median (MoM-KDE's value; with one block, the
+    sum itself) within GRID_RTOL relative, as the median moves no more than its inputs."""
+    s = sums.shape[0]
+    return sums[0] if s == 1 else np.partition(sums, (s - 1) // 2, axis=0)[(s - 1) // 2]
+
+
+def _round_off(w, bounds, kernel, h, d) -> float:
+    """FFT_ROUNDOFF x K_h(0) x the heaviest block's weight: what an FFT convolution's
+    round-off (or the band's cut) may add to or take from any node's block sum."""
+    sizes = np.diff(bounds)
+    weight = np.add.reduceat(w, bounds[:-1][sizes > 0]).max(initial=0.0) if len(w) else 0.0
+    return FFT_ROUNDOFF * float(np.exp(kernel.log_kernel_sq(np.zeros(1), h, d))[0]) * weight
+
+
+def _reach(kernel: Kernel, h: float, near: np.ndarray, budget: np.ndarray) -> np.ndarray:
+    """The distance r from a node beyond which every point's term is below e^-budget of the
+    nearest point's (``near``: an upper bound of the distance to the nearest point)."""
+    if kernel.name == "gaussian":
+        return np.sqrt(near * near + 2.0 * h * h * budget)
+    if kernel.name == "exponential":
+        return near + h * budget
+    return np.full(np.shape(near), kernel.radius * h)
+
+
+def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray:
+    """:func:`exact_at_nodes` on a line. Cells: ``cells`` = (centre of cell 0, side,
+    occupancy of shape (S, cells)) when the caller has them (the FFT's binning, which saw
+    every point), else coarse cells of side >= h / 2 from one pass. Each block's nearest
+    occupied cell on both sides of each node (running maxima) bounds the distance to its
+    nearest point, hence the node's window; the points in the union of a block's windows
+    (few, in the tails) are sorted, and each window is a run of them."""
+    n_blocks, m = len(bounds) - 1, len(nodes)
+    live = w > 0
+    if cells is None:
+        lo = x.min()
+        span = x.max() - lo
+        side = max(h / 2, span * n_blocks / MAX_CELL_TABLE)
+        n_cells = int(span / side) + 1
+        cell = np.minimum(((x - lo) * (1.0 / side)).astype(np.intp), n_cells - 1)
+        occupied = np.zeros((n_blocks, n_cells), dtype=bool)
+        for s in range(n_blocks):
+            a, b = bounds[s], bounds[s + 1]
+            occupied[s, cell[a:b][live[a:b]]] = True
+        centre0 = lo + side / 2
+    else:
+        centre0, side, occupied = cells
+        n_cells = occupied.shape[1]
+    budget = np.zeros(n_blocks)
+    for s in range(n_blocks):
+        ws = w[bounds[s]:bounds[s + 1]]
+        if occupied[s].any():
+            budget[s] = WINDOW_BUDGET + np.log(ws.sum() / ws[ws > 0].min())
+    index = np.arange(n_cells)
+    before = np.maximum.accumulate(np.where(occupied, index, -1), axis=1)
+    after = np.minimum.accumulate(np.where(occupied, index, n_cells)[:, ::-1], axis=1)[:, ::-1]
+    at = np.clip(np.rint((nodes - centre0) / side), 0, n_cells - 1).astype(np.intp)
+    left, right = before[:, at], after[:, at]  # (S, m) nearest occupied cells
+    gap_left = np.where(left >= 0, np.abs(nodes - (centre0 + left * side)), np.inf)
+    gap_right = np.where(right < n_cells, np.abs(centre0 + right * side - nodes), np.inf)
+    near = np.minimum(gap_left, gap_right) + side  # >= the distance to the nearest point
+    reach = _reach(kernel, h, near, budget[:, None])
+    out = np.zeros((n_blocks, m))
+    for s in range(n_blocks):
+        a, b = bounds[s], bounds[s + 1]
+        if not occupied[s].any():
+            continue
+        lows, highs = nodes - reach[s], nodes + reach[s]
+        order = np.argsort(lows)
+        ends = np.maximum.accumulate(highs[order])  # merge the windows into intervals
+        new = np.r_[True, lows[order][1:] > ends[:-1]]
+        starts_i = lows[order][new]
+        ends_i = np.r_[ends[np.flatnonzero(new)[1:] - 1], ends[-1]]
+        xb = x[a:b]
+        if len(starts_i) <= 16:  # a few intervals (the two tails): comparisons, ~20x faster
+            inside = np.zeros(b - a, dtype=bool)
+            for lo_i, hi_i in zip(starts_i, ends_i):
+                inside |= (xb >= lo_i) & (xb <= hi_i)
+        else:
+            edges = np.column_stack([starts_i, ends_i]).ravel()
+            inside = np.searchsorted(edges, xb, side="right") % 2 == 1
+        inside &= live[a:b]
+        pick = np.flatnonzero(inside) + a
+        order_p = np.argsort(x[pick], kind="stable")
+        xs_s, ws_s = x[pick][order_p], w[pick][order_p]
+        first = np.searchsorted(xs_s, lows)
+        many = np.searchsorted(xs_s, highs, side="right") - first
+        total = int(many.sum())
+        ends_c = np.cumsum(many)
+        bounds_c = np.searchsorted(ends_c, np.arange(0, total, MAX_CHUNK_ELEMENTS), "right")
+        for j0, j1 in zip(bounds_c, list(bounds_c[1:]) + [m]):
+            part = many[j0:j1]
+            count = int(part.sum())
+            if not count:
+                continue
+            node_of = np.repeat(np.arange(j0, j1), part)
+            point = np.repeat(first[j0:j1] - (np.cumsum(part) - part), part) + np.arange(count)
+            values = kernel.kernel_sq(np.square(nodes[node_of] - xs_s[point]), h, 1)
+            out[s, j0:j1] = np.bincount(node_of - j0, values * ws_s[point], minlength=j1 - j0)
+    return out
+
+
+def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.ndarray,
+                   kernel: Kernel, h: float, cells: tuple | None = None) -> np.ndarray:
+    """Exact block sums at a few nodes (shape (S, m)) from the points that matter at each.
+
+    Points are grouped in coarse cells (side >= h / 2). For block s and node g, with D an
+    upper bound of the distance from g to the block's nearest point, every term of a point
+    farther than r from g is below e^-23 (1e-10) times the nearest point's term divided by
+    the block's weight ratio (Gaussian: r^2 = D^2 + 2 h^2 (23 + log(W_s / min w));
+    exponential: r = D + h (23 + ...); compact kernels: r = their support), so the points
+    of the cells within r give the sum to 1e-10 relative: in the far tails a few points next to the
+    data's edge, not all n. Sums below 1e-290 (terms there may have been flushed) are redone
+    in log space over the block's points. ``cells`` (1-D): the occupancy of cells the caller
+    has already computed, see :func:`_exact_at_nodes_1d`.
+    """
+    X, nodes = _as_2d(X), _as_2d(nodes)
+    n, d = X.shape
+    n_blocks = len(bounds) - 1
+    if not len(nodes) or not n:
+        return np.zeros((n_blocks, len(nodes)))
+    if d == 1:
+        out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h, cells)
+    else:
+        out = _exact_at_nodes_tree(X, bounds, w, nodes, kernel, h)
+    for s in range(n_blocks):
+        a, b = bounds[s], bounds[s + 1]
+        low = np.flatnonzero(out[s] < 1e-290)
+        if low.size and (w[a:b] > 0).any():
+            with np.errstate(divide="ignore"):
+                log_w = np.log(w[a:b])
+            out[s, low] = np.exp(block_log_sums(X[a:b], np.array([0, b - a]), nodes[low],
+                                                kernel, h, log_w)[0])
+    return out
+
+
+def _exact_at_nodes_tree(X, bounds, w, nodes, kernel, h) -> np.ndarray:
+    """:func:`exact_at_nodes` in the plane: per block, a k-d tree of the occupied cells'
+    centres finds each node's nearest cell and the cells within its reach."""
+    n, d = X.shape
+    n_blocks = len(bounds) - 1
+    out = np.zeros((n_blocks, len(nodes)))
+    lo = X.min(axis=0)
+    span = X.max(axis=0) - lo
+    side = max(h / 2, float(span.max()) / 2**10)
+    counts = np.floor(span / side).astype(np.intp) + 1
+    cell = np.minimum(np.floor((X[:, 0] - lo[0]) / side).astype(np.intp), counts[0] - 1)
+    for k in range(1, d):
+        cell *= counts[k]
+        cell += np.minimum(np.floor((X[:, k] - lo[k]) / side).astype(np.intp), counts[k] - 1)
+    n_cells = int(np.prod(counts))
+    half_diagonal = 0.5 * side * np.sqrt(d)
+    for s in range(n_blocks):
+        a, b = bounds[s], bounds[s + 1]
+        ws = w[a:b]
+        live = ws > 0
+        if not live.any():
+            continue
+        ids = cell[a:b]
+        occupied = np.flatnonzero(np.bincount(ids[live], minlength=n_cells))
+        centres = (np.stack(np.unravel_index(occupied, counts), axis=1) + 0.5) * side + lo
+        tree = spatial.cKDTree(centres)
+        near = tree.query(nodes)[0] + half_diagonal
+        reach = _reach(kernel, h, near, WINDOW_BUDGET + np.log(ws[live].sum() / ws[live].min()))
+        found = tree.query_ball_point(nodes, reach + half_diagonal, return_sorted=False)
+        lengths = np.fromiter((len(f) for f in found), dtype=np.intp, count=len(found))
+        if not lengths.sum():
+            continue
+        node_of = np.repeat(np.arange(len(nodes)), lengths)
+        used = occupied[np.concatenate(found).astype(np.intp)]
+        mark = np.zeros(n_cells, dtype=bool)  # the block's points in used cells, by cell
+        mark[used] = True
+        members = np.flatnonzero(mark[ids] & live)
+        members = members[np.argsort(ids[members], kind="stable")]
+        first = np.searchsorted(ids[members], used, side="left")
+        many = np.searchsorted(ids[members], used, side="right") - first
+        pair_node = np.repeat(node_of, many)
+        pair_point = members[np.repeat(first - np.cumsum(many) + many, many)
+                             + np.arange(int(many.sum()))]
+        for c0 in range(0, len(pair_node), MAX_CHUNK_ELEMENTS):
+            pn = pair_node[c0:c0 + MAX_CHUNK_ELEMENTS]
+            pp = pair_point[c0:c0 + MAX_CHUNK_ELEMENTS]
+            sq = np.square(nodes[pn, 0] - X[a + pp, 0])
+            for k in range(1, d):
+                sq += np.square(nodes[pn, k] - X[a + pp, k])
+            out[s] += np.bincount(pn, kernel.kernel_sq(sq, h, d) * ws[pp], minlength=len(nodes))
+    return out
 
 
 def _band_pair_estimate(n: int, axes: list[np.ndarray], reach: float) -> float:
@@ -437,16 +965,19 @@ def _band_sums(X, bounds, axes, kernel, h, w, max_elements: int = CACHE_CHUNK_EL
     return out.reshape((n_blocks, *(len(a) for a in axes)))
 
 
-def _separable_sums(X, bounds, axes, kernel, h, w):
-    """Exact Gaussian sums on a 2-D mesh: per block, A_x^T diag(w) A_y (one BLAS product)."""
+def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK_ELEMENTS):
+    """Exact Gaussian sums on a 2-D mesh: per block, A_x^T diag(w) A_y (BLAS products), in
+    chunks of points so that the factors never exceed ``max_elements`` entries each."""
     log_norm = kernel.log_norm(2) + 2 * np.log(h)
-    ax, ay = (flushed_exp(-0.5 * np.square((X[:, k:k + 1] - axes[k][None, :]) / h))
-              for k in (0, 1))
-    ay *= w[:, None]
-    out = np.empty((len(bounds) - 1, len(axes[0]), len(axes[1])))
+    out = np.zeros((len(bounds) - 1, len(axes[0]), len(axes[1])))
+    step = max(1, max_elements // max(len(axes[0]), len(axes[1])))
     for s in range(len(bounds) - 1):
-        lo, hi = bounds[s], bounds[s + 1]
-        out[s] = ax[lo:hi].T @ ay[lo:hi]
+        for lo in range(bounds[s], bounds[s + 1], step):
+            hi = min(bounds[s + 1], lo + step)
+            ax, ay = (flushed_exp(-0.5 * np.square((X[lo:hi, k:k + 1] - axes[k][None, :]) / h))
+                      for k in (0, 1))
+            ay *= w[lo:hi, None]
+            out[s] += ax.T @ ay
     return out * np.exp(-log_norm)
 
 

@@ -44,7 +44,6 @@ from .robust import (DEFAULT_PERCENTILES, SCALE_SOURCES, kirwls_with_params, los
 from .robust_defaults import check_contamination, estimate_contamination, n_blocks_for
 from .scaling import PEAK_LIMIT, PEAK_LIMIT_FLOAT32, Frame, selection_frame, working_frame
 
-FAINT = 1e-13  # grid values below this fraction of the peak are recomputed exactly
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
 MAX_SAMPLE_ROUNDS = 100  # sample() gives up after this many rounds without an accepted draw
 
@@ -328,23 +327,26 @@ class _BaseKDE(BaseEstimator):
             axes.append(axis)
         return axes
 
-    def _grid_sums(self, xs, ys) -> tuple[np.ndarray, list[np.ndarray], str, list[np.ndarray]]:
+    def _grid_sums(self, xs, ys, exact: bool = False
+                   ) -> tuple[np.ndarray, list[np.ndarray], str, list[np.ndarray]]:
         """(block sums on the nodes within reach, those nodes' axes in the frame, the engine
-        backend that computed them, per axis the mask of those nodes)."""
+        backend that computed them, per axis the mask of those nodes); ``exact``: see
+        :func:`momkde_core.engine.block_grid_sums`."""
         inner = [self._frame.inner_axis(a, k) for k, a in enumerate(self._grid_axes(xs, ys))]
         axes, nears = [z for z, _ in inner], [near for _, near in inner]
         if any(a.size == 0 for a in axes):
             return np.zeros((self._n_blocks,) + tuple(len(a) for a in axes)), axes, "none", nears
-        sums, backend = self._inner_grid_sums(axes)
+        sums, backend = self._inner_grid_sums(axes, exact)
         return sums, axes, backend, nears
 
-    def _inner_grid_sums(self, axes: list[np.ndarray]) -> tuple[np.ndarray, str]:
+    def _inner_grid_sums(self, axes: list[np.ndarray], exact: bool = False
+                         ) -> tuple[np.ndarray, str]:
         """(block sums on the mesh of ``axes``, in the frame; the backend that computed them)."""
         backend = "exact"
         if self.n_features_in_ <= 2 and all(is_evenly_spaced(a) for a in axes):
             backend = choose_backend(self._X, self._bounds, axes, self._kernel, self._h)
         sums = block_grid_sums(self._X, self._bounds, axes, self._kernel, self._h,
-                               self._w, backend=backend)
+                               self._w, backend=backend, exact=exact)
         return sums, backend
 
     def _to_outer_grid(self, values: np.ndarray, nears: list[np.ndarray],
@@ -365,28 +367,20 @@ class _BaseKDE(BaseEstimator):
 
         The fast path for plots and integrals: binned FFT, banded or exact separable sums,
         within 1e-3 of the peak of :meth:`pdf`. Unevenly spaced axes are evaluated exactly.
-        With the kernels of unbounded support, nodes below 1e-13 of the peak are recomputed
-        exactly (FFT round-off and the band's cut would otherwise leave 0 there, and
-        KL(f || f_hat) would be infinite); ``exact_tails=False`` skips that, for uses that
-        such values cannot move (a maximum, JS, L1, a plot). ``xs`` and ``ys`` are 1-D arrays
-        (a 2-D array is refused, not flattened); per-feature bandwidths map each axis through
-        the fit's frame (:mod:`momkde_core.scaling`).
+        ``exact_tails`` (default) recomputes exactly, from the points that matter there,
+        every node where the binned value could be off by more than 1e-6 relative: in 1-D
+        with the Gaussian that makes every node exact to 1e-6 relative (the FFT bins Taylor
+        moments and bounds its error at each node); otherwise the far tails, where FFT
+        round-off or the band's cut would leave no correct digit (and KL(f || f_hat) would
+        be infinite). ``exact_tails=False`` skips that, for uses that such values cannot move
+        (a maximum, JS, L1, a plot). ``xs`` and ``ys`` are 1-D arrays (a 2-D array is
+        refused, not flattened); per-feature bandwidths map each axis through the fit's frame
+        (:mod:`momkde_core.scaling`).
         """
         if not isinstance(exact_tails, (bool, np.bool_)):
             raise InvalidParameterError(f"exact_tails must be True or False, got {exact_tails!r}")
-        sums, axes, backend, nears = self._grid_sums(xs, ys)
-        values = self._combine(sums)
-        if exact_tails and backend in ("fft", "band") and not self._kernel.compact:
-            # far in the tails the FFT returns round-off (clipped to 0), which would make
-            # KL(f || f_hat) infinite: those nodes are evaluated exactly
-            faint = values < FAINT * values.max()
-            if faint.any():
-                mesh = np.meshgrid(*axes, indexing="ij")
-                exact = exact_block_sums(self._X, self._bounds,
-                                         np.stack([m[faint] for m in mesh], axis=1),
-                                         self._kernel, self._h, self._w)
-                values[faint] = self._combine(exact)
-        return self._to_outer_grid(values, nears, -self.log_norm_)
+        sums, _, _, nears = self._grid_sums(xs, ys, exact=exact_tails)
+        return self._to_outer_grid(self._combine(sums), nears, -self.log_norm_)
 
     def sample(self, n_samples: int = 1, random_state=None) -> np.ndarray:
         """``n_samples`` independent draws from the estimated density, shape (n_samples, d).

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import stats
 from scipy.special import logsumexp
 from sklearn.datasets import load_digits
 from sklearn.neighbors import KernelDensity
@@ -222,3 +223,83 @@ def test_replayed_kernel_values_give_the_same_results():
         np.testing.assert_array_equal(est.score_samples(X[::3]), scores)
         engine._MEMO.clear()
         np.testing.assert_array_equal(est.pdf_grid(xs), grid)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n_blocks", [1, 20])
+def test_gaussian_1d_grid_is_exact_to_1e6_relative_everywhere(weighted, n_blocks):
+    """A wide grid (data range + 15 h) in log space: every node, bulk and far tails (values
+    down to e^-120), within 1e-6 relative of the direct log-space sum; the KDE against
+    scipy's gaussian_kde as well."""
+    rng = np.random.default_rng(11)
+    X = np.r_[rng.standard_normal(20_000), rng.normal(6, 0.01, 300)]
+    w = rng.uniform(0.5, 2.0, len(X)) if weighted else None
+    h = 0.2
+    xs = np.linspace(X.min() - 15 * h, X.max() + 15 * h, 1024)
+    est = MoMKDE(n_blocks, h, random_state=0, normalize=False).fit(X, sample_weight=w)
+    grid = est.pdf_grid(xs)
+    ref = est._combine_log(block_log_sums(est._X, est._bounds, xs, est._kernel, h, est._log_w))
+    assert ref.min() < -100
+    np.testing.assert_allclose(np.log(grid), ref, rtol=0, atol=1e-6)
+    if n_blocks == 1:
+        kde = stats.gaussian_kde(X, weights=w)
+        kde.set_bandwidth(h / np.sqrt(kde.covariance[0, 0] / kde.factor**2))  # h itself
+        scipy_ref = kde.logpdf(xs)
+        np.testing.assert_allclose(np.log(grid), scipy_ref, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["fft", "band", "separable"])
+def test_2d_far_tails_are_exact(backend):
+    """In 2-D the nodes where the binned value is round-off (the far tails of a wide grid)
+    are recomputed exactly: 1e-6 relative there, 1e-3 of the peak elsewhere."""
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((3000, 2))
+    h = 0.3
+    axes = [np.linspace(X[:, k].min() - 15 * h, X[:, k].max() + 15 * h, 60) for k in (0, 1)]
+    bounds = np.array([0, 1000, 2000, 3000])
+    k = get_kernel("gaussian")
+    mesh = np.stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")], axis=1)
+    ref = np.exp(block_log_sums(X, bounds, mesh, k, h)).reshape(3, 60, 60)
+    got = block_grid_sums(X, bounds, axes, k, h, backend=backend, exact=True)
+    assert np.max(np.abs(got - ref)) <= 1e-3 * ref.max()
+    faint = engine._lower_median(ref) < 1e-9 * ref.max()
+    assert faint.sum() > 500
+    np.testing.assert_allclose(got[:, faint], ref[:, faint], rtol=1e-6)
+
+
+@pytest.mark.parametrize("kernel", ALL_KERNELS)
+def test_exact_at_nodes_matches_the_direct_sum(kernel):
+    """The windowed exact sums (1-D sorted cells; 2-D k-d tree of cells) against all pairs,
+    weighted, several blocks, nodes inside, beside and far from the data."""
+    rng = np.random.default_rng(13)
+    k = get_kernel(kernel)
+    for d in (1, 2):
+        X = np.r_[rng.normal(0, 1, (500, d)), rng.normal(5, 0.1, (50, d))]
+        w = rng.uniform(0.1, 1.0, len(X))
+        bounds = np.array([0, 100, 101, 400, 550])
+        nodes = rng.uniform(-12, 16, (300, d))
+        got = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.4)
+        ref = _naive_block_sums(X, bounds, nodes, kernel, 0.4, w)
+        np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.parametrize("d", [3, 10, 64])
+def test_blas_gaussian_path_equals_log_space(d):
+    """block_log_sums' linear BLAS path (used from FAST_GAUSSIAN_PAIRS pairs on) against the
+    log-space sums: weighted, an empty block, and queries so far that every term underflows
+    (redone in log space); in d = 64 with a small h most queries underflow and all go to
+    log space."""
+    rng = np.random.default_rng(d)
+    X = rng.standard_normal((3000, d))
+    Y = np.r_[rng.standard_normal((1500, d)), np.full((3, d), 40.0)]
+    bounds = np.array([0, 1000, 1000, 2200, 3000])
+    log_w = np.log(rng.uniform(0.1, 1.0, 3000))
+    k = get_kernel("gaussian")
+    assert len(X) * len(Y) >= engine.FAST_GAUSSIAN_PAIRS
+    for h in (0.3, 1.5):
+        got = engine.block_log_sums(X, bounds, Y, k, h, log_w)
+        ref = engine._log_space_sums(X, bounds, Y, k, h, log_w, engine.MAX_CHUNK_ELEMENTS)
+        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
+        finite = np.isfinite(ref)
+        assert ref[finite].min() < -700  # the far queries underflow in linear space
+        np.testing.assert_allclose(got[finite], ref[finite], rtol=1e-12, atol=1e-11)

@@ -1,0 +1,193 @@
+"""Grid speed on the grids users draw, against KDEpy's FFTKDE and statsmodels' FFT KDE.
+
+The grids span the data's range widened by 15 bandwidths on every side (h = 0.2: 3 units),
+as plots and integrals need; 1024 nodes in 1-D, 128 x 128 in 2-D; standard normal data.
+Every row times what a user runs, ``fit`` then ``pdf_grid`` (MoM-KDE's fit includes the
+normalisation), beside one KDE of the same data on the same grid by KDEpy's ``FFTKDE``
+(fit + evaluate) and, in 1-D, statsmodels' ``KDEUnivariate(fft=True)`` (``cut=15`` gives
+the same grid), all in the same run, each the median of ``--repeat`` calls after a
+warm-up. The engine's replay memo is emptied before every call of ours.
+
+Run: ``python benchmarks/bench_grid_speed.py`` (the table), ``--big`` adds 1-D n = 1e7
+(time), 2-D n = 1e7 (time and peak memory, in a child process) and exact scoring in d = 10
+(n = m = 1e5). ``--only NAME`` runs one row (names as printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+import statsmodels.api as sm
+from KDEpy import FFTKDE
+
+from momkde_core import KDE, MoMKDE, engine
+
+H = 0.2
+WIDEN = 15 * H
+S = 20
+
+
+def median_time(fn, repeat: int) -> tuple[float, float]:
+    """Median wall-clock and median CPU time (all threads of the process) of ``repeat``
+    calls after one warm-up, the memo emptied first. On a shared machine the CPU time is
+    the steadier of the two: wall time also counts the waits for a free core."""
+    engine._MEMO.clear()
+    fn()
+    walls, cpus = [], []
+    for _ in range(repeat):
+        engine._MEMO.clear()
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return float(np.median(walls)), float(np.median(cpus))
+
+
+def wide_axes(X: np.ndarray, nodes: int) -> list[np.ndarray]:
+    return [np.linspace(X[:, k].min() - WIDEN, X[:, k].max() + WIDEN, nodes)
+            for k in range(X.shape[1])]
+
+
+def ours(method: str, X: np.ndarray, axes: list[np.ndarray]):
+    def run():
+        est = KDE(bandwidth=H) if method == "kde" else \
+            MoMKDE(n_blocks=S, bandwidth=H, random_state=0)
+        return est.fit(X).pdf_grid(*axes)
+    return run
+
+
+def kdepy(X: np.ndarray, axes: list[np.ndarray]):
+    if len(axes) == 1:
+        points = axes[0]
+    else:
+        points = np.stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")], axis=1)
+    return lambda: FFTKDE(kernel="gaussian", bw=H).fit(X).evaluate(points)
+
+
+def statsmodels_fft(X: np.ndarray, nodes: int):
+    def run():
+        kde = sm.nonparametric.KDEUnivariate(X[:, 0])
+        kde.fit(kernel="gau", bw=H, fft=True, gridsize=nodes, cut=WIDEN / H)
+        return kde.density
+    return run
+
+
+def data(n: int, d: int) -> np.ndarray:
+    return np.random.default_rng(n + d).standard_normal((n, d))
+
+
+TABLE = [  # (name, method, n, d)
+    ("KDE 1-D, n = 1e5", "kde", 10**5, 1),
+    ("KDE 1-D, n = 1e6", "kde", 10**6, 1),
+    ("MoM-KDE S=20, 1-D, n = 1e5", "mom", 10**5, 1),
+    ("MoM-KDE S=20, 1-D, n = 1e6", "mom", 10**6, 1),
+    ("KDE 2-D, n = 1e4", "kde", 10**4, 2),
+    ("KDE 2-D, n = 1e5", "kde", 10**5, 2),
+    ("MoM-KDE S=20, 2-D, n = 1e4", "mom", 10**4, 2),
+    ("MoM-KDE S=20, 2-D, n = 1e5", "mom", 10**5, 2),
+]
+
+
+def table_row(name: str, method: str, n: int, d: int, repeat: int) -> str:
+    X = data(n, d)
+    nodes = 1024 if d == 1 else 128
+    axes = wide_axes(X, nodes)
+    ours_t = median_time(ours(method, X, axes), repeat)
+    kdepy_t = median_time(kdepy(X, axes), repeat)
+    sm_t = median_time(statsmodels_fft(X, nodes), repeat) if d == 1 else None
+
+    def cell(t):
+        return f"{t[0] * 1e3:.1f} ms ({t[1] * 1e3:.1f})"
+    return (f"| {name} | {cell(ours_t)} | {cell(kdepy_t)} | "
+            f"{cell(sm_t) if sm_t else '(no 2-D FFT)'} | {ours_t[0] / kdepy_t[0]:.1f}x "
+            f"({ours_t[1] / kdepy_t[1]:.1f}x) |")
+
+
+def big_grid(d: int) -> dict:
+    """MoM-KDE S = 20 on n = 1e7 points: fit + pdf_grid time, and its peak memory (traced
+    numpy allocations, and the process's maximum resident size, data included)."""
+    X = data(10**7, d)
+    axes = wide_axes(X, 1024 if d == 1 else 128)
+    run = ours("mom", X, axes)
+    c0, t0 = time.process_time(), time.perf_counter()
+    est = MoMKDE(n_blocks=S, bandwidth=H, random_state=0).fit(X)
+    t1 = time.perf_counter()
+    est.pdf_grid(*axes)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    fit_seconds, grid_seconds = t1 - t0, time.perf_counter() - t1
+    engine._MEMO.clear()
+    tracemalloc.start()
+    run()
+    traced = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {"seconds": seconds, "cpu": cpu, "fit": fit_seconds, "pdf_grid": grid_seconds,
+            "traced_peak_gib": traced / 2**30,
+            "max_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
+
+
+def scoring(d: int = 10, n: int = 10**5) -> dict:
+    """Exact log densities of m = n fresh points in d dimensions: KDE and MoM-KDE S = 20
+    (wall clock and CPU time of score_samples)."""
+    rng = np.random.default_rng(d)
+    X, Y = rng.standard_normal((n, d)), rng.standard_normal((n, d))
+    out = {}
+    for label, est in (("kde", KDE(bandwidth=0.5)), ("mom", MoMKDE(S, 0.5, random_state=0))):
+        est.fit(X)
+        c0, t0 = time.process_time(), time.perf_counter()
+        est.score_samples(Y)
+        out[label] = time.perf_counter() - t0
+        out[label + "_cpu"] = time.process_time() - c0
+    return out
+
+
+def in_child(what: str) -> dict:
+    """Run ``--child WHAT`` in a fresh process (its own peak memory) and read its JSON."""
+    done = subprocess.run([sys.executable, __file__, "--child", what], capture_output=True,
+                          text=True, check=True, cwd=os.getcwd())
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--big", action="store_true")
+    parser.add_argument("--only", default=None)
+    parser.add_argument("--child", choices=["grid1d", "grid2d", "score"], default=None)
+    args = parser.parse_args()
+    if args.child:
+        result = {"grid1d": lambda: big_grid(1), "grid2d": lambda: big_grid(2),
+                  "score": scoring}[args.child]()
+        print(json.dumps(result))
+        return
+    print(f"load before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    print("| task (h = 0.2, grid = data range + 15 h; 1024 nodes, 2-D 128 x 128) | momkde "
+          "fit + pdf_grid | KDEpy FFTKDE (one KDE) | statsmodels FFT (one KDE) | ratio "
+          "to KDEpy |  (wall clock, median; in brackets: CPU time)")
+    print("|---|---|---|---|---|")
+    for name, method, n, d in TABLE:
+        if args.only is None or args.only == name:
+            print(table_row(name, method, n, d, args.repeat), flush=True)
+    if args.big:
+        for what in ("grid1d", "grid2d"):
+            r = in_child(what)
+            print(f"MoM-KDE S=20, {what[-2:]}, n = 1e7: fit + pdf_grid {r['seconds']:.2f} s (CPU "
+                  f"{r['cpu']:.2f} s; fit {r['fit']:.2f} s, pdf_grid {r['pdf_grid']:.2f} s), "
+                  "traced peak "
+                  f"{r['traced_peak_gib']:.2f} GiB, max RSS {r['max_rss_gib']:.2f} GiB",
+                  flush=True)
+        r = in_child("score")
+        print(f"score_samples d = 10, n = m = 1e5: KDE {r['kde']:.1f} s (CPU {r['kde_cpu']:.1f} s)"
+              f", MoM-KDE S=20 {r['mom']:.1f} s (CPU {r['mom_cpu']:.1f} s)", flush=True)
+    print(f"load after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
