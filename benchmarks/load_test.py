@@ -16,17 +16,21 @@ Per session it measures
 
 - the first render: from ``goto`` until the Plotly traces are drawn and the script run is over
   (the app's ``data-test-script-state`` is ``notRunning`` and the running indicator is gone);
-- each redraw: one key press on the chosen slider's thumb (ArrowRight, as a user would), then
-  the time until the drawn curves differ from those before the press *and* the run is over;
+- each redraw: one key press on the chosen slider's thumb (ArrowRight, as a user would;
+  ArrowLeft at the slider's end: the ratio stops at 0.45, 7 steps from 0.1), then the time until
+  the drawn curves differ from those before the press *and* the run is over;
 
 and collects the exception boxes (``stException``), ``st.error`` messages and console errors
 seen after the render and after every move, and checks that the Seed box shows the session's
-seed. Meanwhile the resident memory of the server process and its children is sampled every
-0.25 s (psutil when installed, else ``/proc/<pid>/status``). Every wait is bounded by
-``--timeout`` seconds, the whole run by ``--timeout`` x (moves + 2).
+seed. Meanwhile the resident memory and CPU time of the server process and its children are
+sampled every 0.25 s (psutil when installed, else ``/proc``), with those of this program and its
+browser, and the whole machine's busy time: on a shared machine the times say little without
+them. Every wait is bounded by ``--timeout`` seconds, the whole run by ``--timeout`` x (moves + 2).
 
-It prints median / p90 / max of the render and redraw times, the errors and the server's memory,
-writes ``load_test.json`` (everything, per session) and ``load_test.csv`` (one row a session)
+It prints median / p90 / max of the render and redraw times, the errors, the server's memory and
+who used the CPU (the server, the browsers, other processes), and the BLAS thread variables the
+server inherited (``OPENBLAS_NUM_THREADS=1`` makes a difference under load: see the README);
+it writes ``load_test.json`` (everything, per session) and ``load_test.csv`` (one row a session)
 into ``--out``, and exits with 1 when a session failed to render or redraw, or showed an error.
 A benchmark, not a test: it asserts nothing on time. The server helpers and the view are the
 redraw benchmark's, the browser's path and flags the browser test's.
@@ -59,9 +63,12 @@ try:
     import psutil
 except ImportError:  # the /proc fallback below
     psutil = None
+GONE = (OSError, psutil.Error) if psutil else (OSError,)  # what reading a process that has exited raises
 
 VIEWPORT = {"width": 1400, "height": 900}
 SAMPLE_EVERY_S = 0.25
+#: Environment variables that set the server's BLAS threads (it inherits them): recorded with the figures.
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 POLL_MS = 50  # how often the pages check for the redraw (in the page: cheap, ~10 checks per move and second)
 
 #: The drawn curves (every line's SVG path), joined: they change when the plot's data changes.
@@ -79,27 +86,47 @@ ERRORS_JS = """() => Array.from(document.querySelectorAll(
                      .map(e => e.innerText.trim())"""
 
 
-def server_rss(pid: int) -> int:
-    """Resident memory of process ``pid`` and all its descendants, in bytes (0 once it is gone)."""
+def _own_usage(pid: int) -> tuple[int, float, list[int]]:
+    """Resident memory (bytes), CPU time (seconds: user and system, its own and that of the
+    children it has waited for) and the child pids of one process (psutil, else /proc)."""
     if psutil is not None:
-        try:
-            root = psutil.Process(pid)
-            return sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
-        except psutil.Error:
-            return 0
+        proc = psutil.Process(pid)
+        with proc.oneshot():
+            return proc.memory_info().rss, sum(proc.cpu_times()[:4]), [c.pid for c in proc.children()]
+    status = Path(f"/proc/{pid}/status").read_text()
+    stat = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    children = " ".join(p.read_text() for p in Path(f"/proc/{pid}/task").glob("*/children")).split()
+    rss = next((int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    return rss, sum(map(int, stat[11:15])) / os.sysconf("SC_CLK_TCK"), [int(c) for c in children]
+
+
+def usage(pid: int, skip: int | None = None) -> tuple[int, float]:
+    """Resident memory (bytes) and CPU time (seconds) of process ``pid`` and its descendants,
+    leaving out the tree of process ``skip``; a process that is gone counts 0."""
     try:
-        status = Path(f"/proc/{pid}/status").read_text()
-        children = " ".join(p.read_text() for p in Path(f"/proc/{pid}/task").glob("*/children"))
-    except OSError:
-        return 0
-    own = next((int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:")), 0)
-    return own + sum(server_rss(int(child)) for child in children.split())
+        rss, cpu, children = _own_usage(pid)
+    except GONE:
+        return 0, 0.0
+    for child in children:
+        if child != skip:
+            more = usage(child, skip)
+            rss, cpu = rss + more[0], cpu + more[1]
+    return rss, cpu
 
 
-async def sample_rss(pid: int, samples: list[tuple[float, int]], t0: float) -> None:
-    """Append (seconds since ``t0``, RSS) to ``samples`` until cancelled."""
+def machine_busy() -> float:
+    """CPU seconds the whole machine has been busy since boot (all cores, from /proc/stat)."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # minus idle and iowait
+
+
+async def sample_usage(server_pid: int, samples: list[dict], t0: float) -> None:
+    """Append the server's and this program's usage (with Playwright and Chromium) to ``samples``
+    every ``SAMPLE_EVERY_S`` until cancelled."""
     while True:
-        samples.append((time.perf_counter() - t0, server_rss(pid)))
+        server, client = usage(server_pid), usage(os.getpid(), skip=server_pid)
+        samples.append({"t_s": round(time.perf_counter() - t0, 3), "server_rss": server[0], "server_cpu_s": server[1],
+                        "client_rss": client[0], "client_cpu_s": client[1], "machine_cpu_s": machine_busy()})
         await asyncio.sleep(SAMPLE_EVERY_S)
 
 
@@ -148,9 +175,10 @@ async def run_session(browser, base: str, result: dict, moves: int, args: argpar
         result["values"].append(await thumb.input_value())
         for _ in range(moves):
             await thumb.focus()
+            at_end = float(await thumb.input_value()) >= float(await thumb.get_attribute("max"))
             before = await tab.evaluate(CURVES_JS)
             start = time.perf_counter()
-            await tab.keyboard.press("ArrowRight")
+            await tab.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
             await tab.wait_for_function(REDRAWN_JS, arg=before, polling=POLL_MS, timeout=timeout_ms)
             result["redraws_s"].append(time.perf_counter() - start)
             result["values"].append(await thumb.input_value())
@@ -173,11 +201,11 @@ async def run_all(base: str, server_pid: int, args: argparse.Namespace) -> tuple
     sessions at once in one Chromium (one context each), while the server's memory is sampled."""
     query = f"&{args.query}" if args.query else ""
     warmup, results = new_result(0, query), [new_result(k, query) for k in range(1, args.sessions + 1)]
-    samples: list[tuple[float, int]] = []
+    samples: list[dict] = []
     limit = args.timeout * (args.moves + 2)
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        sampler = asyncio.create_task(sample_rss(server_pid, samples, time.perf_counter()))
+        sampler = asyncio.create_task(sample_usage(server_pid, samples, time.perf_counter()))
         try:
             await run_session(browser, base, warmup, 0, args)
             sessions = [run_session(browser, base, r, args.moves, args) for r in results]
@@ -211,10 +239,13 @@ def stats(values: list[float]) -> dict:
             "max": float(np.max(values))}
 
 
-def summarise(warmup: dict, results: list[dict], samples: list[tuple[float, int]], started: int,
+def summarise(warmup: dict, results: list[dict], samples: list[dict], started: int,
               args: argparse.Namespace, load: dict) -> dict:
-    """The figures of the run: times, errors, memory (MiB) and the machine's load."""
-    mib = [s / 2**20 for _, s in samples] or [0.0]
+    """The figures of the run: times, errors, memory (MiB), CPU seconds and the machine's load."""
+    first, last = samples[0], samples[-1]
+    wall = last["t_s"] - first["t_s"]
+    cpu = {who: last[f"{who}_cpu_s"] - first[f"{who}_cpu_s"] for who in ("server", "client", "machine")}
+    runs = 1 + sum((r["render_s"] is not None) + len(r["redraws_s"]) for r in results)
     return {
         "sessions": args.sessions, "moves": args.moves, "slider": SLIDERS[args.slider], "timeout_s": args.timeout,
         "query": args.query, "warmup_ok": session_ok(warmup, 0), "cold_render_s": warmup["render_s"],
@@ -223,8 +254,13 @@ def summarise(warmup: dict, results: list[dict], samples: list[tuple[float, int]
         "render_s": stats([r["render_s"] for r in results if r["render_s"] is not None]),
         "redraw_s": stats([t for r in results for t in r["redraws_s"]]),
         "errors": sum(len(problems(r)) for r in [warmup, *results]),
-        "rss_mib": {"server_started": started / 2**20, "peak": max(mib), "end": mib[-1]},
+        "server_rss_mib": {"started": started / 2**20, "peak": max(x["server_rss"] for x in samples) / 2**20,
+                           "end": last["server_rss"] / 2**20},
+        "client_rss_peak_mib": max(x["client_rss"] for x in samples) / 2**20,
+        "wall_s": wall, "script_runs": runs,
+        "cpu_s": {**cpu, "others": cpu["machine"] - cpu["server"] - cpu["client"], "capacity": wall * os.cpu_count()},
         "load_average": load, "cpus": os.cpu_count(),
+        "thread_settings": {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ},
     }
 
 
@@ -235,34 +271,37 @@ def report(summary: dict, warmup: dict, results: list[dict]) -> str:
             return f"{name:<14} n=0"
         return f"{name:<14} n={s['n']:<3} median {s['median']:6.2f} s   p90 {s['p90']:6.2f} s   max {s['max']:6.2f} s"
 
-    rss, cold = summary["rss_mib"], summary["cold_render_s"]
+    rss, cpu, cold = summary["server_rss_mib"], summary["cpu_s"], summary["cold_render_s"]
     lines = [f"{summary['sessions']} sessions x {summary['moves']} moves of '{summary['slider']}' "
              f"({summary['cpus']} CPUs, load average before {summary['load_average']['before']}, "
-             f"after {summary['load_average']['after']})",
+             f"after {summary['load_average']['after']}"
+             + "".join(f", {k}={v}" for k, v in summary["thread_settings"].items()) + ")",
              "warm-up        " + (f"{cold:.2f} s (one session, seed 0, cold server)" if cold else "failed"),
              row("first render", summary["render_s"]), row("redraw", summary["redraw_s"]),
              f"sessions ok    {summary['sessions_ok']} of {summary['sessions']}, errors {summary['errors']}, "
              f"{summary['distinct_first_figures']} distinct first figures",
-             f"server RSS     {rss['server_started']:.0f} MiB when started, peak {rss['peak']:.0f} MiB, "
-             f"{rss['end']:.0f} MiB at the end"]
+             f"server RSS     {rss['started']:.0f} MiB when started, peak {rss['peak']:.0f} MiB, "
+             f"{rss['end']:.0f} MiB at the end (browsers: peak {summary['client_rss_peak_mib']:.0f} MiB)",
+             f"CPU seconds    {summary['wall_s']:.0f} s wall x {summary['cpus']} CPUs = {cpu['capacity']:.0f}: "
+             f"server {cpu['server']:.0f} ({cpu['server'] / summary['script_runs']:.2f} per script run), "
+             f"browsers and driver {cpu['client']:.0f}, other processes {cpu['others']:.0f}"]
     return "\n".join(lines + [f"  session {r['session']} (seed {r['seed']}): {p}"
                               for r in [warmup, *results] for p in problems(r)])
 
 
-def write(out: Path, summary: dict, warmup: dict, results: list[dict], samples: list[tuple[float, int]]) -> None:
-    """``load_test.json`` (summary, every session, the memory samples) and ``load_test.csv``."""
+def write(out: Path, summary: dict, warmup: dict, results: list[dict], samples: list[dict]) -> None:
+    """``load_test.json`` (summary, every session, the usage samples) and ``load_test.csv``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "load_test.json").write_text(json.dumps(
-        {"summary": summary, "warmup": warmup, "sessions": results,
-         "rss_samples_s_bytes": [[round(t, 3), s] for t, s in samples]}, indent=1))
+        {"summary": summary, "warmup": warmup, "sessions": results, "samples": samples}, indent=1))
     moves = summary["moves"]
     with open(out / "load_test.csv", "w", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(["session", "seed", "ok", "render_s", *(f"redraw_{i + 1}_s" for i in range(moves)), "errors"])
         for r in results:
             redraws = [f"{t:.3f}" for t in r["redraws_s"]] + [""] * (moves - len(r["redraws_s"]))
-            writer.writerow([r["session"], r["seed"], session_ok(r, moves),
-                             "" if r["render_s"] is None else f"{r['render_s']:.3f}", *redraws, " | ".join(problems(r))])
+            render = "" if r["render_s"] is None else f"{r['render_s']:.3f}"
+            writer.writerow([r["session"], r["seed"], session_ok(r, moves), render, *redraws, " | ".join(problems(r))])
 
 
 def main() -> int:
@@ -284,7 +323,7 @@ def main() -> int:
     port = _free_port()
     server = start_server(port)
     try:
-        started = server_rss(server.pid)
+        started = usage(server.pid)[0]
         warmup, results, samples = asyncio.run(run_all(f"http://127.0.0.1:{port}", server.pid, args))
     finally:
         stop_server(server)
