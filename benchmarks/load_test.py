@@ -2,7 +2,7 @@
 moving a slider a few times; every session must render and redraw without an error.
 
 Run from anywhere: ``python benchmarks/load_test.py [--sessions 10] [--moves 5] [--slider ratio]
-[--timeout 180] [--out DIR]``.
+[--timeout 180] [--query n=200&dim=2] [--out DIR]`` (``--query`` replaces parameters of the view).
 
 Starts ``streamlit run app.py`` from the repository root on a free port (so
 ``.streamlit/config.toml`` applies: headless, no usage statistics), launches one Debian
@@ -15,7 +15,8 @@ server is aborted and counted as an error: nothing leaves the machine.
 Per session it measures
 
 - the first render: from ``goto`` until the Plotly traces are drawn and the script run is over
-  (the app's ``data-test-script-state`` is ``notRunning`` and the running indicator is gone);
+  (the app's ``data-test-script-state`` is ``notRunning`` and the running indicator is gone); a
+  page that shows an error instead fails at once;
 - each redraw: one key press on the chosen slider's thumb (ArrowRight, as a user would;
   ArrowLeft at the slider's end: the ratio stops at 0.45, 7 steps from 0.1), then the time until
   the drawn curves differ from those before the press *and* the run is over;
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import csv
 import hashlib
 import json
@@ -47,7 +49,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
 
@@ -71,19 +73,23 @@ SAMPLE_EVERY_S = 0.25
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 POLL_MS = 50  # how often the pages check for the redraw (in the page: cheap, ~10 checks per move and second)
 
-#: The drawn curves (every line's SVG path), joined: they change when the plot's data changes.
-CURVES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot .scatterlayer .trace path.js-line'))
+#: The drawn curves (every line's SVG path; in 2-D the contours'), joined: they change when the
+#: plot's data changes.
+CURVES_JS = """() => Array.from(document.querySelectorAll(
+                         '.js-plotly-plot .scatterlayer .trace path.js-line, .js-plotly-plot .contourlayer path'))
                      .map(p => p.getAttribute('d')).join('|')"""
 #: The script run is over: the app says so, and its running indicator is gone.
 IDLE_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
                      return !!app && app.getAttribute('data-test-script-state') === 'notRunning'
                             && !document.querySelector('[data-testid="stStatusWidget"]'); }"""
-RENDERED_JS = f"() => document.querySelectorAll('{TRACE}').length > 0 && ({IDLE_JS})()"
-REDRAWN_JS = f"(before) => ({CURVES_JS})() !== before && ({IDLE_JS})()"
 #: What the page shows as an error: exception boxes and st.error messages.
 ERRORS_JS = """() => Array.from(document.querySelectorAll(
                          '[data-testid="stException"], [data-testid="stAlertContentError"]'))
                      .map(e => e.innerText.trim())"""
+#: The first render is over: the run is, and the figure is drawn (or an error shown instead).
+RENDERED_JS = (f"() => ({IDLE_JS})() && (document.querySelectorAll('{TRACE}, .js-plotly-plot .contourlayer path')"
+               f".length > 0 || ({ERRORS_JS})().length > 0)")
+REDRAWN_JS = f"(before) => ({CURVES_JS})() !== before && ({IDLE_JS})()"
 
 
 def _own_usage(pid: int) -> tuple[int, float, list[int]]:
@@ -162,13 +168,15 @@ async def run_session(browser, base: str, result: dict, moves: int, args: argpar
         start = time.perf_counter()
         await tab.goto(f"{base}/{result['url']}")
         await tab.wait_for_function(RENDERED_JS, polling=POLL_MS, timeout=timeout_ms)
+        await record_errors(tab, result)
+        if result["page_errors"]:
+            raise RuntimeError("the page shows an error instead of its figure")
         result["render_s"] = time.perf_counter() - start
         figure = await tab.evaluate(CURVES_JS)
         result["figure"] = hashlib.sha1(figure.encode()).hexdigest()[:12]
         seed = await tab.locator('[data-testid="stNumberInput"]').filter(has_text="Seed").locator("input").input_value()
         if seed != str(result["seed"]):
             result["page_errors"].append(f"the Seed box shows {seed}, not the URL's {result['seed']}")
-        await record_errors(tab, result)
 
         thumb = tab.locator('[data-testid="stSlider"]').filter(
             has=tab.get_by_text(SLIDERS[args.slider], exact=True)).locator('input[type="range"]')
@@ -185,13 +193,23 @@ async def run_session(browser, base: str, result: dict, moves: int, args: argpar
             await record_errors(tab, result)
     except Exception as err:  # a timeout or a closed page: this session failed, the others go on
         result["failure"] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        with contextlib.suppress(Exception):  # what the page showed when it failed, if it still can
+            await record_errors(tab, result)
     finally:
         await context.close()
 
 
+def view_url(query: str, seed: int) -> str:
+    """The redraw benchmark's view, its parameters replaced by those of ``query`` (``n=200&dim=2``),
+    with ``seed``."""
+    path, _, view = URL_PATH.partition("?")
+    params = {**dict(parse_qsl(view)), **dict(parse_qsl(query)), "seed": str(seed)}
+    return f"{path}?{urlencode(params)}"
+
+
 def new_result(session: int, query: str) -> dict:
     """What a session collects: session ``k`` opens the view with ``seed=k``."""
-    return {"session": session, "seed": session, "url": f"{URL_PATH}{query}&seed={session}", "render_s": None,
+    return {"session": session, "seed": session, "url": view_url(query, session), "render_s": None,
             "redraws_s": [], "values": [], "figure": None, "page_errors": [], "console_errors": [],
             "external_requests": [], "failure": None}
 
@@ -199,8 +217,7 @@ def new_result(session: int, query: str) -> dict:
 async def run_all(base: str, server_pid: int, args: argparse.Namespace) -> tuple[dict, list[dict], list]:
     """A warm-up session (seed 0, no move: the server imports the app's modules), then all
     sessions at once in one Chromium (one context each), while the server's memory is sampled."""
-    query = f"&{args.query}" if args.query else ""
-    warmup, results = new_result(0, query), [new_result(k, query) for k in range(1, args.sessions + 1)]
+    warmup, results = new_result(0, args.query), [new_result(k, args.query) for k in range(1, args.sessions + 1)]
     samples: list[dict] = []
     limit = args.timeout * (args.moves + 2)
     async with async_playwright() as pw:
