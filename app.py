@@ -6,10 +6,25 @@ from pathlib import Path
 
 import numpy as np
 import streamlit as st
+from threadpoolctl import threadpool_limits
 
 from app_support.compute import example_one
 from app_support.widgets import url
 from momkde_core.plots import density_1d_figure
+
+
+
+@st.cache_resource
+def one_blas_thread() -> None:
+    """One BLAS thread per call, once per server process: the pages' fits are small (n of a
+    few thousand), and with OpenBLAS's default two threads waiting for each other on busy
+    cores a page run cost the server 3.2-3.7 CPU-s under 10 concurrent sessions against 1.05 s
+    with one (benchmarks/load_test.py; the redraw median fell from 83 s to 28 s). Large
+    scoring still uses both cores: the engine tiles it over its own threads."""
+    threadpool_limits(limits=1, user_api="blas")
+
+
+one_blas_thread()
 
 PAGES = {
     "explore": st.Page("app_pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
