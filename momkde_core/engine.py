@@ -1040,7 +1040,7 @@ class _GridGram:
     would exceed ``max_nodes``."""
 
     def __init__(self, weights: sparse.csr_matrix, kernel_hat: np.ndarray, sizes, lengths):
-        self.weights, self.weights_t = weights, weights.T.tocsr()
+        self.weights = weights  # W' v below reads it column-wise: no transposed copy
         self.kernel_hat, self.sizes, self.lengths = kernel_hat, sizes, lengths
 
     @classmethod
@@ -1084,7 +1084,7 @@ class _GridGram:
         return cls(weights, sp_fft.rfftn(kern), sizes, lengths)
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
-        spread = (self.weights_t @ v).reshape(self.sizes)
+        spread = (self.weights.T @ v).reshape(self.sizes)
         conv = sp_fft.irfftn(sp_fft.rfftn(spread, self.lengths) * self.kernel_hat,
                              self.lengths)
         return self.weights @ conv[tuple(slice(0, s) for s in self.sizes)].ravel()
