@@ -1,6 +1,8 @@
 """How long the Explore page takes to redraw its figure after one slider move, in a real browser.
 
-Run from anywhere: ``python benchmarks/bench_app_redraw.py [--moves 10]``.
+Run from anywhere: ``python benchmarks/bench_app_redraw.py [--moves 10] [--dim 2]``.
+``--dim 2`` opens the 2-D view (``dim=2``: four contour maps of n = 1000 inliers on the
+110 x 110 plot grid) and watches the maps' contour paths instead of the MoM-KDE curve.
 
 Starts ``streamlit run app.py`` on a free port (stopped at the end), opens
 ``/explore?n=1000&ratio=0.1&Smode=manual`` in Debian's headless Chromium (``/usr/bin/chromium``, driven
@@ -86,8 +88,19 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def drawn_path(tab) -> str:
-    """The MoM-KDE curve's ``d`` attribute (all curves joined if it is not drawn)."""
+CONTOUR = ".js-plotly-plot .contourlayer path"
+# a digest (length and ends of each path), not the paths: 135 paths of ~10 kB each, read
+# every 10 ms, would load the browser being timed
+CONTOUR_PATHS_JS = f"""() => Array.from(document.querySelectorAll('{CONTOUR}'))
+    .map(p => {{ const d = p.getAttribute('d') || ''; return d.length + d.slice(0, 40) + d.slice(-40); }})
+    .join('|')"""
+
+
+def drawn_path(tab, dim: int = 1) -> str:
+    """The MoM-KDE curve's ``d`` attribute (all curves joined if it is not drawn); in 2-D
+    a digest of the contour paths of all maps."""
+    if dim == 2:
+        return tab.evaluate(CONTOUR_PATHS_JS)
     d = tab.evaluate(MOM_KDE_PATH_JS, MOM_KDE_STROKE)
     return d if d is not None else _curve_path(tab)
 
@@ -110,17 +123,17 @@ def at_max(thumb) -> bool:
     return value is not None and top is not None and float(value) >= float(top)
 
 
-def one_move(tab, label: str, key: str) -> dict:
+def one_move(tab, label: str, key: str, dim: int = 1) -> dict:
     """Press ``key`` once on the slider ``label``; seconds until the path changes and until idle."""
     thumb = slider_thumb(tab, label)
     thumb.focus()
     before_value = slider_value(thumb)
-    before = drawn_path(tab)
+    before = drawn_path(tab, dim)
     start = time.perf_counter()
     tab.keyboard.press(key)
     redraw = None
     while time.perf_counter() - start < TIMEOUT_S:
-        if drawn_path(tab) != before:
+        if drawn_path(tab, dim) != before:
             redraw = time.perf_counter() - start
             break
         time.sleep(POLL_S)
@@ -145,6 +158,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=10, help="slider moves per slider (default 10)")
     parser.add_argument("--query", default="", help="more URL parameters, e.g. hmode=cv")
+    parser.add_argument("--dim", type=int, choices=[1, 2], default=1,
+                        help="the 1-D view (curves) or the 2-D one (contour maps)")
     args = parser.parse_args()
     port = _free_port()
     server = start_server(port)
@@ -157,21 +172,23 @@ def main() -> None:
                 tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
                        and not _is_path_probe(msg.location.get("url", "")) else None)
                 t0 = time.perf_counter()
-                url_path = URL_PATH + (f"&{args.query}" if args.query else "")
+                url_path = URL_PATH + ("&dim=2" if args.dim == 2 else "") \
+                    + (f"&{args.query}" if args.query else "")
+                drawn = CONTOUR if args.dim == 2 else TRACE
                 tab.goto(f"http://127.0.0.1:{port}/{url_path}")
                 _wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
-                tab.wait_for_selector(TRACE, timeout=TIMEOUT_S * 1000)
-                tab.wait_for_function(f"() => document.querySelectorAll('{TRACE}').length > 0")
+                tab.wait_for_selector(drawn, timeout=TIMEOUT_S * 1000)
+                tab.wait_for_function(f"() => document.querySelectorAll('{drawn}').length > 0")
                 _wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
                 print(f"first load of /{url_path}: {time.perf_counter() - t0:.2f} s "
-                      f"({tab.locator(TRACE).count()} traces)")
+                      f"({tab.locator(drawn).count()} {'contour paths' if args.dim == 2 else 'traces'})")
                 results: dict[str, list[dict]] = {}
                 for name, label in SLIDERS.items():
                     results[name], seen, key = [], {slider_value(slider_thumb(tab, label))}, "ArrowRight"
                     for _ in range(args.moves):
                         if key == "ArrowRight" and at_max(slider_thumb(tab, label)):
                             key = "ArrowLeft"
-                        move = one_move(tab, label, key)
+                        move = one_move(tab, label, key, args.dim)
                         move["cached"] = move["to"] in seen
                         seen.add(move["to"])
                         results[name].append(move)

@@ -10,7 +10,10 @@ warm-up. The engine's replay memo is emptied before every call of ours.
 
 Run: ``python benchmarks/bench_grid_speed.py`` (the table), ``--big`` adds 1-D n = 1e7
 (time), 2-D n = 1e7 (time and peak memory, in a child process) and exact scoring in d = 10
-(n = m = 1e5). ``--only NAME`` runs one row (names as printed).
+(n = m = 1e5). ``--only NAME`` runs one row (names as printed). ``--gram`` times RKDE and
+SPKDE fits in 2-D at n = 20 000 (Gram products by the grid path) against the dense path's
+product time times the products the fit took (the dense fits themselves take minutes to
+hours: 883 s and more for SPKDE in issue #10; ``--gram-dense`` runs them too).
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ import numpy as np
 import statsmodels.api as sm
 from KDEpy import FFTKDE
 
-from momkde_core import KDE, MoMKDE, engine
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, engine
+from momkde_core.kernels import get_kernel
 
 H = 0.2
 WIDEN = 15 * H
@@ -148,6 +152,50 @@ def scoring(d: int = 10, n: int = 10**5) -> dict:
     return out
 
 
+def gram_fits(n: int = 20_000, dense_fits: bool = False) -> list[str]:
+    """RKDE (Hampel, scale from the absolute loss) and SPKDE (contamination 0.1) in 2-D on
+    n points (10 % uniform outliers on [-6, 6]^2, Scott's bandwidth): fit time (wall, CPU),
+    Gram products and path; beside them the dense path's time per product (median of 3)
+    times those products, or with ``dense_fits`` the dense fit itself."""
+    rng = np.random.default_rng(n)
+    m = n // 10
+    X = np.vstack([rng.standard_normal((n - m, 2)), rng.uniform(-6, 6, (m, 2))])
+    lines = []
+    for est, products, gram_h in (
+            (RKDE(), lambda e: e.scale_n_iter_ + e.n_iter_ + 2, lambda e: e._h),
+            (SPKDE(), lambda e: e.n_iter_ + 3, lambda e: np.sqrt(2) * e._h)):
+        engine._MEMO.clear()
+        c0, t0 = time.process_time(), time.perf_counter()
+        est.fit(X)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        dtype = np.float32 if isinstance(est, SPKDE) else np.float64
+        Z, kernel = est._frame.inner(X), get_kernel("gaussian")
+        path = engine.GramOperator(Z, kernel, gram_h(est), dtype=dtype).method  # the fit's
+        dense = engine.GramOperator(Z, kernel, gram_h(est), dtype=dtype, method="dense")
+        v = np.full(n, 1.0 / n)
+        per_product = []
+        for _ in range(3):
+            t1 = time.perf_counter()
+            dense.matvec(v)
+            per_product.append(time.perf_counter() - t1)
+        line = (f"{type(est).__name__} 2-D, n = {n}: fit {wall:.2f} s (CPU {cpu:.2f} s), "
+                f"{products(est)} Gram products, {path} path; dense path: "
+                f"{np.median(per_product):.2f} s per product, x {products(est)} = "
+                f"{np.median(per_product) * products(est):.0f} s")
+        if dense_fits:
+            with_dense = type(est)(**est.get_params())
+            t1 = time.perf_counter()
+            original = engine.GRAM_GRID_MIN_PAIRS
+            engine.GRAM_GRID_MIN_PAIRS = n * n  # "auto" keeps the dense path
+            try:
+                with_dense.fit(X)
+            finally:
+                engine.GRAM_GRID_MIN_PAIRS = original
+            line += f" (measured dense fit: {time.perf_counter() - t1:.0f} s)"
+        lines.append(line)
+    return lines
+
+
 def in_child(what: str) -> dict:
     """Run ``--child WHAT`` in a fresh process (its own peak memory) and read its JSON."""
     done = subprocess.run([sys.executable, __file__, "--child", what], capture_output=True,
@@ -160,6 +208,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--big", action="store_true")
     parser.add_argument("--only", default=None)
+    parser.add_argument("--gram", action="store_true")
+    parser.add_argument("--gram-dense", action="store_true")
     parser.add_argument("--child", choices=["grid1d", "grid2d", "score"], default=None)
     args = parser.parse_args()
     if args.child:
@@ -168,6 +218,11 @@ def main() -> None:
         print(json.dumps(result))
         return
     print(f"load before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    if args.gram or args.gram_dense:
+        for line in gram_fits(dense_fits=args.gram_dense):
+            print(line, flush=True)
+        print(f"load after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+        return
     print("| task (h = 0.2, grid = data range + 15 h; 1024 nodes, 2-D 128 x 128) | momkde "
           "fit + pdf_grid | KDEpy FFTKDE (one KDE) | statsmodels FFT (one KDE) | ratio "
           "to KDEpy |  (wall clock, median; in brackets: CPU time)")

@@ -31,6 +31,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import lru_cache
 
 import numpy as np
 from scipy import fft as sp_fft
@@ -981,25 +982,150 @@ def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK
     return out * np.exp(-log_norm)
 
 
-class GramOperator:
-    """The products v -> G v with G_ij = K_h(X_i - X_j), exact, for RKDE and SPKDE.
+GRAM_GRID_ORDER = 10  # points per axis of the Lagrange interpolation of the grid Gram path
+GRAM_GRID_RTOL = {"float64": 1e-10, "float32": 1e-8}  # its error bound / (K_h(0) ||v||_1)
+GRAM_GRID_MIN_PAIRS = 6 * 10**7  # "auto" takes the grid path once n^2 exceeds this
+GRAM_GRID_MAX_NODES = 2**22  # ... and while its FFT grid has at most this many nodes
 
-    The n x n matrix is built once and kept when it holds at most ``max_cached`` entries
-    (n up to 7745; 5000 points take 200 MB in float64); above that each product recomputes
-    it in row chunks, so memory stays at ``MAX_CHUNK_ELEMENTS`` whatever n is.
-    ``dtype=np.float32`` halves the memory and the time of each product (7e-8 relative error
-    per entry): for SPKDE's QP, not for RKDE, whose residuals k(0) - 2 (G w)_i + w'G w cancel.
+
+@lru_cache(maxsize=None)
+def _lagrange_constants(order: int) -> tuple[float, float]:
+    """(P, Lambda) of ``order``-point Lagrange interpolation on nodes 0 .. order-1 used on
+    its central cell [order/2 - 1, order/2]: P = max |prod_m (t - m)| (the remainder's
+    node polynomial) and Lambda = max sum_k |L_k(t)| (the Lebesgue constant), by sampling
+    the cell at 20001 points (both are smooth inside it; P's maximum is at the midpoint, a
+    sample, by symmetry)."""
+    t = np.linspace(order / 2 - 1, order / 2, 20001)
+    node_poly = np.max(np.abs(np.prod(t[:, None] - np.arange(order), axis=1)))
+    lebesgue = np.max(np.abs(_lagrange_weights(t, order)).sum(axis=1))
+    return float(node_poly), float(lebesgue)
+
+
+def _lagrange_weights(t: np.ndarray, order: int) -> np.ndarray:
+    """L_k(t) for nodes 0 .. order-1, shape (len(t), order)."""
+    out = np.ones((len(t), order))
+    for k in range(order):
+        for m in range(order):
+            if m != k:
+                out[:, k] *= (t - m) / (k - m)
+    return out
+
+
+def gram_grid_spacing(h: float, d: int, rtol: float, order: int = GRAM_GRID_ORDER) -> float:
+    """The largest grid spacing for which :class:`GramOperator`'s grid path is within
+    ``rtol`` K_h(0) ||v||_1 of G v.
+
+    The path replaces exp(-|x - y|^2 / 2h^2) by its interpolant in the 2d coordinates of x
+    and y, each by ``order``-point Lagrange interpolation on the grid. One such
+    interpolation of the 1-D Gaussian g(u) = exp(-u^2 / 2h^2) errs by at most
+    max|g^(p)| / p! * P delta^p (p = order, P from :func:`_lagrange_constants`), and
+    |g^(p)(u)| = h^-p |He_p(u/h)| e^{-u^2/2h^2} <= 1.0865 sqrt(p!) h^-p (Cramer's bound on
+    Hermite functions). Interpolating the 2d coordinates one after the other multiplies the
+    earlier errors by at most the Lebesgue constant Lambda each time: the kernel (peak 1 in
+    these units) is off by at most E (1 + Lambda + ... + Lambda^(2d-1)), E the 1-D bound.
+    """
+    node_poly, lebesgue = _lagrange_constants(order)
+    amplification = sum(lebesgue ** k for k in range(2 * d))
+    one_axis = 1.0865 * node_poly / np.sqrt(special.factorial(order))
+    return h * float((rtol / (one_axis * amplification)) ** (1.0 / order))
+
+
+class _GridGram:
+    """G v ~ W' (K * (W v)): the v-weighted points spread onto an evenly spaced grid by
+    Lagrange interpolation weights W (``order`` nodes per axis, ``order``^d per point, a
+    sparse matrix), convolved with the kernel sampled at the grid's offsets (one FFT
+    product; the kernel's transform is kept), and read back at the points with the same
+    weights. Within ``rtol`` K_h(0) ||v||_1 of the exact product (:func:`gram_grid_spacing`;
+    the FFT adds ~1e-15 of that). Build with :meth:`plan`, which returns None when the grid
+    would exceed ``max_nodes``."""
+
+    def __init__(self, weights: sparse.csr_matrix, kernel_hat: np.ndarray, sizes, lengths):
+        self.weights = weights  # W' v below reads it column-wise: no transposed copy
+        self.kernel_hat, self.sizes, self.lengths = kernel_hat, sizes, lengths
+
+    @classmethod
+    def plan(cls, X: np.ndarray, kernel: Kernel, h: float, rtol: float,
+             max_nodes: int = GRAM_GRID_MAX_NODES, order: int = GRAM_GRID_ORDER):
+        n, d = X.shape
+        step = gram_grid_spacing(h, d, rtol, order)
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        # the grid runs from order/2 - 1 cells below the lowest point to order/2 above the
+        # highest, so that each point's interpolation nodes are on it
+        sizes = [int(np.floor((hi[k] - lo[k]) / step)) + order for k in range(d)]
+        reach = [min(s - 1, int(np.ceil(kernel.radius * h / step))) for s in sizes]
+        lengths = [sp_fft.next_fast_len(s + r, real=True) for s, r in zip(sizes, reach)]
+        if np.prod(np.array(lengths, dtype=float)) > max_nodes:
+            return None
+        origin = lo - (order // 2 - 1) * step
+        rows = np.repeat(np.arange(n), order ** d)
+        flat = np.zeros((n, 1), dtype=np.int64)
+        values = np.ones((n, 1))
+        for k in range(d):
+            t = (X[:, k] - origin[k]) / step
+            first = np.clip(np.floor(t).astype(np.int64) - (order // 2 - 1), 0,
+                            sizes[k] - order)
+            axis_weights = _lagrange_weights(t - first, order)
+            nodes = first[:, None] + np.arange(order)
+            flat = (flat[:, :, None] * sizes[k] + nodes[:, None, :]).reshape(n, -1)
+            values = (values[:, :, None] * axis_weights[:, None, :]).reshape(n, -1)
+        weights = sparse.csr_matrix((values.ravel(), (rows, flat.ravel())),
+                                    shape=(n, int(np.prod(sizes))))
+        # the kernel at every grid offset within the reach, wrapped for a circular convolution
+        # of the FFT lengths (>= size + reach on each axis: no wrap-around reaches the grid)
+        sq = 0.0
+        for k in range(d):
+            offsets = np.arange(lengths[k])
+            offsets = np.where(offsets <= lengths[k] // 2, offsets, offsets - lengths[k])
+            offsets = np.where(np.abs(offsets) <= reach[k], offsets, lengths[k])  # beyond: 0
+            shape = [1] * d
+            shape[k] = lengths[k]
+            sq = sq + np.square(offsets * step).reshape(shape)
+        kern = kernel.kernel_sq(np.broadcast_to(sq, lengths).copy(), h, d)
+        return cls(weights, sp_fft.rfftn(kern), sizes, lengths)
+
+    def matvec(self, v: np.ndarray) -> np.ndarray:
+        spread = (self.weights.T @ v).reshape(self.sizes)
+        conv = sp_fft.irfftn(sp_fft.rfftn(spread, self.lengths) * self.kernel_hat,
+                             self.lengths)
+        return self.weights @ conv[tuple(slice(0, s) for s in self.sizes)].ravel()
+
+
+class GramOperator:
+    """The products v -> G v with G_ij = K_h(X_i - X_j), for RKDE and SPKDE.
+
+    Dense and exact while n is small: the n x n matrix is built once and kept when it holds
+    at most ``max_cached`` entries (n up to 7745; 5000 points take 200 MB in float64).
+    Above that, for the Gaussian in d <= 2 (``method="auto"``), the grid path
+    (:class:`_GridGram`: interpolation onto a grid and one FFT convolution, a few ms at
+    n = 20 000 where a dense product takes seconds) within ``GRAM_GRID_RTOL`` (1e-10 in
+    float64, 1e-8 for float32) of K_h(0) ||v||_1; otherwise (or if its grid would be too
+    large, e.g. for far outliers) each product recomputes the matrix in row chunks, so memory
+    stays at ``MAX_CHUNK_ELEMENTS`` whatever n is. ``method="grid"`` or ``"dense"`` forces a
+    path (the grid one when its grid fits). ``self.method`` says which path is used.
+    ``dtype=np.float32`` halves the memory and the time of each dense product (7e-8
+    relative error per entry): for SPKDE's QP, not for RKDE, whose residuals
+    k(0) - 2 (G w)_i + w'G w cancel.
     """
 
     def __init__(self, X: np.ndarray, kernel: Kernel, h: float, max_cached: int = 6 * 10**7,
-                 dtype=np.float64):
+                 dtype=np.float64, method: str = "auto"):
+        if method not in ("auto", "dense", "grid"):
+            raise ValueError(f"unknown method {method!r}; allowed: 'auto', 'dense', 'grid'")
         self.X = _as_2d(X)
         self.kernel, self.h = kernel, float(h)
         n, d = self.X.shape
         self.diagonal = float(np.exp(kernel.log_kernel_sq(np.zeros(1), h, d))[0])
+        self._matrix = self._grid = None
+        self.method = "dense"
+        grid_fits = kernel.name == "gaussian" and d <= 2
+        if grid_fits and (method == "grid" or (method == "auto" and n * n > GRAM_GRID_MIN_PAIRS)):
+            self._grid = _GridGram.plan(self.X, kernel, self.h,
+                                        GRAM_GRID_RTOL[np.dtype(dtype).name])
+            if self._grid is not None:
+                self.method = "grid"
+                return
         self._Xc = self.X - self.X.mean(axis=0)
         self._sq = np.einsum("ij,ij->i", self._Xc, self._Xc)
-        self._matrix = None
         if n * n <= min(max_cached, MAX_CACHED_PAIRS):  # replayed for a refit (same X, h)
             key = ("gram", self.X, kernel, h, np.dtype(dtype).name)
             (self._matrix,) = _replay(key, lambda: iter([self._full_matrix(dtype)]), n * n)
@@ -1027,6 +1153,8 @@ class GramOperator:
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
         """G @ v."""
+        if self._grid is not None:
+            return self._grid.matvec(np.asarray(v, dtype=np.float64))
         if self._matrix is not None:
             return np.asarray(self._matrix @ v.astype(self._matrix.dtype, copy=False),
                               dtype=np.float64)

@@ -23,6 +23,7 @@ References
 
 from __future__ import annotations
 
+import logging
 import warnings
 from numbers import Integral, Real
 
@@ -44,6 +45,7 @@ from .robust import (DEFAULT_PERCENTILES, SCALE_SOURCES, kirwls_with_params, los
 from .robust_defaults import check_contamination, estimate_contamination, n_blocks_for
 from .scaling import PEAK_LIMIT, PEAK_LIMIT_FLOAT32, Frame, selection_frame, working_frame
 
+LOGGER = logging.getLogger(__name__)
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
 MAX_SAMPLE_ROUNDS = 100  # sample() gives up after this many rounds without an accepted draw
 
@@ -698,6 +700,10 @@ class RKDE(_BaseKDE):
     ``bandwidth``: a number, one per feature, or a rule, as for :class:`KDE` ("scott",
     "silverman", "cv", "robust", "isj").
 
+    ``verbose``: when true, the fit logs (INFO, logger ``momkde_core.estimators``) its size,
+    its Gram path (dense or grid, :class:`~momkde_core.engine.GramOperator`) and each
+    iteration's objective: a long fit (n in the tens of thousands) shows its progress.
+
     Attributes: ``weights_`` (on the simplex, in the order of the training rows; 0 for rows
     of weight 0), ``n_iter_``, ``objective_`` (J at each iteration), ``loss_params_`` (a, b,
     c; Huber: (a,)), ``scale_n_iter_`` (iterations of the absolute-loss KIRWLS; 0 for
@@ -708,7 +714,7 @@ class RKDE(_BaseKDE):
 
     def __init__(self, bandwidth="scott", kernel: str = "gaussian", loss: str = "hampel",
                  scale_from: str = "absolute", percentiles=None, max_iter: int = 100,
-                 tol: float = 1e-8, random_state=None):
+                 tol: float = 1e-8, random_state=None, verbose: int = 0):
         self.bandwidth = bandwidth
         self.kernel = kernel
         self.loss = loss
@@ -717,6 +723,7 @@ class RKDE(_BaseKDE):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.verbose = verbose
 
     def _percentiles(self) -> np.ndarray:
         q = DEFAULT_PERCENTILES[self.scale_from] if self.percentiles is None \
@@ -740,11 +747,14 @@ class RKDE(_BaseKDE):
 
     def _fit_weights(self, X, base):
         gram = GramOperator(X, self._kernel, self._h)
-        residuals, self.scale_n_iter_ = scale_residuals(gram, self.scale_from, self.max_iter,
-                                                        self.tol, base)
+        _log_start(self, gram)
+        residuals, self.scale_n_iter_ = scale_residuals(
+            gram, self.scale_from, self.max_iter, self.tol, base,
+            _iteration_logger(self, "absolute-loss KIRWLS (scale)"))
         self.loss_params_ = loss_parameters(residuals, self.loss, self._percentiles())
         self.weights_, self.n_iter_, self.objective_ = kirwls_with_params(
-            gram, self.loss, self.loss_params_, self.max_iter, self.tol, base)
+            gram, self.loss, self.loss_params_, self.max_iter, self.tol, base,
+            _iteration_logger(self, f"{self.loss} KIRWLS"))
         if not self._frame.identity:  # residuals scale as sqrt(density), J as a density
             jacobian = np.exp(self._frame.log_jacobian)
             self.loss_params_ = tuple(p * np.sqrt(jacobian) for p in self.loss_params_)
@@ -772,6 +782,10 @@ class SPKDE(_BaseKDE):
     ``bandwidth``: a number, one per feature, or a rule, as for :class:`KDE` ("scott",
     "silverman", "cv", "robust", "isj").
 
+    ``verbose``: when true, the fit logs (INFO, logger ``momkde_core.estimators``) its size,
+    its Gram path (dense or grid, :class:`~momkde_core.engine.GramOperator`) and each
+    iteration's objective: a long fit (n in the tens of thousands) shows its progress.
+
     Attributes: ``weights_`` (a, in the order of the training rows; 0 for rows of weight
     0), ``beta_``, ``n_iter_``, ``n_features_in_``, ``feature_names_in_`` (fitted on a
     DataFrame).
@@ -783,7 +797,7 @@ class SPKDE(_BaseKDE):
 
     def __init__(self, bandwidth="scott", contamination: float = 0.1, beta=None,
                  kernel: str = "gaussian", max_iter: int = 1000, tol: float = 1e-5,
-                 random_state=None):
+                 random_state=None, verbose: int = 0):
         self.bandwidth = bandwidth
         self.contamination = contamination
         self.beta = beta
@@ -791,6 +805,7 @@ class SPKDE(_BaseKDE):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.verbose = verbose
 
     def _check_params(self, n: int) -> None:
         if self._kernel.name != "gaussian":
@@ -814,9 +829,32 @@ class SPKDE(_BaseKDE):
         self.beta_ = 1.0 / (1.0 - float(self.contamination)) if self.beta is None \
             else float(self.beta)
         gram = GramOperator(X, self._kernel, self._gram_scale * self._h, dtype=np.float32)
+        _log_start(self, gram)
         self.weights_, self.n_iter_ = spkde_weights(gram, self.beta_, self.max_iter, self.tol,
-                                                    base)
+                                                    base, _iteration_logger(self, "FISTA"))
         return _one_block(X, self.weights_)
+
+
+def _log_start(est: BaseEstimator, gram: GramOperator) -> None:
+    """With ``verbose``, log the size of the fit and how its Gram products are computed."""
+    if est.verbose:
+        LOGGER.info("%s: %d points in %d-D, Gram products by the %s path", type(est).__name__,
+                    *gram.X.shape, gram.method)
+
+
+def _iteration_logger(est: BaseEstimator, stage: str):
+    """The solvers' ``progress`` callable: with ``verbose``, each iteration's objective is
+    logged at INFO level on the ``momkde_core.estimators`` logger (shown once logging is
+    configured, e.g. ``logging.basicConfig(level=logging.INFO)``); None (no cost) otherwise."""
+    if not est.verbose:
+        return None
+    name = type(est).__name__
+
+    def progress(n_iter: int, objective: float) -> None:
+        LOGGER.info("%s %s: iteration %d (max_iter %d), objective %.10g", name, stage, n_iter,
+                    est.max_iter, objective)
+
+    return progress
 
 
 def _check_iterations(max_iter, tol) -> None:

@@ -9,9 +9,14 @@ integer weights are duplicated rows: SPKDE's QP and RKDE's objective and iterati
 given loss parameters) are those of the sample with each row repeated. Each solver keeps
 the unweighted arithmetic when ``base`` is None, so unweighted results are unchanged to the
 bit.
+
+Each solver takes an optional ``progress`` callable, called after every iteration with the
+iteration number and the objective (the estimators' ``verbose`` logs it).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -51,6 +56,14 @@ def feature_space_residuals(gram: GramOperator, w: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(gram.diagonal - 2.0 * gw + w @ gw, 0.0))
 
 
+Progress = Callable[[int, float], None] | None
+
+
+def _report(progress: Progress, n_iter: int, value: float) -> None:
+    if progress is not None:
+        progress(n_iter, float(value))
+
+
 # Where Hampel's a, b, c (Huber's a) come from, and the percentiles each source uses by default.
 SCALE_SOURCES = ("absolute", "kde")
 DEFAULT_PERCENTILES = {"absolute": (50.0, 95.0, 100.0), "kde": (50.0, 75.0, 95.0)}
@@ -74,7 +87,7 @@ def _reweight(phi: np.ndarray, base: np.ndarray | None) -> np.ndarray:
 
 
 def absolute_loss_kirwls(gram: GramOperator, max_iter: int, tol: float,
-                         base: np.ndarray | None = None):
+                         base: np.ndarray | None = None, progress: Progress = None):
     """KIRWLS for the absolute loss rho(r) = |r| (psi(r) = 1, phi(r) = 1/r): the geometric
     median of the Phi(X_i) in the RKHS (Weiszfeld's iteration, kernelised).
 
@@ -100,13 +113,14 @@ def absolute_loss_kirwls(gram: GramOperator, max_iter: int, tol: float,
         w = _reweight(1.0 / np.maximum(r, floor), base)
         r = feature_space_residuals(gram, w)
         history.append(_average(r, base))
+        _report(progress, n_iter, history[-1])
         if abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
             break
     return w, r, n_iter, np.array(history)
 
 
 def scale_residuals(gram: GramOperator, scale_from: str, max_iter: int, tol: float,
-                    base: np.ndarray | None = None):
+                    base: np.ndarray | None = None, progress: Progress = None):
     """The residuals the loss parameters are read from, and the iterations it took.
 
     ``"absolute"``: those of the absolute-loss RKDE run to convergence
@@ -114,7 +128,7 @@ def scale_residuals(gram: GramOperator, scale_from: str, max_iter: int, tol: flo
     plain KDE (w = 1/n, or the base measure; 0 iterations).
     """
     if scale_from == "absolute":
-        _, r, n_iter, _ = absolute_loss_kirwls(gram, max_iter, tol, base)
+        _, r, n_iter, _ = absolute_loss_kirwls(gram, max_iter, tol, base, progress)
         return r, n_iter
     if scale_from == "kde":
         return feature_space_residuals(gram, _start(len(gram.X), base)), 0
@@ -139,7 +153,7 @@ def loss_parameters(residuals: np.ndarray, loss: str, percentiles) -> tuple:
 
 
 def kirwls_with_params(gram: GramOperator, loss: str, params: tuple, max_iter: int,
-                       tol: float, base: np.ndarray | None = None):
+                       tol: float, base: np.ndarray | None = None, progress: Progress = None):
     """KIRWLS (Kim & Scott 2012) for the RKDE weights with the loss parameters given.
 
     From w = 1/n (as robkde.m, l. 26, restarts after choosing a, b, c), repeat
@@ -168,6 +182,7 @@ def kirwls_with_params(gram: GramOperator, loss: str, params: tuple, max_iter: i
         w = _reweight(phi, base)
         r = feature_space_residuals(gram, w)
         history.append(_average(rho(r), base))
+        _report(progress, n_iter, history[-1])
         if abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
             break
     return w, n_iter, np.array(history)
@@ -196,7 +211,7 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
 
 
 def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float,
-                  base: np.ndarray | None = None):
+                  base: np.ndarray | None = None, progress: Progress = None):
     """SPKDE's QP min_a ||beta f_KDE - g_a||^2_{L2} = (a - t)'Q(a - t), t = beta/n, a on the simplex.
 
     With a ``base`` measure p (module docstring) f_KDE is the weighted KDE and t = beta p.
@@ -237,6 +252,7 @@ def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float,
         a_next = project_simplex(y - 2.0 * step * (qy - q_target))
         qa_next = gram.matvec(a_next)
         value_next = objective(a_next, qa_next)
+        _report(progress, n_iter, value_next)
         if value_next > value:  # adaptive restart: drop the momentum
             t = 1.0
         t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
