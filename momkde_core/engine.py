@@ -25,6 +25,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from scipy import signal, sparse
@@ -256,8 +257,32 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
     size = sum(a.nbytes for chunk in chunks for a in chunk if isinstance(a, np.ndarray))
     with _MEMO_LOCK:
         _MEMO[key] = (chunks, size)
-        while sum(b for _, b in _MEMO.values()) > MEMO_MAX_BYTES:
-            _MEMO.popitem(last=False)
+        _trim_memo()
+
+
+@contextmanager
+def replay_limits(max_pairs: int, max_bytes: int) -> Iterator[None]:
+    """Within the block, keep evaluations of up to ``max_pairs`` kernel values for replay, and
+    up to ``max_bytes`` in all (:func:`_replay`); the limits are restored on exit and the
+    kept evaluations trimmed to them. Results are the same bit for bit: a replay yields the
+    very chunks that were computed. For a process that refits one sample many times, such
+    as the experiment runner (the oracle's 20 values of S on n up to ~5000 points), not for
+    a server whose threads share the module's limits."""
+    global MAX_CACHED_PAIRS, MEMO_MAX_BYTES
+    saved = MAX_CACHED_PAIRS, MEMO_MAX_BYTES
+    MAX_CACHED_PAIRS, MEMO_MAX_BYTES = max_pairs, max_bytes
+    try:
+        yield
+    finally:
+        MAX_CACHED_PAIRS, MEMO_MAX_BYTES = saved
+        with _MEMO_LOCK:
+            _trim_memo()
+
+
+def _trim_memo() -> None:
+    """Drop the least recently used evaluations beyond MEMO_MAX_BYTES (caller holds the lock)."""
+    while sum(b for _, b in _MEMO.values()) > MEMO_MAX_BYTES:
+        _MEMO.popitem(last=False)
 
 
 def _memo_key(key: tuple) -> tuple:

@@ -106,6 +106,7 @@ import pandas as pd
 from . import metrics
 from .csv_safety import LINE_END, write_csv
 from .bandwidth import select_bandwidth
+from .engine import replay_limits
 from .robust_defaults import MAX_CONTAMINATION, check_contamination, n_blocks_for
 from .datasets import DATASETS, contaminated_sample, load_dataset
 from .estimators import KDE, RKDE, SPKDE, MoMKDE
@@ -132,6 +133,7 @@ GRID_RANGE = (-5.0, 11.0)
 GRID_POINTS = {1: 2048, 2: 256}
 CLEAN_GRID = (-15.0, 20.0, 4096)  # wide enough for the Gamma and Student-t tails
 CONTAMINATION_GUESS = 0.2
+RUNNER_REPLAY = (2**25, 2**29)  # kernel values kept per evaluation and in all (512 MiB)
 MIN_INLIERS = 5  # synthetic samples: the 5-fold CV of the bandwidth needs a point per fold
 KL_FLOOR = np.finfo(float).tiny  # estimates are floored here for the KLs (see module docstring)
 
@@ -306,8 +308,11 @@ def run_task(task: Task) -> list[tuple]:
     """Every row (in :data:`COLUMNS` order) of one sample: all methods x all metrics.
 
     MoM-KDE's warning about blocks of fewer than 2 points is silenced: the sweep asks for
-    such S on purpose (the oracle's grid up to 2|O| + 1, the rules at high ratios)."""
-    with warnings.catch_warnings():
+    such S on purpose (the oracle's grid up to 2|O| + 1, the rules at high ratios). The
+    kernel values of a sample are kept for replay up to n ~ 5800 points
+    (:func:`~momkde_core.engine.replay_limits`), so that the oracle's and the rule's refits
+    for other S reuse them (the same numbers, computed once)."""
+    with warnings.catch_warnings(), replay_limits(*RUNNER_REPLAY):
         warnings.filterwarnings("ignore", message=r".*blocks of fewer than", category=UserWarning)
         return _run_task(task)
 
@@ -618,8 +623,12 @@ class SweepFile:
         return sum(task_key(t) in complete for t in self.tasks)
 
     def todo(self) -> list[Task]:
-        """The tasks whose rows are not in the partial file yet."""
-        return [t for t in self.tasks if task_key(t) not in self._done]
+        """The tasks whose rows are not in the partial file yet, repetition by repetition
+        (every source and ratio of repetition 0, then of 1, ...): a sweep stopped early
+        holds whole repetitions of every cell, not all repetitions of the first sources.
+        (The table is written in task order whatever the order of computing.)"""
+        left = [t for t in self.tasks if task_key(t) not in self._done]
+        return sorted(left, key=lambda t: t.rep)  # stable: task order within a repetition
 
     def _append(self, rows: list[tuple]) -> None:
         with open(self.partial, "a", encoding="utf-8", newline="") as fh:

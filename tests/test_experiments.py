@@ -276,3 +276,14 @@ def test_a_partial_file_of_another_sweep_is_refused_not_mixed(uninterrupted, tmp
                                          "--restart"):
         ex.SweepFile(out, paper).open()
     assert ex.SweepFile(out, paper).open(restart=True) == 0
+
+
+def test_a_sweep_computes_repetition_by_repetition(uninterrupted, tmp_path):
+    """Stopped early, a sweep holds whole repetitions of every source and ratio."""
+    tasks, _, _ = uninterrupted
+    sweep = ex.SweepFile(tmp_path / "r.csv", tasks)
+    sweep.open()
+    todo = sweep.todo()
+    assert sorted(todo, key=tasks.index) == tasks
+    assert [t.rep for t in todo] == sorted(t.rep for t in tasks)
+    assert {(t.source, t.ratio) for t in todo[:len(tasks) // 2]} == {(t.source, t.ratio) for t in tasks}
