@@ -23,6 +23,7 @@ import argparse
 import itertools
 import os
 import re
+import signal
 import sys
 import warnings
 from collections.abc import Hashable
@@ -287,12 +288,25 @@ def reproduce(args: argparse.Namespace) -> None:
     if resumed:
         print(f"momkde: resuming {sweep.partial}: {resumed} of {len(tasks)} samples already "
               "done", file=sys.stderr)
+    _stop_on_signals()
     try:
         df = sweep.run(n_jobs=args.jobs, scheduler=args.scheduler, progress=True)
     except (ImportError, OSError) as err:  # dask missing, scheduler unreachable, disk full
         raise UsageError(f"{err}; the finished samples are kept in {sweep.partial}") from None
     print(f"wrote {len(df)} rows ({len(tasks)} samples, protocol {args.protocol}) to {args.out}",
           file=sys.stderr)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM, and SIGINT even in a process started in the background (where a shell
+    ignores it), stop a sweep as Ctrl-C does: its finished samples are kept and the
+    message says how to resume."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 _SCHEDULER = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9a-fA-F:]+\]|[^\s/:\[\]]+):\d{1,5}")

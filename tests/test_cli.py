@@ -432,16 +432,23 @@ def _run_cli(*argv) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True)
 
 
-def test_a_killed_sweep_resumes_to_the_same_table(tmp_path):
-    """SIGKILL in the middle of a sweep (24 samples): its finished samples are on disk, the
-    same command run again computes only the others, and the table is byte for byte the one
-    of an uninterrupted run."""
-    whole = tmp_path / "whole.csv"
+@pytest.fixture(scope="module")
+def whole_sweep(tmp_path_factory):
+    """The bytes of SWEEP's table, run without interruption."""
+    whole = tmp_path_factory.mktemp("whole") / "whole.csv"
     assert _run_cli(*SWEEP, "--out", whole).wait(timeout=300) == 0
+    return whole.read_bytes()
 
+
+@pytest.mark.parametrize("how, jobs", [(signal.SIGKILL, "1"), (signal.SIGTERM, "2")])
+def test_a_killed_sweep_resumes_to_the_same_table(whole_sweep, tmp_path, how, jobs):
+    """A kill in the middle of a sweep (24 samples): its finished samples are on disk, the
+    same command run again computes only the others, and the table is byte for byte the one
+    of an uninterrupted run. SIGTERM (and SIGINT) stop it cleanly, with exit code 130 and
+    the way to resume."""
     out = tmp_path / "r.csv"
     partial = tmp_path / "r.csv.partial"
-    proc = _run_cli(*SWEEP, "--out", out)
+    proc = _run_cli(*SWEEP, "--jobs", jobs, "--out", out)
     deadline = time.monotonic() + 120
     rows_of_6 = 1 + 6 * 3 * len(ex.METRICS)  # the header and 6 samples' rows
     while time.monotonic() < deadline and proc.poll() is None:
@@ -449,8 +456,13 @@ def test_a_killed_sweep_resumes_to_the_same_table(tmp_path):
             break
         time.sleep(0.02)
     assert proc.poll() is None, "the sweep ended before it could be killed"
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.send_signal(how)
+    _, err = proc.communicate(timeout=60)
+    if how == signal.SIGTERM:
+        assert proc.returncode == 130
+        assert err.strip().splitlines()[-1] == (
+            f"momkde: interrupted; the finished samples are kept in {partial}: run the same "
+            "command again to resume")
     assert not out.exists()
     done = pd.read_csv(partial)["seed"].nunique()
     assert 6 <= done < 24
@@ -459,8 +471,8 @@ def test_a_killed_sweep_resumes_to_the_same_table(tmp_path):
     _, err = again.communicate(timeout=300)
     assert again.returncode == 0, err
     assert f"resuming {partial}: " in err and " of 24 samples already done" in err
-    assert out.read_bytes() == whole.read_bytes()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "whole.csv"]
+    assert out.read_bytes() == whole_sweep
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
 
 
 def test_a_failed_sample_is_one_line_exit_1_and_a_rerun_finishes(tmp_path, capsys, monkeypatch):
