@@ -367,6 +367,9 @@ def figures(args: argparse.Namespace) -> list[Path]:
             raise UsageError(f"{args.results} has no method(s) {', '.join(unknown)}; it has "
                              f"{', '.join(pd.unique(df['method']))}")
         df = df[df["method"].isin(args.methods)]
+    # as in the app: "MoM-KDE" is the library's default (mom_kde_auto); the runner's
+    # mom_kde is the label-free S rule with the CV h, drawn in its own colour
+    df = df.assign(method=df["method"].replace({"mom_kde": "mom_kde_rule"}))
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as err:

@@ -89,13 +89,16 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
                                           max_elements)
         return out
     out = np.full((len(bounds) - 1, len(Y)), -np.inf)
-    for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
+    # replayed for the same points and h (MoM-KDE refitted for another S with the same seed:
+    # the oracle's and the rule's candidates), hence copied before they are summed in place
+    chunks = _replay(("log", X, Y, kernel, h, max_elements),
+                     lambda: _log_kernel_chunks(X, Y, kernel, h, max_elements), len(X) * len(Y))
+    for a, b, j0, j1, log_k in chunks:
         first = int(np.searchsorted(bounds, a, side="right") - 1)
         last = int(np.searchsorted(bounds, b - 1, side="right") - 1)
         segments = [(s, max(bounds[s], a) - a, min(bounds[s + 1], b) - a)
                     for s in range(first, last + 1) if bounds[s + 1] > bounds[s]]
-        if log_weights is not None:
-            log_k += log_weights[a:b, None]
+        log_k = log_k.copy() if log_weights is None else log_k + log_weights[a:b, None]
         _accumulate_segments(out, log_k, segments, j0, j1)
     return out
 

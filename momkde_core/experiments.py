@@ -654,13 +654,22 @@ class SweepFile:
                                   self.partial)
         return self._finish()
 
-    def _finish(self) -> pd.DataFrame:
+    def finished(self) -> pd.DataFrame:
+        """The rows of this sweep's samples finished so far, in task order, read from the
+        partial file without changing it (a running sweep may be appending to it)."""
         df = self._read()
+        keys = _keys(df)
+        complete = {k for k, n in Counter(keys).items() if n == self._expected_rows()}
         position = {task_key(t): i for i, t in enumerate(self.tasks)}
-        order = np.array([position.get(k, -1) for k in _keys(df)], dtype=np.int64)
+        order = np.array([position[k] if k in complete and k in position else -1
+                          for k in keys], dtype=np.int64)
         df = df[order >= 0].iloc[np.argsort(order[order >= 0], kind="stable")]
         df = df.reset_index(drop=True)
         df.attrs["protocol"] = self.settings["protocol"]
+        return df
+
+    def _finish(self) -> pd.DataFrame:
+        df = self.finished()
         self._write_atomically(df, self.out)
         self.partial.unlink()
         self.meta.unlink()

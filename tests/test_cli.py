@@ -517,3 +517,25 @@ def test_figures_check_the_table_before_drawing(results_csv, tmp_path, capsys, m
     err = _one_line_exit_2(["figures", bad, "--out", tmp_path / "figs"], capsys)
     assert message in err
     assert not (tmp_path / "figs").exists()
+
+
+def test_figures_give_each_runner_method_its_own_colour_and_name(tmp_path, monkeypatch):
+    """The runner's mom_kde (label-free S rule) is drawn as the app draws it, apart from the
+    library's default MoM-KDE (mom_kde_auto): no two methods share a colour or a name."""
+    from momkde_core import plots
+
+    methods = list(ex.METHODS + ex.BLOCKH_METHODS + ("kde_robust",))
+    rows = [("uniform", r, k, k, m, 1, 0.3, "js", r + k / 10) for r in (0.1, 0.2) for k in range(2)
+            for m in methods]
+    table = tmp_path / "r.csv"
+    cli.write_csv(pd.DataFrame(rows, columns=list(ex.COLUMNS)), table)
+    drawn = []
+    figure = plots.metric_vs_ratio_figure
+    monkeypatch.setattr(plots, "metric_vs_ratio_figure",
+                        lambda part, *a, **k: drawn.append(figure(part, *a, **k)) or drawn[-1])
+    assert main(["figures", str(table), "--out", str(tmp_path / "f")]) == 0
+    lines = [t for t in drawn[0].data if t.mode == "lines+markers"]
+    assert len(lines) == len(methods)
+    assert len({t.line.color for t in lines}) == len(methods)
+    assert len({t.name for t in lines}) == len(methods)
+    assert "MoM-KDE (S rule, CV h)" in {t.name for t in lines}
