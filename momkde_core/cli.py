@@ -104,7 +104,7 @@ def _contamination(text: str) -> float | None | str:
 
 
 def _seed(text: str) -> int:
-    """A seed: an integer >= 0 (what numpy's SeedSequence takes)."""
+    """A seed or a repetition number: an integer >= 0 (what numpy's SeedSequence takes)."""
     try:
         value = int(text)
     except ValueError:
@@ -152,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "without outliers (what robustness costs); real: the six data sets")
     rep.add_argument("--reps", type=_positive_int, default=None,
                      help="repetitions per source and ratio (default 10 synthetic, 50 real)")
+    rep.add_argument("--first-rep", type=_seed, default=0,
+                     help="number of the first repetition (default 0): --reps 40 --first-rep 10 "
+                          "draws repetitions 10..49, the samples a 50-repetition sweep draws "
+                          "there, to extend a stored table of repetitions 0..9")
     rep.add_argument("--ratios", type=_ratio, nargs="+", default=list(ex.RATIOS),
                      help="outlier ratios |O|/n (default 0.05 0.10 ... 0.50)")
     group = rep.add_mutually_exclusive_group()
@@ -277,7 +281,8 @@ def reproduce(args: argparse.Namespace) -> None:
     try:
         tasks = ex.make_tasks(args.kind, sources, args.ratios, args.reps, args.seed,
                               args.protocol, methods, args.dim, args.n_inliers,
-                              contamination=args.contamination, data_dir=args.data_dir)
+                              contamination=args.contamination, data_dir=args.data_dir,
+                              first_rep=args.first_rep)
         ex.regenerate_sample(tasks[0])  # a sample size the generators refuse fails here
         sweep = ex.SweepFile(args.out, tasks)
         resumed = sweep.open(restart=args.restart)

@@ -379,7 +379,7 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
                protocol: str = "honest", methods: Sequence[str] = METHODS, dim: int = 1,
                n_inliers: int = 1000, scale: str = "std",
                contamination: float | None | str = "guess",
-               data_dir: str | None = None) -> list[Task]:
+               data_dir: str | None = None, first_rep: int = 0) -> list[Task]:
     """The tasks of a sweep, validated (ValueError with an actionable message otherwise).
 
     ``kind`` is "synthetic" (sources: schemes, default the paper's four), "clean" (sources:
@@ -390,6 +390,9 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
     "guess" for :data:`CONTAMINATION_GUESS` (clean: :data:`CLEAN_CONTAMINATION`).
     ``methods`` default to :data:`METHODS`; :data:`BLOCKH_METHODS` and :data:`AUTO_METHODS`
     (all in :data:`ALL_METHODS`) are the other variants measured in the docs.
+    ``first_rep``: the repetitions are ``first_rep .. first_rep + reps - 1``, the very samples
+    (same seeds) that a sweep with more repetitions draws there: a stored table of
+    repetitions 0 .. 9 is extended to 50 by ``reps=40, first_rep=10``.
     """
     if kind not in DEFAULT_REPS:
         raise ValueError(f"kind must be 'synthetic', 'clean' or 'real', got {kind!r}")
@@ -413,6 +416,8 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
     reps = DEFAULT_REPS[kind] if reps is None else reps
     if int(reps) != reps or reps < 1:
         raise ValueError(f"reps must be a positive integer, got {reps!r}")
+    if int(first_rep) != first_rep or first_rep < 0:
+        raise ValueError(f"first_rep must be an integer >= 0, got {first_rep!r}")
     if int(n_inliers) != n_inliers or n_inliers < MIN_INLIERS:
         raise ValueError(f"n_inliers must be an integer >= {MIN_INLIERS} (the bandwidth's "
                          f"5-fold CV needs a point per fold), got {n_inliers!r}")
@@ -427,7 +432,8 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
                 contamination=None if contamination is None else float(contamination),
                 data_dir=data_dir)
     return [replace(base, source=s, ratio=r, rep=k, seed=task_seed(seed, s, r, k))
-            for s in sources for r in ratios for k in range(int(reps))]
+            for s in sources for r in ratios
+            for k in range(int(first_rep), int(first_rep) + int(reps))]
 
 
 def _attempt(index: int, task: Task) -> tuple[int, list[tuple] | None, Exception | None]:

@@ -291,3 +291,11 @@ def test_a_sweep_computes_repetition_by_repetition(uninterrupted, tmp_path):
     assert sorted(todo, key=tasks.index) == tasks
     assert [t.rep for t in todo] == sorted(t.rep for t in tasks)
     assert {(t.source, t.ratio) for t in todo[:len(tasks) // 2]} == {(t.source, t.ratio) for t in tasks}
+
+
+def test_first_rep_draws_the_samples_of_a_longer_sweep():
+    longer = ex.make_tasks("real", ["iris", "german"], [0.1, 0.3], reps=5, seed=4)
+    later = ex.make_tasks("real", ["iris", "german"], [0.1, 0.3], reps=3, seed=4, first_rep=2)
+    assert later == [t for t in longer if t.rep >= 2]
+    with pytest.raises(ValueError, match="first_rep must be an integer >= 0"):
+        ex.make_tasks("real", first_rep=-1)
