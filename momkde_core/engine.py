@@ -234,7 +234,7 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
             ) -> Iterator[tuple]:
     """The chunks of kernel values ``make_chunks()`` yields, replayed when a recent evaluation
     had the same key (one is kept when ``size`` <= MAX_CACHED_PAIRS; the least recently used
-    ones are dropped beyond MEMO_MAX_BYTES in all).
+    ones are dropped beyond MEMO_MAX_BYTES in all; :func:`replay_limits` sets other limits).
 
     ``key`` is (kind, data, queries or grid axes, kernel, h, chunk size); the arrays enter
     it through a digest of their bytes. MoM-KDE for several S on the same data and h (the
@@ -242,7 +242,7 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
     its fits differ only in the block boundaries and share all the kernel values.
     Consumers must not modify the chunks.
     """
-    if size > MAX_CACHED_PAIRS:
+    if size > _limits()[0]:
         yield from make_chunks()
         return
     key = _memo_key(key)
@@ -263,28 +263,42 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
         _trim_memo()
 
 
+_LIMITS = threading.local()  # this thread's (max pairs, max bytes), set by replay_limits
+
+
+def _limits() -> tuple[int, int]:
+    """The replay limits of the calling thread: (kernel values kept per evaluation, bytes
+    kept in all); the module's MAX_CACHED_PAIRS and MEMO_MAX_BYTES unless within
+    :func:`replay_limits`."""
+    return getattr(_LIMITS, "value", (MAX_CACHED_PAIRS, MEMO_MAX_BYTES))
+
+
 @contextmanager
 def replay_limits(max_pairs: int, max_bytes: int) -> Iterator[None]:
-    """Within the block, keep evaluations of up to ``max_pairs`` kernel values for replay, and
-    up to ``max_bytes`` in all (:func:`_replay`); the limits are restored on exit and the
-    kept evaluations trimmed to them. Results are the same bit for bit: a replay yields the
-    very chunks that were computed. For a process that refits one sample many times, such
-    as the experiment runner (the oracle's 20 values of S on n up to ~5000 points), not for
-    a server whose threads share the module's limits."""
-    global MAX_CACHED_PAIRS, MEMO_MAX_BYTES
-    saved = MAX_CACHED_PAIRS, MEMO_MAX_BYTES
-    MAX_CACHED_PAIRS, MEMO_MAX_BYTES = max_pairs, max_bytes
+    """Within the block (in the calling thread only), keep evaluations of up to
+    ``max_pairs`` kernel values for replay, and up to ``max_bytes`` in all
+    (:func:`_replay`); on exit the thread's previous limits are back and the kept
+    evaluations are trimmed to them. Results are the same bit for bit: a replay yields the
+    very chunks that were computed. For a task that refits one sample many times, such as
+    the experiment runner's (the oracle's 20 values of S on n up to ~5000 points)."""
+    saved = getattr(_LIMITS, "value", None)
+    _LIMITS.value = (max_pairs, max_bytes)
     try:
         yield
     finally:
-        MAX_CACHED_PAIRS, MEMO_MAX_BYTES = saved
+        if saved is None:
+            del _LIMITS.value
+        else:
+            _LIMITS.value = saved
         with _MEMO_LOCK:
             _trim_memo()
 
 
 def _trim_memo() -> None:
-    """Drop the least recently used evaluations beyond MEMO_MAX_BYTES (caller holds the lock)."""
-    while sum(b for _, b in _MEMO.values()) > MEMO_MAX_BYTES:
+    """Drop the least recently used evaluations beyond the calling thread's byte limit
+    (the caller holds the lock)."""
+    max_bytes = _limits()[1]
+    while sum(b for _, b in _MEMO.values()) > max_bytes:
         _MEMO.popitem(last=False)
 
 
@@ -497,7 +511,7 @@ class GramOperator:
         self._Xc = self.X - self.X.mean(axis=0)
         self._sq = np.einsum("ij,ij->i", self._Xc, self._Xc)
         self._matrix = None
-        if n * n <= min(max_cached, MAX_CACHED_PAIRS):  # replayed for a refit (same X, h)
+        if n * n <= min(max_cached, _limits()[0]):  # replayed for a refit (same X, h)
             key = ("gram", self.X, kernel, h, np.dtype(dtype).name)
             (self._matrix,) = _replay(key, lambda: iter([self._full_matrix(dtype)]), n * n)
         elif n * n <= max_cached:

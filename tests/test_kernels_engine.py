@@ -1,5 +1,6 @@
 """Kernels and the engine against independent references (scikit-learn, direct sums)."""
 
+import threading
 import tracemalloc
 
 import numpy as np
@@ -231,13 +232,18 @@ def test_replay_limits_keep_larger_evaluations_inside_the_block_only():
     engine._MEMO.clear()
     fresh = [est.score_samples(X) for est in fits]
     assert not engine._MEMO  # too large to keep by default
+    seen_by_other_thread = []
     with engine.replay_limits(2**24, 2**28):
-        assert engine.MAX_CACHED_PAIRS == 2**24
+        assert engine._limits() == (2**24, 2**28)
+        other = threading.Thread(target=lambda: seen_by_other_thread.append(engine._limits()))
+        other.start()
+        other.join()
         kept = [est.score_samples(X) for est in fits]
         assert len(engine._MEMO) == 1  # one evaluation, shared by both S
+    assert seen_by_other_thread == [(engine.MAX_CACHED_PAIRS, engine.MEMO_MAX_BYTES)]
     for a, b in zip(fresh, kept):
         np.testing.assert_array_equal(a, b)
-    assert engine.MAX_CACHED_PAIRS < 2**24
+    assert engine._limits() == (engine.MAX_CACHED_PAIRS, engine.MEMO_MAX_BYTES) != (2**24, 2**28)
     assert sum(size for _, size in engine._MEMO.values()) <= engine.MEMO_MAX_BYTES
 
 
