@@ -1,12 +1,12 @@
 """How far a running or stopped sweep got, and the table of its complete repetitions.
 
-    PYTHONPATH=. python benchmarks/partial_sweep.py results.csv --reps 50 [--seed 0]
-        [--ratios R ...] [--out partial.csv.gz]
+    PYTHONPATH=. python benchmarks/partial_sweep.py results.csv --reps 50 [--first-rep 0]
+        [--seed 0] [--ratios R ...] [--out partial.csv.gz]
 
 ``results.csv`` is the ``--out`` of ``momkde reproduce`` (its ``results.csv.partial`` and
 ``.partial.json`` are read, never changed: the sweep may still be running). The sweep's
 settings come from the JSON; its sources are the kind's defaults (all of them); ``--reps``,
-``--seed`` and ``--ratios`` (default all ten) must be those of the command. A sweep computes repetition by
+``--first-rep``, ``--seed`` and ``--ratios`` (default all ten) must be those of the command. A sweep computes repetition by
 repetition, so what it finished is (nearly) whole repetitions of every source and ratio:
 ``--out`` gets the rows of the repetitions finished for every source and ratio, in the
 order of the final table.
@@ -27,12 +27,14 @@ def main() -> None:
     parser.add_argument("results", type=Path, help="the --out of the sweep")
     parser.add_argument("--reps", type=int, required=True)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--first-rep", type=int, default=0)
     parser.add_argument("--ratios", type=float, nargs="+", default=list(ex.RATIOS))
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     sweep_file = args.results.with_name(args.results.name + ex.SweepFile.SUFFIX)
     settings = json.loads(Path(str(sweep_file) + ".json").read_text(encoding="utf-8"))
     tasks = ex.make_tasks(settings["kind"], ratios=args.ratios, reps=args.reps, seed=args.seed,
+                          first_rep=args.first_rep,
                           protocol=settings["protocol"], methods=settings["methods"],
                           dim=settings["dim"], n_inliers=settings["n_inliers"],
                           scale=settings["scale"], contamination=settings["contamination"])
