@@ -1,10 +1,14 @@
-"""Markdown tables of a synthetic reproduction (docs/reproduction.md) from its results CSV.
+"""Markdown tables of a reproduction (docs/reproduction.md) from its results CSV(s).
 
-    python benchmarks/report_reproduction.py results.csv.gz [--ratios 0.1 0.25 0.5]
+    python benchmarks/report_reproduction.py results.csv.gz [more.csv.gz ...] [--ratios 0.1 0.25 0.5]
 
-Prints: mean JS and mean AUC per scheme x ratio x method at the chosen ratios; the number of
-ratios (of all in the table) at which one method's mean JS is strictly below another's, for the
-comparisons the document discusses; the share of samples where the oracle picks S = 1.
+Several tables are read as one (e.g. a stored sweep of repetitions 0..9 and its extension
+``--first-rep 10``); a sample present in two of them is an error. Synthetic tables: mean JS
+and mean AUC per scheme x ratio x method at the chosen ratios; the number of ratios (of all in
+the table) at which one method's mean JS is strictly below another's, for the comparisons the
+document discusses; the share of samples where the oracle picks S = 1. Real data (AUC only):
+the repetitions per cell, mean AUC at the chosen ratios, and the number of ratios at which
+each method's mean AUC is above the KDE's.
 """
 
 from __future__ import annotations
@@ -58,12 +62,31 @@ def oracle_s1_share(df: pd.DataFrame) -> pd.Series:
             .round(0))
 
 
+def auc_above_kde(df: pd.DataFrame) -> pd.DataFrame:
+    """Ratios at which each method's mean AUC is strictly above the KDE's, per source."""
+    auc = df[df["metric"] == "auc"].groupby(["source", "ratio", "method"], sort=False)["value"]
+    auc = auc.mean().unstack("method")
+    rows = {f"{m} > kde": (auc[m] > auc["kde"]).groupby(level="source", sort=False).sum()
+            for m in pd.unique(df["method"]) if m != "kde"}
+    table = pd.DataFrame(rows).T
+    table.index.name = "mean AUC above the KDE, ratios of 10"
+    return table.astype(int)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path)
+    parser.add_argument("results", type=Path, nargs="+")
     parser.add_argument("--ratios", type=float, nargs="+", default=[0.1, 0.25, 0.5])
     args = parser.parse_args()
-    df = pd.read_csv(args.results)
+    df = pd.concat([pd.read_csv(path) for path in args.results], ignore_index=True)
+    if df.duplicated(["source", "ratio", "rep", "method", "metric"]).any():
+        raise SystemExit("a sample is in two of the tables")
+    if not (df["metric"] == "js").any():  # real data
+        reps = df.drop_duplicates("seed").groupby(["source", "ratio"]).size()
+        print(f"repetitions per cell: {reps.min()} to {reps.max()}\n")
+        print(f"Mean AUC:\n\n{markdown(means_at(df, 'auc', args.ratios), digits=3)}\n")
+        print(markdown(auc_above_kde(df), digits=0))
+        return
     for metric in ("js", "auc"):
         print(f"Mean {metric}:\n\n{markdown(means_at(df, metric, args.ratios), digits=3)}\n")
     print(markdown(wins(df), digits=0) + "\n")

@@ -22,6 +22,8 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import re
+import signal
 import sys
 import warnings
 from collections.abc import Hashable
@@ -45,9 +47,12 @@ from .robust_defaults import MAX_CONTAMINATION
 from .synthetic import CLEAN_DENSITIES
 
 FIGURE_METRICS: tuple[str, ...] = ("js", "kl_fhat_f", "kl_f_fhat", "auc")
+NUMERIC_COLUMNS: tuple[str, ...] = ("ratio", "rep", "seed", "n_blocks", "bandwidth", "value")
 FIGURE_FORMATS: tuple[str, ...] = ("html", "png", "svg")
 IMAGE_SIZE = (760, 420, 1.5)  # width, height (CSS pixels), scale of static images
 EXIT_USAGE = 2
+EXIT_FAILED = 1  # a sample of a sweep failed (its finished samples are kept)
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 CHUNKSIZE = 50_000  # rows read, scored and written at a time by `momkde score`
 FIT_ROWS = 20_000  # rows `momkde score` fits on (RKDE and SPKDE learn in O(n^2) memory/time)
 
@@ -98,6 +103,17 @@ def _contamination(text: str) -> float | None | str:
     return value
 
 
+def _seed(text: str) -> int:
+    """A seed or a repetition number: an integer >= 0 (what numpy's SeedSequence takes)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     return _integer(text)
 
@@ -136,6 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "without outliers (what robustness costs); real: the six data sets")
     rep.add_argument("--reps", type=_positive_int, default=None,
                      help="repetitions per source and ratio (default 10 synthetic, 50 real)")
+    rep.add_argument("--first-rep", type=_seed, default=0,
+                     help="number of the first repetition (default 0): --reps 40 --first-rep 10 "
+                          "draws repetitions 10..49, the samples a 50-repetition sweep draws "
+                          "there, to extend a stored table of repetitions 0..9")
     rep.add_argument("--ratios", type=_ratio, nargs="+", default=list(ex.RATIOS),
                      help="outlier ratios |O|/n (default 0.05 0.10 ... 0.50)")
     group = rep.add_mutually_exclusive_group()
@@ -163,14 +183,20 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--jobs", type=_jobs, default=1, help="parallel processes (-1: all cores)")
     rep.add_argument("--scheduler", default=None,
                      help="address of a Dask scheduler to run on (tcp://host:8786)")
-    rep.add_argument("--seed", type=int, default=0, help="master seed")
+    rep.add_argument("--seed", type=_seed, default=0, help="master seed")
     rep.add_argument("--dim", type=int, choices=(1, 2), default=1,
                      help="dimension of the synthetic data")
     rep.add_argument("--n-inliers", type=_positive_int, default=1000,
                      help="inliers per synthetic sample (the paper: 1000)")
     rep.add_argument("--data-dir", default=None,
                      help="folder of banana/german/titanic .csv.gz (else $MOMKDE_DATA_DIR)")
-    rep.add_argument("--out", required=True, type=Path, help="CSV file to write")
+    rep.add_argument("--out", required=True, type=Path,
+                     help="CSV file to write; each finished sample is kept in <out>.partial "
+                          "as the sweep runs, so the same command run again after an "
+                          "interruption or a failure computes only the missing samples")
+    rep.add_argument("--restart", action="store_true",
+                     help="discard the <out>.partial of an earlier, unfinished run instead of "
+                          "resuming it")
 
     fig = sub.add_parser("figures", help="write the figures of a results CSV (HTML, PNG or SVG)")
     fig.add_argument("results", type=Path)
@@ -208,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--fit-rows", type=_fit_rows, default=FIT_ROWS,
                     help=f"fit on at most this many rows, drawn uniformly while reading "
                          f"(default {FIT_ROWS})")
-    sc.add_argument("--seed", type=int, default=0, help="seed of the sample, blocks and folds")
+    sc.add_argument("--seed", type=_seed, default=0, help="seed of the sample, blocks and folds")
     sc.add_argument("--drop-missing", action="store_true",
                     help="leave out the rows with a missing or infinite value in the scored "
                          "columns (default: such rows are an error)")
@@ -241,25 +267,67 @@ def reproduce(args: argparse.Namespace) -> None:
         raise UsageError(f"{misplaced[0]} does not apply to {args.kind} data; use "
                          f"{option[args.kind]}")
     sources = given[args.kind]
+    _check_out(args.out)
+    for path in (args.out.with_name(args.out.name + ex.SweepFile.SUFFIX),
+                 args.out.with_name(args.out.name + ex.SweepFile.SUFFIX + ".json")):
+        if path.is_dir():
+            raise UsageError(f"{path} is a folder; the sweep keeps its finished samples there")
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
     if args.kind == "real":
         sources = _available_datasets(sources or list(DATASETS), args.data_dir)
-    if not args.out.parent.exists():
-        raise UsageError(f"the folder of --out does not exist: {args.out.parent}")
     methods = list(dict.fromkeys(args.methods + (list(ex.BLOCKH_METHODS)
                                                  if args.block_bandwidth else [])))
     try:
         tasks = ex.make_tasks(args.kind, sources, args.ratios, args.reps, args.seed,
                               args.protocol, methods, args.dim, args.n_inliers,
-                              contamination=args.contamination, data_dir=args.data_dir)
+                              contamination=args.contamination, data_dir=args.data_dir,
+                              first_rep=args.first_rep)
+        ex.regenerate_sample(tasks[0])  # a sample size the generators refuse fails here
+        sweep = ex.SweepFile(args.out, tasks)
+        resumed = sweep.open(restart=args.restart)
     except ValueError as err:
         raise UsageError(str(err)) from None
+    except OSError as err:
+        raise UsageError(f"cannot write beside --out: {err.strerror or err}") from None
+    if resumed:
+        print(f"momkde: resuming {sweep.partial}: {resumed} of {len(tasks)} samples already "
+              "done", file=sys.stderr)
+    _stop_on_signals()
     try:
-        df = ex.run_experiments(tasks, n_jobs=args.jobs, scheduler=args.scheduler, progress=True)
-    except (ImportError, OSError) as err:  # dask missing, scheduler unreachable
-        raise UsageError(str(err)) from None
-    write_csv(df, args.out)
+        df = sweep.run(n_jobs=args.jobs, scheduler=args.scheduler, progress=True)
+    except (ImportError, OSError) as err:  # dask missing, scheduler unreachable, disk full
+        raise UsageError(f"{err}; the finished samples are kept in {sweep.partial}") from None
     print(f"wrote {len(df)} rows ({len(tasks)} samples, protocol {args.protocol}) to {args.out}",
           file=sys.stderr)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM, and SIGINT even in a process started in the background (where a shell
+    ignores it), stop a sweep as Ctrl-C does: its finished samples are kept and the
+    message says how to resume."""
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_SCHEDULER = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9a-fA-F:]+\]|[^\s/:\[\]]+):\d{1,5}")
+
+
+def _check_scheduler(address: str) -> None:
+    """UsageError unless ``address`` reads as a Dask scheduler address and dask.distributed
+    is installed (whether the scheduler answers is known only when connecting)."""
+    if not _SCHEDULER.fullmatch(address):
+        raise UsageError(f"--scheduler {address!r} is not a Dask scheduler address; give "
+                         "[tcp://]host:port, e.g. tcp://127.0.0.1:8786")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise UsageError("--scheduler needs dask.distributed: pip install "
+                         "'momkde[distributed]'") from None
 
 
 def read_results(path: Path) -> pd.DataFrame:
@@ -272,6 +340,23 @@ def read_results(path: Path) -> pd.DataFrame:
     if missing:
         raise UsageError(f"{path} is not a momkde results table: missing column(s) "
                          f"{', '.join(missing)}")
+    if df.empty:
+        raise UsageError(f"{path} has no rows")
+    for column in NUMERIC_COLUMNS:
+        numbers = pd.to_numeric(df[column], errors="coerce")
+        text = numbers.isna() & df[column].notna()
+        if column != "value":  # only a metric may be missing (NaN), not a sample's identity
+            text |= ~np.isfinite(numbers.astype(float))
+        if text.any():
+            row = int(np.flatnonzero(text.to_numpy())[0])
+            raise UsageError(f"{path}: column {column!r} must hold numbers; data row {row + 1} "
+                             f"holds {df[column].iloc[row]!r}")
+        df[column] = numbers
+    for column in ("source", "method", "metric"):
+        if df[column].isna().any():
+            row = int(np.flatnonzero(df[column].isna().to_numpy())[0])
+            raise UsageError(f"{path}: column {column!r} is empty in data row {row + 1}")
+        df[column] = df[column].astype(str)
     return df
 
 
@@ -287,6 +372,9 @@ def figures(args: argparse.Namespace) -> list[Path]:
             raise UsageError(f"{args.results} has no method(s) {', '.join(unknown)}; it has "
                              f"{', '.join(pd.unique(df['method']))}")
         df = df[df["method"].isin(args.methods)]
+    # as in the app: "MoM-KDE" is the library's default (mom_kde_auto); the runner's
+    # mom_kde is the label-free S rule with the CV h, drawn in its own colour
+    df = df.assign(method=df["method"].replace({"mom_kde": "mom_kde_rule"}))
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -365,6 +453,14 @@ def _check_paths(data: Path, out: Path) -> None:
     if not data.is_file():
         raise UsageError(f"cannot read {data}: "
                          f"{'it is a folder' if data.is_dir() else 'no such file'}")
+    _check_out(out)
+    if out.exists() and out.samefile(data):
+        raise UsageError("--out is the input file; write the scores to another file")
+
+
+def _check_out(out: Path) -> None:
+    """UsageError unless ``out`` is the path of a file that can be written (checked before
+    anything is computed)."""
     if out.is_dir():
         raise UsageError(f"--out is a folder: {out}; give the path of the CSV file to write")
     if not out.parent.is_dir():
@@ -373,8 +469,6 @@ def _check_paths(data: Path, out: Path) -> None:
         raise UsageError(f"cannot write in the folder of --out: {out.parent}")
     if out.exists() and not os.access(out, os.W_OK):
         raise UsageError(f"--out exists and is not writable: {out}")
-    if out.exists() and out.samefile(data):
-        raise UsageError("--out is the input file; write the scores to another file")
 
 
 def _score_columns(chunk: pd.DataFrame, args: argparse.Namespace,
@@ -531,6 +625,16 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as err:
         print(f"momkde: error: {err}", file=sys.stderr)
         return EXIT_USAGE
+    except ex.SweepIncomplete as err:
+        print(f"momkde: error: {err}; the other samples are kept in {err.partial}: run the "
+              "same command again to compute only the missing ones", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        partial = getattr(args, "out", None)
+        kept = (f"; the finished samples are kept in {partial}{ex.SweepFile.SUFFIX}: run the "
+                "same command again to resume" if args.command == "reproduce" else "")
+        print(f"momkde: interrupted{kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
 
 

@@ -31,6 +31,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from functools import lru_cache
 
 import numpy as np
@@ -115,13 +116,16 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
 def _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np.ndarray:
     """:func:`block_log_sums` in log space throughout (log-sum-exp per block and chunk)."""
     out = np.full((len(bounds) - 1, len(Y)), -np.inf)
-    for a, b, j0, j1, log_k in _log_kernel_chunks(X, Y, kernel, h, max_elements):
+    # replayed for the same points and h (MoM-KDE refitted for another S with the same seed:
+    # the oracle's and the rule's candidates), hence copied before they are summed in place
+    chunks = _replay(("log", X, Y, kernel, h, max_elements),
+                     lambda: _log_kernel_chunks(X, Y, kernel, h, max_elements), len(X) * len(Y))
+    for a, b, j0, j1, log_k in chunks:
         first = int(np.searchsorted(bounds, a, side="right") - 1)
         last = int(np.searchsorted(bounds, b - 1, side="right") - 1)
         segments = [(s, max(bounds[s], a) - a, min(bounds[s + 1], b) - a)
                     for s in range(first, last + 1) if bounds[s + 1] > bounds[s]]
-        if log_weights is not None:
-            log_k += log_weights[a:b, None]
+        log_k = log_k.copy() if log_weights is None else log_k + log_weights[a:b, None]
         _accumulate_segments(out, log_k, segments, j0, j1)
     return out
 
@@ -339,7 +343,7 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
             ) -> Iterator[tuple]:
     """The chunks of kernel values ``make_chunks()`` yields, replayed when a recent evaluation
     had the same key (one is kept when ``size`` <= MAX_CACHED_PAIRS; the least recently used
-    ones are dropped beyond MEMO_MAX_BYTES in all).
+    ones are dropped beyond MEMO_MAX_BYTES in all; :func:`replay_limits` sets other limits).
 
     ``key`` is (kind, data, queries or grid axes, kernel, h, chunk size); the arrays enter
     it through a digest of their bytes. MoM-KDE for several S on the same data and h (the
@@ -347,7 +351,7 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
     its fits differ only in the block boundaries and share all the kernel values.
     Consumers must not modify the chunks.
     """
-    if size > MAX_CACHED_PAIRS:
+    if size > _limits()[0]:
         yield from make_chunks()
         return
     key = _memo_key(key)
@@ -365,8 +369,46 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
     size = sum(a.nbytes for chunk in chunks for a in chunk if isinstance(a, np.ndarray))
     with _MEMO_LOCK:
         _MEMO[key] = (chunks, size)
-        while sum(b for _, b in _MEMO.values()) > MEMO_MAX_BYTES:
-            _MEMO.popitem(last=False)
+        _trim_memo()
+
+
+_LIMITS = threading.local()  # this thread's (max pairs, max bytes), set by replay_limits
+
+
+def _limits() -> tuple[int, int]:
+    """The replay limits of the calling thread: (kernel values kept per evaluation, bytes
+    kept in all); the module's MAX_CACHED_PAIRS and MEMO_MAX_BYTES unless within
+    :func:`replay_limits`."""
+    return getattr(_LIMITS, "value", (MAX_CACHED_PAIRS, MEMO_MAX_BYTES))
+
+
+@contextmanager
+def replay_limits(max_pairs: int, max_bytes: int) -> Iterator[None]:
+    """Within the block (in the calling thread only), keep evaluations of up to
+    ``max_pairs`` kernel values for replay, and up to ``max_bytes`` in all
+    (:func:`_replay`); on exit the thread's previous limits are back and the kept
+    evaluations are trimmed to them. Results are the same bit for bit: a replay yields the
+    very chunks that were computed. For a task that refits one sample many times, such as
+    the experiment runner's (the oracle's 20 values of S on n up to ~5000 points)."""
+    saved = getattr(_LIMITS, "value", None)
+    _LIMITS.value = (max_pairs, max_bytes)
+    try:
+        yield
+    finally:
+        if saved is None:
+            del _LIMITS.value
+        else:
+            _LIMITS.value = saved
+        with _MEMO_LOCK:
+            _trim_memo()
+
+
+def _trim_memo() -> None:
+    """Drop the least recently used evaluations beyond the calling thread's byte limit
+    (the caller holds the lock)."""
+    max_bytes = _limits()[1]
+    while sum(b for _, b in _MEMO.values()) > max_bytes:
+        _MEMO.popitem(last=False)
 
 
 def _memo_key(key: tuple) -> tuple:
@@ -1126,7 +1168,7 @@ class GramOperator:
                 return
         self._Xc = self.X - self.X.mean(axis=0)
         self._sq = np.einsum("ij,ij->i", self._Xc, self._Xc)
-        if n * n <= min(max_cached, MAX_CACHED_PAIRS):  # replayed for a refit (same X, h)
+        if n * n <= min(max_cached, _limits()[0]):  # replayed for a refit (same X, h)
             key = ("gram", self.X, kernel, h, np.dtype(dtype).name)
             (self._matrix,) = _replay(key, lambda: iter([self._full_matrix(dtype)]), n * n)
         elif n * n <= max_cached:

@@ -117,7 +117,12 @@ def _grid_median(values: np.ndarray) -> np.ndarray:
     out = np.zeros(flat.shape[1])
     live = np.count_nonzero(flat, axis=0) > (s - 1) // 2
     if live.any():
-        out[live] = np.median(flat.T[live], axis=1, overwrite_input=True)
+        # the middle order statistic(s) of each live column, selected along the blocks'
+        # axis without transposing (what np.median computes, bit for bit: the middle value,
+        # or the mean of the two middle values for even S)
+        middle = [(s - 1) // 2] if s % 2 else [s // 2 - 1, s // 2]
+        part = np.partition(flat[:, live], middle, axis=0)
+        out[live] = part[middle[0]] if s % 2 else (part[middle[0]] + part[middle[1]]) / 2.0
     return out.reshape(values.shape[1:])
 
 

@@ -90,17 +90,24 @@ rule in d > 1 gave one per feature). The protocol is in ``df.attrs["protocol"]``
 
 from __future__ import annotations
 
+import json
+import os
 import warnings
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from io import StringIO
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import metrics
+from .csv_safety import LINE_END, write_csv
 from .bandwidth import select_bandwidth
+from .engine import replay_limits
 from .robust_defaults import MAX_CONTAMINATION, check_contamination, n_blocks_for
 from .datasets import DATASETS, contaminated_sample, load_dataset
 from .estimators import KDE, RKDE, SPKDE, MoMKDE
@@ -127,6 +134,8 @@ GRID_RANGE = (-5.0, 11.0)
 GRID_POINTS = {1: 2048, 2: 256}
 CLEAN_GRID = (-15.0, 20.0, 4096)  # wide enough for the Gamma and Student-t tails
 CONTAMINATION_GUESS = 0.2
+RUNNER_REPLAY = (2**25, 2**29)  # kernel values kept per evaluation and in all (512 MiB)
+MIN_INLIERS = 5  # synthetic samples: the 5-fold CV of the bandwidth needs a point per fold
 KL_FLOOR = np.finfo(float).tiny  # estimates are floored here for the KLs (see module docstring)
 
 
@@ -302,8 +311,11 @@ def run_task(task: Task) -> list[tuple]:
     """Every row (in :data:`COLUMNS` order) of one sample: all methods x all metrics.
 
     MoM-KDE's warning about blocks of fewer than 2 points is silenced: the sweep asks for
-    such S on purpose (the oracle's grid up to 2|O| + 1, the rules at high ratios)."""
-    with warnings.catch_warnings():
+    such S on purpose (the oracle's grid up to 2|O| + 1, the rules at high ratios). The
+    kernel values of a sample are kept for replay up to n ~ 5800 points
+    (:func:`~momkde_core.engine.replay_limits`), so that the oracle's and the rule's refits
+    for other S reuse them (the same numbers, computed once)."""
+    with warnings.catch_warnings(), replay_limits(*RUNNER_REPLAY):
         warnings.filterwarnings("ignore", message=r".*blocks of fewer than", category=UserWarning)
         return _run_task(task)
 
@@ -370,7 +382,7 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
                protocol: str = "honest", methods: Sequence[str] = METHODS, dim: int = 1,
                n_inliers: int = 1000, scale: str = "std",
                contamination: float | None | str = "guess",
-               data_dir: str | None = None) -> list[Task]:
+               data_dir: str | None = None, first_rep: int = 0) -> list[Task]:
     """The tasks of a sweep, validated (ValueError with an actionable message otherwise).
 
     ``kind`` is "synthetic" (sources: schemes, default the paper's four), "clean" (sources:
@@ -381,6 +393,9 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
     "guess" for :data:`CONTAMINATION_GUESS` (clean: :data:`CLEAN_CONTAMINATION`).
     ``methods`` default to :data:`METHODS`; :data:`BLOCKH_METHODS` and :data:`AUTO_METHODS`
     (all in :data:`ALL_METHODS`) are the other variants measured in the docs.
+    ``first_rep``: the repetitions are ``first_rep .. first_rep + reps - 1``, the very samples
+    (same seeds) that a sweep with more repetitions draws there: a stored table of
+    repetitions 0 .. 9 is extended to 50 by ``reps=40, first_rep=10``.
     """
     if kind not in DEFAULT_REPS:
         raise ValueError(f"kind must be 'synthetic', 'clean' or 'real', got {kind!r}")
@@ -397,12 +412,18 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
     if bad_methods or not methods:
         raise ValueError(f"unknown method(s) {', '.join(bad_methods) or '(none given)'}; "
                          f"allowed: {', '.join(ALL_METHODS)}")
-    ratios = (0.0,) if kind == "clean" else tuple(float(r) for r in ratios)
+    sources = tuple(dict.fromkeys(sources))  # a repeated name would repeat its samples
+    ratios = (0.0,) if kind == "clean" else tuple(dict.fromkeys(float(r) for r in ratios))
     if kind != "clean" and (not ratios or any(not 0.0 < r < 1.0 for r in ratios)):
         raise ValueError(f"ratios must be numbers in (0, 1), got {list(ratios)}")
     reps = DEFAULT_REPS[kind] if reps is None else reps
     if int(reps) != reps or reps < 1:
         raise ValueError(f"reps must be a positive integer, got {reps!r}")
+    if int(first_rep) != first_rep or first_rep < 0:
+        raise ValueError(f"first_rep must be an integer >= 0, got {first_rep!r}")
+    if int(n_inliers) != n_inliers or n_inliers < MIN_INLIERS:
+        raise ValueError(f"n_inliers must be an integer >= {MIN_INLIERS} (the bandwidth's "
+                         f"5-fold CV needs a point per fold), got {n_inliers!r}")
     if dim not in (1, 2) or (kind == "clean" and dim != 1):
         raise ValueError(f"dim must be 1 or 2 (clean densities: 1), got {dim!r}")
     if contamination == "guess":
@@ -414,26 +435,40 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
                 contamination=None if contamination is None else float(contamination),
                 data_dir=data_dir)
     return [replace(base, source=s, ratio=r, rep=k, seed=task_seed(seed, s, r, k))
-            for s in sources for r in ratios for k in range(int(reps))]
+            for s in sources for r in ratios
+            for k in range(int(first_rep), int(first_rep) + int(reps))]
 
 
-def _run_parallel(tasks: Sequence[Task], n_jobs: int, scheduler: str | None,
-                  progress: bool) -> list[list[tuple]]:
-    """run_task over tasks with joblib (local processes, or Dask when ``scheduler`` is given)."""
+def _attempt(index: int, task: Task) -> tuple[int, list[tuple] | None, Exception | None]:
+    """(index, rows, None) of one task, or (index, None, the exception) if it failed: one
+    failed sample does not stop the others, and the caller decides what a failure means."""
+    try:
+        return index, run_task(task), None
+    except Exception as err:  # noqa: BLE001 - handed to the caller, which reports or raises it
+        return index, None, err
+
+
+def _iter_results(tasks: Sequence[Task], n_jobs: int, scheduler: str | None,
+                  progress: bool) -> Iterator[tuple[int, list[tuple] | None, Exception | None]]:
+    """:func:`_attempt` over the tasks with joblib (local processes, or Dask when
+    ``scheduler`` is given), each result as soon as it is done (locally in the order the
+    samples finish; on Dask in task order)."""
     from joblib import Parallel, delayed, parallel_config
     from tqdm.auto import tqdm
 
-    def collect() -> list[list[tuple]]:
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(run_task)(t) for t in tasks)
-        bar = tqdm(results, total=len(tasks), disable=not progress, unit="sample", leave=False)
-        return list(bar)
+    def results() -> Iterator[tuple[int, list[tuple] | None, Exception | None]]:
+        order = "generator" if scheduler is not None else "generator_unordered"
+        done = Parallel(n_jobs=n_jobs, return_as=order)(
+            delayed(_attempt)(i, t) for i, t in enumerate(tasks))
+        yield from tqdm(done, total=len(tasks), disable=not progress, unit="sample", leave=False)
 
     if scheduler is None:
-        return collect()
+        yield from results()
+        return
     client = dask_client(scheduler)
     try:
         with parallel_config(backend="dask"):
-            return collect()
+            yield from results()
     finally:
         client.close()
 
@@ -448,21 +483,206 @@ def dask_client(address: str):
     return Client(address)
 
 
+def _table(rows: Sequence[tuple], protocol: str) -> pd.DataFrame:
+    """The tidy table of rows in :data:`COLUMNS` order, with its column types."""
+    df = pd.DataFrame(list(rows), columns=list(COLUMNS))
+    df = df.astype({"source": str, "ratio": float, "rep": "int64", "seed": "int64",
+                    "method": str, "n_blocks": "int64", "bandwidth": float, "metric": str,
+                    "value": float})
+    df.attrs["protocol"] = protocol
+    return df
+
+
 def run_experiments(tasks: Sequence[Task], n_jobs: int = 1, scheduler: str | None = None,
                     progress: bool = False) -> pd.DataFrame:
     """Run the tasks (see :func:`make_tasks`) and return the tidy results table.
 
     ``n_jobs`` as in joblib (-1: all cores); ``scheduler`` is the address of a Dask scheduler
     (``tcp://host:8786``) to run on instead. ``progress`` shows a tqdm bar on stderr. The table
-    is the same, row for row, whatever ``n_jobs`` and ``scheduler``.
+    is the same, row for row, whatever ``n_jobs`` and ``scheduler``; the first failed sample
+    raises its exception. To keep the finished samples of a long sweep on disk, and resume
+    it, use :class:`SweepFile`.
     """
-    rows = [row for task_rows in _run_parallel(tasks, n_jobs, scheduler, progress)
-            for row in task_rows]
-    df = pd.DataFrame(rows, columns=list(COLUMNS))
-    df = df.astype({"ratio": float, "rep": int, "seed": "int64", "n_blocks": int,
-                    "bandwidth": float, "value": float})
-    df.attrs["protocol"] = tasks[0].protocol if tasks else "honest"
-    return df
+    by_task: list[list[tuple]] = [[] for _ in tasks]
+    for index, rows, error in _iter_results(tasks, n_jobs, scheduler, progress):
+        if error is not None:
+            raise error
+        by_task[index] = rows
+    return _table([row for rows in by_task for row in rows],
+                  tasks[0].protocol if tasks else "honest")
+
+
+def task_key(task: Task) -> tuple[str, float, int, int]:
+    """What identifies a task's rows in a table: (source, ratio, rep, seed)."""
+    return task.source, float(task.ratio), int(task.rep), int(task.seed)
+
+
+def _keys(df: pd.DataFrame) -> list[tuple[str, float, int, int]]:
+    """The :func:`task_key` of every row of a table (as Python scalars)."""
+    return list(zip(df["source"].tolist(), df["ratio"].tolist(), df["rep"].tolist(),
+                    df["seed"].tolist()))
+
+
+class SweepIncomplete(RuntimeError):
+    """Some samples of a sweep failed; the others' rows are kept in the partial file."""
+
+    def __init__(self, failures: list[tuple[Task, Exception]], partial: Path):
+        self.failures, self.partial = failures, partial
+        task, err = failures[0]
+        first_line = (str(err).strip().splitlines() or [""])[0]
+        super().__init__(f"{len(failures)} sample(s) failed, the first {task.source} ratio "
+                         f"{task.ratio:g} rep {task.rep} (seed {task.seed}): "
+                         f"{type(err).__name__}: {first_line}")
+
+
+class SweepFile:
+    """A sweep written to a CSV file as it runs, so that no finished sample is lost.
+
+    The rows of each finished sample are appended to ``<out>.partial`` (and flushed to the
+    disk) as soon as it is done; the sweep's settings (kind, protocol, methods, dimension,
+    sample size, stated contamination) are kept beside it in ``<out>.partial.json``. When all
+    samples are done, the table is written in task order to a temporary file renamed to
+    ``out`` (never a half-written ``out``), and the partial files are removed.
+
+    Run again after an interruption (Ctrl-C, a killed process, a failed sample), the same
+    sweep reads the partial file, keeps the samples whose rows are all there (a row cut
+    short by a kill, and the other rows of its sample, are dropped) and computes only the
+    others: the final table is the same, byte for byte, as that of an uninterrupted run
+    (each sample's rows depend on its seed alone). A partial file of other settings is
+    refused (ValueError), never mixed in. Every CSV is written by
+    :func:`momkde_core.csv_safety.write_csv` (formula-like cells escaped).
+    """
+
+    SUFFIX = ".partial"
+
+    def __init__(self, out: str | os.PathLike[str], tasks: Sequence[Task]):
+        if not tasks:
+            raise ValueError("a sweep needs at least one task")
+        self.out = Path(out)
+        self.tasks = list(tasks)
+        self.partial = self.out.with_name(self.out.name + self.SUFFIX)
+        self.meta = self.out.with_name(self.out.name + self.SUFFIX + ".json")
+        settings = asdict(self.tasks[0])
+        for field in ("source", "ratio", "rep", "seed", "data_dir"):
+            del settings[field]
+        settings["methods"] = list(settings["methods"])
+        self.settings = settings
+        self._done: set[tuple] = set()
+
+    def _expected_rows(self) -> int:
+        """Rows of one finished sample: one per method and metric (real data: AUC only)."""
+        return len(self.settings["methods"]) * (1 if self.settings["kind"] == "real"
+                                                else len(METRICS))
+
+    def _read(self) -> pd.DataFrame:
+        """The complete rows of the partial file (a last line cut short is left out)."""
+        text = self.partial.read_bytes().decode("utf-8")
+        if not text.endswith(LINE_END):
+            text = text[:text.rfind(LINE_END) + len(LINE_END)] if LINE_END in text else ""
+        if not text:
+            return _table([], self.settings["protocol"])
+        # read as text and parsed by Python's float (exact round trip of what was written,
+        # whatever pandas' own float parser does)
+        df = pd.read_csv(StringIO(text), dtype=str, keep_default_na=False)
+        if tuple(df.columns) != COLUMNS:
+            raise ValueError(f"{self.partial} is not a partial results table of momkde")
+        for column in ("ratio", "bandwidth", "value"):
+            df[column] = [float(v) if v else np.nan for v in df[column]]
+        for column in ("rep", "seed", "n_blocks"):
+            df[column] = [int(v) for v in df[column]]
+        return _table(df.itertuples(index=False, name=None), self.settings["protocol"])
+
+    def _write_atomically(self, df: pd.DataFrame, path: Path) -> None:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                write_csv(df, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def open(self, restart: bool = False) -> int:
+        """Start the partial file, or take up the one left by an interrupted run of the same
+        sweep (``restart=True``: discard it). Returns the number of this sweep's samples
+        already done. ValueError if the partial file is of another sweep."""
+        if restart or not self.partial.exists():
+            self.meta.write_text(json.dumps(self.settings, indent=1), encoding="utf-8")
+            self._write_atomically(_table([], self.settings["protocol"]), self.partial)
+            self._done = set()
+            return 0
+        try:
+            found = json.loads(self.meta.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            found = None
+        if found != self.settings:
+            differ = ("its settings file is missing" if found is None else "its " + ", ".join(
+                k for k in self.settings if found.get(k) != self.settings[k]) + " differ")
+            raise ValueError(f"{self.partial} holds another sweep ({differ}); rerun with "
+                             "--restart to discard it, or write to another --out")
+        df = self._read()
+        keys = _keys(df)
+        complete = {k for k, n in Counter(keys).items() if n == self._expected_rows()}
+        kept = np.array([k in complete for k in keys], dtype=bool)
+        if not kept.all() or not self.partial.read_bytes().endswith(LINE_END.encode()):
+            self._write_atomically(df[kept], self.partial)  # drop what a kill cut short
+        self._done = complete
+        return sum(task_key(t) in complete for t in self.tasks)
+
+    def todo(self) -> list[Task]:
+        """The tasks whose rows are not in the partial file yet, repetition by repetition
+        (every source and ratio of repetition 0, then of 1, ...): a sweep stopped early
+        holds whole repetitions of every cell, not all repetitions of the first sources.
+        (The table is written in task order whatever the order of computing.)"""
+        left = [t for t in self.tasks if task_key(t) not in self._done]
+        return sorted(left, key=lambda t: t.rep)  # stable: task order within a repetition
+
+    def _append(self, rows: list[tuple]) -> None:
+        with open(self.partial, "a", encoding="utf-8", newline="") as fh:
+            write_csv(_table(rows, self.settings["protocol"]), fh, header=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def run(self, n_jobs: int = 1, scheduler: str | None = None,
+            progress: bool = False) -> pd.DataFrame:
+        """Compute the samples not done yet, each appended to the partial file when it
+        finishes; then write ``out`` and return the table. :class:`SweepIncomplete` if some
+        samples failed (the others are kept: run again to compute only the missing ones)."""
+        todo = self.todo()
+        failures = []
+        for index, rows, error in _iter_results(todo, n_jobs, scheduler, progress):
+            if error is None:
+                self._append(rows)
+                self._done.add(task_key(todo[index]))
+            else:
+                failures.append((todo[index], error))
+        if failures:
+            raise SweepIncomplete(sorted(failures, key=lambda f: self.tasks.index(f[0])),
+                                  self.partial)
+        return self._finish()
+
+    def finished(self) -> pd.DataFrame:
+        """The rows of this sweep's samples finished so far, in task order, read from the
+        partial file without changing it (a running sweep may be appending to it)."""
+        df = self._read()
+        keys = _keys(df)
+        complete = {k for k, n in Counter(keys).items() if n == self._expected_rows()}
+        position = {task_key(t): i for i, t in enumerate(self.tasks)}
+        order = np.array([position[k] if k in complete and k in position else -1
+                          for k in keys], dtype=np.int64)
+        df = df[order >= 0].iloc[np.argsort(order[order >= 0], kind="stable")]
+        df = df.reset_index(drop=True)
+        df.attrs["protocol"] = self.settings["protocol"]
+        return df
+
+    def _finish(self) -> pd.DataFrame:
+        df = self.finished()
+        self._write_atomically(df, self.out)
+        self.partial.unlink()
+        self.meta.unlink()
+        return df
 
 
 def summarize(df: pd.DataFrame, metric: str, ratios: Sequence[float] | None = None) -> pd.DataFrame:

@@ -20,7 +20,7 @@ METHOD_COLORS: dict[str, str] = {
     "mom_kde_auto": "#C2185B",  # the library's default MoM-KDE: what the app calls MoM-KDE
     "mom_kde_rule": "#F06292",
     "mom_kde_oracle": "#8E24AA",
-    "mom_kde_blockh": "#F06292",
+    "mom_kde_blockh": "#D55E00",
     "mom_kde_oracle_blockh": "#CE93D8",
     "rkde": "#0072B2",
     "spkde": "#009E73",

@@ -1,5 +1,12 @@
 """The ``momkde`` command: reproduce -> CSV -> figures round trip, and one-line errors (exit 2)."""
 
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -317,3 +324,218 @@ def test_score_reports_text_after_the_first_chunk_with_its_row(tmp_path, capsys)
     assert "column 'a' is not numeric: data row 120 holds 'x1' (1 non-numeric value(s) among data " \
            "rows 101-120); name the columns to score with --columns" in err
     assert len(err.splitlines()) == 1
+
+
+# --- reproduce: arguments checked before computing; finished samples kept and resumed -------
+
+def _forbid_computing(monkeypatch):
+    def computed(task):
+        raise AssertionError(f"a sample was computed: {task}")
+    monkeypatch.setattr(ex, "run_task", computed)
+
+
+def _one_line_exit_2(argv, capsys):
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exit_:  # argparse's own errors
+        code = exit_.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.startswith("momkde") and "Traceback" not in err and len(err.splitlines()) == 1
+    return err
+
+
+SMALL_SWEEP = ["reproduce", "synthetic", "--reps", "1", "--ratios", "0.1", "--schemes", "uniform",
+               "--n-inliers", "100", "--methods", "kde"]
+
+
+@pytest.mark.parametrize("case, message", [
+    ("out is a folder", "--out is a folder"),
+    ("missing parent", "the folder of --out does not exist"),
+    ("partial is a folder", "r.csv.partial is a folder"),
+    ("scheduler notaurl", "--scheduler 'notaurl' is not a Dask scheduler address"),
+    ("scheduler without port", "is not a Dask scheduler address"),
+    ("reps text", "--reps: not an integer: 'ten'"),
+    ("reps 0", "--reps: must be >= 1, got 0"),
+    ("ratio 0", "--ratios: ratio must be in (0, 1), got 0"),
+    ("ratio text", "--ratios: not a number: 'x'"),
+    ("unknown method", "--methods: invalid choice: 'mom'"),
+    ("unknown data set", "--datasets: invalid choice: 'mnist'"),
+    ("data set of another kind", "--datasets does not apply to synthetic data"),
+    ("n-inliers 1", "n_inliers must be an integer >= 5"),
+    ("negative seed", "--seed: must be >= 0, got -1"),
+    ("jobs 0", "--jobs: must be >= 1 or -1 (all cores), got 0"),
+])
+def test_reproduce_checks_every_argument_before_computing(case, message, tmp_path, capsys,
+                                                          monkeypatch):
+    _forbid_computing(monkeypatch)
+    out = tmp_path / "r.csv"
+    (tmp_path / "folder").mkdir()
+    argv = {
+        "out is a folder": [*SMALL_SWEEP, "--out", tmp_path / "folder"],
+        "missing parent": [*SMALL_SWEEP, "--out", tmp_path / "no" / "r.csv"],
+        "partial is a folder": [*SMALL_SWEEP, "--out", out],
+        "scheduler notaurl": [*SMALL_SWEEP, "--scheduler", "notaurl", "--out", out],
+        "scheduler without port": [*SMALL_SWEEP, "--scheduler", "tcp://host", "--out", out],
+        "reps text": ["reproduce", "real", "--reps", "ten", "--out", out],
+        "reps 0": ["reproduce", "real", "--reps", "0", "--out", out],
+        "ratio 0": ["reproduce", "synthetic", "--ratios", "0.1", "0", "--out", out],
+        "ratio text": ["reproduce", "synthetic", "--ratios", "x", "--out", out],
+        "unknown method": ["reproduce", "real", "--methods", "kde", "mom", "--out", out],
+        "unknown data set": ["reproduce", "real", "--datasets", "iris", "mnist", "--out", out],
+        "data set of another kind": ["reproduce", "synthetic", "--datasets", "iris", "--out", out],
+        "n-inliers 1": [*SMALL_SWEEP, "--n-inliers", "1", "--out", out],
+        "negative seed": [*SMALL_SWEEP, "--seed", "-1", "--out", out],
+        "jobs 0": [*SMALL_SWEEP, "--jobs", "0", "--out", out],
+    }[case]
+    if case == "partial is a folder":
+        (tmp_path / "r.csv.partial").mkdir()
+    before = set(tmp_path.rglob("*"))
+    assert message in _one_line_exit_2(argv, capsys)
+    assert set(tmp_path.rglob("*")) == before  # nothing written
+
+
+def test_reproduce_refuses_an_unwritable_folder_before_computing(tmp_path, capsys, monkeypatch):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    if os.access(locked, os.W_OK):  # root writes anywhere: the folder is made to look locked
+        access = os.access
+        monkeypatch.setattr(cli.os, "access",
+                            lambda path, mode: Path(path) != locked and access(path, mode))
+    try:
+        _forbid_computing(monkeypatch)
+        err = _one_line_exit_2([*SMALL_SWEEP, "--out", locked / "r.csv"], capsys)
+        assert "cannot write in the folder of --out" in err
+    finally:
+        locked.chmod(0o700)
+
+
+def test_reproduce_refuses_the_partial_file_of_another_sweep(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "r.csv"
+    ex.SweepFile(out, ex.make_tasks("synthetic", ["uniform"], [0.1], reps=1, n_inliers=100,
+                                    methods=["kde"], protocol="paper")).open()
+    _forbid_computing(monkeypatch)
+    err = _one_line_exit_2([*SMALL_SWEEP, "--out", out], capsys)
+    assert "r.csv.partial holds another sweep (its protocol differ); rerun with --restart" in err
+
+
+SWEEP = ["reproduce", "synthetic", "--reps", "4", "--ratios", "0.1", "0.2", "0.3",
+         "--schemes", "uniform", "thin_gaussian", "--n-inliers", "150", "--seed", "2",
+         "--methods", "kde", "mom_kde_oracle", "spkde"]
+
+
+def _run_cli(*argv) -> subprocess.Popen:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen([sys.executable, "-m", "momkde_core.cli", *map(str, argv)],
+                            cwd=Path(__file__).parents[1], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture(scope="module")
+def whole_sweep(tmp_path_factory):
+    """The bytes of SWEEP's table, run without interruption."""
+    whole = tmp_path_factory.mktemp("whole") / "whole.csv"
+    assert _run_cli(*SWEEP, "--out", whole).wait(timeout=300) == 0
+    return whole.read_bytes()
+
+
+@pytest.mark.parametrize("how, jobs", [(signal.SIGKILL, "1"), (signal.SIGTERM, "2")])
+def test_a_killed_sweep_resumes_to_the_same_table(whole_sweep, tmp_path, how, jobs):
+    """A kill in the middle of a sweep (24 samples): its finished samples are on disk, the
+    same command run again computes only the others, and the table is byte for byte the one
+    of an uninterrupted run. SIGTERM (and SIGINT) stop it cleanly, with exit code 130 and
+    the way to resume."""
+    out = tmp_path / "r.csv"
+    partial = tmp_path / "r.csv.partial"
+    proc = _run_cli(*SWEEP, "--jobs", jobs, "--out", out)
+    deadline = time.monotonic() + 120
+    rows_of_6 = 1 + 6 * 3 * len(ex.METRICS)  # the header and 6 samples' rows
+    while time.monotonic() < deadline and proc.poll() is None:
+        if partial.exists() and partial.read_bytes().count(b"\r\n") >= rows_of_6:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the sweep ended before it could be killed"
+    proc.send_signal(how)
+    _, err = proc.communicate(timeout=60)
+    if how == signal.SIGTERM:
+        assert proc.returncode == 130
+        assert err.strip().splitlines()[-1] == (
+            f"momkde: interrupted; the finished samples are kept in {partial}: run the same "
+            "command again to resume")
+    assert not out.exists()
+    done = pd.read_csv(partial)["seed"].nunique()
+    assert 6 <= done < 24
+
+    again = _run_cli(*SWEEP, "--out", out)
+    _, err = again.communicate(timeout=300)
+    assert again.returncode == 0, err
+    assert f"resuming {partial}: " in err and " of 24 samples already done" in err
+    assert out.read_bytes() == whole_sweep
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv"]
+
+
+def test_a_failed_sample_is_one_line_exit_1_and_a_rerun_finishes(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "r.csv"
+    argv = [*SWEEP[:3], "1", *SWEEP[4:], "--out", str(out)]
+    real_run_task = ex.run_task
+
+    def fail_on_thin(task):
+        if task.source == "thin_gaussian" and task.ratio == 0.2:
+            raise ValueError("injected")
+        return real_run_task(task)
+
+    monkeypatch.setattr(ex, "run_task", fail_on_thin)
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("momkde: error: 1 sample(s) failed, the first thin_gaussian ratio 0.2 "
+                          "rep 0") and "ValueError: injected" in err
+    assert "r.csv.partial: run the same command again" in err
+    monkeypatch.setattr(ex, "run_task", real_run_task)
+    assert main(argv) == 0
+    assert "5 of 6 samples already done" in capsys.readouterr().err
+    assert pd.read_csv(out)["seed"].nunique() == 6
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda df: df.assign(value=df["value"].astype(object).where(df.index != 3, "=1+1")),
+     "column 'value' must hold numbers; data row 4 holds \"'=1+1\""),
+    (lambda df: df.assign(ratio=df["ratio"].astype(object).where(df.index != 0, "ten")),
+     "column 'ratio' must hold numbers; data row 1 holds 'ten'"),
+    (lambda df: df.drop(columns=["metric", "value"]), "missing column(s) metric, value"),
+    (lambda df: df.iloc[:0], "has no rows"),
+])
+def test_figures_check_the_table_before_drawing(results_csv, tmp_path, capsys, monkeypatch,
+                                                edit, message):
+    bad = tmp_path / "bad.csv"
+    cli.write_csv(edit(pd.read_csv(results_csv)), bad)
+
+    def drawn(*args, **kwargs):
+        raise AssertionError("a figure was drawn")
+
+    monkeypatch.setattr("momkde_core.plots.metric_vs_ratio_figure", drawn)
+    err = _one_line_exit_2(["figures", bad, "--out", tmp_path / "figs"], capsys)
+    assert message in err
+    assert not (tmp_path / "figs").exists()
+
+
+def test_figures_give_each_runner_method_its_own_colour_and_name(tmp_path, monkeypatch):
+    """The runner's mom_kde (label-free S rule) is drawn as the app draws it, apart from the
+    library's default MoM-KDE (mom_kde_auto): no two methods share a colour or a name."""
+    from momkde_core import plots
+
+    methods = list(ex.METHODS + ex.BLOCKH_METHODS + ("kde_robust",))
+    rows = [("uniform", r, k, k, m, 1, 0.3, "js", r + k / 10) for r in (0.1, 0.2) for k in range(2)
+            for m in methods]
+    table = tmp_path / "r.csv"
+    cli.write_csv(pd.DataFrame(rows, columns=list(ex.COLUMNS)), table)
+    drawn = []
+    figure = plots.metric_vs_ratio_figure
+    monkeypatch.setattr(plots, "metric_vs_ratio_figure",
+                        lambda part, *a, **k: drawn.append(figure(part, *a, **k)) or drawn[-1])
+    assert main(["figures", str(table), "--out", str(tmp_path / "f")]) == 0
+    lines = [t for t in drawn[0].data if t.mode == "lines+markers"]
+    assert len(lines) == len(methods)
+    assert len({t.line.color for t in lines}) == len(methods)
+    assert len({t.name for t in lines}) == len(methods)
+    assert "MoM-KDE (S rule, CV h)" in {t.name for t in lines}

@@ -1,5 +1,7 @@
 """The experiment runner: tidy table, reproducibility from seeds, Dask = local, protocols, oracle."""
 
+import io
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -167,6 +169,7 @@ def test_real_data_rows_have_auc_only():
     (dict(kind="synthetic", protocol="oracle"), "protocol"),
     (dict(kind="synthetic", methods=["mom"]), "unknown method"),
     (dict(kind="synthetic", reps=0), "reps"),
+    (dict(kind="synthetic", n_inliers=4), "n_inliers must be an integer >= 5"),
 ])
 def test_make_tasks_rejects_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -177,3 +180,122 @@ def test_summarize_gives_one_cell_per_source_method_ratio(honest):
     table = ex.summarize(honest, "js", ratios=[0.3])
     assert list(table.columns) == [0.3]
     assert len(table) == 2 * len(ex.ALL_METHODS)
+
+
+# --- SweepFile: incremental writing and resuming -------------------------------------------
+
+RESUME = dict(sources=["uniform", "thin_gaussian"], ratios=[0.1, 0.2], reps=2, seed=5,
+              n_inliers=150, methods=["kde", "mom_kde_oracle", "spkde"])
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """(tasks, the bytes of the table of an uninterrupted sweep, its in-memory table)."""
+    tasks = ex.make_tasks("synthetic", **RESUME)
+    out = tmp_path_factory.mktemp("sweep") / "r.csv"
+    sweep = ex.SweepFile(out, tasks)
+    assert sweep.open() == 0
+    df = sweep.run()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["r.csv"]  # partial files removed
+    return tasks, out.read_bytes(), df
+
+
+def test_sweep_file_gives_the_table_of_run_experiments(uninterrupted):
+    tasks, written, df = uninterrupted
+    assert_frame_equal(df, ex.run_experiments(tasks))
+    read = pd.read_csv(io.BytesIO(written), dtype={"source": str})
+    assert_frame_equal(read, df, check_dtype=False)
+
+
+def test_a_failed_sample_keeps_the_others_and_a_rerun_computes_only_it(uninterrupted, tmp_path,
+                                                                       monkeypatch):
+    tasks, written, _ = uninterrupted
+    out = tmp_path / "r.csv"
+    failing = tasks[5]
+    real_run_task = ex.run_task
+
+    def fail_once(task):
+        if task == failing:
+            raise ArithmeticError("injected failure")
+        return real_run_task(task)
+
+    monkeypatch.setattr(ex, "run_task", fail_once)
+    sweep = ex.SweepFile(out, tasks)
+    sweep.open()
+    with pytest.raises(ex.SweepIncomplete, match="1 sample.*thin_gaussian ratio 0.1 rep 1.*"
+                                                 "ArithmeticError: injected failure"):
+        sweep.run()
+    assert not out.exists()
+    kept = pd.read_csv(sweep.partial)
+    assert kept["seed"].nunique() == len(tasks) - 1 and failing.seed not in set(kept["seed"])
+    partial_bytes = sweep.partial.read_bytes()
+    so_far = ex.SweepFile(out, tasks).finished()  # read only: a sweep may be appending
+    assert sweep.partial.read_bytes() == partial_bytes
+    assert list(pd.unique(so_far["seed"])) == [t.seed for t in tasks if t != failing]
+
+    computed = []
+    monkeypatch.setattr(ex, "run_task", lambda task: computed.append(task) or real_run_task(task))
+    again = ex.SweepFile(out, tasks)
+    assert again.open() == len(tasks) - 1
+    again.run()
+    assert computed == [failing]
+    assert out.read_bytes() == written
+    assert not again.partial.exists() and not again.meta.exists()
+
+
+def test_a_row_cut_short_by_a_kill_is_recomputed_with_its_sample(uninterrupted, tmp_path,
+                                                                 monkeypatch):
+    tasks, written, _ = uninterrupted
+    out = tmp_path / "r.csv"
+    sweep = ex.SweepFile(out, tasks[:3])
+    sweep.open()
+    sweep.run()
+    # the state a kill leaves: 3 samples written, then half of a 4th sample's rows, the last
+    # line cut in the middle of a number
+    body = out.read_bytes()
+    fourth = ex.SweepFile(tmp_path / "4.csv", [tasks[3]])
+    fourth.open()
+    fourth.run()
+    rows = (tmp_path / "4.csv").read_bytes().split(b"\r\n")[1:]
+    sweep.partial.write_bytes(body + b"\r\n".join(rows[:8]) + b"\r\n" + rows[8][:-5])
+    sweep.meta.write_text(json.dumps(ex.SweepFile(out, tasks).settings))
+    out.unlink()
+
+    computed = []
+    real_run_task = ex.run_task
+    monkeypatch.setattr(ex, "run_task", lambda task: computed.append(task) or real_run_task(task))
+    resumed = ex.SweepFile(out, tasks)
+    assert resumed.open() == 3
+    resumed.run()
+    assert sorted(computed, key=tasks.index) == tasks[3:]
+    assert out.read_bytes() == written
+
+
+def test_a_partial_file_of_another_sweep_is_refused_not_mixed(uninterrupted, tmp_path):
+    tasks, _, _ = uninterrupted
+    out = tmp_path / "r.csv"
+    ex.SweepFile(out, tasks).open()
+    paper = [replace(t, protocol="paper") for t in tasks]
+    with pytest.raises(ValueError, match="holds another sweep .its protocol differ.; rerun with "
+                                         "--restart"):
+        ex.SweepFile(out, paper).open()
+    assert ex.SweepFile(out, paper).open(restart=True) == 0
+
+
+def test_a_sweep_computes_repetition_by_repetition(uninterrupted, tmp_path):
+    """Stopped early, a sweep holds whole repetitions of every source and ratio."""
+    tasks, _, _ = uninterrupted
+    sweep = ex.SweepFile(tmp_path / "r.csv", tasks)
+    sweep.open()
+    todo = sweep.todo()
+    assert sorted(todo, key=tasks.index) == tasks
+    assert [t.rep for t in todo] == sorted(t.rep for t in tasks)
+    assert {(t.source, t.ratio) for t in todo[:len(tasks) // 2]} == {(t.source, t.ratio) for t in tasks}
+
+
+def test_first_rep_draws_the_samples_of_a_longer_sweep():
+    longer = ex.make_tasks("real", ["iris", "german"], [0.1, 0.3], reps=5, seed=4)
+    later = ex.make_tasks("real", ["iris", "german"], [0.1, 0.3], reps=3, seed=4, first_rep=2)
+    assert later == [t for t in longer if t.rep >= 2]
+    with pytest.raises(ValueError, match="first_rep must be an integer >= 0"):
+        ex.make_tasks("real", first_rep=-1)

@@ -1,5 +1,6 @@
 """Kernels and the engine against independent references (scikit-learn, direct sums)."""
 
+import threading
 import tracemalloc
 
 import numpy as np
@@ -303,3 +304,41 @@ def test_blas_gaussian_path_equals_log_space(d):
         finite = np.isfinite(ref)
         assert ref[finite].min() < -700  # the far queries underflow in linear space
         np.testing.assert_allclose(got[finite], ref[finite], rtol=1e-12, atol=1e-11)
+
+
+def test_replay_limits_keep_larger_evaluations_inside_the_block_only():
+    """The runner's wider replay limits: a 3000-point evaluation (9e6 kernel values, above the
+    default limit) is kept and replayed to the same bits inside the block; outside, the
+    default limits are back and the kept evaluations are trimmed to them."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 2))
+    fits = [MoMKDE(s, 0.3, normalize=False, random_state=4).fit(X) for s in (5, 41)]
+    assert len(X) ** 2 > engine.MAX_CACHED_PAIRS
+    engine._MEMO.clear()
+    fresh = [est.score_samples(X) for est in fits]
+    assert not engine._MEMO  # too large to keep by default
+    seen_by_other_thread = []
+    with engine.replay_limits(2**24, 2**28):
+        assert engine._limits() == (2**24, 2**28)
+        other = threading.Thread(target=lambda: seen_by_other_thread.append(engine._limits()))
+        other.start()
+        other.join()
+        kept = [est.score_samples(X) for est in fits]
+        assert len(engine._MEMO) == 1  # one evaluation, shared by both S
+    assert seen_by_other_thread == [(engine.MAX_CACHED_PAIRS, engine.MEMO_MAX_BYTES)]
+    for a, b in zip(fresh, kept):
+        np.testing.assert_array_equal(a, b)
+    assert engine._limits() == (engine.MAX_CACHED_PAIRS, engine.MEMO_MAX_BYTES) != (2**24, 2**28)
+    assert sum(size for _, size in engine._MEMO.values()) <= engine.MEMO_MAX_BYTES
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 200), st.floats(0.0, 0.95), st.integers(0, 2**31))
+def test_grid_median_is_numpys_median_bit_for_bit(n_blocks, n_nodes, zeros, seed):
+    from momkde_core.estimators import _grid_median
+
+    rng = np.random.default_rng(seed)
+    values = rng.lognormal(0, 3, (n_blocks, n_nodes))
+    values[rng.random(values.shape) < zeros] = 0.0
+    got = _grid_median(values.copy())
+    np.testing.assert_array_equal(got, np.median(values, axis=0))
