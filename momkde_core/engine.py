@@ -446,9 +446,15 @@ def _fft_shape(axes, plan) -> tuple[list[int], list[int]]:
     """(binning grid sizes, FFT lengths from scipy.fft.next_fast_len) per axis: the binning
     grid spans the nodes plus L fine cells on each side; a circular convolution of length
     >= size + L is exact on the nodes."""
-    sizes = [(len(a) - 1) * k + 1 + 2 * L for a, (k, L, _) in zip(axes, plan)]
+    sizes = _fft_sizes(axes, plan)
     lengths = [sp_fft.next_fast_len(s + L, real=True) for s, (_, L, _) in zip(sizes, plan)]
     return sizes, lengths
+
+
+def _fft_sizes(axes, plan) -> list[int]:
+    """The binning grid's size per axis (Python ints: unbounded when the nodes lie
+    astronomically many bandwidths apart, which :func:`choose_backend` checks first)."""
+    return [(len(a) - 1) * k + 1 + 2 * L for a, (k, L, _) in zip(axes, plan)]
 
 
 def choose_backend(X, bounds, axes, kernel, h) -> str:
@@ -469,8 +475,10 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
                               + 6e5 * n_blocks)
     if kernel.name in CELLS_PER_BANDWIDTH and all(is_evenly_spaced(a) for a in axes):
         plan = _fft_plan(axes, kernel, h)
-        cells = float(np.prod(_fft_shape(axes, plan)[1]))
         moments = TAYLOR_ORDER + 1 if _taylor(kernel, d) else 1
+        fits = float(np.prod([float(s) for s in _fft_sizes(axes, plan)])) * moments \
+            <= MAX_FFT_ELEMENTS
+        cells = float(np.prod(_fft_shape(axes, plan)[1])) if fits else np.inf
         if cells * moments <= MAX_FFT_ELEMENTS:  # (blocks are binned and convolved in batches)
             costs["fft"] = (10.0 * n * (moments + 2**d) + 4.0 * n_blocks * cells * moments
                             + 6.0 * n_blocks * cells * np.log2(cells + 2))

@@ -398,3 +398,14 @@ def test_constant_columns_are_found_exactly_with_weights_and_tiny_neighbours():
         est = MoMKDE(bandwidth="scott", contamination="auto", random_state=0).fit(X)
     assert np.all(np.isfinite(est.bandwidth_)) and est.bandwidth_[0] > 0
     assert 0.0 <= est.contamination_ < 0.5
+
+
+def test_grid_nodes_astronomically_many_bandwidths_apart_do_not_overflow_the_fft_plan():
+    """Found by the hypothesis test in a clean clone: data of scale 1e17 with h = 1 (a safe,
+    identity frame) on a 17-node grid put ~1e16 bandwidths between nodes; the FFT's binning
+    grid then had more cells than an ssize_t holds. choose_backend now refuses the FFT from
+    the binning grid's size before sizing a transform: the grid is exact (0 between points)."""
+    X = np.random.default_rng(0).standard_normal((5, 1)) * 1e17
+    est = KDE(1.0).fit(X)
+    xs = np.linspace(X.min() - 3e17, X.max() + 3e17, 17)
+    np.testing.assert_array_equal(est.pdf_grid(xs), est.pdf(xs[:, None]))
