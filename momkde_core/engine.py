@@ -48,8 +48,11 @@ LOG_SAFE_FAST = np.log(1e-280)  # the same for the BLAS path (n e^-708 is below 
 FAST_GAUSSIAN_PAIRS = 2**22  # block_log_sums takes the BLAS linear path from this many pairs
 MAX_FFT_ELEMENTS = 2**24  # cap on the FFT backend's grid x moments; batches of blocks hold 1/8
 BIN_CHUNK = 2**15  # points binned per run: their temporaries stay in a core's L2 cache
+BIN_BLOCK_RUN = 2**11  # blocks of this many points or more are binned one at a time (their
+# cell sums stay in L1; mixed runs scatter over every block's cells)
 BIN_GROUP_ELEMENTS = 2**22  # moment sums of the blocks binned together (32 MiB)
-FFT_WORKERS = 2  # threads of scipy.fft over a batch of blocks
+FFT_WORKERS = 2  # threads of scipy.fft over a batch of blocks ...
+FFT_THREADED_ELEMENTS = 2**20  # ... of at least this many elements (below, threads cost more)
 TAYLOR_ORDER = 3  # the Gaussian 1-D FFT bins the moments of order 0..3 of each cell
 TAYLOR_CELLS_PER_BANDWIDTH = 20.0  # cells of at most h / 20 for those moments
 MAX_CELL_TABLE = 2**22  # blocks x cells of exact_at_nodes' occupancy tables (32 MiB of int64)
@@ -516,12 +519,12 @@ def _bin_blocks(X, bounds, w, plan, sizes, origins, taylor: bool) -> np.ndarray:
     out = np.empty((n_blocks, n_moments if taylor else 1, *sizes))
     step = max(BIN_CHUNK, total // 4)
     # groups of consecutive blocks whose moment sums fit in BIN_GROUP_ELEMENTS; in a group,
-    # runs of points within one block (blocks of BIN_CHUNK points or more) or across blocks
+    # runs of points within one block (blocks of BIN_BLOCK_RUN points or more) or across blocks
     per_group = max(1, BIN_GROUP_ELEMENTS // (n_moments * total))
     for g0 in range(0, n_blocks, per_group):
         g1 = min(n_blocks, g0 + per_group)
         sums = np.zeros((g1 - g0, n_moments, total))
-        if bounds[g1] - bounds[g0] >= BIN_CHUNK * (g1 - g0):  # big blocks: runs in each
+        if bounds[g1] - bounds[g0] >= BIN_BLOCK_RUN * (g1 - g0):  # big blocks: runs in each
             runs = [(s, a, min(a + step, bounds[s + 1])) for s in range(g0, g1)
                     for a in range(bounds[s], bounds[s + 1], step)]
         else:
@@ -704,10 +707,11 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
         if taylor:
             np.maximum(heaviest, binned[:, 0].max(axis=0), out=heaviest)
             occupied[lo:hi] = binned[:, 0] != 0
-        spec = sp_fft.rfftn(binned, s=lengths, axes=fft_axes, workers=FFT_WORKERS)
+        workers = FFT_WORKERS if binned.size >= FFT_THREADED_ELEMENTS else 1
+        spec = sp_fft.rfftn(binned, s=lengths, axes=fft_axes, workers=workers)
         del binned
         spec *= spectra
-        conv = sp_fft.irfftn(spec.sum(axis=1), s=lengths, axes=fft_axes, workers=FFT_WORKERS)
+        conv = sp_fft.irfftn(spec.sum(axis=1), s=lengths, axes=fft_axes, workers=workers)
         out[lo:hi] = conv[(slice(None), *picks)]
     if not exact:
         return np.maximum(out, 0.0)

@@ -333,12 +333,17 @@ def test_replay_limits_keep_larger_evaluations_inside_the_block_only():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 40), st.integers(0, 200), st.floats(0.0, 0.95), st.integers(0, 2**31))
-def test_grid_median_is_numpys_median_bit_for_bit(n_blocks, n_nodes, zeros, seed):
-    from momkde_core.estimators import _grid_median
+@given(st.integers(1, 40), st.integers(0, 200), st.floats(0.0, 0.95), st.integers(0, 2**31),
+       st.sampled_from([1, 7, 64, 2**16]))
+def test_grid_median_is_numpys_median_bit_for_bit(n_blocks, n_nodes, zeros, seed, tile):
+    """Whatever the tiling of the nodes (tiles of one node, ragged last tiles, one tile)."""
+    from unittest import mock
+
+    from momkde_core import estimators
 
     rng = np.random.default_rng(seed)
     values = rng.lognormal(0, 3, (n_blocks, n_nodes))
     values[rng.random(values.shape) < zeros] = 0.0
-    got = _grid_median(values.copy())
+    with mock.patch.object(estimators, "MEDIAN_TILE_ELEMENTS", tile * n_blocks):
+        got = estimators._grid_median(values.copy())
     np.testing.assert_array_equal(got, np.median(values, axis=0))
