@@ -101,8 +101,9 @@ def unit_bandwidth(kernel: Kernel, d: int, gram_scale: float = 1.0) -> float:
     return float(np.exp(-kernel.log_norm(d) / d) / gram_scale)
 
 
-def check_span(X: np.ndarray, H: np.ndarray) -> None:
-    """ValueError when a feature spans more than ``MAX_SPAN`` of its bandwidths H_j."""
+def check_span(X: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ValueError when a feature spans more than ``MAX_SPAN`` of its bandwidths H_j; else
+    the per-feature minima and maxima of X (which the caller needs too: one pass each)."""
     lo, hi = X.min(axis=0), X.max(axis=0)
     half = hi / 2 - lo / 2  # (no overflow)
     with np.errstate(divide="ignore"):
@@ -114,6 +115,7 @@ def check_span(X: np.ndarray, H: np.ndarray) -> None:
             f"feature {j} spans 1e{log_ratio[j] / np.log(10):.0f} bandwidths (h = {H[j]:.3g}, "
             f"range {lo[j]:.3g} .. {hi[j]:.3g}); at most 1e{np.log10(MAX_SPAN):.0f} can be computed in "
             "float64: use a larger bandwidth, or remove the far rows")
+    return lo, hi
 
 
 def working_frame(X: np.ndarray, H: np.ndarray, kernel: Kernel, gram_scale: float = 1.0,
@@ -125,14 +127,13 @@ def working_frame(X: np.ndarray, H: np.ndarray, kernel: Kernel, gram_scale: floa
     """
     n, d = X.shape
     H = np.asarray(H, dtype=float)
-    check_span(X, H)
+    lo, hi = check_span(X, H)
     if np.all(H == H[0]):
         h = float(H[0])
         log_peak = -kernel.log_norm(d) - d * np.log(gram_scale * h)
-        if (1.0 / SAFE_SCALE <= h <= SAFE_SCALE and np.max(np.abs(X)) <= SAFE_SCALE
+        if (1.0 / SAFE_SCALE <= h <= SAFE_SCALE and max(-lo.min(), hi.max()) <= SAFE_SCALE
                 and abs(log_peak) <= np.log(peak_limit)):
             return Frame(h)
-    lo, hi = X.min(axis=0), X.max(axis=0)
     return Frame(unit_bandwidth(kernel, d, gram_scale), lo / 2 + hi / 2, H.copy())
 
 
@@ -143,8 +144,8 @@ def selection_frame(X: np.ndarray, scales: np.ndarray) -> Frame:
     scale (h = 1). Candidates are multiples of the frame's h either way."""
     scales = np.asarray(scales, dtype=float)
     h = float(scales[0])
-    if (np.all(scales == h) and 1.0 / SAFE_SCALE <= h <= SAFE_SCALE
-            and np.max(np.abs(X)) <= SAFE_SCALE):
-        return Frame(h)
     lo, hi = X.min(axis=0), X.max(axis=0)
+    if (np.all(scales == h) and 1.0 / SAFE_SCALE <= h <= SAFE_SCALE
+            and max(-lo.min(), hi.max()) <= SAFE_SCALE):
+        return Frame(h)
     return Frame(1.0, lo / 2 + hi / 2, scales.copy())

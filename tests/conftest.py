@@ -1,9 +1,20 @@
-"""Shared test set-up: the IDA data directory beside the project, when present."""
+"""Shared test set-up: the IDA data directory beside the project, when present, and the
+hypothesis profile.
+
+Hypothesis draws new examples on every run by default (that is how it finds new bugs, as the
+OverflowError of commit 10f68cd was found). ``HYPOTHESIS_PROFILE=ci`` (set by ``.ci/run``)
+derandomizes it: the gate that decides whether work lands explores the same examples on every
+run, so its verdict does not depend on luck; run the suite without it to explore.
+"""
 
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_IDA = REPO.parent / "shared" / "data" / "ida"
