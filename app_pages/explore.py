@@ -70,7 +70,8 @@ with user_errors():
             cap, capped = shared_colour_cap(curves)
             reading = ("One colour scale for all maps" + (f", capped at {cap:.3g} (a spike reaches "
                        f"{max(float(np.nanmax(v)) for v in curves.values()):.3g})" if capped else "")
-                       + "; red dots: outliers; each title gives the map's JS to the truth.")
+                       + "; grey dots (first map): the inliers; red dots: the outliers; each title gives the "
+                       "map's JS to the truth.")
         st.plotly_chart(fig, key="explore_figure", config={"displaylogo": False})
         st.caption(" ".join([verdict, *why, reading]))
     with metric_col:

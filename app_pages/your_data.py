@@ -227,6 +227,7 @@ with user_errors():
         fig = density_2d_figure(*grid.axes, curves, X_plot, is_outlier, axis_titles=tuple(map(str, plot_cols)),
                                 flagged=flagged)
         reading = ("One colour scale for all maps (a spike above it takes the top colour)"
+                   + ("; grey dots (first map): the rows" + (" the label calls inliers" if n_outliers else ""))
                    + ("; red dots: the label's outliers" if n_outliers else "")
                    + (f"; circled: the rows {flagger} flags." if flag_by else "."))
     st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})

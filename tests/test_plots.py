@@ -111,3 +111,16 @@ def test_density_2d_figure_wraps_panels_and_puts_the_legend_in_the_free_one():
     n_out = int((X[:, 0] > 0.8).sum())
     assert sorted(t.name for t in fig.data if t.showlegend) == [f"inliers ({20 - n_out})",
                                                                  f"outliers ({n_out})"]
+    # inliers on the first map only, the outliers on every map, as SVG markers (few points)
+    markers = [t for t in fig.data if t.type != "contour"]
+    assert [t.xaxis for t in markers if t.name.startswith("inliers")] == ["x"]
+    assert [t.xaxis for t in markers if t.name.startswith("outliers")] == ["x", "x2", "x3", "x4", "x5"]
+    assert {t.type for t in markers} == {"scatter"}
+
+
+def test_density_2d_figure_draws_many_points_with_webgl():
+    xs = np.linspace(0, 1, 11)
+    X = np.random.default_rng(0).random((plots.SVG_MARKERS + 1, 2))
+    fig = plots.density_2d_figure(xs, xs, {"kde": np.ones((11, 11))}, X)
+    assert [(t.type, t.name) for t in fig.data if t.type != "contour"] == [
+        ("scattergl", f"sample ({plots.SVG_MARKERS + 1})")]
