@@ -35,6 +35,7 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from scipy import sparse
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
@@ -102,11 +103,13 @@ def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: K
     log_norm = log_integral(est, np.random.default_rng(random_state), n_draws=SELECTION_DRAWS)
     if not LOG_SAFE_LINEAR <= log_norm < np.inf:
         raise ValueError("the median of the block KDEs is 0 everywhere")
-    order = np.argsort(est.block_of_, kind="stable")
     sizes = np.bincount(est.block_of_, minlength=n_blocks)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    members = sparse.csr_matrix((np.ones(n), (est.block_of_, np.arange(n))), shape=(n_blocks, n))
+    # the kernel matrix is symmetric: point i's sums over the blocks are column i of the
+    # (S x n) membership matrix times the kernel matrix shifted by columns, one sparse
+    # product (several times faster than reducing segments of every row)
     with np.errstate(divide="ignore"):
-        logs = np.log(np.add.reduceat(np.exp(log_k[:, order] - shift), starts, axis=1) / sizes)
+        logs = np.log((members @ np.exp(log_k - shift[:, 0])).T / sizes)
     logs += shift
     logs[np.arange(n), est.block_of_] = np.inf  # the own block sorts last, out of the median
     lo_k, hi_k = (n_blocks - 2) // 2, (n_blocks - 1) // 2  # the middle of the S - 1 others

@@ -175,6 +175,28 @@ def test_grid_2d_backends_within_1e3_of_peak(backend):
     assert np.max(np.abs(got - exact)) <= 1e-3 * exact.max()
 
 
+@pytest.mark.parametrize("group", [1, 7, 10**6])
+def test_separable_batches_of_small_blocks_are_exact(group):
+    """Many small blocks (sizes 2-5 and one empty, weighted, as MoM-KDE's 2 ceil(eps n) + 1
+    blocks are) take one batched product per group of blocks (``group``: the elements
+    a group may hold, from one block per group to all at once): every node, far tails
+    included, equals the log-space sums to 1e-12 relative, as the per-block product does
+    (but for terms below e^-700, flushed to 0 by both)."""
+    rng = np.random.default_rng(31)
+    sizes = np.r_[rng.integers(2, 6, 150), 0, 3]
+    bounds = np.r_[0, np.cumsum(sizes)]
+    X = rng.standard_normal((bounds[-1], 2)) * [1.0, 3.0]
+    w = rng.uniform(0.5, 2.0, len(X))
+    axes = [np.linspace(-6, 6, 41), np.linspace(-14, 14, 37)]
+    k = get_kernel("gaussian")
+    mesh = np.stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")], axis=1)
+    ref = np.exp(block_log_sums(X, bounds, mesh, k, 0.4, np.log(w))).reshape(len(sizes), 41, 37)
+    got = engine._separable_sums(X, bounds, axes, k, 0.4, w, max_elements=group)
+    assert sizes.max() <= engine.SEPARABLE_BATCH_POINTS
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-290)
+    assert np.all(got[-2] == 0)
+
+
 @pytest.mark.parametrize("kernel", ["epanechnikov", "tophat", "exponential"])
 def test_grid_2d_other_kernels(kernel):
     rng = np.random.default_rng(4)
