@@ -10,11 +10,12 @@ All four estimators are (medians of) weighted kernel sums
   augmented BLAS product per tile and are summed in linear space on both cores; only the
   queries whose sums underflow are redone in log space.
 * :func:`block_grid_sums`, on an evenly spaced 1-D axis or 2-D mesh (the plots, integrals
-  and metrics). It picks the cheapest of four backends: binning of all S blocks in one pass
-  followed by one batched FFT convolution (:func:`_fft_sums`: Taylor moments of each cell
+  and metrics). It picks the cheapest of four backends: binning of all S blocks in one
+  compiled pass (:mod:`momkde_core.binning`) followed by one batched FFT convolution (:func:`_fft_sums`: Taylor moments of each cell
   for the Gaussian in 1-D, with a bound of the error at every node; linear binning refined
   to ~1e-3 of the peak otherwise), an exact separable product for the Gaussian in 2-D
-  (``A_x^T diag(w) A_y`` per block, a BLAS matrix product), the exact chunked sum, or the
+  (``A_x^T diag(w) A_y`` per block, a BLAS matrix product; many small blocks in one batched
+  product), the exact chunked sum, or the
   *band*: each point visits only the nodes within the kernel's radius (exact for compact
   kernels; for the Gaussian it drops terms below 1e-17 of the kernel's peak), which is the
   cheapest when h is small next to the grid's extent, whatever S is. With ``exact=True``
@@ -39,6 +40,7 @@ from scipy import fft as sp_fft
 from scipy import sparse, spatial, special
 from threadpoolctl import threadpool_limits
 
+from .binning import bin_blocks
 from .kernels import Kernel, flushed_exp
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
@@ -47,10 +49,6 @@ LOG_SAFE_LINEAR = np.log(1e-290)  # linear sums above this lost nothing to flush
 LOG_SAFE_FAST = np.log(1e-280)  # the same for the BLAS path (n e^-708 is below 1e-17 of it)
 FAST_GAUSSIAN_PAIRS = 2**22  # block_log_sums takes the BLAS linear path from this many pairs
 MAX_FFT_ELEMENTS = 2**24  # cap on the FFT backend's grid x moments; batches of blocks hold 1/8
-BIN_CHUNK = 2**15  # points binned per run: their temporaries stay in a core's L2 cache
-BIN_BLOCK_RUN = 2**11  # blocks of this many points or more are binned one at a time (their
-# cell sums stay in L1; mixed runs scatter over every block's cells)
-BIN_GROUP_ELEMENTS = 2**22  # moment sums of the blocks binned together (32 MiB)
 FFT_WORKERS = 2  # threads of scipy.fft over a batch of blocks ...
 FFT_THREADED_ELEMENTS = 2**20  # ... of at least this many elements (below, threads cost more)
 TAYLOR_ORDER = 3  # the Gaussian 1-D FFT bins the moments of order 0..3 of each cell
@@ -494,121 +492,6 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
     return min(costs, key=costs.get)
 
 
-def _bin_blocks(X, bounds, w, plan, sizes, origins, taylor: bool) -> np.ndarray:
-    """Every block's points binned on the fine grid in one pass, shape (S, moments, *sizes).
-
-    ``taylor``: each point goes to the nearest cell centre c with the moments
-    sum w t^j, j = 0..TAYLOR_ORDER, of its offset t = (x - c) / spacing in [-1/2, 1/2]
-    (see :func:`_fft_sums`). Otherwise linear binning: the weight is split between the 2^d
-    corners of the point's cell, assembled from the cell sums of w, w f_x, w f_y, w f_x f_y
-    (f: the offsets in the cell). Points beyond the grid's margin (out of the kernel's reach
-    of every node) are left out. The points are read once, in cache-sized runs (fresh
-    n-long temporaries cost more in page faults than the arithmetic), each run's cells
-    summed by one bincount per moment with the block index as the leading axis. When every
-    block has one weight (KDE, MoM-KDE without sample weights) counts are binned and
-    scaled afterwards, which saves a product per moment.
-    """
-    n, d = X.shape
-    n_blocks = len(bounds) - 1
-    total = int(np.prod(sizes))
-    n_moments = TAYLOR_ORDER + 1 if taylor else 2**d
-    sizes_s = np.diff(bounds)
-    starts = bounds[:-1][sizes_s > 0]
-    scale = None
-    if len(starts):
-        low, high = np.minimum.reduceat(w, starts), np.maximum.reduceat(w, starts)
-        if np.array_equal(low, high):  # one weight per block: bin counts, scale after
-            scale = np.zeros(n_blocks)
-            scale[sizes_s > 0] = low
-    shift = 0.5 if taylor else 0.0  # cell = floor(pos + shift), by truncation (pos >= 0)
-    top = [s if taylor else s - 1 for s in sizes]  # first cell index beyond the grid
-    out = np.empty((n_blocks, n_moments if taylor else 1, *sizes))
-    step = max(BIN_CHUNK, total // 4)
-    # groups of consecutive blocks whose moment sums fit in BIN_GROUP_ELEMENTS; in a group,
-    # runs of points within one block (blocks of BIN_BLOCK_RUN points or more) or across blocks
-    per_group = max(1, BIN_GROUP_ELEMENTS // (n_moments * total))
-    for g0 in range(0, n_blocks, per_group):
-        g1 = min(n_blocks, g0 + per_group)
-        sums = np.zeros((g1 - g0, n_moments, total))
-        if bounds[g1] - bounds[g0] >= BIN_BLOCK_RUN * (g1 - g0):  # big blocks: runs in each
-            runs = [(s, a, min(a + step, bounds[s + 1])) for s in range(g0, g1)
-                    for a in range(bounds[s], bounds[s + 1], step)]
-        else:
-            block_of = np.repeat(np.arange(g1 - g0), sizes_s[g0:g1])
-            runs = [(None, a, min(a + step, bounds[g1]))
-                    for a in range(bounds[g0], bounds[g1], step)]
-        for s, a, b in runs:
-            index, fracs, wk, blocks = _cells(X, a, b, plan, origins, sizes, top, shift,
-                                              None if scale is not None else w,
-                                              None if s is not None else
-                                              block_of[a - bounds[g0]:b - bounds[g0]])
-            if taylor:
-                fracs[0] -= 0.5
-                weights = [wk]
-                for _ in range(TAYLOR_ORDER):
-                    weights.append(fracs[0] if weights[-1] is None else weights[-1] * fracs[0])
-            elif d == 1:
-                weights = [wk, fracs[0] if wk is None else wk * fracs[0]]
-            else:
-                wx = fracs[0] if wk is None else wk * fracs[0]
-                weights = [wk, wx, fracs[1] if wk is None else wk * fracs[1], wx * fracs[1]]
-            if blocks is not None:
-                index += blocks * total
-            for j, wj in enumerate(weights):
-                if s is not None:
-                    sums[s - g0, j] += np.bincount(index, wj, minlength=total)
-                else:
-                    sums[:, j] += np.bincount(index, wj, minlength=(g1 - g0) * total
-                                              ).reshape(g1 - g0, total)
-        if scale is not None:
-            sums *= scale[g0:g1, None, None]
-        sums = sums.reshape((g1 - g0, n_moments, *sizes))
-        if taylor:
-            out[g0:g1] = sums
-        elif d == 1:  # corner c gets w (1 - f), corner c + 1 gets w f
-            part = out[g0:g1, 0]
-            np.subtract(sums[:, 0], sums[:, 1], out=part)
-            part[:, 1:] += sums[:, 1, :-1]
-        else:
-            part = out[g0:g1, 0]
-            a, bx, by, bxy = (sums[:, j] for j in range(4))
-            np.subtract(a, bx, out=part)
-            part -= by
-            part += bxy
-            bx -= bxy
-            by -= bxy
-            part[:, 1:, :] += bx[:, :-1, :]
-            part[:, :, 1:] += by[:, :, :-1]
-            part[:, 1:, 1:] += bxy[:, :-1, :-1]
-    return out
-
-
-def _cells(X, a, b, plan, origins, sizes, top, shift, w, blocks):
-    """Flat cell index and in-cell offsets (per axis) of points a..b, with their weights
-    and block labels (None stays None), the points beyond the grid left out."""
-    positions = []
-    for k, (_, _, fine) in enumerate(plan):
-        pos = X[a:b, k] * (1.0 / fine)
-        pos += shift - origins[k] / fine
-        positions.append(pos)
-    wk = None if w is None else w[a:b]
-    if not all(p.min() >= 0 and p.max() < t for p, t in zip(positions, top)):
-        keep = np.logical_and.reduce([(p >= 0) & (p < t) for p, t in zip(positions, top)])
-        positions = [p[keep] for p in positions]
-        wk = None if wk is None else wk[keep]
-        blocks = None if blocks is None else blocks[keep]
-    index = None
-    for p, size in zip(positions, sizes):
-        c = p.astype(np.intp)
-        p -= c
-        if index is None:
-            index = c
-        else:
-            index *= size
-            index += c
-    return index, positions, wk, blocks
-
-
 def _hermite(u: np.ndarray, order: int) -> list[np.ndarray]:
     """Probabilists' Hermite polynomials He_0 .. He_order at u (He_j K is (-h)^j K^(j))."""
     he = [np.ones_like(u), u.copy()]
@@ -678,7 +561,7 @@ def _make_fft_kernels(kernel: Kernel, h: float, plan, lengths):
 
 
 def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
-    """Binned block sums on the nodes by one batched FFT convolution (see :func:`_bin_blocks`).
+    """Binned block sums on the nodes by one batched FFT convolution (see :func:`momkde_core.binning.bin_blocks`).
 
     Gaussian, 1-D: the moments of order 0..3 of each cell are convolved with the kernel's
     scaled derivatives (fine / h)^j / j! He_j(y / h) K_h(y) (a Taylor expansion of
@@ -708,8 +591,9 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
     occupied = np.zeros((n_blocks, *sizes), dtype=bool) if taylor else None
     for lo in range(0, n_blocks, step):
         hi = min(n_blocks, lo + step)
-        binned = _bin_blocks(X[bounds[lo]:bounds[hi]], bounds[lo:hi + 1] - bounds[lo],
-                             w[bounds[lo]:bounds[hi]], plan, sizes, origins, taylor)
+        binned = bin_blocks(X[bounds[lo]:bounds[hi]], bounds[lo:hi + 1] - bounds[lo],
+                            w[bounds[lo]:bounds[hi]], [fine for _, _, fine in plan], origins,
+                            sizes, TAYLOR_ORDER if taylor else None)
         if taylor:
             np.maximum(heaviest, binned[:, 0].max(axis=0), out=heaviest)
             occupied[lo:hi] = binned[:, 0] != 0

@@ -255,7 +255,14 @@ def test_switching_sample_shows_the_new_files_columns(server, page):
     assert "amount_eur" not in drawn + scored
     assert "humidity_pct" in scored and "temperature_c" in scored
     # the label of the outliers follows the file too (it showed the previous file's value)
+    # (the pickers above are drawn before it in the same script run: wait for the run to
+    # reach it, as a loaded machine may show the old value for a moment)
     outlier = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Label of the outliers")
+    page.wait_for_function(
+        """() => Array.from(document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stSelectbox"]'))
+                     .some(b => b.innerText.includes('Label of the outliers')
+                                && Array.from(b.querySelectorAll('input')).some(i => i.value.includes('glitch')))""",
+        timeout=60_000)
     shown = outlier.inner_text() + " ".join(i.input_value() for i in outlier.locator("input").all())
     assert "glitch" in shown, outlier.inner_html()
     assert page.locator('[data-testid="stException"]').count() == 0
