@@ -31,7 +31,7 @@ def _bin_1d(x, bounds, w, inv_step, offset, top, order, out):  # pragma: no cove
     for s in range(len(bounds) - 1):
         for i in range(bounds[s], bounds[s + 1]):
             pos = x[i] * inv_step + offset
-            if pos < 0.0 or pos >= top:
+            if not (pos >= 0.0 and pos < top):  # (false for NaN too: never an index)
                 continue
             c = int(pos)
             f = pos - c
@@ -55,7 +55,7 @@ def _linear_2d(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y,
         for i in range(bounds[s], bounds[s + 1]):
             px = x[i] * inv_x + off_x
             py = y[i] * inv_y + off_y
-            if px < 0.0 or px >= top_x or py < 0.0 or py >= top_y:
+            if not (px >= 0.0 and px < top_x and py >= 0.0 and py < top_y):
                 continue
             cx, cy = int(px), int(py)
             fx, fy = px - cx, py - cy

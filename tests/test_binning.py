@@ -86,3 +86,13 @@ def test_total_weight_is_kept_for_points_inside_the_grid():
     tay = bin_blocks(X[:, :1], bounds, w, [0.05], [-1.2], [50], 3)
     np.testing.assert_allclose(tay[:, 0].sum(axis=-1), [w[:2000].sum(), w[2000:].sum()],
                                rtol=1e-12)
+
+
+def test_non_finite_coordinates_never_become_an_index():
+    """NaN and infinite coordinates (refused by the estimators before they get here) are left
+    out, never cast to a cell index out of the array."""
+    X = np.array([[np.nan, 0.0], [0.5, 0.5], [np.inf, 0.1], [0.2, -np.inf]])
+    got = bin_blocks(X, np.array([0, 4]), np.ones(4), [0.1, 0.1], [0.0, 0.0], [11, 11], None)
+    assert got.sum() == 1.0 and got[0, 0, 5, 5] == 1.0
+    one = bin_blocks(X[:, :1], np.array([0, 4]), np.ones(4), [0.1], [0.0], [11], 3)
+    assert one[0, 0].sum() == 2.0  # 0.5 and 0.2
