@@ -639,7 +639,8 @@ default "robust"
             w = base[order]
             log_w = np.log(w) - np.repeat(np.log(np.add.reduceat(w, bounds[:-1])), sizes)
             w = np.exp(log_w)
-        return (X if S == 1 else X[order]), bounds, log_w, w
+        # (np.take gathers rows ~2x faster than X[order] on (n, d) arrays, same values)
+        return (X if S == 1 else np.take(X, order, axis=0)), bounds, log_w, w
 
     def _combine_log(self, block_logs):
         return _log_median(block_logs)
