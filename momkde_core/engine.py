@@ -677,7 +677,10 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     for s in range(n_blocks):
         ws = w[bounds[s]:bounds[s + 1]]
         if occupied[s].any():
-            budget[s] = WINDOW_BUDGET + np.log(ws.sum() / ws[ws > 0].min())
+            smallest = ws.min()  # the smallest positive weight (one pass unless some are 0)
+            if smallest <= 0:
+                smallest = ws[ws > 0].min()
+            budget[s] = WINDOW_BUDGET + np.log(ws.sum() / smallest)
     index = np.arange(n_cells)
     before = np.maximum.accumulate(np.where(occupied, index, -1), axis=1)
     after = np.minimum.accumulate(np.where(occupied, index, n_cells)[:, ::-1], axis=1)[:, ::-1]
