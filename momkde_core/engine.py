@@ -40,8 +40,9 @@ from scipy import fft as sp_fft
 from scipy import sparse, spatial, special
 from threadpoolctl import threadpool_limits
 
+from .axis_factors import gaussian_axis_factors
 from .binning import bin_blocks
-from .kernels import Kernel, flushed_exp
+from .kernels import EXP_FLOOR, Kernel, flushed_exp
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
@@ -926,9 +927,14 @@ def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK
     sizes = np.diff(bounds)
     out = np.zeros((n_blocks, len(axes[0]), len(axes[1])))
 
+    def factor(lo, hi, k):  # by recurrence on an evenly spaced axis, else one exp each
+        out = gaussian_axis_factors(X[lo:hi, k], axes[k], h, EXP_FLOOR)
+        if out is None:
+            out = flushed_exp(-0.5 * np.square((X[lo:hi, k:k + 1] - axes[k][None, :]) / h))
+        return out
+
     def factors(lo, hi):
-        ax, ay = (flushed_exp(-0.5 * np.square((X[lo:hi, k:k + 1] - axes[k][None, :]) / h))
-                  for k in (0, 1))
+        ax, ay = factor(lo, hi, 0), factor(lo, hi, 1)
         ay *= w[lo:hi, None]
         return ax, ay
 
