@@ -14,8 +14,9 @@ All four estimators are (medians of) weighted kernel sums
   compiled pass (:mod:`momkde_core.binning`) followed by one batched FFT convolution (:func:`_fft_sums`: Taylor moments of each cell
   for the Gaussian in 1-D, with a bound of the error at every node; linear binning refined
   to ~1e-3 of the peak otherwise), an exact separable product for the Gaussian in 2-D
-  (``A_x^T diag(w) A_y`` per block, a BLAS matrix product; many small blocks in one batched
-  product), the exact chunked sum, or the
+  (``A_x^T diag(w) A_y`` per block, a BLAS matrix product, the factors by the recurrence of
+  :mod:`momkde_core.axis_factors`; many small blocks in one batched product), the exact
+  chunked sum, or the
   *band*: each point visits only the nodes within the kernel's radius (exact for compact
   kernels; for the Gaussian it drops terms below 1e-17 of the kernel's peak), which is the
   cheapest when h is small next to the grid's extent, whatever S is. With ``exact=True``
