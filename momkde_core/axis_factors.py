@@ -8,14 +8,19 @@ that is six passes over n x m temporaries and an exp per entry, most of the prod
 With t_k = (x - g_k) / h and nodes g_k = g_0 + k step (delta = step / h), the factor
 e_k = exp(-t_k^2 / 2) satisfies e_(k+1) = e_k q_k with q_k = exp(t_k delta - delta^2 / 2) and
 q_(k+1) = q_k exp(-delta^2); walking away from the node nearest to x, where e is largest,
-the factors only decrease, so the walk stops at the first one below e^floor (the engine's
-flush threshold, ``kernels.EXP_FLOOR``) and the rest of the row stays 0, as
-:func:`momkde_core.kernels.flushed_exp` would give. Each product adds a rounding error, and
-q's own (its argument t delta can be ~30) is repeated at every step, so every
-``ANCHOR``-th factor is recomputed by an exponential: the relative error stays within ~1e-12
-of numpy's, far tails included (tested), whatever the axis' length. Grids coarser than the
-bandwidth (delta > 1, few nodes within reach) take one exponential per entry, as there q
-could overflow before e underflows.
+the factors only decrease (q <= 1 there), so the walk stops at the first one below e^floor
+(the engine's flush threshold, ``kernels.EXP_FLOOR``) and the rest of the row stays 0, as
+:func:`momkde_core.kernels.flushed_exp` gives (entries within a few ulps of e^floor, ~1e-304,
+may fall on the other side of it). Each product adds a rounding error, and q's own (its
+argument t delta can be ~30) is repeated at every step, so every ``ANCHOR``-th factor is
+recomputed by an exponential of the node's own coordinate. The steps assume nodes exactly
+``step`` apart; an axis is accepted when its nodes are within 1e-12 step of that, and a node
+d off it puts t d / h (t up to ~37) into the exponent. So the relative error to the direct
+exponential is below ~1e-11 plus 37 d / h, d of the order of the nodes' own rounding
+(a few ulps of the largest coordinate) or 1e-12 step: the direct formula is itself only that
+well conditioned, as x - g_k is rounded at the coordinates' scale (tested, far tails
+included; ~1e-12 on ``numpy.linspace`` axes near 0; 1e-10 with coordinates near 128 and
+h = 0.008), far below the grids' 1e-6.
 """
 
 from __future__ import annotations
@@ -35,24 +40,20 @@ def _factors(x, axis, step, inv_h, floor, out):  # pragma: no cover (compiled)
     decay = math.exp(-delta * delta)
     smallest = math.exp(floor)
     for i in range(n):
-        # the nearest node; every exponential's argument is taken from the node's own
-        # coordinate, (x - g_k) / h, as the direct formula does (not from an offset to the
-        # axis' origin, which would lose digits far from it)
-        k0 = int(round((x[i] - axis[0]) / step)) if step > 0.0 else 0
-        k0 = min(max(k0, 0), m - 1)
+        # the nearest node, clamped in floating point before the cast (a point beyond
+        # the int64 range must not wrap around); a NaN coordinate leaves its row at 0
+        nearest = round((x[i] - axis[0]) / step) if step > 0.0 else 0.0
+        if not nearest == nearest:
+            continue
+        k0 = int(min(max(nearest, 0.0), m - 1.0))
+        # every exponential's argument is taken from the node's own coordinate,
+        # (x - g_k) / h, as the direct formula does (an offset to the axis' origin would
+        # lose digits far from it)
         t = (x[i] - axis[k0]) * inv_h
-        top = -0.5 * t * t
-        if top < floor:  # the largest factor of the row is flushed: all are
+        if -0.5 * t * t < floor:  # the largest factor of the row is flushed: all are
             continue
-        out[i, k0] = math.exp(top)
-        if delta > 1.0:  # coarse axis: one exponential per node
-            for k in range(m):
-                if k != k0:
-                    tk = (x[i] - axis[k]) * inv_h
-                    if -0.5 * tk * tk >= floor:
-                        out[i, k] = math.exp(-0.5 * tk * tk)
-            continue
-        for side in (1, -1):  # walk right, then left
+        out[i, k0] = math.exp(-0.5 * t * t)
+        for side in (1, -1):  # walk right, then left: away from x, q <= 1
             k = k0 + side
             while 0 <= k < m:
                 # an anchor by exponentials, then ANCHOR - 1 steps of two products: the

@@ -79,6 +79,12 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
     d = X.shape[1]
     n_blocks = len(bounds) - 1
     bounds = np.ascontiguousarray(bounds, dtype=np.int64)
+    # the compiled loops do not check indices: the layout is checked here, once
+    rows_ok = bounds.size == 0 or (bounds[0] >= 0 and bounds[-1] <= len(X)
+                                   and bool(np.all(np.diff(bounds) >= 0)))
+    if not (len(steps) == len(origins) == len(sizes) == d and len(w) == len(X) and rows_ok):
+        raise ValueError("bin_blocks needs one step, origin and size per feature, one weight "
+                         "per row and non-decreasing block bounds within the rows")
     w = np.ascontiguousarray(w, dtype=np.float64)
     moments = 1 if taylor_order is None else taylor_order + 1
     out = np.zeros((n_blocks, moments, *sizes))

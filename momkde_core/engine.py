@@ -11,8 +11,9 @@ All four estimators are (medians of) weighted kernel sums
   queries whose sums underflow are redone in log space.
 * :func:`block_grid_sums`, on an evenly spaced 1-D axis or 2-D mesh (the plots, integrals
   and metrics). It picks the cheapest of four backends: binning of all S blocks in one
-  compiled pass (:mod:`momkde_core.binning`) followed by one batched FFT convolution (:func:`_fft_sums`: Taylor moments of each cell
-  for the Gaussian in 1-D, with a bound of the error at every node; linear binning refined
+  compiled pass (:mod:`momkde_core.binning`) followed by one batched FFT convolution
+  (:func:`_fft_sums`: Taylor moments of each cell for the Gaussian in 1-D, with a bound of
+  the error at every node; linear binning refined
   to ~1e-3 of the peak otherwise), an exact separable product for the Gaussian in 2-D
   (``A_x^T diag(w) A_y`` per block, a BLAS matrix product, the factors by the recurrence of
   :mod:`momkde_core.axis_factors`; many small blocks in one batched product), the exact
@@ -476,7 +477,7 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
         costs["band"] = 100.0 * pairs + 12.0 * n_blocks * n_grid
     if kernel.name == "gaussian" and d == 2:
         widest = int(np.diff(bounds).max(initial=0))
-        if n_blocks > 1 and widest <= SEPARABLE_BATCH_POINTS:  # one batched product
+        if n_blocks > 1 and 0 < widest <= SEPARABLE_BATCH_POINTS:  # one batched product
             products, overhead = n_blocks * widest, 6e5
         else:  # a product per block
             products, overhead = n, 6e5 * n_blocks
@@ -563,7 +564,8 @@ def _make_fft_kernels(kernel: Kernel, h: float, plan, lengths):
 
 
 def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
-    """Binned block sums on the nodes by one batched FFT convolution (see :func:`momkde_core.binning.bin_blocks`).
+    """Binned block sums on the nodes by one batched FFT convolution (the binning:
+    :func:`momkde_core.binning.bin_blocks`).
 
     Gaussian, 1-D: the moments of order 0..3 of each cell are convolved with the kernel's
     scaled derivatives (fine / h)^j / j! He_j(y / h) K_h(y) (a Taylor expansion of
@@ -940,7 +942,7 @@ def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK
         return ax, ay
 
     widest = int(sizes.max(initial=0))
-    if n_blocks > 1 and widest <= SEPARABLE_BATCH_POINTS:
+    if n_blocks > 1 and 0 < widest <= SEPARABLE_BATCH_POINTS:
         slot = np.arange(bounds[-1]) - np.repeat(bounds[:-1], sizes)  # rank in its block
         block_of = np.repeat(np.arange(n_blocks), sizes)
         per = max(1, max_elements // (widest * max(len(axes[0]), len(axes[1]))))

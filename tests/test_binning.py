@@ -96,3 +96,15 @@ def test_non_finite_coordinates_never_become_an_index():
     assert got.sum() == 1.0 and got[0, 0, 5, 5] == 1.0
     one = bin_blocks(X[:, :1], np.array([0, 4]), np.ones(4), [0.1], [0.0], [11], 3)
     assert one[0, 0].sum() == 2.0  # 0.5 and 0.2
+
+
+@pytest.mark.parametrize("bounds, w, sizes", [
+    (np.array([0, 10]), np.ones(3), [20]),     # bounds beyond the rows
+    (np.array([0, 2, 1]), np.ones(3), [20]),   # decreasing bounds
+    (np.array([0, 3]), np.ones(2), [20]),      # a weight missing
+    (np.array([0, 3]), np.ones(3), [20, 20]),  # a size per feature, not two
+])
+def test_a_wrong_layout_is_a_value_error_not_a_read_past_the_arrays(bounds, w, sizes):
+    with pytest.raises(ValueError, match="bin_blocks needs"):
+        bin_blocks(np.zeros((3, 1)), bounds, w, [0.1] * len(sizes), [0.0] * len(sizes),
+                   sizes, None)

@@ -175,11 +175,11 @@ def test_grid_2d_backends_within_1e3_of_peak(backend):
     assert np.max(np.abs(got - exact)) <= 1e-3 * exact.max()
 
 
-@pytest.mark.parametrize("group", [1, 7, 10**6])
+@pytest.mark.parametrize("group", [1, 615, 10**6])
 def test_separable_batches_of_small_blocks_are_exact(group):
     """Many small blocks (sizes 2-5 and one empty, weighted, as MoM-KDE's 2 ceil(eps n) + 1
     blocks are) take one batched product per group of blocks (``group``: the elements
-    a group may hold, from one block per group to all at once): every node, far tails
+    a group may hold: one block per group, three, all at once): every node, far tails
     included, equals the log-space sums to 1e-12 relative, as the per-block product does
     (but for terms below e^-700, flushed to 0 by both)."""
     rng = np.random.default_rng(31)
@@ -195,6 +195,14 @@ def test_separable_batches_of_small_blocks_are_exact(group):
     assert sizes.max() <= engine.SEPARABLE_BATCH_POINTS
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-290)
     assert np.all(got[-2] == 0)
+
+
+def test_separable_sums_of_empty_blocks_are_zero():
+    """Blocks without points (all of them here) give zero sums, not an error."""
+    axes = [np.linspace(0, 1, 5), np.linspace(0, 1, 4)]
+    got = block_grid_sums(np.zeros((0, 2)), np.array([0, 0, 0]), axes, get_kernel("gaussian"),
+                          0.3, backend="separable")
+    assert got.shape == (2, 5, 4) and not got.any()
 
 
 @pytest.mark.parametrize("kernel", ["epanechnikov", "tophat", "exponential"])
