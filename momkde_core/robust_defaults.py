@@ -136,7 +136,9 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
 
     Coarse to fine: 10 log-spaced candidates (ratio 1.5 apart), then two more on each side
     of the best (ratio 1.145 apart): 14 evaluations, finer than 20 evenly log-spaced ones.
-    The lowest floor(contamination x n) scores are left out of the mean.
+    The lowest floor(contamination x n) scores are left out of the mean. When every coarse
+    candidate scores -inf (compact kernels with small blocks), the search continues above
+    the span (:func:`_widen`).
     """
     rng = check_random_state(random_state)
     seed = rng.randint(2**31)
@@ -158,6 +160,8 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
     for factor in coarse:
         evaluate(factor)
     best = max(scores, key=scores.get)
+    if not np.isfinite(scores[best]):
+        best = _widen(evaluate, scores, coarse, float(np.ptp(Xs, axis=0).max()) / base)
     step = (coarse[1] / coarse[0]) ** (1.0 / 3.0)
     for k in (-2, -1, 1, 2):
         evaluate(best * step**k)
@@ -167,6 +171,32 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
                          f"{S} block KDEs is a density; use fewer blocks (a smaller "
                          "contamination) or a numeric bandwidth")
     return float(base * best)
+
+
+def _widen(evaluate, scores: dict, coarse: np.ndarray, max_factor: float) -> float:
+    """The best factor above the coarse span, when every coarse candidate scored -inf.
+
+    That happens with kernels of compact support (epanechnikov, tophat) and the small
+    blocks of S = 2 ceil(eps n) + 1: within 2 Scott bandwidths, more than the trimmed share
+    of points have fewer than half of the other blocks within the kernel's reach, so the
+    median of the block KDEs is exactly 0 there. The search goes on upwards by the coarse
+    ratio until a candidate scores a finite value, then while the score improves (at most
+    to the data's span): the best of those. Searches where some coarse candidate is finite
+    (every Gaussian one measured) are left as they were.
+    """
+    ratio = coarse[1] / coarse[0]
+    factor = coarse[-1]
+    while factor < max_factor:
+        factor *= ratio
+        evaluate(factor)
+        if np.isfinite(scores[factor]):
+            break
+    while np.isfinite(scores[factor]) and factor < max_factor:
+        evaluate(factor * ratio)
+        if scores[factor * ratio] <= scores[factor]:
+            break
+        factor *= ratio
+    return max(scores, key=scores.get)
 
 
 def estimate_contamination(X: np.ndarray, kernel: Kernel, base: float, random_state=None,
