@@ -84,13 +84,13 @@ def gaussian_axis_factors(x: np.ndarray, axis: np.ndarray, h: float, floor: floa
     g_k = g_0 + k step), for the caller to evaluate directly."""
     axis = np.asarray(axis, dtype=np.float64)
     m = len(axis)
-    out = np.zeros((len(x), m))
-    if m == 0 or not len(x):
-        return out
     step = (axis[-1] - axis[0]) / (m - 1) if m > 1 else 0.0
     if m > 1 and not (step > 0 and np.max(np.abs(axis - (axis[0] + step * np.arange(m))))
                       <= 1e-12 * step):
         return None
+    out = np.zeros((len(x), m))
+    if m == 0 or not len(x):
+        return out
     _factors(np.ascontiguousarray(x, dtype=np.float64), axis, float(step), 1.0 / h,
              float(floor), out)
     return out

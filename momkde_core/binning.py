@@ -85,6 +85,8 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
     if not (len(steps) == len(origins) == len(sizes) == d and len(w) == len(X) and rows_ok):
         raise ValueError("bin_blocks needs one step, origin and size per feature, one weight "
                          "per row and non-decreasing block bounds within the rows")
+    if taylor_order is not None and d != 1:
+        raise ValueError("Taylor moments are binned in 1-D only")
     w = np.ascontiguousarray(w, dtype=np.float64)
     moments = 1 if taylor_order is None else taylor_order + 1
     out = np.zeros((n_blocks, moments, *sizes))
@@ -95,8 +97,6 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
     # upper corner on the grid
     tops = [float(size) if taylor_order is not None else float(size - 1) for size in sizes]
     columns = [np.ascontiguousarray(X[:, k], dtype=np.float64) for k in range(d)]
-    if taylor_order is not None and d != 1:
-        raise ValueError("Taylor moments are binned in 1-D only")
     if d == 1:
         _bin_1d(columns[0], bounds, w, inv[0], offsets[0], tops[0],
                 -1 if taylor_order is None else taylor_order, out)

@@ -476,8 +476,8 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
         pairs = _band_pair_estimate(n, axes, kernel.radius * h)
         costs["band"] = 100.0 * pairs + 12.0 * n_blocks * n_grid
     if kernel.name == "gaussian" and d == 2:
-        widest = int(np.diff(bounds).max(initial=0))
-        if n_blocks > 1 and 0 < widest <= SEPARABLE_BATCH_POINTS:  # one batched product
+        widest = _batch_width(bounds)
+        if widest:  # one batched product
             products, overhead = n_blocks * widest, 6e5
         else:  # a product per block
             products, overhead = n, 6e5 * n_blocks
@@ -917,6 +917,14 @@ def _band_sums(X, bounds, axes, kernel, h, w, max_elements: int = CACHE_CHUNK_EL
     return out.reshape((n_blocks, *(len(a) for a in axes)))
 
 
+def _batch_width(bounds: np.ndarray) -> int:
+    """The padded block size of :func:`_separable_sums`' batched product, or 0 when the
+    blocks take one product each (one block, or a block over ``SEPARABLE_BATCH_POINTS``, or
+    no points at all). :func:`choose_backend` prices the path this says will run."""
+    widest = int(np.diff(bounds).max(initial=0))
+    return widest if len(bounds) > 2 and 0 < widest <= SEPARABLE_BATCH_POINTS else 0
+
+
 def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK_ELEMENTS):
     """Exact Gaussian sums on a 2-D mesh: per block, A_x^T diag(w) A_y (BLAS products), in
     chunks of points so that the factors never exceed ``max_elements`` entries each.
@@ -931,18 +939,18 @@ def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK
     out = np.zeros((n_blocks, len(axes[0]), len(axes[1])))
 
     def factor(lo, hi, k):  # by recurrence on an evenly spaced axis, else one exp each
-        out = gaussian_axis_factors(X[lo:hi, k], axes[k], h, EXP_FLOOR)
-        if out is None:
-            out = flushed_exp(-0.5 * np.square((X[lo:hi, k:k + 1] - axes[k][None, :]) / h))
-        return out
+        values = gaussian_axis_factors(X[lo:hi, k], axes[k], h, EXP_FLOOR)
+        if values is None:
+            values = flushed_exp(-0.5 * np.square((X[lo:hi, k:k + 1] - axes[k][None, :]) / h))
+        return values
 
     def factors(lo, hi):
         ax, ay = factor(lo, hi, 0), factor(lo, hi, 1)
         ay *= w[lo:hi, None]
         return ax, ay
 
-    widest = int(sizes.max(initial=0))
-    if n_blocks > 1 and 0 < widest <= SEPARABLE_BATCH_POINTS:
+    widest = _batch_width(bounds)
+    if widest:
         slot = np.arange(bounds[-1]) - np.repeat(bounds[:-1], sizes)  # rank in its block
         block_of = np.repeat(np.arange(n_blocks), sizes)
         per = max(1, max_elements // (widest * max(len(axes[0]), len(axes[1]))))
