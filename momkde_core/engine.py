@@ -44,6 +44,7 @@ from threadpoolctl import threadpool_limits
 
 from .axis_factors import gaussian_axis_factors
 from .binning import bin_blocks
+from .disc_pairs import DiscPairs
 from .kernels import EXP_FLOOR, Kernel, flushed_exp
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
@@ -755,8 +756,10 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
         return np.zeros((n_blocks, len(nodes)))
     if d == 1:
         out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h, cells)
+    elif d == 2:
+        out = _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h)
     else:
-        out = _exact_at_nodes_tree(X, bounds, w, nodes, kernel, h)
+        raise ValueError(f"exact_at_nodes works on a line or in the plane, not in d = {d}")
     for s in range(n_blocks):
         a, b = bounds[s], bounds[s + 1]
         low = np.flatnonzero(out[s] < 1e-290)
@@ -768,56 +771,33 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     return out
 
 
-def _exact_at_nodes_tree(X, bounds, w, nodes, kernel, h) -> np.ndarray:
-    """:func:`exact_at_nodes` in the plane: per block, a k-d tree of the occupied cells'
-    centres finds each node's nearest cell and the cells within its reach."""
-    n, d = X.shape
+def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h) -> np.ndarray:
+    """:func:`exact_at_nodes` in the plane: per block, a table of cells of side >= h / 2
+    (:class:`momkde_core.disc_pairs.DiscPairs`); a k-d tree of the occupied cells' centres
+    bounds each node's distance to the block's nearest point, hence its reach, and the
+    compiled enumeration lists the points within that reach."""
     n_blocks = len(bounds) - 1
     out = np.zeros((n_blocks, len(nodes)))
-    lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
-    side = max(h / 2, float(span.max()) / 2**10)
-    counts = np.floor(span / side).astype(np.intp) + 1
-    cell = np.minimum(np.floor((X[:, 0] - lo[0]) / side).astype(np.intp), counts[0] - 1)
-    for k in range(1, d):
-        cell *= counts[k]
-        cell += np.minimum(np.floor((X[:, k] - lo[k]) / side).astype(np.intp), counts[k] - 1)
-    n_cells = int(np.prod(counts))
-    half_diagonal = 0.5 * side * np.sqrt(d)
+    side = max(h / 2, max(float(np.ptp(X[:, k])) for k in range(2)) / 2**10)
+    half_diagonal = side / np.sqrt(2.0)
     for s in range(n_blocks):
         a, b = bounds[s], bounds[s + 1]
-        ws = w[a:b]
-        live = ws > 0
-        if not live.any():
+        live = np.flatnonzero(w[a:b] > 0) + a
+        if not len(live):
             continue
-        ids = cell[a:b]
-        occupied = np.flatnonzero(np.bincount(ids[live], minlength=n_cells))
-        centres = (np.stack(np.unravel_index(occupied, counts), axis=1) + 0.5) * side + lo
-        tree = spatial.cKDTree(centres)
-        near = tree.query(nodes)[0] + half_diagonal
-        reach = _reach(kernel, h, near, WINDOW_BUDGET + np.log(ws[live].sum() / ws[live].min()))
-        found = tree.query_ball_point(nodes, reach + half_diagonal, return_sorted=False)
-        lengths = np.fromiter((len(f) for f in found), dtype=np.intp, count=len(found))
-        if not lengths.sum():
-            continue
-        node_of = np.repeat(np.arange(len(nodes)), lengths)
-        used = occupied[np.concatenate(found).astype(np.intp)]
-        mark = np.zeros(n_cells, dtype=bool)  # the block's points in used cells, by cell
-        mark[used] = True
-        members = np.flatnonzero(mark[ids] & live)
-        members = members[np.argsort(ids[members], kind="stable")]
-        first = np.searchsorted(ids[members], used, side="left")
-        many = np.searchsorted(ids[members], used, side="right") - first
-        pair_node = np.repeat(node_of, many)
-        pair_point = members[np.repeat(first - np.cumsum(many) + many, many)
-                             + np.arange(int(many.sum()))]
-        for c0 in range(0, len(pair_node), MAX_CHUNK_ELEMENTS):
-            pn = pair_node[c0:c0 + MAX_CHUNK_ELEMENTS]
-            pp = pair_point[c0:c0 + MAX_CHUNK_ELEMENTS]
-            sq = np.square(nodes[pn, 0] - X[a + pp, 0])
-            for k in range(1, d):
-                sq += np.square(nodes[pn, k] - X[a + pp, k])
-            out[s] += np.bincount(pn, kernel.kernel_sq(sq, h, d) * ws[pp], minlength=len(nodes))
+        table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
+        occupied = np.flatnonzero(np.diff(table.starts))
+        centres = (np.stack(np.unravel_index(occupied, table.cell_shape), axis=1) + 0.5) \
+            * side + (table.x0, table.y0)
+        near = spatial.cKDTree(centres).query(nodes)[0] + half_diagonal
+        reach = _reach(kernel, h, near, WINDOW_BUDGET + np.log(w[live].sum() / w[live].min()))
+        offsets = np.r_[0, np.cumsum(table.counts(nodes, reach))]
+        cuts = np.unique(np.searchsorted(offsets, np.arange(0, offsets[-1], MAX_CHUNK_ELEMENTS),
+                                         "right"))
+        for j0, j1 in zip(cuts - 1, list(cuts[1:] - 1) + [len(nodes)]):
+            node, point, sq = table.pairs(nodes, reach, offsets, j0, j1)
+            out[s, j0:j1] = np.bincount(node - j0, kernel.kernel_sq(sq, h, 2) * w[live[point]],
+                                        minlength=j1 - j0)
     return out
 
 

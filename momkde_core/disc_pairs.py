@@ -1,0 +1,170 @@
+"""The (node, point) pairs closer than a per-node radius in the plane, by cells (numba).
+
+:func:`momkde_core.engine.exact_at_nodes` recomputes a grid's far-tail nodes exactly from
+the points that matter there: for a node, the points within its reach r (beyond r every
+term is negligible next to the nearest point's). In the plane those points are found
+through a table of square cells: the block's points sorted by cell, column-major (cell
+``cx * ny + cy``), so that the cells of one column that meet the disc of radius r are one
+run of points. A node visits the columns that meet its disc, one run per column, and keeps
+the points whose distance is at most r.
+
+Numpy can only do this with a Python list per node (a k-d tree's ball query) and a gather
+of every candidate; compiled, it is one pass over the candidate runs. The enumeration is
+split in two passes (count, then fill a node range) so that the caller can bound memory by
+the number of pairs, and the kernel itself stays in numpy (every kernel, the same flushing
+of underflow as everywhere else). Serial and GIL-free, like :mod:`momkde_core.binning`.
+"""
+
+from __future__ import annotations
+
+from math import floor, sqrt
+
+import numpy as np
+from numba import njit
+
+MAX_CELLS = 2**24  # the cell table's size (128 MiB of int64 starts)
+
+
+@njit(cache=True, nogil=True)
+def _visit(px, py, starts, nx, ny, x0, y0, side, gx, gy, radius, j0, j1, offsets, fill,
+           node_out, point_out, sq_out, counts):  # pragma: no cover (compiled)
+    """Count (``fill`` False: into ``counts``) or write (``fill`` True: from ``offsets[j]
+    - offsets[j0]``) the pairs of nodes j0..j1 - 1. Cell (cx, cy) spans
+    [x0 + cx side, x0 + (cx + 1) side) x [y0 + cy side, ...)."""
+    inv = 1.0 / side
+    for j in range(j0, j1):
+        r = radius[j]
+        if not r >= 0.0:
+            continue
+        r2 = r * r
+        x, y = gx[j], gy[j]
+        dy = max(0.0, y0 - y, y - (y0 + ny * side))  # to the table's rows
+        if dy > r:
+            continue
+        across = sqrt(r2 - dy * dy)  # the disc's half-width where it meets those rows
+        lo = (x - across - x0) * inv
+        hi = (x + across - x0) * inv
+        if hi < 0.0 or lo >= nx:
+            continue
+        cx_lo = int(floor(max(lo, 0.0)))  # (clamped as floats: no cast out of range)
+        cx_hi = int(floor(min(hi, nx - 1.0)))
+        k = offsets[j] - offsets[j0] if fill else 0
+        found = 0
+        for cx in range(cx_lo, cx_hi + 1):
+            left = x0 + cx * side
+            dx = max(0.0, left - x, x - (left + side))
+            rest = r2 - dx * dx
+            if rest < 0.0:
+                continue
+            half = sqrt(rest)
+            bottom = (y - half - y0) * inv
+            top = (y + half - y0) * inv
+            if top < 0.0 or bottom >= ny:
+                continue
+            cy_lo = int(floor(max(bottom, 0.0)))
+            cy_hi = int(floor(min(top, ny - 1.0)))
+            for i in range(starts[cx * ny + cy_lo], starts[cx * ny + cy_hi + 1]):
+                ex = px[i] - x
+                ey = py[i] - y
+                sq = ex * ex + ey * ey
+                if sq <= r2:
+                    if fill:
+                        node_out[k] = j
+                        point_out[k] = i
+                        sq_out[k] = sq
+                        k += 1
+                    else:
+                        found += 1
+        if not fill:
+            counts[j] = found
+
+
+@njit(cache=True, nogil=True)
+def _cell_table(x, y, side, px, py, order):  # pragma: no cover (compiled)
+    """Sort the points by cell (a counting sort, column-major cells over the bounding box)
+    into ``px``, ``py``, ``order``; return (x0, y0, nx, ny, starts)."""
+    n = len(x)
+    x0, x1, y0, y1 = x[0], x[0], y[0], y[0]
+    for i in range(n):
+        x0, x1 = min(x0, x[i]), max(x1, x[i])
+        y0, y1 = min(y0, y[i]), max(y1, y[i])
+    inv = 1.0 / side
+    nx = int(floor((x1 - x0) * inv)) + 1
+    ny = int(floor((y1 - y0) * inv)) + 1
+    cell = np.empty(n, np.int64)
+    starts = np.zeros(nx * ny + 1, np.int64)
+    for i in range(n):
+        c = min(int((x[i] - x0) * inv), nx - 1) * ny + min(int((y[i] - y0) * inv), ny - 1)
+        cell[i] = c
+        starts[c + 1] += 1
+    for c in range(nx * ny):
+        starts[c + 1] += starts[c]
+    fill = starts[:-1].copy()
+    for i in range(n):
+        k = fill[cell[i]]
+        fill[cell[i]] = k + 1
+        px[k], py[k], order[k] = x[i], y[i], i
+    return x0, y0, nx, ny, starts
+
+
+class DiscPairs:
+    """The points of one block in a cell table, ready to enumerate pairs with nodes.
+
+    ``points`` (n, 2), finite; ``side`` the cells' side. The cell grid covers the points'
+    bounding box; ``order`` maps the table's rows back to the caller's points.
+    """
+
+    def __init__(self, points: np.ndarray, side: float):
+        points = np.asarray(points, dtype=np.float64)
+        if points.ndim != 2 or points.shape[1] != 2 or not len(points):
+            raise ValueError("DiscPairs needs a non-empty (n, 2) array of points")
+        if not (side > 0 and np.isfinite(side)):
+            raise ValueError("DiscPairs needs a positive finite cell side")
+        self.side = float(side)
+        cells = (np.ptp(points[:, 0]) / side + 1) * (np.ptp(points[:, 1]) / side + 1)
+        if not cells <= MAX_CELLS:  # (also false when a coordinate is not finite)
+            raise ValueError(f"DiscPairs needs finite points in at most {MAX_CELLS} cells")
+        n = len(points)
+        self.px, self.py = np.empty(n), np.empty(n)
+        self.order = np.empty(n, np.int64)
+        self.x0, self.y0, self.nx, self.ny, self.starts = _cell_table(
+            np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1]), self.side,
+            self.px, self.py, self.order)
+
+    @property
+    def cell_shape(self) -> tuple[int, int]:
+        return self.nx, self.ny
+
+    def counts(self, nodes: np.ndarray, radius: np.ndarray) -> np.ndarray:
+        """Per node, how many points lie within its radius (distance <= radius)."""
+        gx, gy, radius = self._nodes(nodes, radius)
+        counts = np.zeros(len(gx), dtype=np.int64)
+        empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0)
+        _visit(self.px, self.py, self.starts, self.nx, self.ny, self.x0, self.y0, self.side,
+               gx, gy, radius, 0, len(gx), np.zeros(len(gx) + 1, np.int64), False,
+               empty_i, empty_i, empty_f, counts)
+        return counts
+
+    def pairs(self, nodes: np.ndarray, radius: np.ndarray, offsets: np.ndarray, j0: int,
+              j1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(node index, point index in the caller's order, squared distance) of every pair
+        of nodes j0..j1 - 1; ``offsets`` the cumulative counts (length nodes + 1)."""
+        gx, gy, radius = self._nodes(nodes, radius)
+        total = int(offsets[j1] - offsets[j0])
+        node_out = np.empty(total, np.int64)
+        point_out = np.empty(total, np.int64)
+        sq_out = np.empty(total)
+        _visit(self.px, self.py, self.starts, self.nx, self.ny, self.x0, self.y0, self.side,
+               gx, gy, radius, j0, j1, np.ascontiguousarray(offsets, dtype=np.int64), True,
+               node_out, point_out, sq_out, np.zeros(0, np.int64))
+        return node_out, self.order[point_out], sq_out
+
+    @staticmethod
+    def _nodes(nodes, radius):
+        nodes = np.asarray(nodes, dtype=np.float64)
+        radius = np.ascontiguousarray(radius, dtype=np.float64)
+        if nodes.ndim != 2 or nodes.shape[1] != 2 or radius.shape != (len(nodes),):
+            raise ValueError("nodes must be (m, 2) with one radius per node")
+        if not np.isfinite(nodes).all():
+            raise ValueError("nodes must be finite")
+        return (np.ascontiguousarray(nodes[:, 0]), np.ascontiguousarray(nodes[:, 1]), radius)

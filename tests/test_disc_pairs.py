@@ -1,0 +1,96 @@
+"""The compiled disc enumeration (momkde_core.disc_pairs) against all pairs by numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from momkde_core.disc_pairs import DiscPairs
+
+
+def _all_pairs(points, nodes, radius):
+    """Every (node, point) pair within the node's radius, by the full distance matrix."""
+    sq = ((nodes[:, None, :] - points[None, :, :]) ** 2).sum(axis=2)
+    node, point = np.nonzero(sq <= radius[:, None] ** 2)
+    return node, point, sq[node, point]
+
+
+def _sorted(node, point, sq):
+    order = np.lexsort((point, node))
+    return node[order], point[order], sq[order]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), m=st.integers(1, 60),
+       side=st.floats(0.05, 3.0), scale=st.sampled_from([1e-3, 1.0, 1e3]))
+def test_pairs_equal_the_full_distance_matrix(seed, n, m, side, scale):
+    """Points clustered and spread, nodes inside, beside and far outside the cell table,
+    radii from 0 to beyond the whole table: the same pairs, squared distances to rounding."""
+    rng = np.random.default_rng(seed)
+    points = np.r_[rng.normal(0, 1, (n, 2)), rng.normal(3, 0.05, (n // 5, 2))] * scale
+    nodes = rng.uniform(-8, 10, (m, 2)) * scale
+    radius = rng.choice([0.0, 0.3, 2.0, 9.0, 40.0], m) * scale
+    table = DiscPairs(points, side * scale)
+    counts = table.counts(nodes, radius)
+    offsets = np.r_[0, np.cumsum(counts)]
+    got = _sorted(*table.pairs(nodes, radius, offsets, 0, m))
+    ref = _all_pairs(points, nodes, radius)
+    # a pair exactly on the circle may go either way with the rounding of the distance
+    on_edge = np.abs(ref[2] - radius[ref[0]] ** 2) <= 1e-12 * (radius[ref[0]] ** 2 + 1e-300)
+    assume(not on_edge.any())
+    np.testing.assert_array_equal(counts, np.bincount(ref[0], minlength=m))
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    np.testing.assert_allclose(got[2], ref[2], rtol=1e-12, atol=1e-300)
+
+
+def test_a_node_range_gives_its_slice_of_the_pairs():
+    """pairs() over consecutive node ranges concatenates to the pairs of all nodes (how the
+    engine bounds memory), with the node index absolute."""
+    rng = np.random.default_rng(3)
+    points = rng.standard_normal((2000, 2))
+    nodes = rng.uniform(-4, 4, (200, 2))
+    radius = rng.uniform(0, 1.5, 200)
+    table = DiscPairs(points, 0.2)
+    offsets = np.r_[0, np.cumsum(table.counts(nodes, radius))]
+    whole = table.pairs(nodes, radius, offsets, 0, 200)
+    parts = [table.pairs(nodes, radius, offsets, j0, j1) for j0, j1 in
+             [(0, 17), (17, 18), (18, 18), (18, 150), (150, 200)]]
+    for k in range(3):
+        np.testing.assert_array_equal(np.concatenate([p[k] for p in parts]), whole[k])
+    assert len(whole[0]) == offsets[-1] > 0
+
+
+def test_point_indices_refer_to_the_callers_order():
+    """The table sorts points by cell; the returned indices are the caller's rows."""
+    points = np.array([[5.0, 5.0], [0.0, 0.0], [5.1, 5.0], [0.05, 0.0]])
+    table = DiscPairs(points, 0.5)
+    nodes = np.array([[5.0, 5.0]])
+    offsets = np.r_[0, np.cumsum(table.counts(nodes, np.array([0.2])))]
+    node, point, sq = table.pairs(nodes, np.array([0.2]), offsets, 0, 1)
+    assert sorted(point.tolist()) == [0, 2]
+    np.testing.assert_allclose(sq[np.argsort(point)], [0.0, 0.01])
+
+
+@pytest.mark.parametrize("points, side, message", [
+    (np.zeros((0, 2)), 1.0, "non-empty"),
+    (np.zeros((3, 3)), 1.0, "non-empty"),
+    (np.zeros((3, 2)), 0.0, "positive"),
+    (np.zeros((3, 2)), np.nan, "positive"),
+    (np.array([[0.0, 0.0], [np.nan, 1.0]]), 1.0, "finite"),
+    (np.array([[0.0, 0.0], [np.inf, 1.0]]), 1.0, "finite"),
+    (np.array([[0.0, 0.0], [1e9, 1e9]]), 1.0, "cells"),
+])
+def test_bad_tables_are_refused(points, side, message):
+    with pytest.raises(ValueError, match=message):
+        DiscPairs(points, side)
+
+
+def test_bad_nodes_are_refused():
+    table = DiscPairs(np.zeros((3, 2)), 1.0)
+    with pytest.raises(ValueError, match="one radius per node"):
+        table.counts(np.zeros((2, 2)), np.ones(3))
+    with pytest.raises(ValueError, match="finite"):
+        table.counts(np.array([[np.nan, 0.0]]), np.ones(1))
