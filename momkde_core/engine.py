@@ -942,14 +942,16 @@ def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK
             pad_y = np.zeros((s1 - s0, widest, len(axes[1])))
             pad_x[where], pad_y[where] = factors(lo, hi)
             np.matmul(pad_x.transpose(0, 2, 1), pad_y, out=out[s0:s1])
-        return out * np.exp(-log_norm)
+        out *= np.exp(-log_norm)  # (in place: a second S x grid array costs page faults)
+        return out
     step = max(1, max_elements // max(len(axes[0]), len(axes[1])))
     for s in range(n_blocks):
         for lo in range(bounds[s], bounds[s + 1], step):
             hi = min(bounds[s + 1], lo + step)
             ax, ay = factors(lo, hi)
             out[s] += ax.T @ ay
-    return out * np.exp(-log_norm)
+    out *= np.exp(-log_norm)
+    return out
 
 
 GRAM_GRID_ORDER = 10  # points per axis of the Lagrange interpolation of the grid Gram path
