@@ -62,6 +62,7 @@ from scipy.spatial import cKDTree
 from sklearn.model_selection import KFold
 from sklearn.utils._param_validation import InvalidParameterError
 
+from .columns import bounding_box, per_column
 from .engine import block_grid_sums, block_log_sums
 from .kernels import Kernel
 from .scaling import selection_frame
@@ -93,7 +94,7 @@ def _feature_variances(X: np.ndarray, weights: np.ndarray | None = None
     wherever numpy's does not overflow. ``weights`` (summing to 1): the unbiased weighted
     variances of ``numpy.cov(aweights=)``.
     """
-    peak = np.max(np.abs(X), axis=0)
+    peak = per_column(np.max, np.abs(X))
     exps = np.frexp(peak)[1]
     exps = np.where((peak > 0) & ((peak > 2.0**SAFE_EXPONENT) | (peak < 2.0**-SAFE_EXPONENT)),
                     exps, 0)
@@ -158,14 +159,14 @@ def rule_of_thumb(X: np.ndarray, rule: str, weights: np.ndarray | None = None,
     feature has zero spread."""
     factor = (_scott_factor if rule == "scott" else _silverman_factor)(X, weights)
     pooled = pooled_std(X, weights) * factor
-    if not np.ptp(X, axis=0).any():
+    if not per_column(np.ptp, X).any():
         raise ValueError(f"bandwidth={rule!r} needs at least 2 distinct points "
                          "(the data have zero spread); pass a positive number instead")
     d = X.shape[1]
     if not per_feature:
         return np.full(d, pooled)
     h = feature_std(X, weights) * factor
-    flat = np.flatnonzero(np.ptp(X, axis=0) == 0.0)
+    flat = np.flatnonzero(per_column(np.ptp, X) == 0.0)
     if flat.size:
         warnings.warn(f"feature(s) {flat.tolist()} have zero spread (constant): their "
                       f"bandwidth is the isotropic {rule} value {pooled:.3g}", UserWarning,
@@ -300,7 +301,7 @@ def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: floa
     kernel tails the grid truncates or the interpolation cannot resolve) are summed exactly.
     """
     d = Xs.shape[1]
-    lo, hi = Xs.min(axis=0), Xs.max(axis=0)
+    lo, hi = bounding_box(Xs)
     n_cells = [int(min(2**16 if d == 1 else 512, max(64, np.ceil((b - a) / (CV_BIN_STEP * h)))))
                + 1 for a, b in zip(lo, hi)]
     axes = [np.linspace(a, b, k) for a, b, k in zip(lo, hi, n_cells)]
@@ -431,7 +432,7 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
         raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points, got "
                          f"{len(X)} row (n_samples = {len(X)}); pass a positive number "
                          "instead")
-    if not np.ptp(X, axis=0).any():  # (exactly: weighted variances can round to 1e-33)
+    if not per_column(np.ptp, X).any():  # (exactly: weighted variances can round to 1e-33)
         raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points "
                          "(the data have zero spread); pass a positive number instead")
     if rule in ("scott", "silverman"):

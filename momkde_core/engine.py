@@ -44,6 +44,7 @@ from threadpoolctl import threadpool_limits
 
 from .axis_factors import gaussian_axis_factors
 from .binning import bin_blocks
+from .columns import bounding_box
 from .disc_pairs import DiscPairs
 from .kernels import EXP_FLOOR, Kernel, flushed_exp
 
@@ -1020,7 +1021,7 @@ class _GridGram:
              max_nodes: int = GRAM_GRID_MAX_NODES, order: int = GRAM_GRID_ORDER):
         n, d = X.shape
         step = gram_grid_spacing(h, d, rtol, order)
-        lo, hi = X.min(axis=0), X.max(axis=0)
+        lo, hi = bounding_box(X)
         # the grid runs from order/2 - 1 cells below the lowest point to order/2 above the
         # highest, so that each point's interpolation nodes are on it
         sizes = [int(np.floor((hi[k] - lo[k]) / step)) + order for k in range(d)]

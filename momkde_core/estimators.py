@@ -83,7 +83,11 @@ def _validate_data(est: BaseEstimator, X, *, reset: bool) -> np.ndarray:
                          f"array of shape {expected})")
     if reset and not len(arr):
         raise ValueError(f"{what} has 0 row(s) (shape {arr.shape}); at least 1 is needed")
-    bad = ~np.isfinite(arr)
+    # one pass in the common case: a NaN or inf makes the sum non-finite (a sum that merely
+    # overflows goes to the element-wise check, which finds nothing)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = arr.sum()
+    bad = np.zeros(0, dtype=bool) if np.isfinite(total) else ~np.isfinite(arr)
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))
         kind = "NaN" if np.isnan(arr).any() else "inf"

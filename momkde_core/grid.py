@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .columns import bounding_box
+
 
 @dataclass(frozen=True)
 class Grid:
@@ -39,5 +41,6 @@ def grid_around(X: np.ndarray, margin: float | np.ndarray, n_points: int | list[
     d = X.shape[1]
     margins = np.broadcast_to(np.asarray(margin, dtype=float), (d,))
     counts = np.broadcast_to(np.asarray(n_points, dtype=int), (d,))
-    lo, hi = X.min(axis=0) - margins, X.max(axis=0) + margins
+    lo, hi = bounding_box(X)
+    lo, hi = lo - margins, hi + margins
     return Grid(tuple(np.linspace(a, b, int(k)) for a, b, k in zip(lo, hi, counts)))

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import stats
 from scipy.special import logsumexp
 
+from .columns import per_column
 from .engine import block_log_sums
 from .grid import grid_around
 
@@ -38,7 +39,7 @@ def log_integral(est, rng: np.random.Generator, n_draws: int = IS_SAMPLES) -> fl
     d = X.shape[1]
     if d in GRID_MAX_POINTS:
         margin = min(kernel.radius, 7.0) * h
-        spans = X.max(axis=0) - X.min(axis=0) + 2 * margin
+        spans = per_column(np.ptp, X) + 2 * margin
         counts = np.ceil(spans / (GRID_STEP_PER_BANDWIDTH[kernel.smooth][d] * h)).astype(int) + 1
         counts = np.maximum(counts, 64)
         if counts.max() <= GRID_MAX_POINTS[d] and est._n_blocks * counts.prod() <= MAX_BLOCK_CELLS:

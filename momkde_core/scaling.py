@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .columns import bounding_box
 from .kernels import Kernel
 
 SAFE_SCALE = 2.0**128  # the identity frame needs |x|, h and 1/h at most this (~3.4e38)
@@ -104,7 +105,7 @@ def unit_bandwidth(kernel: Kernel, d: int, gram_scale: float = 1.0) -> float:
 def check_span(X: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """ValueError when a feature spans more than ``MAX_SPAN`` of its bandwidths H_j; else
     the per-feature minima and maxima of X (which the caller needs too: one pass each)."""
-    lo, hi = X.min(axis=0), X.max(axis=0)
+    lo, hi = bounding_box(X)
     half = hi / 2 - lo / 2  # (no overflow)
     with np.errstate(divide="ignore"):
         log_ratio = np.log(half) + np.log(2.0) - np.log(H)
@@ -144,7 +145,7 @@ def selection_frame(X: np.ndarray, scales: np.ndarray) -> Frame:
     scale (h = 1). Candidates are multiples of the frame's h either way."""
     scales = np.asarray(scales, dtype=float)
     h = float(scales[0])
-    lo, hi = X.min(axis=0), X.max(axis=0)
+    lo, hi = bounding_box(X)
     if (np.all(scales == h) and 1.0 / SAFE_SCALE <= h <= SAFE_SCALE
             and max(-lo.min(), hi.max()) <= SAFE_SCALE):
         return Frame(h)
