@@ -22,50 +22,54 @@ from math import floor, sqrt
 import numpy as np
 from numba import njit
 
-MAX_CELLS = 2**24  # the cell table's size (128 MiB of int64 starts)
+SLACK = 1e-9  # cells are selected this far (in cell units) beyond the disc: the rounding of
+# a point's cell index must not drop a point exactly on the circle, which the distance keeps
+MAX_CELLS = 2**24  # the cell table's size (its int64 starts and their copy: 256 MiB)
 
 
 @njit(cache=True, nogil=True)
 def _visit(px, py, starts, nx, ny, x0, y0, side, gx, gy, radius, j0, j1, offsets, fill,
            node_out, point_out, sq_out, counts):  # pragma: no cover (compiled)
     """Count (``fill`` False: into ``counts``) or write (``fill`` True: from ``offsets[j]
-    - offsets[j0]``) the pairs of nodes j0..j1 - 1. Cell (cx, cy) spans
-    [x0 + cx side, x0 + (cx + 1) side) x [y0 + cy side, ...)."""
+    - offsets[j0]``) the pairs of nodes j0..j1 - 1. Cell (cx, cy) holds the points whose
+    ``int((p - origin) / side)`` is (cx, cy); the geometry is done in those same cell units
+    (a node's own column and row are at distance 0 exactly, whatever the rounding)."""
     inv = 1.0 / side
     for j in range(j0, j1):
         r = radius[j]
         if not r >= 0.0:
             continue
+        unbounded = r == np.inf
         r2 = r * r
-        x, y = gx[j], gy[j]
-        dy = max(0.0, y0 - y, y - (y0 + ny * side))  # to the table's rows
+        tx = (gx[j] - x0) * inv  # the node in cell units
+        ty = (gy[j] - y0) * inv
+        dy = max(0.0, -ty - SLACK, ty - ny - SLACK) * side  # to the table's rows
         if dy > r:
             continue
-        across = sqrt(r2 - dy * dy)  # the disc's half-width where it meets those rows
-        lo = (x - across - x0) * inv
-        hi = (x + across - x0) * inv
-        if hi < 0.0 or lo >= nx:
+        across = np.inf if unbounded else sqrt(max(r2 - dy * dy, 0.0))
+        lo = tx - across * inv - SLACK
+        hi = tx + across * inv + SLACK
+        if not (hi >= 0.0 and lo < nx):
             continue
         cx_lo = int(floor(max(lo, 0.0)))  # (clamped as floats: no cast out of range)
         cx_hi = int(floor(min(hi, nx - 1.0)))
         k = offsets[j] - offsets[j0] if fill else 0
         found = 0
         for cx in range(cx_lo, cx_hi + 1):
-            left = x0 + cx * side
-            dx = max(0.0, left - x, x - (left + side))
+            dx = max(0.0, cx - tx - SLACK, tx - (cx + 1) - SLACK) * side
             rest = r2 - dx * dx
-            if rest < 0.0:
+            if not unbounded and rest < 0.0:
                 continue
-            half = sqrt(rest)
-            bottom = (y - half - y0) * inv
-            top = (y + half - y0) * inv
-            if top < 0.0 or bottom >= ny:
+            half = np.inf if unbounded else sqrt(rest)
+            bottom = ty - half * inv - SLACK
+            top = ty + half * inv + SLACK
+            if not (top >= 0.0 and bottom < ny):
                 continue
             cy_lo = int(floor(max(bottom, 0.0)))
             cy_hi = int(floor(min(top, ny - 1.0)))
             for i in range(starts[cx * ny + cy_lo], starts[cx * ny + cy_hi + 1]):
-                ex = px[i] - x
-                ey = py[i] - y
+                ex = px[i] - gx[j]
+                ey = py[i] - gy[j]
                 sq = ex * ex + ey * ey
                 if sq <= r2:
                     if fill:
@@ -118,7 +122,7 @@ class DiscPairs:
         points = np.asarray(points, dtype=np.float64)
         if points.ndim != 2 or points.shape[1] != 2 or not len(points):
             raise ValueError("DiscPairs needs a non-empty (n, 2) array of points")
-        if not (side > 0 and np.isfinite(side)):
+        if not (side > 0 and np.isfinite(side) and np.isfinite(1.0 / side)):
             raise ValueError("DiscPairs needs a positive finite cell side")
         self.side = float(side)
         cells = (np.ptp(points[:, 0]) / side + 1) * (np.ptp(points[:, 1]) / side + 1)
@@ -159,12 +163,13 @@ class DiscPairs:
                node_out, point_out, sq_out, np.zeros(0, np.int64))
         return node_out, self.order[point_out], sq_out
 
-    @staticmethod
-    def _nodes(nodes, radius):
+    def _nodes(self, nodes, radius):
         nodes = np.asarray(nodes, dtype=np.float64)
         radius = np.ascontiguousarray(radius, dtype=np.float64)
         if nodes.ndim != 2 or nodes.shape[1] != 2 or radius.shape != (len(nodes),):
             raise ValueError("nodes must be (m, 2) with one radius per node")
-        if not np.isfinite(nodes).all():
-            raise ValueError("nodes must be finite")
+        with np.errstate(over="ignore", invalid="ignore"):
+            offsets_ok = np.isfinite((nodes - (self.x0, self.y0)) / self.side).all()
+        if not offsets_ok:
+            raise ValueError("nodes must be finite, and their offsets to the table in cells too")
         return (np.ascontiguousarray(nodes[:, 0]), np.ascontiguousarray(nodes[:, 1]), radius)

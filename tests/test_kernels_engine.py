@@ -300,7 +300,7 @@ def test_2d_far_tails_are_exact(backend):
 
 @pytest.mark.parametrize("kernel", ALL_KERNELS)
 def test_exact_at_nodes_matches_the_direct_sum(kernel):
-    """The windowed exact sums (1-D sorted cells; 2-D k-d tree of cells) against all pairs,
+    """The windowed exact sums (1-D sorted cells; 2-D compiled cell table) against all pairs,
     weighted, several blocks, nodes inside, beside and far from the data."""
     rng = np.random.default_rng(13)
     k = get_kernel(kernel)
