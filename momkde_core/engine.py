@@ -46,7 +46,7 @@ from .axis_factors import gaussian_axis_factors
 from .binning import bin_blocks
 from .columns import bounding_box
 from .disc_pairs import DiscPairs
-from .kernels import EXP_FLOOR, Kernel, flushed_exp
+from .kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
@@ -247,20 +247,44 @@ def _accumulate_segments(out: np.ndarray, log_k: np.ndarray, segments: list, j0:
             peak = part.max(axis=0)
             safe = np.where(np.isfinite(peak), peak, 0.0)
             part -= safe
+            exp_in_place(part)
             with np.errstate(divide="ignore"):
-                val = np.log(np.exp(part, out=part).sum(axis=0)) + safe
+                val = np.log(part.sum(axis=0)) + safe
             np.logaddexp(out[s, j0:j1], val, out=out[s, j0:j1])
         return
     ids = np.array([s for s, _, _ in segments])
     starts = np.array([lo for _, lo, _ in segments])
     lengths = np.array([hi - lo for _, lo, hi in segments])
+    slots = int(lengths.max())
+    if slots * len(segments) <= 2 * len(log_k):  # sizes alike (MoM-KDE's blocks): by slot
+        out[ids, j0:j1] = np.logaddexp(out[ids, j0:j1], _slot_log_sums(log_k, starts, lengths))
+        return
     peak = np.maximum.reduceat(log_k, starts, axis=0)
     safe = np.where(np.isfinite(peak), peak, 0.0)
     log_k -= np.repeat(safe, lengths, axis=0)
-    np.exp(log_k, out=log_k)
+    exp_in_place(log_k)
     with np.errstate(divide="ignore"):
         val = np.log(np.add.reduceat(log_k, starts, axis=0)) + safe
     out[ids, j0:j1] = np.logaddexp(out[ids, j0:j1], val)
+
+
+def _slot_log_sums(log_k: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """logsumexp of the rows of each segment (rows starts[s] .. starts[s] + lengths[s] - 1
+    of ``log_k``), shape (segments, columns), for segments of similar lengths: the rows are
+    laid out by slot, (largest length, segments, columns), padded with -inf, so the maxima
+    and sums run along the first axis over long contiguous rows. numpy's ``reduceat`` along
+    axis 0 takes ~13 ns per entry for hundreds of segments of ~5 rows; this, ~2."""
+    slots = int(lengths.max())
+    rank = np.arange(slots)[:, None]
+    rows = np.minimum(starts[None, :] + rank, len(log_k) - 1)
+    laid = np.take(log_k, rows.ravel(), axis=0).reshape(slots, len(starts), -1)
+    laid[rank >= lengths[None, :]] = -np.inf
+    peak = laid.max(axis=0)
+    safe = np.where(np.isfinite(peak), peak, 0.0)
+    laid -= safe
+    exp_in_place(laid)
+    with np.errstate(divide="ignore"):
+        return np.log(laid.sum(axis=0)) + safe
 
 
 def is_evenly_spaced(axis: np.ndarray) -> bool:

@@ -35,13 +35,12 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from scipy import sparse
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
-from .engine import LOG_SAFE_LINEAR
-from .kernels import Kernel
+from .engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR
+from .kernels import Kernel, exp_in_place
 from .normalize import log_integral
 
 CANDIDATE_SPAN = (0.05, 2.0)  # candidates from 0.05 to 2 times Scott's rule (log-spaced)
@@ -51,6 +50,7 @@ MAX_CONTAMINATION = 0.5  # exclusive: at 1/2 no median can tell the outliers fro
 PILOT_CONTAMINATION = 0.2  # the share assumed by the pilot of "auto"
 FLAG_RATIO = 0.3  # "auto" flags a point whose robust density is below 0.3 x its KDE density
 SELECTION_DRAWS = 1024  # importance-sampling draws of the median's integral (d > 2) per candidate
+CHUNK_ROWS_ELEMENTS = 2 * CACHE_CHUNK_ELEMENTS  # kernel values per row chunk (1 MiB)
 
 
 def check_contamination(contamination, allow_auto: bool = True) -> None:
@@ -72,30 +72,26 @@ def n_blocks_for(n: int, contamination: float) -> int:
 
 
 def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: Kernel,
-                               random_state: int, sq_dists: np.ndarray | None = None
-                               ) -> np.ndarray:
+                               random_state: int, sq_dists: np.ndarray | None = None,
+                               by_block: BlockDistances | None = None) -> np.ndarray:
     """Per point, log of the median over the other blocks of the block KDEs at the point,
     minus the log integral of the full median (so scores for different h compare as
     log densities). S = 1: the leave-one-out KDE. Raises ValueError when the median of the
     block KDEs is 0 everywhere (h too small for the blocks).
 
     The blocks are those of ``MoMKDE(n_blocks, h, random_state=random_state)``.
-    ``sq_dists``, the (n, n) squared distances of X, can be passed to reuse them across
-    bandwidths: the n x n kernel values are then one exp per pair (the sample is at most
-    :data:`MAX_SAMPLES` points here).
+    ``sq_dists``, the (n, n) squared distances of X, or ``by_block``, the same regrouped
+    by those blocks (:class:`BlockDistances`), can be passed to reuse them across
+    bandwidths (the sample is at most :data:`MAX_SAMPLES` points here).
     """
     from .estimators import MoMKDE  # the estimators import the bandwidth rules
 
     n, d = X.shape
-    if sq_dists is None:
-        sq_dists = np.maximum(euclidean_distances(X, squared=True), 0.0)
-    log_k = kernel.log_kernel_sq(sq_dists, h, d)
-    np.fill_diagonal(log_k, -np.inf)  # a point never scores itself
-    shift = log_k.max(axis=1, keepdims=True)  # the nearest other point: no underflow to 0
-    shift[~np.isfinite(shift)] = 0.0
+    if by_block is None:
+        by_block = BlockDistances(X, n_blocks, random_state, sq_dists)
     if n_blocks == 1:
         with np.errstate(divide="ignore"):
-            return np.log(np.exp(log_k - shift).sum(axis=1)) + shift[:, 0] - np.log(n - 1.0)
+            return by_block.log_sums(h, kernel, d)[:, 0] - np.log(n - 1.0)
     with warnings.catch_warnings():  # the user's own fit warns about tiny blocks, once
         warnings.simplefilter("ignore", UserWarning)
         est = MoMKDE(n_blocks, h, kernel=kernel.name, normalize=False,
@@ -103,21 +99,84 @@ def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: K
     log_norm = log_integral(est, np.random.default_rng(random_state), n_draws=SELECTION_DRAWS)
     if not LOG_SAFE_LINEAR <= log_norm < np.inf:
         raise ValueError("the median of the block KDEs is 0 everywhere")
-    sizes = np.bincount(est.block_of_, minlength=n_blocks)
-    members = sparse.csr_matrix((np.ones(n), (est.block_of_, np.arange(n))), shape=(n_blocks, n))
-    # the kernel matrix is symmetric: point i's sums over the blocks are column i of the
-    # (S x n) membership matrix times the kernel matrix shifted by columns, one sparse
-    # product (several times faster than reducing segments of every row)
+    logs = by_block.log_sums(h, kernel, d)
     with np.errstate(divide="ignore"):
-        logs = np.log((members @ np.exp(log_k - shift[:, 0])).T / sizes)
-    logs += shift
-    logs[np.arange(n), est.block_of_] = np.inf  # the own block sorts last, out of the median
+        logs -= np.log(by_block.sizes)
+    logs[np.arange(n), by_block.block_of] = np.inf  # the own block sorts last, out of the median
     lo_k, hi_k = (n_blocks - 2) // 2, (n_blocks - 1) // 2  # the middle of the S - 1 others
     part = np.partition(logs, [lo_k, hi_k], axis=1)
     lo, hi = part[:, lo_k], part[:, hi_k]
     with np.errstate(invalid="ignore"):
         median = np.where(np.isneginf(hi), -np.inf, np.logaddexp(lo, hi) - np.log(2.0))
     return median - log_norm
+
+
+class BlockDistances:
+    """The squared distances of X to itself with the columns regrouped by MoM-KDE's blocks
+    (those of ``MoMKDE(n_blocks, random_state=random_state)``), built once per bandwidth
+    search and reused by every candidate h.
+
+    Column ``k * S + s`` holds the k-th point of block s (+inf where block s has fewer
+    points, and at each point's own column: a point never scores itself), so that the
+    per-block sums of a row are a sum over k of contiguous slices (``log_sums``).
+    """
+
+    def __init__(self, X: np.ndarray, n_blocks: int, random_state: int,
+                 sq_dists: np.ndarray | None = None):
+        from .estimators import MoMKDE  # the estimators import the bandwidth rules
+
+        n = len(X)
+        if n_blocks == 1:
+            self.block_of = np.zeros(n, dtype=np.intp)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                self.block_of = MoMKDE(n_blocks, 1.0, normalize=False,
+                                       random_state=random_state).fit(X).block_of_
+        self.sizes = np.bincount(self.block_of, minlength=n_blocks)
+        order = np.argsort(self.block_of, kind="stable")
+        starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
+        self.slots = int(self.sizes.max(initial=1))
+        columns = np.full((self.slots, n_blocks), -1)
+        for k in range(self.slots):
+            has = self.sizes > k
+            columns[k, has] = order[starts[has] + k]
+        flat = columns.ravel()
+        if sq_dists is None:  # the distances computed in the slot layout directly
+            self.sq = np.maximum(euclidean_distances(X, X[np.maximum(flat, 0)], squared=True),
+                                 0.0)
+        else:
+            self.sq = np.take(sq_dists, np.maximum(flat, 0), axis=1)
+        self.sq[:, flat < 0] = np.inf
+        own = np.empty(n, dtype=np.intp)
+        own[flat[flat >= 0]] = np.flatnonzero(flat >= 0)
+        self.sq[np.arange(n), own] = np.inf
+
+    def log_sums(self, h: float, kernel: Kernel, d: int) -> np.ndarray:
+        """log of sum_{j in block s, j != i} K_h(X_i - X_j) for each point i and block s,
+        shape (n, S); -inf where every term is 0.
+
+        In row chunks of about CHUNK_ROWS_ELEMENTS entries (one reused buffer), each one's kernel logs
+        shifted by their row maximum (the nearest other point: no underflow to 0),
+        exponentiated (:func:`momkde_core.kernels.exp_in_place`) and summed over slots in cache: n x n
+        temporaries would cost more in memory traffic and page faults than in arithmetic.
+        """
+        n, width = self.sq.shape
+        n_blocks = width // self.slots
+        out = np.empty((n, n_blocks))
+        step = max(1, CHUNK_ROWS_ELEMENTS // width)
+        buffer = np.empty((min(step, n), width))
+        for r0 in range(0, n, step):
+            r1 = min(n, r0 + step)
+            log_k = kernel.log_kernel_sq(self.sq[r0:r1], h, d, out=buffer[:r1 - r0])
+            shift = log_k.max(axis=1, keepdims=True)
+            shift[~np.isfinite(shift)] = 0.0
+            log_k -= shift
+            exp_in_place(log_k)
+            with np.errstate(divide="ignore"):
+                out[r0:r1] = np.log(log_k.reshape(r1 - r0, self.slots, n_blocks).sum(axis=1))
+            out[r0:r1] += shift
+        return out
 
 
 def _subsample(X: np.ndarray, n_blocks: int, max_samples: int, rng) -> tuple[np.ndarray, int]:
@@ -144,13 +203,13 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
     seed = rng.randint(2**31)
     Xs, S = _subsample(X, n_blocks, max_samples, rng)
     keep_from = int(math.floor(contamination * len(Xs)))
-    sq_dists = np.maximum(euclidean_distances(Xs, squared=True), 0.0)
+    by_block = BlockDistances(Xs, S, seed)
     scores: dict[float, float] = {}
 
     def evaluate(factor: float) -> None:
         try:
             values = leave_own_block_out_scores(Xs, S, float(base * factor), kernel, seed,
-                                                sq_dists)
+                                                by_block=by_block)
         except ValueError:  # the median vanishes everywhere: too many blocks for this h
             scores[factor] = -np.inf
         else:

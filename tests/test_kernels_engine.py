@@ -377,3 +377,43 @@ def test_grid_median_is_numpys_median_bit_for_bit(n_blocks, n_nodes, zeros, seed
     with mock.patch.object(estimators, "MEDIAN_TILE_ELEMENTS", tile * n_blocks):
         got = estimators._grid_median(values.copy())
     np.testing.assert_array_equal(got, np.median(values, axis=0))
+
+
+@given(st.lists(st.one_of(st.floats(-2000.0, 800.0), st.sampled_from(
+    [-np.inf, np.inf, np.nan, -745.13, -745.14, -745.2, -745.21, -708.4, -700.0, -699.99])),
+    min_size=1, max_size=200))
+def test_exp_in_place_is_numpys_exp_bit_for_bit(values):
+    """The fast underflow handling changes no result: 0 where exp is 0, the exact subnormal
+    in the band, NaN and inf as numpy gives them."""
+    from momkde_core.kernels import exp_in_place
+
+    x = np.array(values)
+    got = x.copy()
+    with np.errstate(over="ignore"):
+        exp_in_place(got)
+        np.testing.assert_array_equal(got, np.exp(x))
+    view = np.tile(x, (3, 1))[:, ::2]  # a strided view is exponentiated in place too
+    with np.errstate(over="ignore"):
+        expected = np.exp(view)
+        exp_in_place(view)
+    np.testing.assert_array_equal(view, expected)
+
+
+@pytest.mark.parametrize("lengths", [[5] * 80 + [6] * 21, [1, 2, 3, 2, 1, 3] * 12, [4, 0, 4, 4]])
+def test_slot_log_sums_equal_a_logsumexp_per_segment(lengths):
+    """MoM-KDE's many small blocks, summed by slot, against scipy's logsumexp of each
+    segment's rows: far terms (exp's underflow), a row of -inf and empty-looking columns."""
+    rng = np.random.default_rng(len(lengths))
+    lengths = np.array(lengths)
+    keep = lengths > 0
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])[keep]
+    lengths = lengths[keep]
+    log_k = rng.normal(-300.0, 400.0, (int(lengths.sum()), 37))
+    log_k[0] = -np.inf
+    log_k[:, 5] = -np.inf
+    got = engine._slot_log_sums(log_k.copy(), starts, lengths)
+    with np.errstate(divide="ignore"):
+        expected = np.stack([logsumexp(log_k[a:a + k], axis=0) for a, k in zip(starts, lengths)])
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(expected))
+    finite = np.isfinite(expected)
+    np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-13)

@@ -12,7 +12,7 @@ from momkde_core import KDE, MoMKDE, make_contaminated, metrics
 from momkde_core import experiments as ex
 from momkde_core.bandwidth import select_bandwidth
 from momkde_core.kernels import get_kernel
-from momkde_core.robust_defaults import (_subsample, estimate_contamination,
+from momkde_core.robust_defaults import (BlockDistances, _subsample, estimate_contamination,
                                          leave_own_block_out_scores, n_blocks_for)
 from momkde_core.synthetic import CLEAN_DENSITIES, make_clean
 
@@ -46,6 +46,42 @@ def test_leave_own_block_out_matches_a_dense_computation() -> None:
         blocks = [k[i, est.block_of_ == b].mean() for b in range(S) if b != est.block_of_[i]]
         expected.append(np.log(np.median(blocks)) - est.log_norm_)
     np.testing.assert_allclose(scores, expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "epanechnikov", "exponential"])
+@pytest.mark.parametrize("n, S", [(23, 4), (50, 17), (200, 67)])
+def test_block_distances_log_sums_against_a_direct_logsumexp(kernel, n, S) -> None:
+    """The slot layout's per-block sums (blocks of unequal sizes, the own point left out)
+    against scipy's logsumexp of each block's kernel logs. The sums are taken relative to
+    the row's nearest other point, as documented: a block whose terms are all beyond exp's
+    range from it (a small h, the far points) is -inf, one within 700 of it exact."""
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(n)
+    X = np.r_[rng.normal(size=(n - 3, 2)), [[40.0, 40.0], [40.1, 40.0], [-30.0, 5.0]]]
+    k = get_kernel(kernel)
+    by_block = BlockDistances(X, S, random_state=5)
+    assert sorted(set(np.bincount(by_block.block_of, minlength=S))) in ([n // S],
+                                                                        [n // S, n // S + 1])
+    sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+    for h in (0.02, 0.3, 2.0):
+        got = by_block.log_sums(h, k, 2)
+        log_k = k.log_kernel_sq(sq, h, 2)
+        np.fill_diagonal(log_k, -np.inf)
+        with np.errstate(divide="ignore"):
+            expected = np.stack([logsumexp(log_k[:, by_block.block_of == b], axis=1)
+                                 for b in range(S)], axis=1)
+        nearest = log_k.max(axis=1, keepdims=True)
+        lonely = np.isneginf(nearest[:, 0])  # (compact kernels: no other point in reach)
+        assert np.isneginf(got[lonely]).all()
+        with np.errstate(invalid="ignore"):
+            below = expected - nearest  # to the row's nearest term
+        assert np.isneginf(got[below < -746]).all()
+        near = below > -700
+        assert near.sum() >= (~lonely).sum()  # (every row with a neighbour: its nearest block)
+        # (rtol: the distances come from scikit-learn's BLAS expansion, which loses
+        # digits for the close pair far from the origin)
+        np.testing.assert_allclose(got[near], expected[near], rtol=1e-9, atol=1e-12)
 
 
 def test_one_block_score_is_the_leave_one_out_kde() -> None:
