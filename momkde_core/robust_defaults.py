@@ -156,10 +156,11 @@ class BlockDistances:
         """log of sum_{j in block s, j != i} K_h(X_i - X_j) for each point i and block s,
         shape (n, S); -inf where every term is 0.
 
-        In row chunks of about CHUNK_ROWS_ELEMENTS entries (one reused buffer), each one's kernel logs
-        shifted by their row maximum (the nearest other point: no underflow to 0),
-        exponentiated (:func:`momkde_core.kernels.exp_in_place`) and summed over slots in cache: n x n
-        temporaries would cost more in memory traffic and page faults than in arithmetic.
+        In row chunks of about CHUNK_ROWS_ELEMENTS entries (one reused buffer): each
+        chunk's kernel logs are shifted by their row maximum (the nearest other point: no
+        underflow to 0), exponentiated (:func:`momkde_core.kernels.exp_in_place`) and
+        summed over slots in cache; n x n temporaries would cost more in memory traffic
+        and page faults than in arithmetic.
         """
         n, width = self.sq.shape
         n_blocks = width // self.slots
