@@ -308,7 +308,8 @@ class _BaseKDE(BaseEstimator):
 
         ValueError where the density exceeds float64's range (~1.8e308: data of spread
         ~1e-300 in 2-D and more); :meth:`score_samples` gives its log."""
-        return _finite_density(np.exp(self.score_samples(Y)))
+        with np.errstate(over="ignore"):  # (an overflow is the ValueError that follows)
+            return _finite_density(np.exp(self.score_samples(Y)))
 
     def score(self, X, y=None) -> float:
         """Total log-likelihood of X (scikit-learn's convention for density estimators)."""
