@@ -47,6 +47,7 @@ from .binning import bin_blocks
 from .columns import bounding_box
 from .disc_pairs import DiscPairs
 from .kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
+from .tail_windows import window_sums
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
@@ -685,11 +686,12 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     occupancy of shape (S, cells)) when the caller has them (the FFT's binning, which saw
     every point), else coarse cells of side >= h / 2 from one pass. Each block's nearest
     occupied cell on both sides of each node (running maxima) bounds the distance to its
-    nearest point, hence the node's window; the points in the union of a block's windows
-    (few, in the tails) are sorted, and each window is a run of them."""
+    nearest point, hence the node's window; the sums over the windows are
+    :func:`momkde_core.tail_windows.window_sums` (the points in the union of a block's
+    windows, few, in the tails, sorted: each window is a run of them)."""
     n_blocks, m = len(bounds) - 1, len(nodes)
-    live = w > 0
     if cells is None:
+        live = w > 0
         lo = x.min()
         span = x.max() - lo
         side = max(h / 2, span * n_blocks / MAX_CELL_TABLE)
@@ -720,44 +722,10 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     gap_right = np.where(right < n_cells, np.abs(centre0 + right * side - nodes), np.inf)
     near = np.minimum(gap_left, gap_right) + side  # >= the distance to the nearest point
     reach = _reach(kernel, h, near, budget[:, None])
-    out = np.zeros((n_blocks, m))
-    for s in range(n_blocks):
-        a, b = bounds[s], bounds[s + 1]
-        if not occupied[s].any():
-            continue
-        lows, highs = nodes - reach[s], nodes + reach[s]
-        order = np.argsort(lows)
-        ends = np.maximum.accumulate(highs[order])  # merge the windows into intervals
-        new = np.r_[True, lows[order][1:] > ends[:-1]]
-        starts_i = lows[order][new]
-        ends_i = np.r_[ends[np.flatnonzero(new)[1:] - 1], ends[-1]]
-        xb = x[a:b]
-        if len(starts_i) <= 16:  # a few intervals (the two tails): comparisons, ~20x faster
-            inside = np.zeros(b - a, dtype=bool)
-            for lo_i, hi_i in zip(starts_i, ends_i):
-                inside |= (xb >= lo_i) & (xb <= hi_i)
-        else:
-            edges = np.column_stack([starts_i, ends_i]).ravel()
-            inside = np.searchsorted(edges, xb, side="right") % 2 == 1
-        inside &= live[a:b]
-        pick = np.flatnonzero(inside) + a
-        order_p = np.argsort(x[pick], kind="stable")
-        xs_s, ws_s = x[pick][order_p], w[pick][order_p]
-        first = np.searchsorted(xs_s, lows)
-        many = np.searchsorted(xs_s, highs, side="right") - first
-        total = int(many.sum())
-        ends_c = np.cumsum(many)
-        bounds_c = np.searchsorted(ends_c, np.arange(0, total, MAX_CHUNK_ELEMENTS), "right")
-        for j0, j1 in zip(bounds_c, list(bounds_c[1:]) + [m]):
-            part = many[j0:j1]
-            count = int(part.sum())
-            if not count:
-                continue
-            node_of = np.repeat(np.arange(j0, j1), part)
-            point = np.repeat(first[j0:j1] - (np.cumsum(part) - part), part) + np.arange(count)
-            values = kernel.kernel_sq(np.square(nodes[node_of] - xs_s[point]), h, 1)
-            out[s, j0:j1] = np.bincount(node_of - j0, values * ws_s[point], minlength=j1 - j0)
-    return out
+    lows, highs = nodes - reach, nodes + reach
+    empty = ~occupied.any(axis=1)  # a block of no point of positive weight: no window
+    lows[empty], highs[empty] = np.inf, -np.inf
+    return window_sums(x, w, bounds, nodes, lows, highs, kernel, h, MAX_CHUNK_ELEMENTS)
 
 
 def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.ndarray,
