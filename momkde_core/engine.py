@@ -239,8 +239,9 @@ def _accumulate_segments(out: np.ndarray, log_k: np.ndarray, segments: list, j0:
     """out[s, j0:j1] = logaddexp(out[s, j0:j1], logsumexp of log_k's rows of segment s).
 
     ``log_k`` has the points along axis 0. Up to 64 segments: one max-shifted reduction each.
-    Many small ones (MoM-KDE with S near n): the same with ``reduceat`` over all segments
-    at once, so no Python loop runs per block. ``log_k`` is overwritten.
+    Many of similar lengths (MoM-KDE's blocks): all at once by slot (:func:`_slot_log_sums`);
+    many of unlike lengths: with ``reduceat`` over all segments at once, so no Python loop
+    runs per block. ``log_k`` is overwritten.
     """
     if len(segments) <= 64:
         for s, lo, hi in segments:

@@ -634,10 +634,9 @@ default "robust"
         # consecutive runs of the shuffled order, sizes differing by at most one (the first
         # n % S blocks take one more point), as numpy.array_split would cut them
         sizes = np.full(S, n // S) + (np.arange(S) < n % S)
-        bounds = np.concatenate([[0], np.cumsum(sizes)])
         self.block_of_ = np.empty(n, dtype=np.intp)
-        for s in range(S):  # (a scalar per block: no n-long array of labels to scatter)
-            self.block_of_[order[bounds[s]:bounds[s + 1]]] = s
+        self.block_of_[order] = np.repeat(np.arange(S), sizes)
+        bounds = np.concatenate([[0], np.cumsum(sizes)])
         if base is None:
             log_w = np.repeat(-np.log(sizes), sizes)
             w = np.repeat(np.exp(-np.log(sizes)), sizes)  # exp(log_w) per block, not per row

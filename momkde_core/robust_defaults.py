@@ -72,23 +72,26 @@ def n_blocks_for(n: int, contamination: float) -> int:
 
 
 def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: Kernel,
-                               random_state: int, sq_dists: np.ndarray | None = None,
-                               by_block: BlockDistances | None = None) -> np.ndarray:
+                               random_state: int, by_block: BlockDistances | None = None
+                               ) -> np.ndarray:
     """Per point, log of the median over the other blocks of the block KDEs at the point,
     minus the log integral of the full median (so scores for different h compare as
     log densities). S = 1: the leave-one-out KDE. Raises ValueError when the median of the
     block KDEs is 0 everywhere (h too small for the blocks).
 
     The blocks are those of ``MoMKDE(n_blocks, h, random_state=random_state)``.
-    ``sq_dists``, the (n, n) squared distances of X, or ``by_block``, the same regrouped
-    by those blocks (:class:`BlockDistances`), can be passed to reuse them across
+    ``by_block``, X's squared distances regrouped by those blocks (:class:`BlockDistances`
+    of the same X, n_blocks and random_state), can be passed to reuse them across
     bandwidths (the sample is at most :data:`MAX_SAMPLES` points here).
     """
     from .estimators import MoMKDE  # the estimators import the bandwidth rules
 
     n, d = X.shape
     if by_block is None:
-        by_block = BlockDistances(X, n_blocks, random_state, sq_dists)
+        by_block = BlockDistances(X, n_blocks, random_state)
+    elif len(by_block.block_of) != n or len(by_block.sizes) != n_blocks:
+        raise ValueError(f"by_block holds {len(by_block.block_of)} points in "
+                         f"{len(by_block.sizes)} blocks, not {n} in {n_blocks}")
     if n_blocks == 1:
         with np.errstate(divide="ignore"):
             return by_block.log_sums(h, kernel, d)[:, 0] - np.log(n - 1.0)
@@ -121,8 +124,7 @@ class BlockDistances:
     per-block sums of a row are a sum over k of contiguous slices (``log_sums``).
     """
 
-    def __init__(self, X: np.ndarray, n_blocks: int, random_state: int,
-                 sq_dists: np.ndarray | None = None):
+    def __init__(self, X: np.ndarray, n_blocks: int, random_state: int):
         from .estimators import MoMKDE  # the estimators import the bandwidth rules
 
         n = len(X)
@@ -142,11 +144,8 @@ class BlockDistances:
             has = self.sizes > k
             columns[k, has] = order[starts[has] + k]
         flat = columns.ravel()
-        if sq_dists is None:  # the distances computed in the slot layout directly
-            self.sq = np.maximum(euclidean_distances(X, X[np.maximum(flat, 0)], squared=True),
-                                 0.0)
-        else:
-            self.sq = np.take(sq_dists, np.maximum(flat, 0), axis=1)
+        # (computed in the slot layout directly: no n x n matrix to regroup)
+        self.sq = np.maximum(euclidean_distances(X, X[np.maximum(flat, 0)], squared=True), 0.0)
         self.sq[:, flat < 0] = np.inf
         own = np.empty(n, dtype=np.intp)
         own[flat[flat >= 0]] = np.flatnonzero(flat >= 0)
@@ -169,8 +168,12 @@ class BlockDistances:
         buffer = np.empty((min(step, n), width))
         for r0 in range(0, n, step):
             r1 = min(n, r0 + step)
-            log_k = kernel.log_kernel_sq(self.sq[r0:r1], h, d, out=buffer[:r1 - r0])
+            with np.errstate(invalid="ignore"):  # (inf x 0: the NaN handled below)
+                log_k = kernel.log_kernel_sq(self.sq[r0:r1], h, d, out=buffer[:r1 - r0])
             shift = log_k.max(axis=1, keepdims=True)
+            if np.isnan(shift).any():  # h beyond ~1e154: h^2 overflows, inf x 0 is NaN
+                log_k[np.isinf(self.sq[r0:r1])] = -np.inf
+                shift = log_k.max(axis=1, keepdims=True)
             shift[~np.isfinite(shift)] = 0.0
             log_k -= shift
             exp_in_place(log_k)

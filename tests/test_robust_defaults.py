@@ -84,6 +84,19 @@ def test_block_distances_log_sums_against_a_direct_logsumexp(kernel, n, S) -> No
         np.testing.assert_allclose(got[near], expected[near], rtol=1e-9, atol=1e-12)
 
 
+def test_scores_stay_finite_when_h_squared_overflows() -> None:
+    """h = 1e160 (h^2 overflows to inf, the Gaussian's -1/(2 h^2) to -0): the own point and
+    the empty slots still count for nothing, and every score is the flat kernel's."""
+    X = np.random.default_rng(0).normal(size=(30, 1))
+    peak = GAUSS.log_kernel_sq(np.zeros(1), 1e160, 1)[0]
+    np.testing.assert_allclose(leave_own_block_out_scores(X, 1, 1e160, GAUSS, 0), peak)
+    by_block = BlockDistances(X, 7, random_state=0)
+    logs = by_block.log_sums(1e160, GAUSS, 1)
+    assert np.isfinite(logs).all()
+    np.testing.assert_allclose(logs, peak + np.log(np.bincount(by_block.block_of)[None, :]
+                                        - (by_block.block_of[:, None] == np.arange(7))))
+
+
 def test_one_block_score_is_the_leave_one_out_kde() -> None:
     X = np.random.default_rng(2).normal(size=(40, 1))
     h = 0.5
