@@ -26,12 +26,15 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def _bin_1d(x, bounds, w, inv_step, offset, top, order, out):  # pragma: no cover (compiled)
+def _bin_1d(x, bounds, w, inv_step, offset, top, order, out,
+            left_out):  # pragma: no cover (compiled)
     """1-D: Taylor moments 0..order at the nearest node, or linear binning if order < 0."""
     for s in range(len(bounds) - 1):
+        skipped = 0
         for i in range(bounds[s], bounds[s + 1]):
             pos = x[i] * inv_step + offset
             if not (pos >= 0.0 and pos < top):  # (false for NaN too: never an index)
+                skipped += 1
                 continue
             c = int(pos)
             f = pos - c
@@ -45,17 +48,20 @@ def _bin_1d(x, bounds, w, inv_step, offset, top, order, out):  # pragma: no cove
             for j in range(1, order + 1):
                 m *= t
                 out[s, j, c] += m
+        left_out[s] = skipped
 
 
 @njit(cache=True, nogil=True)
 def _linear_2d(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y,
-               out):  # pragma: no cover (compiled)
+               out, left_out):  # pragma: no cover (compiled)
     """2-D linear binning: the weight split between the four corners of the point's cell."""
     for s in range(len(bounds) - 1):
+        skipped = 0
         for i in range(bounds[s], bounds[s + 1]):
             px = x[i] * inv_x + off_x
             py = y[i] * inv_y + off_y
             if not (px >= 0.0 and px < top_x and py >= 0.0 and py < top_y):
+                skipped += 1
                 continue
             cx, cy = int(px), int(py)
             fx, fy = px - cx, py - cy
@@ -64,17 +70,21 @@ def _linear_2d(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y,
             out[s, 0, cx, cy + 1] += wx0 * fy
             out[s, 0, cx + 1, cy] += wx1 * (1.0 - fy)
             out[s, 0, cx + 1, cy + 1] += wx1 * fy
+        left_out[s] = skipped
 
 
 def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[float],
-               origins: list[float], sizes: list[int], taylor_order: int | None) -> np.ndarray:
+               origins: list[float], sizes: list[int], taylor_order: int | None,
+               left_out: np.ndarray | None = None) -> np.ndarray:
     """Per block, the binned sums on the grid, shape (S, moments, *sizes).
 
     ``X`` (n, d), sorted by block (block s is rows ``bounds[s]:bounds[s+1]``), ``w`` the
     points' weights; per axis the cell ``steps``, the ``origins`` (the coordinate of the
     first cell's node) and the number of nodes ``sizes``. ``taylor_order``: bin the moments
     0..order of the offsets to the nearest node (d = 1), or None for linear binning
-    (one moment: the weight split between the cell's corners).
+    (one moment: the weight split between the cell's corners). ``left_out`` (int64, one
+    per block) receives how many of each block's points were left out (beyond the grid,
+    or NaN).
     """
     d = X.shape[1]
     n_blocks = len(bounds) - 1
@@ -97,10 +107,14 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
     # upper corner on the grid
     tops = [float(size) if taylor_order is not None else float(size - 1) for size in sizes]
     columns = [np.ascontiguousarray(X[:, k], dtype=np.float64) for k in range(d)]
+    if left_out is None:
+        left_out = np.empty(n_blocks, dtype=np.int64)
+    elif left_out.shape != (n_blocks,) or left_out.dtype != np.int64:
+        raise ValueError("bin_blocks' left_out must be an int64 array of one entry per block")
     if d == 1:
         _bin_1d(columns[0], bounds, w, inv[0], offsets[0], tops[0],
-                -1 if taylor_order is None else taylor_order, out)
+                -1 if taylor_order is None else taylor_order, out, left_out)
     else:
         _linear_2d(columns[0], columns[1], bounds, w, inv[0], offsets[0], tops[0],
-                   inv[1], offsets[1], tops[1], out)
+                   inv[1], offsets[1], tops[1], out, left_out)
     return out

@@ -621,11 +621,12 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
     step = max(1, MAX_FFT_ELEMENTS // 8 // (int(np.prod(lengths)) * moments))
     heaviest = np.zeros(sizes) if taylor else None
     occupied = np.zeros((n_blocks, *sizes), dtype=bool) if taylor else None
+    left_out = np.empty(n_blocks, dtype=np.int64)  # per block: points beyond the grid
     for lo in range(0, n_blocks, step):
         hi = min(n_blocks, lo + step)
         binned = bin_blocks(X[bounds[lo]:bounds[hi]], bounds[lo:hi + 1] - bounds[lo],
                             w[bounds[lo]:bounds[hi]], [fine for _, _, fine in plan], origins,
-                            sizes, TAYLOR_ORDER if taylor else None)
+                            sizes, TAYLOR_ORDER if taylor else None, left_out[lo:hi])
         if taylor:
             np.maximum(heaviest, binned[:, 0].max(axis=0), out=heaviest)
             occupied[lo:hi] = binned[:, 0] != 0
@@ -646,10 +647,8 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
     redo = trust * GRID_RTOL <= slack
     if redo.any():
         cells = None
-        if taylor and len(X) and occupied.size <= MAX_CELL_TABLE and \
-                origins[0] <= X[:, 0].min() and X[:, 0].max() < origins[0] + \
-                (sizes[0] - 0.5) * plan[0][2]:  # every point was binned: reuse its cells
-            cells = (origins[0], plan[0][2], occupied)
+        if taylor and occupied.size <= MAX_CELL_TABLE and not left_out.any():
+            cells = (origins[0], plan[0][2], occupied)  # every point was binned: its cells
         mesh = np.meshgrid(*axes, indexing="ij")
         out[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
                                       kernel, h, cells)
@@ -708,12 +707,13 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
         n_cells = occupied.shape[1]
     budget = np.zeros(n_blocks)
     for s in range(n_blocks):
+        if not occupied[s].any():
+            continue
         ws = w[bounds[s]:bounds[s + 1]]
-        if occupied[s].any():
-            smallest = ws.min()  # the smallest positive weight (one pass unless some are 0)
-            if smallest <= 0:
-                smallest = ws[ws > 0].min()
-            budget[s] = WINDOW_BUDGET + np.log(ws.sum() / smallest)
+        smallest = ws.min()  # the smallest positive weight (one pass unless some are 0)
+        if smallest <= 0:
+            smallest = ws[ws > 0].min()
+        budget[s] = WINDOW_BUDGET + np.log(ws.sum() / smallest)
     index = np.arange(n_cells)
     before = np.maximum.accumulate(np.where(occupied, index, -1), axis=1)
     after = np.minimum.accumulate(np.where(occupied, index, n_cells)[:, ::-1], axis=1)[:, ::-1]

@@ -35,15 +35,24 @@ def _collect(x, w, bounds, lows, highs, px, pw, pb):  # pragma: no cover (compil
         q = 0  # the merged intervals, by increasing start
         for t in np.argsort(lows[s]):
             lo, hi = lows[s, t], highs[s, t]
+            if not lo <= hi:  # an empty window (or NaN) holds no point
+                continue
             if q > 0 and lo <= ends[q - 1]:
                 ends[q - 1] = max(ends[q - 1], hi)
             else:
                 starts[q], ends[q] = lo, hi
                 q += 1
+        # the widest gap between two intervals: most points (the bulk) are there, and are
+        # rejected by two comparisons
+        gap_lo, gap_hi, widest = np.inf, -np.inf, -1.0
+        for t in range(1, q):
+            if starts[t] - ends[t - 1] > widest:
+                widest = starts[t] - ends[t - 1]
+                gap_lo, gap_hi = ends[t - 1], starts[t]
         k0 = k
         for i in range(bounds[s], bounds[s + 1]):
             v = x[i]
-            if not w[i] > 0.0:
+            if gap_lo < v < gap_hi or not w[i] > 0.0:
                 continue
             a, b = 0, q  # the number of interval starts <= v, by bisection
             while a < b:

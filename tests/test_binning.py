@@ -61,10 +61,18 @@ def test_binning_matches_direct_scatter_adds(seed, d, n_blocks, taylor, spread):
     steps = [float(s) for s in rng.uniform(0.05, 0.5, d)]
     origins = [float(o) for o in rng.uniform(-6.0, -1.0, d)]
     order = 3 if taylor else None
-    got = bin_blocks(X, bounds, w, steps, origins, sizes, order)
+    left_out = np.full(n_blocks, -1)
+    got = bin_blocks(X, bounds, w, steps, origins, sizes, order, left_out)
     want = _reference(X, bounds, w, steps, origins, sizes, order)
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    # the same pass counts each block's points left out
+    shift = 0.0 if order is None else 0.5
+    tops = [z if order is not None else z - 1 for z in sizes]
+    pos = [X[:, k] * (1.0 / steps[k]) + (shift - origins[k] / steps[k]) for k in range(d)]
+    out_of_grid = ~np.logical_and.reduce([(p >= 0) & (p < t) for p, t in zip(pos, tops)])
+    np.testing.assert_array_equal(left_out, [out_of_grid[bounds[s]:bounds[s + 1]].sum()
+                                             for s in range(n_blocks)])
 
 
 def test_taylor_moments_are_refused_in_two_dimensions():
