@@ -97,7 +97,7 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
                          "per row and non-decreasing block bounds within the rows")
     if taylor_order is not None and d != 1:
         raise ValueError("Taylor moments are binned in 1-D only")
-    w = np.ascontiguousarray(w, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)  # (strided or a broadcast value: read in place)
     moments = 1 if taylor_order is None else taylor_order + 1
     out = np.zeros((n_blocks, moments, *sizes))
     shift = 0.0 if taylor_order is None else 0.5

@@ -519,8 +519,9 @@ default "scott"
 
     def _fit_weights(self, X, base):
         n = len(X)
-        if base is None:
-            return X, np.array([0, n]), np.full(n, -np.log(n)), np.full(n, np.exp(-np.log(n)))
+        if base is None:  # equal weights as read-only views of one value: no n-long arrays
+            return (X, np.array([0, n]), np.broadcast_to(-np.log(n), n),
+                    np.broadcast_to(np.exp(-np.log(n)), n))
         return X, np.array([0, n]), np.log(base), base
 
 

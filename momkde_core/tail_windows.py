@@ -122,7 +122,7 @@ def window_sums(x: np.ndarray, w: np.ndarray, bounds: np.ndarray, nodes: np.ndar
     chunks of about ``max_pairs``.
     """
     x = np.ascontiguousarray(x, dtype=np.float64)
-    w = np.ascontiguousarray(w, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)  # (strided or a broadcast value: read in place)
     bounds = np.ascontiguousarray(bounds, dtype=np.int64)
     n_blocks, m = len(bounds) - 1, len(nodes)
     lows = np.ascontiguousarray(lows, dtype=np.float64)
