@@ -295,7 +295,8 @@ def is_evenly_spaced(axis: np.ndarray) -> bool:
     if axis.ndim != 1 or len(axis) < 2:
         return False
     steps = np.diff(axis)
-    return bool(steps[0] > 0 and np.allclose(steps, steps[0], rtol=1e-6, atol=0.0))
+    # (|step - step_0| <= 1e-6 |step_0| for all, as np.allclose would say, in two reductions)
+    return bool(steps[0] > 0 and np.abs(steps - steps[0]).max() <= 1e-6 * steps[0])
 
 
 def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
@@ -498,7 +499,8 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
     costs = {"exact": 30.0 * n * n_grid}
-    if all(is_evenly_spaced(a) for a in axes):
+    even = all(is_evenly_spaced(a) for a in axes)
+    if even:
         # (a replayed band costs less, but the choice must not depend on what ran before:
         # the same call gives the same result whatever the history)
         pairs = _band_pair_estimate(n, axes, kernel.radius * h)
@@ -511,7 +513,7 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
             products, overhead = n, 6e5 * n_blocks
         costs["separable"] = (0.1 * products * n_grid + 30.0 * n * sum(len(a) for a in axes)
                               + overhead)
-    if kernel.name in CELLS_PER_BANDWIDTH and all(is_evenly_spaced(a) for a in axes):
+    if kernel.name in CELLS_PER_BANDWIDTH and even:
         plan = _fft_plan(axes, kernel, h)
         moments = TAYLOR_ORDER + 1 if _taylor(kernel, d) else 1
         fits = float(np.prod([float(s) for s in _fft_sizes(axes, plan)])) * moments \
@@ -710,10 +712,13 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
         if not occupied[s].any():
             continue
         ws = w[bounds[s]:bounds[s + 1]]
-        smallest = ws.min()  # the smallest positive weight (one pass unless some are 0)
-        if smallest <= 0:
-            smallest = ws[ws > 0].min()
-        budget[s] = WINDOW_BUDGET + np.log(ws.sum() / smallest)
+        if ws.strides[0] == 0:  # one value broadcast (a KDE without weights): the same
+            total, smallest = len(ws) * float(ws[0]), float(ws[0])  # in O(1)
+        else:
+            total, smallest = ws.sum(), ws.min()  # (one pass each unless some are 0)
+            if smallest <= 0:
+                smallest = ws[ws > 0].min()
+        budget[s] = WINDOW_BUDGET + np.log(total / smallest)
     index = np.arange(n_cells)
     before = np.maximum.accumulate(np.where(occupied, index, -1), axis=1)
     after = np.minimum.accumulate(np.where(occupied, index, n_cells)[:, ::-1], axis=1)[:, ::-1]
