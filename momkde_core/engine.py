@@ -47,7 +47,7 @@ from .binning import bin_blocks
 from .columns import bounding_box
 from .disc_pairs import DiscPairs
 from .kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
-from .tail_windows import window_sums
+from .tail_windows import pair_chunks, window_sums
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
@@ -270,17 +270,26 @@ def _accumulate_segments(out: np.ndarray, log_k: np.ndarray, segments: list, j0:
     out[ids, j0:j1] = np.logaddexp(out[ids, j0:j1], val)
 
 
+def slot_layout(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Segments of similar lengths (MoM-KDE's blocks) laid out by slot: (index, padding),
+    shape (largest length, segments). index[k, s] is the k-th row of segment s; where the
+    segment has no k-th row, padding[k, s] holds and index[k, s] is its last row (some
+    valid row to read, to be masked). Segments of length >= 1."""
+    rank = np.arange(int(lengths.max(initial=1)))[:, None]
+    padding = rank >= lengths[None, :]
+    index = starts[None, :] + np.minimum(rank, lengths[None, :] - 1)
+    return index, padding
+
+
 def _slot_log_sums(log_k: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """logsumexp of the rows of each segment (rows starts[s] .. starts[s] + lengths[s] - 1
     of ``log_k``), shape (segments, columns), for segments of similar lengths: the rows are
-    laid out by slot, (largest length, segments, columns), padded with -inf, so the maxima
-    and sums run along the first axis over long contiguous rows. numpy's ``reduceat`` along
-    axis 0 takes ~13 ns per entry for hundreds of segments of ~5 rows; this, ~2."""
-    slots = int(lengths.max())
-    rank = np.arange(slots)[:, None]
-    rows = np.minimum(starts[None, :] + rank, len(log_k) - 1)
-    laid = np.take(log_k, rows.ravel(), axis=0).reshape(slots, len(starts), -1)
-    laid[rank >= lengths[None, :]] = -np.inf
+    laid out by slot (:func:`slot_layout`), padded with -inf, so the maxima and sums run
+    along the first axis over long contiguous rows. numpy's ``reduceat`` along axis 0 takes
+    ~13 ns per entry for hundreds of segments of ~5 rows; this, ~2."""
+    rows, padding = slot_layout(starts, lengths)
+    laid = np.take(log_k, rows.ravel(), axis=0).reshape(*rows.shape, -1)
+    laid[padding] = -np.inf
     peak = laid.max(axis=0)
     safe = np.where(np.isfinite(peak), peak, 0.0)
     laid -= safe
@@ -673,6 +682,18 @@ def _round_off(w, bounds, kernel, h, d) -> float:
     return FFT_ROUNDOFF * float(np.exp(kernel.log_kernel_sq(np.zeros(1), h, d))[0]) * weight
 
 
+def _window_budget(ws: np.ndarray) -> float:
+    """WINDOW_BUDGET + log(W / smallest positive weight) for a block's weights ``ws`` (at
+    least one positive): how far below its nearest point's term a term may be dropped."""
+    if ws.strides[0] == 0:  # one value broadcast (a KDE without weights): O(1)
+        total, smallest = len(ws) * float(ws[0]), float(ws[0])
+    else:
+        total, smallest = ws.sum(), ws.min()  # (one pass each unless some are 0)
+        if smallest <= 0:
+            smallest = ws[ws > 0].min()
+    return WINDOW_BUDGET + float(np.log(total / smallest))
+
+
 def _reach(kernel: Kernel, h: float, near: np.ndarray, budget: np.ndarray) -> np.ndarray:
     """The distance r from a node beyond which every point's term is below e^-budget of the
     nearest point's (``near``: an upper bound of the distance to the nearest point)."""
@@ -707,18 +728,8 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     else:
         centre0, side, occupied = cells
         n_cells = occupied.shape[1]
-    budget = np.zeros(n_blocks)
-    for s in range(n_blocks):
-        if not occupied[s].any():
-            continue
-        ws = w[bounds[s]:bounds[s + 1]]
-        if ws.strides[0] == 0:  # one value broadcast (a KDE without weights): the same
-            total, smallest = len(ws) * float(ws[0]), float(ws[0])  # in O(1)
-        else:
-            total, smallest = ws.sum(), ws.min()  # (one pass each unless some are 0)
-            if smallest <= 0:
-                smallest = ws[ws > 0].min()
-        budget[s] = WINDOW_BUDGET + np.log(total / smallest)
+    budget = np.array([_window_budget(w[bounds[s]:bounds[s + 1]]) if occupied[s].any()
+                       else 0.0 for s in range(n_blocks)])
     index = np.arange(n_cells)
     before = np.maximum.accumulate(np.where(occupied, index, -1), axis=1)
     after = np.minimum.accumulate(np.where(occupied, index, n_cells)[:, ::-1], axis=1)[:, ::-1]
@@ -789,11 +800,10 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h) -> np.ndarray:
         centres = (np.stack(np.unravel_index(occupied, table.cell_shape), axis=1) + 0.5) \
             * side + (table.x0, table.y0)
         near = spatial.cKDTree(centres).query(nodes)[0] + half_diagonal
-        reach = _reach(kernel, h, near, WINDOW_BUDGET + np.log(w[live].sum() / w[live].min()))
-        offsets = np.r_[0, np.cumsum(table.counts(nodes, reach))]
-        cuts = np.unique(np.searchsorted(offsets, np.arange(0, offsets[-1], MAX_CHUNK_ELEMENTS),
-                                         "right"))
-        for j0, j1 in zip(cuts - 1, list(cuts[1:] - 1) + [len(nodes)]):
+        reach = _reach(kernel, h, near, _window_budget(w[a:b]))
+        counts = table.counts(nodes, reach)
+        offsets = np.r_[0, np.cumsum(counts)]
+        for j0, j1 in pair_chunks(counts, MAX_CHUNK_ELEMENTS):
             node, point, sq = table.pairs(nodes, reach, offsets, j0, j1)
             out[s, j0:j1] = np.bincount(node - j0, kernel.kernel_sq(sq, h, 2) * w[live[point]],
                                         minlength=j1 - j0)

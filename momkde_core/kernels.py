@@ -105,29 +105,27 @@ def flushed_exp(log_values: np.ndarray) -> np.ndarray:
     """
     log_values = np.asarray(log_values, dtype=float)  # a 0-d array for a scalar
     keep = log_values >= EXP_FLOOR
-    np.maximum(log_values, EXP_FLOOR, out=log_values)
+    flush = not keep.all()  # (else the clamp and the product change nothing)
+    if flush:
+        np.maximum(log_values, EXP_FLOOR, out=log_values)
     np.exp(log_values, out=log_values)
-    log_values *= keep
+    if flush:
+        log_values *= keep  # (a product: a boolean-mask assignment is several times slower)
     return log_values
 
 
 def exp_in_place(values: np.ndarray) -> None:
     """exp of a float array, in place, the same values as ``np.exp(values, out=values)``
-    without numpy's slow path for most underflowing arguments: results that are 0
-    (arguments below -745.2) are set rather than computed
-    (numpy's exp takes 5-90x longer there than for a normal result; small bandwidths put
-    ~20 % of the pairs there), and only the thin band of subnormal results is computed as
-    such."""
-    keep = values >= EXP_FLOOR
-    if keep.all():
-        np.exp(values, out=values)
-        return
-    band = np.flatnonzero(~keep & (values >= ZERO_EXP_BELOW))
-    exact = np.exp(values.flat[band])
-    np.maximum(values, EXP_FLOOR, out=values)
-    np.exp(values, out=values)
-    values *= keep  # (a product: a boolean-mask assignment is several times slower)
-    values.flat[band] = exact
+    without numpy's slow path for most underflowing arguments (5-90x longer than for a
+    normal result; small bandwidths put ~20 % of the pairs there): :func:`flushed_exp`,
+    then the thin band of results below e^-700 that are not 0 (arguments down to -745.2)
+    computed exactly, subnormal as they are."""
+    low = values < EXP_FLOOR
+    band = np.flatnonzero(low & (values >= ZERO_EXP_BELOW)) if low.any() else None
+    exact = None if band is None else np.exp(values.flat[band])
+    flushed_exp(values)
+    if band is not None:
+        values.flat[band] = exact
 
 
 def _log_where(mask: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -39,7 +39,8 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
-from .engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR
+from .columns import per_column
+from .engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout
 from .kernels import Kernel, exp_in_place
 from .normalize import log_integral
 
@@ -138,17 +139,14 @@ class BlockDistances:
         self.sizes = np.bincount(self.block_of, minlength=n_blocks)
         order = np.argsort(self.block_of, kind="stable")
         starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
-        self.slots = int(self.sizes.max(initial=1))
-        columns = np.full((self.slots, n_blocks), -1)
-        for k in range(self.slots):
-            has = self.sizes > k
-            columns[k, has] = order[starts[has] + k]
-        flat = columns.ravel()
+        rows, padding = slot_layout(starts, self.sizes)
+        self.slots = rows.shape[0]
+        flat, padding = order[rows.ravel()], padding.ravel()
         # (computed in the slot layout directly: no n x n matrix to regroup)
-        self.sq = np.maximum(euclidean_distances(X, X[np.maximum(flat, 0)], squared=True), 0.0)
-        self.sq[:, flat < 0] = np.inf
+        self.sq = np.maximum(euclidean_distances(X, X[flat], squared=True), 0.0)
+        self.sq[:, padding] = np.inf
         own = np.empty(n, dtype=np.intp)
-        own[flat[flat >= 0]] = np.flatnonzero(flat >= 0)
+        own[flat[~padding]] = np.flatnonzero(~padding)
         self.sq[np.arange(n), own] = np.inf
 
     def log_sums(self, h: float, kernel: Kernel, d: int) -> np.ndarray:
@@ -224,7 +222,7 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
         evaluate(factor)
     best = max(scores, key=scores.get)
     if not np.isfinite(scores[best]):
-        best = _widen(evaluate, scores, coarse, float(np.ptp(Xs, axis=0).max()) / base)
+        best = _widen(evaluate, scores, coarse, float(per_column(np.ptp, Xs).max()) / base)
     step = (coarse[1] / coarse[0]) ** (1.0 / 3.0)
     for k in (-2, -1, 1, 2):
         evaluate(best * step**k)

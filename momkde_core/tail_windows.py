@@ -111,6 +111,17 @@ def _cell_sums(values, count, f0, f1, out):  # pragma: no cover (compiled)
         out[c] = acc
 
 
+def pair_chunks(counts: np.ndarray, max_pairs: int) -> list[tuple[int, int]]:
+    """Consecutive ranges [i0, i1) of items (windows, nodes) with ``counts`` pairs each,
+    about ``max_pairs`` pairs per range (an item's pairs are never split), covering every
+    item that has a pair: the chunks in which pairs are evaluated with bounded memory (here
+    and in the plane, :func:`momkde_core.engine._exact_at_nodes_plane`)."""
+    ends = np.cumsum(counts)
+    total = int(ends[-1]) if len(ends) else 0
+    cuts = np.unique(np.searchsorted(ends, np.arange(0, total, max_pairs), "right"))
+    return list(zip(cuts.tolist(), cuts[1:].tolist() + [len(counts)]))
+
+
 def window_sums(x: np.ndarray, w: np.ndarray, bounds: np.ndarray, nodes: np.ndarray,
                 lows: np.ndarray, highs: np.ndarray, kernel: Kernel, h: float,
                 max_pairs: int) -> np.ndarray:
@@ -140,11 +151,8 @@ def window_sums(x: np.ndarray, w: np.ndarray, bounds: np.ndarray, nodes: np.ndar
     _runs(px, pb, lows, highs, first, count)
     out = np.zeros(n_blocks * m)
     first, count = first.ravel(), count.ravel()
-    ends = np.cumsum(count)
-    cuts = np.unique(np.searchsorted(ends, np.arange(0, ends[-1] if len(ends) else 0,
-                                                     max_pairs), "right"))
     nodes = np.ascontiguousarray(nodes, dtype=np.float64)
-    for f0, f1 in zip(cuts, list(cuts[1:]) + [n_blocks * m]):
+    for f0, f1 in pair_chunks(count, max_pairs):
         total = int(count[f0:f1].sum())
         if not total:
             continue
