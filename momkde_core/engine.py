@@ -10,11 +10,13 @@ All four estimators are (medians of) weighted kernel sums
   augmented BLAS product per tile and are summed in linear space on both cores; only the
   queries whose sums underflow are redone in log space.
 * :func:`block_grid_sums`, on an evenly spaced 1-D axis or 2-D mesh (the plots, integrals
-  and metrics). It picks the cheapest of four backends: binning of all S blocks in one
+  and metrics). It picks the cheapest of five backends: binning of all S blocks in one
   compiled pass (:mod:`momkde_core.binning`) followed by one batched FFT convolution
   (:func:`_fft_sums`: Taylor moments of each cell for the Gaussian in 1-D, with a bound of
   the error at every node; linear binning refined
-  to ~1e-3 of the peak otherwise), an exact separable product for the Gaussian in 2-D
+  to ~1e-3 of the peak otherwise), for the Gaussian in 2-D the same linear binning summed
+  at the nodes by products of the axis factors (:mod:`momkde_core.binned_product`: no
+  transform of the whole binning grid) or an exact separable product
   (``A_x^T diag(w) A_y`` per block, a BLAS matrix product, the factors by the recurrence of
   :mod:`momkde_core.axis_factors`; many small blocks in one batched product), the exact
   chunked sum, or the
@@ -43,6 +45,8 @@ from scipy import sparse, spatial, special
 from threadpoolctl import threadpool_limits
 
 from .axis_factors import gaussian_axis_factors
+from .binned_product import BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
+from .binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from .binning import bin_blocks
 from .columns import bounding_box
 from .disc_pairs import DiscPairs
@@ -66,13 +70,15 @@ FFT_ROUNDOFF = 1e-13  # bound on an FFT convolution's absolute error / (K_h(0) x
 MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this many (n = 2048)
 MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
+REDO_UNITS_PER_NODE = 1e4  # choose_backend's price of an exact far-tail node in the plane
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
 
 # Binning cells per bandwidth needed for ~1e-3 (of the peak) accuracy. Linear binning
-# perturbs a smooth kernel by (delta/h)^2 / 8 relative to its peak, hence 12 for the
-# Gaussian; kernels with a kink (all the others) converge only as delta/h.
-CELLS_PER_BANDWIDTH = {"gaussian": 12.0, "exponential": 256.0, "epanechnikov": 512.0,
+# perturbs a smooth kernel by (delta/h)^2 / 8 of its peak per axis, (delta/h)^2 / 4 in the
+# plane (a point at a cell's centre), hence 16 for the Gaussian (only binned linearly in
+# 2-D); kernels with a kink (all the others) converge only as delta/h.
+CELLS_PER_BANDWIDTH = {"gaussian": GAUSSIAN_CELLS, "exponential": 256.0, "epanechnikov": 512.0,
                        "linear": 512.0, "cosine": 512.0}
 
 
@@ -314,7 +320,8 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
     """sum_{i in block s} w_i K_h(g - X_i) on the mesh of ``axes`` (1 or 2 evenly spaced axes).
 
     Returns shape (S, len(axes[0])) in 1-D and (S, len(axes[0]), len(axes[1])) in 2-D.
-    ``backend`` is "auto" (the cheapest), "fft", "separable", "band" or "exact".
+    ``backend`` is "auto" (the cheapest), "fft", "binned" (the Gaussian in 2-D:
+    :mod:`momkde_core.binned_product`), "separable", "band" or "exact".
     ``exact``: every node where the backend's value may be off by more than ``GRID_RTOL``
     (1e-6) relative is recomputed exactly (:func:`exact_at_nodes`): with the FFT in 1-D
     and the Gaussian that is every node (see :func:`_fft_sums`); otherwise the far tails,
@@ -328,26 +335,29 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
                          "; grids exist for d = 1 and d = 2 only")
     w = np.ones(len(X)) if weights is None else np.asarray(weights, dtype=float)
     if backend == "auto":
-        backend = choose_backend(X, bounds, axes, kernel, h)
+        backend = choose_backend(X, bounds, axes, kernel, h, exact)
     if backend == "fft":
         return _fft_sums(X, bounds, axes, kernel, h, w, exact)
     if backend == "separable":
         return _separable_sums(X, bounds, axes, kernel, h, w)
+    if backend == "binned":
+        sums = binned_product_sums(X, bounds, axes, h, w, kernel.log_norm(2) + 2 * np.log(h))
+        if exact:  # the binned value is a few per cent off at the threshold, more beyond
+            _redo_faint(sums, X, bounds, w, axes, kernel, h,
+                        _round_off(w, bounds, kernel, h, d))
+        return sums
     if backend == "band":
         sums = _band_sums(X, bounds, axes, kernel, h, w)
         if exact and not kernel.compact:  # the band drops terms below 1e-17 K_h(0)
-            faint = _lower_median(sums) * GRID_RTOL <= _round_off(w, bounds, kernel, h, d)
-            if faint.any():
-                mesh = np.meshgrid(*axes, indexing="ij")
-                sums[:, faint] = exact_at_nodes(X, bounds, w, np.stack([m[faint] for m in mesh],
-                                                                       axis=1), kernel, h)
+            _redo_faint(sums, X, bounds, w, axes, kernel, h,
+                        _round_off(w, bounds, kernel, h, d))
         return sums
     if backend == "exact":
         mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
         sums = exact_block_sums(X, bounds, mesh, kernel, h, w)
         return sums.reshape((len(bounds) - 1,) + tuple(len(a) for a in axes))
-    raise ValueError(f"unknown grid backend {backend!r}; allowed: auto, fft, separable, band, "
-                     "exact")
+    raise ValueError(f"unknown grid backend {backend!r}; allowed: auto, fft, binned, separable, "
+                     "band, exact")
 
 
 def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
@@ -500,10 +510,12 @@ def _fft_sizes(axes, plan) -> list[int]:
     return [(len(a) - 1) * k + 1 + 2 * L for a, (k, L, _) in zip(axes, plan)]
 
 
-def choose_backend(X, bounds, axes, kernel, h) -> str:
+def choose_backend(X, bounds, axes, kernel, h, exact: bool = False) -> str:
     """The cheapest exact-enough backend, from operation counts weighted by their measured
-    cost (one unit is about 0.25 ns on a 2020s core; ``benchmarks/bench_core.py`` and
-    ``benchmarks/bench_grid_speed.py`` time them)."""
+    cost (one unit is about 0.1-0.25 ns on a 2020s core; ``benchmarks/bench_core.py`` and
+    ``benchmarks/bench_grid_speed.py`` time them). ``exact``: the far tails will be
+    recomputed (see :func:`block_grid_sums`), which in the plane costs the binned backends
+    ~1 us per block and faint node (estimated: the nodes beyond the data's bounding box)."""
     n, d = X.shape
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
@@ -522,6 +534,14 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
             products, overhead = n, 6e5 * n_blocks
         costs["separable"] = (0.1 * products * n_grid + 30.0 * n * sum(len(a) for a in axes)
                               + overhead)
+        if even:
+            cells = binning_cells(X, axes, h, BAND_RADIUS * h)
+            columns = float(cells[0][2]) if cells else 0.0
+            if columns * len(axes[1]) <= MAX_GATHERED:  # one block's rows fit in a batch
+                step_y = (axes[1][-1] - axes[1][0]) / max(len(axes[1]) - 1, 1)
+                band = min(len(axes[1]), 2.0 * BAND_RADIUS * h / step_y + 2.0)
+                costs["binned"] = (10.0 * n * band + 2.0 * n_blocks * columns * len(axes[1])
+                                   + 0.3 * n_blocks * columns * n_grid + 2e5)
     if kernel.name in CELLS_PER_BANDWIDTH and even:
         plan = _fft_plan(axes, kernel, h)
         moments = TAYLOR_ORDER + 1 if _taylor(kernel, d) else 1
@@ -531,6 +551,14 @@ def choose_backend(X, bounds, axes, kernel, h) -> str:
         if cells * moments <= MAX_FFT_ELEMENTS:  # (blocks are binned and convolved in batches)
             costs["fft"] = (10.0 * n * (moments + 2**d) + 4.0 * n_blocks * cells * moments
                             + 6.0 * n_blocks * cells * np.log2(cells + 2))
+    if exact and d == 2 and n:
+        lows, highs = bounding_box(X)
+        inside = np.prod([np.count_nonzero((a >= lo) & (a <= hi))
+                          for a, lo, hi in zip(axes, lows, highs)])
+        redo = REDO_UNITS_PER_NODE * n_blocks * (n_grid - inside)
+        for name in ("fft", "binned") if kernel.compact else ("fft", "binned", "band"):
+            if name in costs:
+                costs[name] += redo
     return min(costs, key=costs.get)
 
 
@@ -655,15 +683,25 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
         remainder = sp_fft.irfftn(sp_fft.rfftn(heaviest, s=lengths) * bound_spectrum,
                                   s=lengths)[picks]
         slack = slack + np.abs(remainder)
+    cells = None
+    if taylor and occupied.size <= MAX_CELL_TABLE and not left_out.any():
+        cells = (origins[0], plan[0][2], occupied)  # every point was binned: its cells
+    _redo_faint(out, X, bounds, w, axes, kernel, h, slack, cells, trust)
+    return np.maximum(out, 0.0)
+
+
+def _redo_faint(sums, X, bounds, w, axes, kernel, h, slack, cells=None, trust=None) -> None:
+    """Recompute exactly, in place, every node of ``sums`` (S, *mesh) whose lower median
+    over the blocks (``trust``, computed if None) times GRID_RTOL is at most ``slack`` (a
+    scalar or one per node): where the backend's error could exceed GRID_RTOL of the value.
+    ``cells``: see :func:`exact_at_nodes`."""
+    if trust is None:
+        trust = _lower_median(sums)
     redo = trust * GRID_RTOL <= slack
     if redo.any():
-        cells = None
-        if taylor and occupied.size <= MAX_CELL_TABLE and not left_out.any():
-            cells = (origins[0], plan[0][2], occupied)  # every point was binned: its cells
         mesh = np.meshgrid(*axes, indexing="ij")
-        out[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
-                                      kernel, h, cells)
-    return np.maximum(out, 0.0)
+        sums[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
+                                       kernel, h, cells)
 
 
 def _lower_median(sums: np.ndarray) -> np.ndarray:

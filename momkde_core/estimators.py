@@ -362,7 +362,7 @@ class _BaseKDE(BaseEstimator):
         """(block sums on the mesh of ``axes``, in the frame; the backend that computed them)."""
         backend = "exact"
         if self.n_features_in_ <= 2 and all(is_evenly_spaced(a) for a in axes):
-            backend = choose_backend(self._X, self._bounds, axes, self._kernel, self._h)
+            backend = choose_backend(self._X, self._bounds, axes, self._kernel, self._h, exact)
         sums = block_grid_sums(self._X, self._bounds, axes, self._kernel, self._h,
                                self._w, backend=backend, exact=exact)
         return sums, backend

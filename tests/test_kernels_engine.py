@@ -161,7 +161,7 @@ def test_grid_1d_within_1e3_of_peak(kernel):
         assert np.max(np.abs(fast - exact)) <= 1e-3 * exact.max()
 
 
-@pytest.mark.parametrize("backend", ["fft", "separable", "band", "exact"])
+@pytest.mark.parametrize("backend", ["fft", "binned", "separable", "band", "exact"])
 def test_grid_2d_backends_within_1e3_of_peak(backend):
     rng = np.random.default_rng(3)
     X = np.r_[rng.normal(0, 0.5, (300, 2)), rng.normal(3, 0.3, (60, 2))]
@@ -279,7 +279,7 @@ def test_gaussian_1d_grid_is_exact_to_1e6_relative_everywhere(weighted, n_blocks
         np.testing.assert_allclose(np.log(grid), scipy_ref, rtol=0, atol=1e-6)
 
 
-@pytest.mark.parametrize("backend", ["fft", "band", "separable"])
+@pytest.mark.parametrize("backend", ["fft", "binned", "band", "separable"])
 def test_2d_far_tails_are_exact(backend):
     """In 2-D the nodes where the binned value is round-off (the far tails of a wide grid)
     are recomputed exactly: 1e-6 relative there, 1e-3 of the peak elsewhere."""
