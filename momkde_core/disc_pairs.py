@@ -17,23 +17,33 @@ of underflow as everywhere else). Serial and GIL-free, like :mod:`momkde_core.bi
 
 from __future__ import annotations
 
-from math import floor, sqrt
+from math import ceil, exp, floor, sqrt
 
 import numpy as np
 from numba import njit
+from scipy import ndimage
 
 SLACK = 1e-9  # cells are selected this far (in cell units) beyond the disc: the rounding of
 # a point's cell index must not drop a point exactly on the circle, which the distance keeps
 MAX_CELLS = 2**24  # the cell table's size (its int64 starts and their copy: 256 MiB)
+MAX_DISTANCE_CELLS = 2**18  # the distance transform's grid (coarser cells beyond this many)
+
+
+COUNT, FILL, GAUSSIAN = 0, 1, 2  # what _visit does with the pairs it finds
 
 
 @njit(cache=True, nogil=True)
-def _visit(px, py, starts, nx, ny, x0, y0, side, gx, gy, radius, j0, j1, offsets, fill,
-           node_out, point_out, sq_out, counts):  # pragma: no cover (compiled)
-    """Count (``fill`` False: into ``counts``) or write (``fill`` True: from ``offsets[j]
-    - offsets[j0]``) the pairs of nodes j0..j1 - 1. Cell (cx, cy) holds the points whose
-    ``int((p - origin) / side)`` is (cx, cy); the geometry is done in those same cell units
-    (a node's own column and row are at distance 0 exactly, whatever the rounding)."""
+def _visit(px, py, starts, nx, ny, x0, y0, side, gx, gy, radius, j0, j1, offsets, mode,
+           node_out, point_out, sq_out, counts, pw, log_peak, inv_2h2,
+           sums):  # pragma: no cover (compiled)
+    """For the pairs of nodes j0..j1 - 1: count them (``mode`` COUNT: into ``counts``),
+    write them (FILL: from ``offsets[j] - offsets[j0]``), or sum the Gaussian terms
+    ``pw[i] exp(log_peak - sq inv_2h2)`` per node into ``sums`` (GAUSSIAN; ``pw`` the
+    weights in the table's order; terms below e^-745 are 0, as exp gives them). Cell
+    (cx, cy) holds the points whose ``int((p - origin) / side)`` is (cx, cy); the geometry
+    is done in those same cell units (a node's own column and row are at distance 0
+    exactly, whatever the rounding)."""
+    fill = mode == FILL
     inv = 1.0 / side
     for j in range(j0, j1):
         r = radius[j]
@@ -55,6 +65,7 @@ def _visit(px, py, starts, nx, ny, x0, y0, side, gx, gy, radius, j0, j1, offsets
         cx_hi = int(floor(min(hi, nx - 1.0)))
         k = offsets[j] - offsets[j0] if fill else 0
         found = 0
+        total = 0.0
         for cx in range(cx_lo, cx_hi + 1):
             dx = max(0.0, cx - tx - SLACK, tx - (cx + 1) - SLACK) * side
             rest = r2 - dx * dx
@@ -72,15 +83,21 @@ def _visit(px, py, starts, nx, ny, x0, y0, side, gx, gy, radius, j0, j1, offsets
                 ey = py[i] - gy[j]
                 sq = ex * ex + ey * ey
                 if sq <= r2:
-                    if fill:
+                    if mode == GAUSSIAN:
+                        a = log_peak - sq * inv_2h2
+                        if a > -745.0:
+                            total += pw[i] * exp(a)
+                    elif fill:
                         node_out[k] = j
                         point_out[k] = i
                         sq_out[k] = sq
                         k += 1
                     else:
                         found += 1
-        if not fill:
+        if mode == COUNT:
             counts[j] = found
+        elif mode == GAUSSIAN:
+            sums[j] = total
 
 
 @njit(cache=True, nogil=True)
@@ -145,8 +162,8 @@ class DiscPairs:
         counts = np.zeros(len(gx), dtype=np.int64)
         empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0)
         _visit(self.px, self.py, self.starts, self.nx, self.ny, self.x0, self.y0, self.side,
-               gx, gy, radius, 0, len(gx), np.zeros(len(gx) + 1, np.int64), False,
-               empty_i, empty_i, empty_f, counts)
+               gx, gy, radius, 0, len(gx), np.zeros(len(gx) + 1, np.int64), COUNT,
+               empty_i, empty_i, empty_f, counts, empty_f, 0.0, 0.0, empty_f)
         return counts
 
     def pairs(self, nodes: np.ndarray, radius: np.ndarray, offsets: np.ndarray, j0: int,
@@ -158,10 +175,46 @@ class DiscPairs:
         node_out = np.empty(total, np.int64)
         point_out = np.empty(total, np.int64)
         sq_out = np.empty(total)
+        empty_f = np.zeros(0)
         _visit(self.px, self.py, self.starts, self.nx, self.ny, self.x0, self.y0, self.side,
-               gx, gy, radius, j0, j1, np.ascontiguousarray(offsets, dtype=np.int64), True,
-               node_out, point_out, sq_out, np.zeros(0, np.int64))
+               gx, gy, radius, j0, j1, np.ascontiguousarray(offsets, dtype=np.int64), FILL,
+               node_out, point_out, sq_out, np.zeros(0, np.int64), empty_f, 0.0, 0.0,
+               empty_f)
         return node_out, self.order[point_out], sq_out
+
+    def gaussian_sums(self, nodes: np.ndarray, radius: np.ndarray, weights: np.ndarray,
+                      h: float, log_peak: float) -> np.ndarray:
+        """Per node, the sum of weights[i] exp(log_peak - |node - p_i|^2 / 2h^2) over the
+        points within its radius (``weights`` in the caller's order): the pairs summed as
+        they are found, in one pass, instead of listed for a kernel in numpy."""
+        gx, gy, radius = self._nodes(nodes, radius)
+        sums = np.zeros(len(gx))
+        empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0)
+        pw = np.ascontiguousarray(np.asarray(weights, dtype=np.float64)[self.order])
+        _visit(self.px, self.py, self.starts, self.nx, self.ny, self.x0, self.y0, self.side,
+               gx, gy, radius, 0, len(gx), np.zeros(len(gx) + 1, np.int64), GAUSSIAN,
+               empty_i, empty_i, empty_f, empty_i, pw, float(log_peak), 0.5 / (h * h), sums)
+        return sums
+
+    def nearest_bounds(self, nodes: np.ndarray) -> np.ndarray:
+        """Per node, an upper bound of its distance to the table's nearest point: the
+        Euclidean distance transform (``scipy.ndimage``) of the occupied cells, on their
+        grid extended to the nodes (cells merged k x k when it would exceed
+        ``MAX_DISTANCE_CELLS``): the centres of the node's cell and of the nearest occupied
+        one are that far apart, plus a half diagonal at either end."""
+        gx, gy, _ = self._nodes(nodes, np.zeros(len(nodes)))
+        ix, iy = np.floor((gx - self.x0) / self.side), np.floor((gy - self.y0) / self.side)
+        lo_x, lo_y = min(0.0, ix.min(initial=0.0)), min(0.0, iy.min(initial=0.0))
+        size_x = max(float(self.nx), ix.max(initial=0.0) + 1.0) - lo_x
+        size_y = max(float(self.ny), iy.max(initial=0.0) + 1.0) - lo_y
+        merge = max(1.0, ceil(sqrt(size_x * size_y / MAX_DISTANCE_CELLS)))
+        shape = (int(ceil(size_x / merge)), int(ceil(size_y / merge)))
+        free = np.ones(shape, dtype=bool)
+        ox, oy = np.divmod(np.flatnonzero(np.diff(self.starts)), self.ny)
+        free[((ox - lo_x) // merge).astype(np.intp), ((oy - lo_y) // merge).astype(np.intp)] = False
+        apart = ndimage.distance_transform_edt(free)
+        at = apart[((ix - lo_x) // merge).astype(np.intp), ((iy - lo_y) // merge).astype(np.intp)]
+        return (at + np.sqrt(2.0) + SLACK) * (self.side * merge)
 
     def _nodes(self, nodes, radius):
         nodes = np.asarray(nodes, dtype=np.float64)

@@ -41,7 +41,7 @@ from functools import lru_cache
 
 import numpy as np
 from scipy import fft as sp_fft
-from scipy import sparse, spatial, special
+from scipy import sparse, special
 from threadpoolctl import threadpool_limits
 
 from .axis_factors import gaussian_axis_factors
@@ -70,7 +70,7 @@ FFT_ROUNDOFF = 1e-13  # bound on an FFT convolution's absolute error / (K_h(0) x
 MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this many (n = 2048)
 MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
-REDO_UNITS_PER_NODE = 1e4  # choose_backend's price of an exact far-tail node in the plane
+REDO_UNITS_PER_NODE = 4e3  # choose_backend's price of an exact far-tail node in the plane
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
 
@@ -515,7 +515,8 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False) -> str:
     cost (one unit is about 0.1-0.25 ns on a 2020s core; ``benchmarks/bench_core.py`` and
     ``benchmarks/bench_grid_speed.py`` time them). ``exact``: the far tails will be
     recomputed (see :func:`block_grid_sums`), which in the plane costs the binned backends
-    ~1 us per block and faint node (estimated: the nodes beyond the data's bounding box)."""
+    a cell table per block (~20 ns per point, ~1 ms of distance transform) and ~0.4 us per
+    block and faint node (estimated: the nodes beyond the data's bounding box)."""
     n, d = X.shape
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
@@ -555,7 +556,7 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False) -> str:
         lows, highs = bounding_box(X)
         inside = np.prod([np.count_nonzero((a >= lo) & (a <= hi))
                           for a, lo, hi in zip(axes, lows, highs)])
-        redo = REDO_UNITS_PER_NODE * n_blocks * (n_grid - inside)
+        redo = 200.0 * n + n_blocks * (1e7 + REDO_UNITS_PER_NODE * (n_grid - inside))
         for name in ("fft", "binned") if kernel.compact else ("fft", "binned", "band"):
             if name in costs:
                 costs[name] += redo
@@ -821,24 +822,24 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
 
 def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h) -> np.ndarray:
     """:func:`exact_at_nodes` in the plane: per block, a table of cells of side >= h / 2
-    (:class:`momkde_core.disc_pairs.DiscPairs`); a k-d tree of the occupied cells' centres
-    bounds each node's distance to the block's nearest point, hence its reach, and the
-    compiled enumeration lists the points within that reach."""
+    (:class:`momkde_core.disc_pairs.DiscPairs`); the distance transform of its occupied
+    cells bounds each node's distance to the block's nearest point, hence its reach, and
+    the compiled enumeration sums the Gaussian terms of the points within that reach as it
+    finds them (other kernels: it lists the pairs for the kernel in numpy)."""
     n_blocks = len(bounds) - 1
     out = np.zeros((n_blocks, len(nodes)))
     side = max(h / 2, max(float(np.ptp(X[:, k])) for k in range(2)) / 2**10)
-    half_diagonal = side / np.sqrt(2.0)
+    log_peak = float(kernel.log_kernel_sq(np.zeros(1), h, 2)[0])
     for s in range(n_blocks):
         a, b = bounds[s], bounds[s + 1]
         live = np.flatnonzero(w[a:b] > 0) + a
         if not len(live):
             continue
         table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
-        occupied = np.flatnonzero(np.diff(table.starts))
-        centres = (np.stack(np.unravel_index(occupied, table.cell_shape), axis=1) + 0.5) \
-            * side + (table.x0, table.y0)
-        near = spatial.cKDTree(centres).query(nodes)[0] + half_diagonal
-        reach = _reach(kernel, h, near, _window_budget(w[a:b]))
+        reach = _reach(kernel, h, table.nearest_bounds(nodes), _window_budget(w[a:b]))
+        if kernel.name == "gaussian":
+            out[s] = table.gaussian_sums(nodes, reach, w[live], h, log_peak)
+            continue
         counts = table.counts(nodes, reach)
         offsets = np.r_[0, np.cumsum(counts)]
         for j0, j1 in pair_chunks(counts, MAX_CHUNK_ELEMENTS):

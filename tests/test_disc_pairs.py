@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from momkde_core import disc_pairs
 from momkde_core.disc_pairs import DiscPairs
 
 
@@ -111,3 +112,43 @@ def test_points_on_cell_edges_and_nodes_on_points(side):
         sq = ((nodes[:, None, :] - points[None, :, :]) ** 2).sum(axis=2)
         np.testing.assert_array_equal(counts, (sq <= radius[:, None] ** 2).sum(axis=1))
         assert counts.min() >= 1  # (the node's own point)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), m=st.integers(1, 60),
+       side=st.floats(0.05, 3.0), scale=st.sampled_from([1e-3, 1.0, 1e3]))
+def test_gaussian_sums_equal_the_listed_pairs(seed, n, m, side, scale):
+    """The fused Gaussian pass sums exactly the pairs the enumeration lists (same radii,
+    weights, log peak), to rounding."""
+    rng = np.random.default_rng(seed)
+    points = np.r_[rng.normal(0, 1, (n, 2)), rng.normal(3, 0.05, (n // 5, 2))] * scale
+    nodes = rng.uniform(-8, 10, (m, 2)) * scale
+    radius = rng.choice([0.0, 0.3, 2.0, 9.0, np.inf], m) * scale
+    weights = rng.uniform(0.1, 2.0, len(points))
+    h, log_peak = 0.7 * scale, -1.3
+    table = DiscPairs(points, side * scale)
+    node, point, sq = _all_pairs(points, nodes, radius)
+    ref = np.bincount(node, weights[point] * np.exp(log_peak - sq / (2 * h * h)), minlength=m)
+    got = table.gaussian_sums(nodes, radius, weights, h, log_peak)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), m=st.integers(1, 60),
+       side=st.floats(0.05, 3.0), scale=st.sampled_from([1e-3, 1.0, 1e3]),
+       cap=st.sampled_from([4, 64, 2**18]))
+def test_nearest_bounds_bound_the_nearest_distance(seed, n, m, side, scale, cap):
+    """Nodes inside, beside and far outside the table, on points: the bound is at least the
+    distance to the nearest point and at most that plus two cell diagonals (the transform's
+    grid at full resolution), whatever the merging of cells (``cap``)."""
+    rng = np.random.default_rng(seed)
+    points = np.r_[rng.normal(0, 1, (n, 2)), rng.normal(3, 0.05, (n // 5, 2))] * scale
+    nodes = np.r_[rng.uniform(-30, 30, (m, 2)) * scale, points[:2]]
+    table = DiscPairs(points, side * scale)
+    nearest = np.sqrt(((nodes[:, None, :] - points[None]) ** 2).sum(axis=2)).min(axis=1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(disc_pairs, "MAX_DISTANCE_CELLS", cap)
+        got = table.nearest_bounds(nodes)
+    assert np.all(got >= nearest)
+    if cap == 2**18:
+        assert np.all(got <= nearest + 2 * np.sqrt(2) * side * scale * (1 + 1e-6))
