@@ -45,7 +45,7 @@ from scipy import sparse, special
 from threadpoolctl import threadpool_limits
 
 from .axis_factors import gaussian_axis_factors
-from .binned_product import BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
+from .binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
 from .binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from .binning import bin_blocks
 from .columns import bounding_box
@@ -338,8 +338,9 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
         backend = choose_backend(X, bounds, axes, kernel, h, exact)
     if backend == "fft":
         return _fft_sums(X, bounds, axes, kernel, h, w, exact)
-    if backend == "separable":
-        return _separable_sums(X, bounds, axes, kernel, h, w)
+    if backend == "separable":  # (without exact tails, terms below 4e-18 K_h(0) are dropped)
+        return _separable_sums(X, bounds, axes, kernel, h, w,
+                               floor=EXP_FLOOR if exact else BAND_FLOOR)
     if backend == "binned":
         sums = binned_product_sums(X, bounds, axes, h, w, kernel.log_norm(2) + 2 * np.log(h))
         if exact:  # the binned value is a few per cent off at the threshold, more beyond
@@ -953,9 +954,13 @@ def _batch_width(bounds: np.ndarray) -> int:
     return widest if len(bounds) > 2 and 0 < widest <= SEPARABLE_BATCH_POINTS else 0
 
 
-def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK_ELEMENTS):
+def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK_ELEMENTS,
+                    floor: float = EXP_FLOOR):
     """Exact Gaussian sums on a 2-D mesh: per block, A_x^T diag(w) A_y (BLAS products), in
     chunks of points so that the factors never exceed ``max_elements`` entries each.
+    Factors below e^``floor`` are 0: with the binned product's BAND_FLOOR (e^-40, when no
+    exact tails are asked for) a node beyond ~9 h of a block's points gets an exact 0 from
+    it, which the median's skipping of mostly-zero nodes relies on.
 
     Many small blocks (at most ``SEPARABLE_BATCH_POINTS`` points each, as MoM-KDE's
     2 ceil(eps n) + 1 blocks are) go through one batched product per group of blocks, each
@@ -967,9 +972,11 @@ def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK
     out = np.zeros((n_blocks, len(axes[0]), len(axes[1])))
 
     def factor(lo, hi, k):  # by recurrence on an evenly spaced axis, else one exp each
-        values = gaussian_axis_factors(X[lo:hi, k], axes[k], h, EXP_FLOOR)
+        values = gaussian_axis_factors(X[lo:hi, k], axes[k], h, floor)
         if values is None:
             values = flushed_exp(-0.5 * np.square((X[lo:hi, k:k + 1] - axes[k][None, :]) / h))
+            if floor > EXP_FLOOR:
+                values *= values >= np.exp(floor)
         return values
 
     def factors(lo, hi):
