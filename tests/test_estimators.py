@@ -87,14 +87,23 @@ def test_mom_with_one_block_is_exactly_the_kde(contaminated_1d):
     assert np.array_equal(mom.pdf_grid(ys), kde.pdf_grid(ys))
 
 
-@pytest.mark.parametrize("n, S", [(10, 3), (101, 10), (1000, 7), (5, 5)])
+@pytest.mark.parametrize("n, S", [(10, 3), (101, 10), (1000, 7), (5, 5), (1000, 300)])
 def test_mom_blocks_use_every_point_and_sizes_differ_by_at_most_one(n, S):
+    """Few blocks are labelled block by block, many (S = 300) by one repeat: either way
+    every row is in the block whose stored rows hold it, and the weights' logs (built on
+    first read) are -log of the block's size."""
     X = np.arange(n, dtype=float)
     est = MoMKDE(n_blocks=S, bandwidth=1.0, random_state=0, normalize=False).fit(X)
     counts = np.bincount(est.block_of_, minlength=S)
     assert counts.sum() == n and counts.max() - counts.min() <= 1
-    # the stored blocks hold exactly the training rows
+    # the stored blocks hold exactly the training rows, each in its labelled block
     assert sorted(est._X.ravel()) == list(X)
+    for s in range(S):
+        rows = est._X[est._bounds[s]:est._bounds[s + 1], 0]
+        assert np.array_equal(np.sort(rows), np.flatnonzero(est.block_of_ == s))
+    sizes = np.diff(est._bounds)
+    assert np.array_equal(est._log_w, np.repeat(-np.log(sizes), sizes))
+    np.testing.assert_allclose(np.exp(est._log_w), est._w, rtol=1e-15)
 
 
 def test_mom_is_the_median_of_block_kdes_from_sklearn(contaminated_1d):
