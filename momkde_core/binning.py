@@ -75,8 +75,11 @@ def _linear_2d(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y,
 
 def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[float],
                origins: list[float], sizes: list[int], taylor_order: int | None,
-               left_out: np.ndarray | None = None) -> np.ndarray:
-    """Per block, the binned sums on the grid, shape (S, moments, *sizes).
+               left_out: np.ndarray | None = None, padded: list[int] | None = None
+               ) -> np.ndarray:
+    """Per block, the binned sums on the grid, shape (S, moments, *sizes), or
+    (S, moments, *padded) with zeros beyond ``sizes`` (``padded`` >= sizes per axis: the
+    FFT lengths, so that the transform needs no padded copy).
 
     ``X`` (n, d), sorted by block (block s is rows ``bounds[s]:bounds[s+1]``), ``w`` the
     points' weights; per axis the cell ``steps``, the ``origins`` (the coordinate of the
@@ -99,7 +102,9 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
         raise ValueError("Taylor moments are binned in 1-D only")
     w = np.asarray(w, dtype=np.float64)  # (strided or a broadcast value: read in place)
     moments = 1 if taylor_order is None else taylor_order + 1
-    out = np.zeros((n_blocks, moments, *sizes))
+    if padded is not None and not (len(padded) == d and all(p >= z for p, z in zip(padded, sizes))):
+        raise ValueError("bin_blocks' padded shape must be at least sizes on every axis")
+    out = np.zeros((n_blocks, moments, *(sizes if padded is None else padded)))
     shift = 0.0 if taylor_order is None else 0.5
     inv = [1.0 / step for step in steps]
     offsets = [shift - origin / step for origin, step in zip(origins, steps)]

@@ -665,14 +665,17 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
     left_out = np.empty(n_blocks, dtype=np.int64)  # per block: points beyond the grid
     for lo in range(0, n_blocks, step):
         hi = min(n_blocks, lo + step)
+        # binned straight into arrays of the FFT lengths (zeros beyond the grid): the
+        # transform then pads nothing (a copy of every batch otherwise)
         binned = bin_blocks(X[bounds[lo]:bounds[hi]], bounds[lo:hi + 1] - bounds[lo],
                             w[bounds[lo]:bounds[hi]], [fine for _, _, fine in plan], origins,
-                            sizes, TAYLOR_ORDER if taylor else None, left_out[lo:hi])
+                            sizes, TAYLOR_ORDER if taylor else None, left_out[lo:hi], lengths)
         if taylor:
-            np.maximum(heaviest, binned[:, 0].max(axis=0), out=heaviest)
-            occupied[lo:hi] = binned[:, 0] != 0
+            grid = (slice(None), 0, *(slice(0, z) for z in sizes))
+            np.maximum(heaviest, binned[grid].max(axis=0), out=heaviest)
+            occupied[lo:hi] = binned[grid] != 0
         workers = FFT_WORKERS if binned.size >= FFT_THREADED_ELEMENTS else 1
-        spec = sp_fft.rfftn(binned, s=lengths, axes=fft_axes, workers=workers)
+        spec = sp_fft.rfftn(binned, axes=fft_axes, workers=workers)
         del binned
         spec *= spectra
         conv = sp_fft.irfftn(spec.sum(axis=1), s=lengths, axes=fft_axes, workers=workers)

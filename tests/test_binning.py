@@ -116,3 +116,23 @@ def test_a_wrong_layout_is_a_value_error_not_a_read_past_the_arrays(bounds, w, s
     with pytest.raises(ValueError, match="bin_blocks needs"):
         bin_blocks(np.zeros((3, 1)), bounds, w, [0.1] * len(sizes), [0.0] * len(sizes),
                    sizes, None)
+
+
+@pytest.mark.parametrize("d, order", [(1, 3), (1, None), (2, None)])
+def test_padded_binning_is_the_grid_followed_by_zeros(d, order):
+    """Binned into arrays of the FFT lengths: the grid's cells as without padding, zeros
+    beyond; a padded shape smaller than the grid is refused."""
+    rng = np.random.default_rng(8)
+    X = rng.normal(0, 1, (500, d))
+    bounds, w = np.array([0, 200, 500]), rng.uniform(0.5, 1.5, 500)
+    steps, origins, sizes = [0.1] * d, [-2.0] * d, [41] * d
+    plain = bin_blocks(X, bounds, w, steps, origins, sizes, order)
+    padded = bin_blocks(X, bounds, w, steps, origins, sizes, order, padded=[64] * d)
+    assert padded.shape == plain.shape[:2] + (64,) * d
+    inside = (slice(None), slice(None)) + (slice(0, 41),) * d
+    np.testing.assert_array_equal(padded[inside], plain)
+    rest = padded.copy()
+    rest[inside] = 0.0
+    assert not rest.any()
+    with pytest.raises(ValueError, match="padded"):
+        bin_blocks(X, bounds, w, steps, origins, sizes, order, padded=[40] * d)
