@@ -70,7 +70,7 @@ FFT_ROUNDOFF = 1e-13  # bound on an FFT convolution's absolute error / (K_h(0) x
 MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this many (n = 2048)
 MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
-REDO_UNITS_PER_NODE = 4e3  # choose_backend's price of an exact far-tail node in the plane
+REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in the plane
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
 
@@ -516,8 +516,9 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False) -> str:
     cost (one unit is about 0.1-0.25 ns on a 2020s core; ``benchmarks/bench_core.py`` and
     ``benchmarks/bench_grid_speed.py`` time them). ``exact``: the far tails will be
     recomputed (see :func:`block_grid_sums`), which in the plane costs the binned backends
-    a cell table per block (~20 ns per point, ~1 ms of distance transform) and ~0.4 us per
-    block and faint node (estimated: the nodes beyond the data's bounding box)."""
+    ~60 ns per point, ~0.5 ms per block (its cell table and distance transform) and
+    ~0.2 us per block and faint node (estimated: the nodes beyond the data's bounding box),
+    as measured."""
     n, d = X.shape
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
@@ -557,7 +558,7 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False) -> str:
         lows, highs = bounding_box(X)
         inside = np.prod([np.count_nonzero((a >= lo) & (a <= hi))
                           for a, lo, hi in zip(axes, lows, highs)])
-        redo = 200.0 * n + n_blocks * (1e7 + REDO_UNITS_PER_NODE * (n_grid - inside))
+        redo = 600.0 * n + n_blocks * (5e6 + REDO_UNITS_PER_NODE * (n_grid - inside))
         for name in ("fft", "binned") if kernel.compact else ("fft", "binned", "band"):
             if name in costs:
                 costs[name] += redo
@@ -706,7 +707,7 @@ def _redo_faint(sums, X, bounds, w, axes, kernel, h, slack, cells=None, trust=No
     if redo.any():
         mesh = np.meshgrid(*axes, indexing="ij")
         sums[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
-                                       kernel, h, cells)
+                                       kernel, h, cells, (axes, redo))
 
 
 def _lower_median(sums: np.ndarray) -> np.ndarray:
@@ -789,7 +790,8 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
 
 
 def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.ndarray,
-                   kernel: Kernel, h: float, cells: tuple | None = None) -> np.ndarray:
+                   kernel: Kernel, h: float, cells: tuple | None = None,
+                   mesh: tuple | None = None) -> np.ndarray:
     """Exact block sums at a few nodes (shape (S, m)) from the points that matter at each.
 
     Points are grouped in coarse cells (side >= h / 2). For block s and node g, with D an
@@ -800,7 +802,9 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     of the cells within r give the sum to 1e-10 relative: in the far tails a few points next to the
     data's edge, not all n. Sums below 1e-290 (terms there may have been flushed) are redone
     in log space over the block's points. ``cells`` (1-D): the occupancy of cells the caller
-    has already computed, see :func:`_exact_at_nodes_1d`.
+    has already computed, see :func:`_exact_at_nodes_1d`. ``mesh`` (2-D): (axes, mask)
+    when ``nodes`` are the nodes of the mesh of ``axes`` where ``mask`` is True, in C order,
+    for the plane's tiled Gaussian sums (:func:`_exact_at_nodes_plane`).
     """
     X, nodes = _as_2d(X), _as_2d(nodes)
     n, d = X.shape
@@ -810,7 +814,7 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     if d == 1:
         out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h, cells)
     elif d == 2:
-        out = _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h)
+        out = _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh)
     else:
         raise ValueError(f"exact_at_nodes works on a line or in the plane, not in d = {d}")
     for s in range(n_blocks):
@@ -824,12 +828,13 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     return out
 
 
-def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h) -> np.ndarray:
+def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None) -> np.ndarray:
     """:func:`exact_at_nodes` in the plane: per block, a table of cells of side >= h / 2
     (:class:`momkde_core.disc_pairs.DiscPairs`); the distance transform of its occupied
-    cells bounds each node's distance to the block's nearest point, hence its reach, and
-    the compiled enumeration sums the Gaussian terms of the points within that reach as it
-    finds them (other kernels: it lists the pairs for the kernel in numpy)."""
+    cells bounds each node's distance to the block's nearest point, hence its reach. For
+    the Gaussian on a ``mesh`` the points are then found once per tile of 4 x 4 nodes and
+    summed as products of per-axis factors (``DiscPairs.mesh_gaussian_sums``); otherwise
+    the compiled enumeration lists each node's pairs for the kernel in numpy."""
     n_blocks = len(bounds) - 1
     out = np.zeros((n_blocks, len(nodes)))
     side = max(h / 2, max(float(np.ptp(X[:, k])) for k in range(2)) / 2**10)
@@ -841,8 +846,11 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h) -> np.ndarray:
             continue
         table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
         reach = _reach(kernel, h, table.nearest_bounds(nodes), _window_budget(w[a:b]))
-        if kernel.name == "gaussian":
-            out[s] = table.gaussian_sums(nodes, reach, w[live], h, log_peak)
+        if kernel.name == "gaussian" and mesh is not None and abs(log_peak) <= 50.0:
+            axes, mask = mesh
+            full = np.full(mask.shape, -1.0)
+            full[mask] = reach
+            out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak)[mask]
             continue
         counts = table.counts(nodes, reach)
         offsets = np.r_[0, np.cumsum(counts)]

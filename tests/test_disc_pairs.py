@@ -115,22 +115,47 @@ def test_points_on_cell_edges_and_nodes_on_points(side):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), m=st.integers(1, 60),
-       side=st.floats(0.05, 3.0), scale=st.sampled_from([1e-3, 1.0, 1e3]))
-def test_gaussian_sums_equal_the_listed_pairs(seed, n, m, side, scale):
-    """The fused Gaussian pass sums exactly the pairs the enumeration lists (same radii,
-    weights, log peak), to rounding."""
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), side=st.floats(0.05, 3.0),
+       scale=st.sampled_from([1e-3, 1.0, 1e3]), tile=st.sampled_from([1, 3, 4, 8]),
+       log_peak=st.floats(-50.0, 50.0))
+def test_mesh_gaussian_sums_bracket_the_pairs_within_reach(seed, n, side, scale, tile,
+                                                           log_peak):
+    """Per mesh node: at least the sum over the points within its reach (every one of them
+    is in its tile's disc), at most the sum over all points (the tile's disc may hold
+    more), equal to it where the reach is infinite, 0 where the reach is negative; with
+    tiles of one node, exactly the listed pairs' sum."""
     rng = np.random.default_rng(seed)
     points = np.r_[rng.normal(0, 1, (n, 2)), rng.normal(3, 0.05, (n // 5, 2))] * scale
-    nodes = rng.uniform(-8, 10, (m, 2)) * scale
-    radius = rng.choice([0.0, 0.3, 2.0, 9.0, np.inf], m) * scale
+    axes = [np.linspace(-6, 8, 13) * scale, np.linspace(-5, 9, 11) * scale]
+    reach = rng.choice([-1.0, 0.0, 0.3, 2.0, 9.0, np.inf], (13, 11)) * scale
+    reach[reach < 0] = -1.0
     weights = rng.uniform(0.1, 2.0, len(points))
-    h, log_peak = 0.7 * scale, -1.3
+    h = 0.7 * scale
     table = DiscPairs(points, side * scale)
-    node, point, sq = _all_pairs(points, nodes, radius)
-    ref = np.bincount(node, weights[point] * np.exp(log_peak - sq / (2 * h * h)), minlength=m)
-    got = table.gaussian_sums(nodes, radius, weights, h, log_peak)
-    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=0)
+    got = table.mesh_gaussian_sums(axes, reach, weights, h, log_peak, tile=tile)
+    nodes = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
+    sq = ((nodes[:, None, :] - points[None]) ** 2).sum(axis=2)
+    terms = weights * np.exp(log_peak - sq / (2 * h * h))
+    flat = reach.ravel()
+    within = np.where(sq <= np.maximum(flat, 0.0)[:, None] ** 2, terms, 0.0).sum(axis=1)
+    full = terms.sum(axis=1)
+    got = got.ravel()
+    live = flat >= 0
+    assert np.all(got[~live] == 0)
+    assert np.all(got[live] >= within[live] * (1 - 1e-12))
+    assert np.all(got[live] <= full[live] * (1 + 1e-12))
+    np.testing.assert_allclose(got[flat == np.inf], full[flat == np.inf], rtol=1e-12)
+    if tile == 1:
+        np.testing.assert_allclose(got[live], within[live], rtol=1e-12)
+
+
+def test_mesh_gaussian_sums_refuse_a_wrong_reach_or_log_peak():
+    table = DiscPairs(np.zeros((3, 2)), 0.5)
+    axes = [np.linspace(0, 1, 4), np.linspace(0, 1, 5)]
+    with pytest.raises(ValueError, match="reach"):
+        table.mesh_gaussian_sums(axes, np.zeros((5, 4)), np.ones(3), 1.0, 0.0)
+    with pytest.raises(ValueError, match="log_peak"):
+        table.mesh_gaussian_sums(axes, np.zeros((4, 5)), np.ones(3), 1.0, 60.0)
 
 
 @settings(max_examples=60, deadline=None)
