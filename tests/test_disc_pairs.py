@@ -175,5 +175,8 @@ def test_nearest_bounds_bound_the_nearest_distance(seed, n, m, side, scale, cap)
         patch.setattr(disc_pairs, "MAX_DISTANCE_CELLS", cap)
         got = table.nearest_bounds(nodes)
     assert np.all(got >= nearest)
-    if cap == 2**18:
-        assert np.all(got <= nearest + 2 * np.sqrt(2) * side * scale * (1 + 1e-6))
+    # not much more: two diagonals of the transform's cells (merged k x k to fit ``cap``)
+    both = np.r_[points, nodes]
+    cells = np.prod(np.ptp(both, axis=0) / (side * scale) + 3)
+    merge = max(1.0, np.ceil(np.sqrt(cells / cap)))
+    assert np.all(got <= nearest + 2 * np.sqrt(2) * side * scale * merge * (1 + 1e-6))
