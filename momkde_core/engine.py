@@ -73,6 +73,7 @@ SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separabl
 REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in the plane
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
+_BLAS_LIMIT_LOCK = threading.Lock()  # held while BLAS is limited to one thread per call
 
 # Binning cells per bandwidth needed for ~1e-3 (of the peak) accuracy. Linear binning
 # perturbs a smooth kernel by (delta/h)^2 / 8 of its peak per axis, (delta/h)^2 / 4 in the
@@ -201,7 +202,11 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
     spans = [(j0, min(m, j0 + cols)) for j0 in range(0, m, cols)]
     probe = spans[:FFT_WORKERS]
     filled = np.diff(bounds) > 0  # (an empty block is -inf, rightly)
-    with threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(FFT_WORKERS) as pool:
+    # (threadpoolctl's limit is process-wide: two threads setting and restoring it at once,
+    # as concurrent app sessions or the robust search's candidates would, could leave BLAS
+    # on one thread for good; the lock keeps each set / restore pair whole)
+    with _BLAS_LIMIT_LOCK, threadpool_limits(1, user_api="blas"), \
+            ThreadPoolExecutor(FFT_WORKERS) as pool:
         list(pool.map(lambda s: work(*s), probe))
         done = probe[-1][1]
         if (out[filled, :done] < LOG_SAFE_FAST).any(axis=0).mean() <= 0.5:

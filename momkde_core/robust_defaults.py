@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Real
 
 import numpy as np
@@ -52,6 +53,7 @@ PILOT_CONTAMINATION = 0.2  # the share assumed by the pilot of "auto"
 FLAG_RATIO = 0.3  # "auto" flags a point whose robust density is below 0.3 x its KDE density
 SELECTION_DRAWS = 1024  # importance-sampling draws of the median's integral (d > 2) per candidate
 CHUNK_ROWS_ELEMENTS = 2 * CACHE_CHUNK_ELEMENTS  # kernel values per row chunk (1 MiB)
+SEARCH_WORKERS = 2  # threads scoring the candidate bandwidths (the machines here: 2 cores)
 
 
 def check_contamination(contamination, allow_auto: bool = True) -> None:
@@ -208,24 +210,35 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
     by_block = BlockDistances(Xs, S, seed)
     scores: dict[float, float] = {}
 
-    def evaluate(factor: float) -> None:
+    def score(factor: float) -> float:
         try:
             values = leave_own_block_out_scores(Xs, S, float(base * factor), kernel, seed,
                                                 by_block=by_block)
         except ValueError:  # the median vanishes everywhere: too many blocks for this h
-            scores[factor] = -np.inf
-        else:
-            scores[factor] = float(np.mean(np.sort(values)[keep_from:]))
+            return -np.inf
+        return float(np.mean(np.sort(values)[keep_from:]))
+
+    def evaluate(*factors: float) -> None:
+        """Score the candidates, on SEARCH_WORKERS threads (each candidate's work is
+        numpy, BLAS and compiled loops that release the GIL; its result does not depend
+        on the threads, as the order of the scores does not)."""
+        if len(factors) == 1:
+            scores[factors[0]] = score(factors[0])
+            return
+        # the tiny-blocks warning of each candidate's fit is silenced here, in this thread:
+        # the filters are process-wide and catch_warnings is not thread-safe, so the
+        # workers' own (nested) silencing may restore a state without it, never this one
+        with warnings.catch_warnings(), ThreadPoolExecutor(SEARCH_WORKERS) as pool:
+            warnings.simplefilter("ignore", UserWarning)
+            scores.update(zip(factors, pool.map(score, factors)))
 
     coarse = np.geomspace(*CANDIDATE_SPAN, COARSE_CANDIDATES)
-    for factor in coarse:
-        evaluate(factor)
-    best = max(scores, key=scores.get)
+    evaluate(*coarse)
+    best = max(scores, key=scores.get)  # (the first of equal scores: coarse order)
     if not np.isfinite(scores[best]):
         best = _widen(evaluate, scores, coarse, float(per_column(np.ptp, Xs).max()) / base)
     step = (coarse[1] / coarse[0]) ** (1.0 / 3.0)
-    for k in (-2, -1, 1, 2):
-        evaluate(best * step**k)
+    evaluate(*(best * step**k for k in (-2, -1, 1, 2)))
     best = max(scores, key=scores.get)
     if not np.isfinite(scores[best]):
         raise ValueError(f"bandwidth='robust' found no bandwidth for which the median of the "

@@ -266,3 +266,24 @@ def test_compact_kernels_get_a_robust_bandwidth_with_small_blocks(kernel) -> Non
         errors[name] = np.abs(f - truth).sum() * (xs[1] - xs[0])
     assert est.n_blocks_ == 201
     assert errors[kernel] < 1.5 * errors["gaussian"]
+
+
+@pytest.mark.parametrize("dim, ratio", [(1, 0.1), (2, 0.3)])
+def test_candidates_on_two_threads_give_the_sequential_choice_silently(dim, ratio,
+                                                                       monkeypatch) -> None:
+    """The candidate bandwidths are scored on SEARCH_WORKERS threads: the same h as one
+    after the other, and none of the candidates' tiny-block warnings reaches the user
+    (at ratio 0.3 the blocks hold fewer than two points: each candidate's fit warns)."""
+    import warnings
+
+    from momkde_core import robust_defaults
+
+    data = make_contaminated("uniform", n_inliers=800, ratio=ratio, dim=dim, random_state=3)
+    gauss = get_kernel("gaussian")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        threaded = select_bandwidth(data.X, "robust", gauss, random_state=1,
+                                    contamination=ratio)
+    monkeypatch.setattr(robust_defaults, "SEARCH_WORKERS", 1)
+    sequential = select_bandwidth(data.X, "robust", gauss, random_state=1, contamination=ratio)
+    assert threaded == sequential
