@@ -12,7 +12,11 @@ Numpy can only do this with a Python list per node (a k-d tree's ball query) and
 of every candidate; compiled, it is one pass over the candidate runs. The enumeration is
 split in two passes (count, then fill a node range) so that the caller can bound memory by
 the number of pairs, and the kernel itself stays in numpy (every kernel, the same flushing
-of underflow as everywhere else). Serial and GIL-free, like :mod:`momkde_core.binning`.
+of underflow as everywhere else). For the Gaussian on a mesh, :meth:`DiscPairs.
+mesh_gaussian_sums` finds the points once per tile of nodes and sums their terms in the
+compiled loop as products of per-axis factors; :meth:`DiscPairs.nearest_bounds` bounds each
+node's distance to the nearest point (hence its reach) by a distance transform of the
+occupied cells. Serial and GIL-free, like :mod:`momkde_core.binning`.
 """
 
 from __future__ import annotations
@@ -200,10 +204,6 @@ class DiscPairs:
             np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1]), self.side,
             self.px, self.py, self.order)
 
-    @property
-    def cell_shape(self) -> tuple[int, int]:
-        return self.nx, self.ny
-
     def counts(self, nodes: np.ndarray, radius: np.ndarray) -> np.ndarray:
         """Per node, how many points lie within its radius (distance <= radius)."""
         gx, gy, radius = self._nodes(nodes, radius)
@@ -256,15 +256,17 @@ class DiscPairs:
     def nearest_bounds(self, nodes: np.ndarray) -> np.ndarray:
         """Per node, an upper bound of its distance to the table's nearest point: the
         Euclidean distance transform (``scipy.ndimage``) of the occupied cells, on their
-        grid extended to the nodes (cells merged k x k when it would exceed
-        ``MAX_DISTANCE_CELLS``): the centres of the node's cell and of the nearest occupied
+        grid extended to the nodes (cells merged k x k when a side would exceed
+        sqrt(``MAX_DISTANCE_CELLS``)): the centres of the node's cell and of the nearest occupied
         one are that far apart, plus a half diagonal at either end."""
         gx, gy, _ = self._nodes(nodes, np.zeros(len(nodes)))
         ix, iy = np.floor((gx - self.x0) / self.side), np.floor((gy - self.y0) / self.side)
         lo_x, lo_y = min(0.0, ix.min(initial=0.0)), min(0.0, iy.min(initial=0.0))
         size_x = max(float(self.nx), ix.max(initial=0.0) + 1.0) - lo_x
         size_y = max(float(self.ny), iy.max(initial=0.0) + 1.0) - lo_y
-        merge = max(1.0, ceil(sqrt(size_x * size_y / MAX_DISTANCE_CELLS)))
+        # (each side capped: a mesh reaching far beyond the data along one axis only)
+        side_cap = sqrt(MAX_DISTANCE_CELLS)
+        merge = max(1.0, ceil(size_x / side_cap), ceil(size_y / side_cap))
         shape = (int(ceil(size_x / merge)), int(ceil(size_y / merge)))
         free = np.ones(shape, dtype=bool)
         ox, oy = np.divmod(np.flatnonzero(np.diff(self.starts)), self.ny)

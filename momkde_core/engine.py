@@ -49,7 +49,7 @@ from .binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells
 from .binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from .binning import bin_blocks
 from .columns import bounding_box
-from .disc_pairs import DiscPairs
+from .disc_pairs import MESH_TILE, DiscPairs
 from .kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
 from .tail_windows import pair_chunks, window_sums
 
@@ -71,6 +71,7 @@ MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this 
 MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
 REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in the plane
+UNDERFLOW_BANDWIDTHS = float(np.sqrt(2 * 745.0))  # exp(-r^2 / 2h^2) is 0 beyond this r / h
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
 _BLAS_LIMIT_LOCK = threading.Lock()  # held while BLAS is limited to one thread per call
@@ -204,7 +205,8 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
     filled = np.diff(bounds) > 0  # (an empty block is -inf, rightly)
     # (threadpoolctl's limit is process-wide: two threads setting and restoring it at once,
     # as concurrent app sessions or the robust search's candidates would, could leave BLAS
-    # on one thread for good; the lock keeps each set / restore pair whole)
+    # on one thread for good; the lock keeps each set / restore pair whole, and so runs
+    # these tiles, which use both cores themselves, one call at a time)
     with _BLAS_LIMIT_LOCK, threadpool_limits(1, user_api="blas"), \
             ThreadPoolExecutor(FFT_WORKERS) as pool:
         list(pool.map(lambda s: work(*s), probe))
@@ -561,9 +563,16 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False) -> str:
                             + 6.0 * n_blocks * cells * np.log2(cells + 2))
     if exact and d == 2 and n:
         lows, highs = bounding_box(X)
-        inside = np.prod([np.count_nonzero((a >= lo) & (a <= hi))
-                          for a, lo, hi in zip(axes, lows, highs)])
-        redo = 600.0 * n + n_blocks * (5e6 + REDO_UNITS_PER_NODE * (n_grid - inside))
+
+        def within(reach: float) -> int:  # nodes within ``reach`` of the box on both axes
+            return int(np.prod([np.count_nonzero((a >= lo - reach) & (a <= hi + reach))
+                                for a, lo, hi in zip(axes, lows, highs)]))
+
+        # beyond ~38.6 h of every point a sum underflows and is redone in log space over
+        # the whole block (exact_at_nodes): ~30 units per point and node
+        underflow = n_grid - within(UNDERFLOW_BANDWIDTHS * h)
+        redo = (600.0 * n + n_blocks * (5e6 + REDO_UNITS_PER_NODE * (n_grid - within(0.0)))
+                + 30.0 * n * underflow)
         for name in ("fft", "binned") if kernel.compact else ("fft", "binned", "band"):
             if name in costs:
                 costs[name] += redo
@@ -650,7 +659,8 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
     its bound kernel; ``exact`` recomputes, from the points that matter there
     (:func:`exact_at_nodes`), every node where that bound or the FFT's round-off (taken as
     1e-13 K_h(0) times the block's weight) could exceed ``GRID_RTOL`` (1e-6) of the value.
-    Other kernels and 2-D: linear binning (error (fine / h)^2 / 8 of the peak), and
+    Other kernels and 2-D: linear binning (error (fine / h)^2 / 8 of the peak per axis,
+    twice that in the plane), and
     ``exact`` recomputes the nodes where round-off could exceed GRID_RTOL of the value.
     """
     d = X.shape[1]
@@ -855,7 +865,11 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None) -> np.ndarr
             axes, mask = mesh
             full = np.full(mask.shape, -1.0)
             full[mask] = reach
-            out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak)[mask]
+            # (tiles of 4 x 4 nodes pay off on grids finer than h; on coarser ones a tile's
+            # disc takes in far more points than its nodes need: one node per tile)
+            fine = all(len(a) < 2 or (a[-1] - a[0]) / (len(a) - 1) <= h for a in axes)
+            out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak,
+                                              MESH_TILE if fine else 1)[mask]
             continue
         counts = table.counts(nodes, reach)
         offsets = np.r_[0, np.cumsum(counts)]

@@ -395,15 +395,18 @@ class _BaseKDE(BaseEstimator):
     def pdf_grid(self, xs, ys=None, exact_tails: bool = True) -> np.ndarray:
         """Density on evenly spaced xs (1-D) or on the mesh of xs and ys (2-D, indexing "ij").
 
-        The fast path for plots and integrals: binned FFT, banded or exact separable sums,
-        within 1e-3 of the peak of :meth:`pdf`. Unevenly spaced axes are evaluated exactly.
-        ``exact_tails`` (default) recomputes exactly, from the points that matter there,
-        every node where the binned value could be off by more than 1e-6 relative: in 1-D
-        with the Gaussian that makes every node exact to 1e-6 relative (the FFT bins Taylor
-        moments and bounds its error at each node); otherwise the far tails, where FFT
-        round-off or the band's cut would leave no correct digit (and KL(f || f_hat) would
-        be infinite). ``exact_tails=False`` skips that, for uses that such values cannot move
-        (a maximum, JS, L1, a plot). ``xs`` and ``ys`` are 1-D arrays (a 2-D array is
+        The fast path for plots and integrals: binned FFT, binned products (2-D Gaussian),
+        banded or exact separable sums, within 1e-3 of the peak of :meth:`pdf`. Unevenly
+        spaced axes are evaluated exactly. ``exact_tails`` (default) recomputes exactly,
+        from the points that matter there: in 1-D with the Gaussian every node where the
+        binned value could be off by more than 1e-6 relative, which makes every node exact
+        to 1e-6 relative (the FFT bins Taylor moments and bounds its error at each node);
+        otherwise the far tails, the nodes below 1e-7 of the peak, where FFT round-off or
+        the band's cut would leave no correct digit (and KL(f || f_hat) would be infinite).
+        Between 1e-7 and 1e-3 of the peak a linearly binned value (2-D) is up to ~1 %
+        off relative (the exact separable product, when the engine picks it, is exact).
+        ``exact_tails=False`` skips the recomputation, for uses that such values cannot
+        move (a maximum, JS, L1, a plot). ``xs`` and ``ys`` are 1-D arrays (a 2-D array is
         refused, not flattened); per-feature bandwidths map each axis through the fit's frame
         (:mod:`momkde_core.scaling`).
         """

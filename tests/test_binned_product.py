@@ -124,3 +124,30 @@ def test_exact_tails_through_block_grid_sums():
     assert np.max(np.abs(rough[:, faint] / ref[:, faint] - 1)) > 1e-3  # binned: off there
     np.testing.assert_allclose(got[:, faint], ref[:, faint], rtol=1e-6)
     assert np.max(np.abs(got - ref)) <= 1e-3 * ref.max()
+
+
+def test_no_points_give_zeros_and_a_bad_layout_is_refused():
+    """No points: zeros (as the other backends), by the cost model's choice or forced; the
+    compiled loop never sees bounds beyond the rows or a weight missing."""
+    axes = [np.linspace(0, 1, 5), np.linspace(0, 1, 4)]
+    for backend in ("auto", "binned"):
+        got = block_grid_sums(np.zeros((0, 2)), np.array([0, 0]), axes, GAUSS, 0.3,
+                              backend=backend)
+        assert got.shape == (1, 5, 4) and not got.any()
+    X = np.zeros((1000, 2))
+    with pytest.raises(ValueError, match="block bounds"):
+        binned_product_sums(X, np.array([0, 10**7]), axes, 0.3, np.ones(1000), 0.0)
+    with pytest.raises(ValueError, match="one weight per row"):
+        binned_product_sums(X, np.array([0, 1000]), axes, 0.3, np.ones(10), 0.0)
+
+
+def test_exact_tails_on_a_grid_far_beyond_the_data_keep_the_exact_product():
+    """Nodes beyond ~38.6 h of every point underflow and would be redone in log space over
+    the whole block (O(n) each): with exact tails the cost model keeps the exact separable
+    product on such a grid (measured: 0.02 s against 1.6 s for the binned product)."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((10000, 2))
+    axes = [np.linspace(-12, 12, 200)] * 2
+    bounds = np.array([0, 10000])
+    assert engine.choose_backend(X, bounds, axes, GAUSS, 0.2, exact=True) == "separable"
+    assert engine.choose_backend(X, bounds, axes, GAUSS, 0.2) == "binned"

@@ -177,6 +177,5 @@ def test_nearest_bounds_bound_the_nearest_distance(seed, n, m, side, scale, cap)
     assert np.all(got >= nearest)
     # not much more: two diagonals of the transform's cells (merged k x k to fit ``cap``)
     both = np.r_[points, nodes]
-    cells = np.prod(np.ptp(both, axis=0) / (side * scale) + 3)
-    merge = max(1.0, np.ceil(np.sqrt(cells / cap)))
+    merge = max(1.0, np.ceil((np.ptp(both, axis=0) / (side * scale) + 3) / np.sqrt(cap)).max())
     assert np.all(got <= nearest + 2 * np.sqrt(2) * side * scale * merge * (1 + 1e-6))

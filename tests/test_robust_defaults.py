@@ -287,3 +287,23 @@ def test_candidates_on_two_threads_give_the_sequential_choice_silently(dim, rati
     monkeypatch.setattr(robust_defaults, "SEARCH_WORKERS", 1)
     sequential = select_bandwidth(data.X, "robust", gauss, random_state=1, contamination=ratio)
     assert threaded == sequential
+
+
+def test_the_search_threads_keep_the_callers_replay_limits(monkeypatch) -> None:
+    """The replay limits are per thread: the candidates' threads take the caller's, so a
+    runner's larger memo is not trimmed to the defaults by the search."""
+    from momkde_core import engine, robust_defaults
+
+    seen = []
+    scores = robust_defaults.leave_own_block_out_scores
+
+    def recording(*args, **kwargs):
+        seen.append(engine._limits())
+        return scores(*args, **kwargs)
+
+    monkeypatch.setattr(robust_defaults, "leave_own_block_out_scores", recording)
+    data = make_contaminated("uniform", n_inliers=300, ratio=0.1, random_state=0)
+    with engine.replay_limits(2**23, 2**28):
+        select_bandwidth(data.X, "robust", get_kernel("gaussian"), random_state=0,
+                         contamination=0.1)
+    assert len(seen) == 14 and set(seen) == {(2**23, 2**28)}
