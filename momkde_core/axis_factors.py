@@ -30,6 +30,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .kernels import EXP_FLOOR, flushed_exp
+
 ANCHOR = 32  # every 32nd factor of a walk is an exponential, the others two products
 
 
@@ -94,3 +96,16 @@ def gaussian_axis_factors(x: np.ndarray, axis: np.ndarray, h: float, floor: floa
     _factors(np.ascontiguousarray(x, dtype=np.float64), axis, float(step), 1.0 / h,
              float(floor), out)
     return out
+
+
+def gaussian_factors(x: np.ndarray, axis: np.ndarray, h: float, floor: float) -> np.ndarray:
+    """exp(-(x_i - axis_k)^2 / 2h^2), shape (len(x), len(axis)), entries below e^floor
+    (``floor`` >= the engine's EXP_FLOOR) 0: by the recurrence on an evenly spaced axis,
+    else one flushed exponential per entry."""
+    values = gaussian_axis_factors(x, axis, h, floor)
+    if values is None:
+        x = np.asarray(x, dtype=np.float64)
+        values = flushed_exp(-0.5 * np.square((x[:, None] - np.asarray(axis)[None, :]) / h))
+        if floor > EXP_FLOOR:
+            values *= values >= np.exp(floor)
+    return values

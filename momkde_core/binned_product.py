@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .axis_factors import gaussian_axis_factors
+from .axis_factors import gaussian_factors
+from .binning import blocks_within_rows
 from .columns import per_column
 
 CELLS_PER_BANDWIDTH = 16.0  # linear binning on cells of h / 16: (1/16)^2 / 4 of the peak
@@ -39,18 +40,16 @@ MAX_GATHERED = 2**21  # gathered rows held at once (16 MiB of float64)
 
 @njit(cache=True, nogil=True)
 def _gather_rows(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y, ky, first, last,
-                 out, left_out):  # pragma: no cover (compiled)
+                 out):  # pragma: no cover (compiled)
     """G_s (``out[s]``, cells of x by mesh nodes of y): per point, its cell's two K_y rows
     mixed by its y offset, times its weight split by its x offset between the cell's two
     columns; only the columns ``first..last`` where either K_y row is nonzero."""
     for s in range(len(bounds) - 1):
-        skipped = 0
         g = out[s]
         for i in range(bounds[s], bounds[s + 1]):
             px = x[i] * inv_x + off_x
             py = y[i] * inv_y + off_y
             if not (px >= 0.0 and px < top_x and py >= 0.0 and py < top_y):  # (NaN too)
-                skipped += 1
                 continue
             cx, cy = int(px), int(py)
             fx, fy = px - cx, py - cy
@@ -61,7 +60,6 @@ def _gather_rows(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y, ky, 
                 v = low[j] * (1.0 - fy) + high[j] * fy
                 g[cx, j] += left * v
                 g[cx + 1, j] += right * v
-        left_out[s] = skipped
 
 
 def binning_cells(X: np.ndarray, axes: list[np.ndarray], h: float, reach: float
@@ -105,10 +103,8 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
     one block per batch)."""
     n_blocks = len(bounds) - 1
     # the compiled loop does not check indices: the layout is checked here, once
-    rows_ok = len(bounds) == 0 or (bounds[0] >= 0 and bounds[-1] <= len(X)
-                                   and bool(np.all(np.diff(bounds) >= 0)))
     if not (X.ndim == 2 and X.shape[1] == 2 and len(axes) == 2 and len(w) == len(X)
-            and rows_ok):
+            and blocks_within_rows(bounds, len(X))):
         raise ValueError("binned_product_sums needs (n, 2) points, two axes, one weight per "
                          "row and non-decreasing block bounds within the rows")
     out = np.zeros((n_blocks, len(axes[0]), len(axes[1])))
@@ -118,8 +114,8 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
     (x0, step_x, mx), (y0, step_y, my) = cells
     corners_x = x0 + step_x * np.arange(mx)
     corners_y = y0 + step_y * np.arange(my)
-    kx = _axis_factors(corners_x, axes[0], h)
-    ky = _axis_factors(corners_y, axes[1], h)
+    kx = gaussian_factors(corners_x, axes[0], h, BAND_FLOOR)
+    ky = gaussian_factors(corners_y, axes[1], h, BAND_FLOOR)
     first, last = _band(ky)
     x, y = (np.ascontiguousarray(X[:, k], dtype=np.float64) for k in range(2))
     bounds = np.ascontiguousarray(bounds, dtype=np.int64)
@@ -127,24 +123,13 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
     # blocks in batches whose gathered rows hold at most max_elements values
     per = max(1, max_elements // (mx * len(axes[1])))
     gathered = np.empty((min(per, n_blocks), mx, len(axes[1])))
-    left_out = np.empty(n_blocks, dtype=np.int64)
     for lo in range(0, n_blocks, per):
         hi = min(n_blocks, lo + per)
         rows = gathered[:hi - lo]
         rows.fill(0.0)
         _gather_rows(x, y, bounds[lo:hi + 1], w, 1.0 / step_x, -x0 / step_x, float(mx - 1),
-                     1.0 / step_y, -y0 / step_y, float(my - 1), ky, first, last, rows,
-                     left_out[lo:hi])
+                     1.0 / step_y, -y0 / step_y, float(my - 1), ky, first, last, rows)
         np.matmul(kx.T, rows, out=out[lo:hi])
     out *= np.exp(-log_norm)
     return out
 
-
-def _axis_factors(corners: np.ndarray, axis: np.ndarray, h: float) -> np.ndarray:
-    """exp(-(c_a - g_k)^2 / 2h^2) from the binning corners to an axis' nodes, entries
-    below e^BAND_FLOOR 0 (by recurrence on an evenly spaced axis, else directly)."""
-    factors = gaussian_axis_factors(corners, axis, h, BAND_FLOOR)
-    if factors is None:
-        exponent = -0.5 * np.square((corners[:, None] - axis[None, :]) / h)
-        factors = np.where(exponent >= BAND_FLOOR, np.exp(exponent), 0.0)
-    return factors

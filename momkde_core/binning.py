@@ -73,6 +73,13 @@ def _linear_2d(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y,
         left_out[s] = skipped
 
 
+def blocks_within_rows(bounds: np.ndarray, n_rows: int) -> bool:
+    """Whether block bounds are non-decreasing and within ``n_rows`` rows: the layout the
+    compiled loops index without checks."""
+    return len(bounds) == 0 or (bounds[0] >= 0 and bounds[-1] <= n_rows
+                                and bool(np.all(np.diff(bounds) >= 0)))
+
+
 def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[float],
                origins: list[float], sizes: list[int], taylor_order: int | None,
                left_out: np.ndarray | None = None, padded: list[int] | None = None
@@ -93,16 +100,16 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
     n_blocks = len(bounds) - 1
     bounds = np.ascontiguousarray(bounds, dtype=np.int64)
     # the compiled loops do not check indices: the layout is checked here, once
-    rows_ok = bounds.size == 0 or (bounds[0] >= 0 and bounds[-1] <= len(X)
-                                   and bool(np.all(np.diff(bounds) >= 0)))
-    if not (len(steps) == len(origins) == len(sizes) == d and len(w) == len(X) and rows_ok):
+    if not (len(steps) == len(origins) == len(sizes) == d and len(w) == len(X)
+            and blocks_within_rows(bounds, len(X))):
         raise ValueError("bin_blocks needs one step, origin and size per feature, one weight "
                          "per row and non-decreasing block bounds within the rows")
     if taylor_order is not None and d != 1:
         raise ValueError("Taylor moments are binned in 1-D only")
     w = np.asarray(w, dtype=np.float64)  # (strided or a broadcast value: read in place)
     moments = 1 if taylor_order is None else taylor_order + 1
-    if padded is not None and not (len(padded) == d and all(p >= z for p, z in zip(padded, sizes))):
+    if padded is not None and not (len(padded) == d
+                                   and all(p >= z for p, z in zip(padded, sizes))):
         raise ValueError("bin_blocks' padded shape must be at least sizes on every axis")
     out = np.zeros((n_blocks, moments, *(sizes if padded is None else padded)))
     shift = 0.0 if taylor_order is None else 0.5

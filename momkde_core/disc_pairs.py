@@ -243,10 +243,8 @@ class DiscPairs:
         if reach.shape != (len(ax), len(ay)) or not abs(log_peak) <= 50.0:
             raise ValueError("mesh_gaussian_sums needs one reach per mesh node and "
                              "|log_peak| <= 50")
-        self._nodes(np.zeros((1, 2)) + [[ax.min(initial=0.0), ay.min(initial=0.0)]],
-                    np.zeros(1))  # (the same finiteness checks as for nodes)
-        self._nodes(np.zeros((1, 2)) + [[ax.max(initial=0.0), ay.max(initial=0.0)]],
-                    np.zeros(1))
+        if len(ax) and len(ay):  # (the mesh's corners pass the same checks as nodes)
+            self._nodes(np.array([[ax.min(), ay.min()], [ax.max(), ay.max()]]), np.zeros(2))
         out = np.zeros(reach.shape)
         pw = np.ascontiguousarray(np.asarray(weights, dtype=np.float64)[self.order])
         _mesh_tiles(self.px, self.py, pw, self.starts, self.nx, self.ny, self.x0, self.y0,
@@ -257,8 +255,8 @@ class DiscPairs:
         """Per node, an upper bound of its distance to the table's nearest point: the
         Euclidean distance transform (``scipy.ndimage``) of the occupied cells, on their
         grid extended to the nodes (cells merged k x k when a side would exceed
-        sqrt(``MAX_DISTANCE_CELLS``)): the centres of the node's cell and of the nearest occupied
-        one are that far apart, plus a half diagonal at either end."""
+        sqrt(``MAX_DISTANCE_CELLS``)): the centres of the node's cell and of the nearest
+        occupied one are that far apart, plus a half diagonal at either end."""
         gx, gy, _ = self._nodes(nodes, np.zeros(len(nodes)))
         ix, iy = np.floor((gx - self.x0) / self.side), np.floor((gy - self.y0) / self.side)
         lo_x, lo_y = min(0.0, ix.min(initial=0.0)), min(0.0, iy.min(initial=0.0))
@@ -270,9 +268,11 @@ class DiscPairs:
         shape = (int(ceil(size_x / merge)), int(ceil(size_y / merge)))
         free = np.ones(shape, dtype=bool)
         ox, oy = np.divmod(np.flatnonzero(np.diff(self.starts)), self.ny)
-        free[((ox - lo_x) // merge).astype(np.intp), ((oy - lo_y) // merge).astype(np.intp)] = False
-        apart = ndimage.distance_transform_edt(free)
-        at = apart[((ix - lo_x) // merge).astype(np.intp), ((iy - lo_y) // merge).astype(np.intp)]
+        def merged(i, lo):  # the cell index i (x or y) in the merged grid
+            return ((i - lo) // merge).astype(np.intp)
+
+        free[merged(ox, lo_x), merged(oy, lo_y)] = False
+        at = ndimage.distance_transform_edt(free)[merged(ix, lo_x), merged(iy, lo_y)]
         return (at + np.sqrt(2.0) + SLACK) * (self.side * merge)
 
     def _nodes(self, nodes, radius):

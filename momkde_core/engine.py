@@ -44,7 +44,7 @@ from scipy import fft as sp_fft
 from scipy import sparse, special
 from threadpoolctl import threadpool_limits
 
-from .axis_factors import gaussian_axis_factors
+from .axis_factors import gaussian_factors
 from .binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
 from .binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from .binning import bin_blocks
@@ -441,6 +441,18 @@ def _limits() -> tuple[int, int]:
     kept in all); the module's MAX_CACHED_PAIRS and MEMO_MAX_BYTES unless within
     :func:`replay_limits`."""
     return getattr(_LIMITS, "value", (MAX_CACHED_PAIRS, MEMO_MAX_BYTES))
+
+
+def with_callers_replay_limits(fn: Callable) -> Callable:
+    """``fn`` wrapped to run, in whichever thread calls it, within the replay limits of the
+    thread that wraps it (the limits are per thread: a worker thread would otherwise take
+    the defaults, and trim a caller's larger memo to them)."""
+    limits = _limits()
+
+    def run(*args, **kwargs):
+        with replay_limits(*limits):
+            return fn(*args, **kwargs)
+    return run
 
 
 @contextmanager
@@ -1001,16 +1013,8 @@ def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK
     sizes = np.diff(bounds)
     out = np.zeros((n_blocks, len(axes[0]), len(axes[1])))
 
-    def factor(lo, hi, k):  # by recurrence on an evenly spaced axis, else one exp each
-        values = gaussian_axis_factors(X[lo:hi, k], axes[k], h, floor)
-        if values is None:
-            values = flushed_exp(-0.5 * np.square((X[lo:hi, k:k + 1] - axes[k][None, :]) / h))
-            if floor > EXP_FLOOR:
-                values *= values >= np.exp(floor)
-        return values
-
     def factors(lo, hi):
-        ax, ay = factor(lo, hi, 0), factor(lo, hi, 1)
+        ax, ay = (gaussian_factors(X[lo:hi, k], axes[k], h, floor) for k in range(2))
         ay *= w[lo:hi, None]
         return ax, ay
 

@@ -41,8 +41,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .columns import per_column
-from .engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, replay_limits, slot_layout
-from .engine import _limits as engine_limits
+from .engine import (CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout,
+                     with_callers_replay_limits)
 from .kernels import Kernel, exp_in_place
 from .normalize import log_integral
 
@@ -229,15 +229,9 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
         # the tiny-blocks warning of each candidate's fit is silenced here, in this thread:
         # the filters are process-wide and catch_warnings is not thread-safe, so the
         # workers' own (nested) silencing may restore a state without it, never this one
-        limits = engine_limits()  # (per thread: the workers take the caller's)
-
-        def score_within_limits(factor: float) -> float:
-            with replay_limits(*limits):
-                return score(factor)
-
         with warnings.catch_warnings(), ThreadPoolExecutor(SEARCH_WORKERS) as pool:
             warnings.simplefilter("ignore", UserWarning)
-            scores.update(zip(factors, pool.map(score_within_limits, factors)))
+            scores.update(zip(factors, pool.map(with_callers_replay_limits(score), factors)))
 
     coarse = np.geomspace(*CANDIDATE_SPAN, COARSE_CANDIDATES)
     evaluate(*coarse)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from momkde_core.axis_factors import ANCHOR, gaussian_axis_factors
+from momkde_core.axis_factors import ANCHOR, gaussian_axis_factors, gaussian_factors
 from momkde_core.kernels import EXP_FLOOR, flushed_exp
 
 
@@ -57,3 +58,21 @@ def test_long_walks_stay_accurate():
     ref = _direct(x, axis, 1.0)
     big = ref > 1e-290
     np.testing.assert_allclose(got[big], ref[big], rtol=1e-10, atol=0)
+
+
+@pytest.mark.parametrize("floor", [-700.0, -40.0])
+def test_gaussian_factors_by_recurrence_or_directly_agree_and_drop_below_the_floor(floor):
+    """The recurrence (an evenly spaced axis) and the direct exponentials (an axis the
+    recurrence refuses) both give the exact factors to 1e-9, and 0 below e^floor."""
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-5, 5, 300)
+    even = np.linspace(-6, 6, 41)
+    bumped = even.copy()
+    bumped[5] += 1e-9
+    a, b = gaussian_factors(x, even, 0.3, floor), gaussian_factors(x, bumped, 0.3, floor)
+    cut = np.exp(floor)
+    for got, axis in ((a, even), (b, bumped)):
+        exact = np.exp(-0.5 * ((x[:, None] - axis[None, :]) / 0.3) ** 2)
+        kept = exact >= cut * 1.01
+        np.testing.assert_allclose(got[kept], exact[kept], rtol=1e-9)
+        assert not got[exact < cut * 0.99].any()
