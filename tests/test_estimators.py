@@ -8,9 +8,10 @@ from hypothesis.extra.numpy import arrays
 from scipy import integrate
 from scipy.stats import gaussian_kde
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import KernelDensity
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, make_contaminated
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, engine, make_contaminated
 from momkde_core.bandwidth import cv_grid, cv_scores
 from momkde_core.kernels import get_kernel
 
@@ -104,6 +105,33 @@ def test_mom_blocks_use_every_point_and_sizes_differ_by_at_most_one(n, S):
     sizes = np.diff(est._bounds)
     assert np.array_equal(est._log_w, np.repeat(-np.log(sizes), sizes))
     np.testing.assert_allclose(np.exp(est._log_w), est._w, rtol=1e-15)
+    # the labels are those of the shuffle: block s holds the s-th run of the permutation
+    order = np.random.RandomState(0).permutation(n) if S > 1 else np.arange(n)
+    expected = np.empty(n, dtype=np.intp)
+    for s in range(S):
+        expected[order[est._bounds[s]:est._bounds[s + 1]]] = s
+    assert np.array_equal(est.block_of_, expected)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_mom_grid_without_weights_builds_no_per_row_arrays_and_matches_them(d):
+    """A MoM-KDE fit without weights and its grids leave the per-row weights, their logs
+    and the block labels unbuilt (each block sums unit weights, scaled by 1 / its size);
+    once the per-row weights exist the grid sums them instead: the same grid to round-off.
+    block_of_ is then built on first read and is not an attribute of an unfitted MoMKDE."""
+    X = np.random.default_rng(3).standard_normal((3000, d))
+    axes = [np.linspace(-6, 6, 97)] * d
+    est = MoMKDE(n_blocks=7, bandwidth=0.3, random_state=1).fit(X)
+    by_block = est.pdf_grid(*axes)
+    assert est._w_values is None and est._log_w_values is None
+    assert est._block_labels is None
+    est._w  # noqa: B018 (builds the per-row weights, which the grid then reads)
+    engine._MEMO.clear()
+    np.testing.assert_allclose(est.pdf_grid(*axes), by_block, rtol=1e-12, atol=0)
+    assert np.bincount(est.block_of_).tolist() == np.diff(est._bounds).tolist()
+    assert not hasattr(MoMKDE(), "block_of_")
+    with pytest.raises(NotFittedError):
+        MoMKDE().block_of_  # noqa: B018
 
 
 def test_mom_is_the_median_of_block_kdes_from_sklearn(contaminated_1d):
