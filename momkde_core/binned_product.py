@@ -30,7 +30,7 @@ from numba import njit
 
 from .axis_factors import gaussian_factors
 from .binning import blocks_within_rows
-from .columns import per_column
+from .columns import bounding_box
 
 CELLS_PER_BANDWIDTH = 16.0  # linear binning on cells of h / 16: (1/16)^2 / 4 of the peak
 BAND_FLOOR = -40.0  # axis factors below e^-40 (4e-18) are dropped from the products
@@ -43,7 +43,9 @@ def _gather_rows(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y, ky, 
                  out):  # pragma: no cover (compiled)
     """G_s (``out[s]``, cells of x by mesh nodes of y): per point, its cell's two K_y rows
     mixed by its y offset, times its weight split by its x offset between the cell's two
-    columns; only the columns ``first..last`` where either K_y row is nonzero."""
+    columns; only the columns ``first..last`` where either K_y row is nonzero. (The band is sliced
+    and walked from 0: an index the compiler knows is non-negative needs no wraparound
+    check, and the loop is vectorised: 1.5x faster than indexing from ``first``.)"""
     for s in range(len(bounds) - 1):
         g = out[s]
         for i in range(bounds[s], bounds[s + 1]):
@@ -55,22 +57,29 @@ def _gather_rows(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y, ky, 
             fx, fy = px - cx, py - cy
             right = w[i] * fx
             left = w[i] * (1.0 - fx)
-            low, high = ky[cy], ky[cy + 1]
-            for j in range(min(first[cy], first[cy + 1]), max(last[cy], last[cy + 1]) + 1):
-                v = low[j] * (1.0 - fy) + high[j] * fy
-                g[cx, j] += left * v
-                g[cx + 1, j] += right * v
+            j0 = min(first[cy], first[cy + 1])
+            j1 = max(last[cy], last[cy + 1]) + 1
+            if j1 <= j0:
+                continue
+            low, high = ky[cy, j0:j1], ky[cy + 1, j0:j1]
+            g_left, g_right = g[cx, j0:j1], g[cx + 1, j0:j1]
+            for t in range(j1 - j0):
+                v = low[t] * (1.0 - fy) + high[t] * fy
+                g_left[t] += left * v
+                g_right[t] += right * v
 
 
-def binning_cells(X: np.ndarray, axes: list[np.ndarray], h: float, reach: float
+def binning_cells(X: np.ndarray, axes: list[np.ndarray], h: float, reach: float,
+                  box: tuple[np.ndarray, np.ndarray] | None = None
                   ) -> list[tuple[float, float, int]] | None:
     """Per axis (origin, step, corners) of the binning cells: steps of h / 16 over the
     data's range clipped to ``reach`` beyond the mesh (points farther from every node add
-    nothing the product keeps); None when no point lies within reach of the mesh."""
+    nothing the product keeps); None when no point lies within reach of the mesh.
+    ``box``: the data's ``bounding_box(X, skip_nan=True)`` when the caller has it."""
     if not len(X):
         return None
-    # (fmin / fmax skip NaN rows, which the binning pass leaves out)
-    lows, highs = per_column(np.fmin.reduce, X), per_column(np.fmax.reduce, X)
+    # (NaN rows are skipped, as the binning pass leaves them out)
+    lows, highs = bounding_box(X, skip_nan=True) if box is None else box
     cells = []
     for k, axis in enumerate(axes):
         lo = max(float(lows[k]), float(axis[0]) - reach)
@@ -94,13 +103,13 @@ def _band(factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray], h: float,
-                        w: np.ndarray, log_norm: float, max_elements: int = MAX_GATHERED
-                        ) -> np.ndarray:
+                        w: np.ndarray, log_norm: float, max_elements: int = MAX_GATHERED,
+                        box: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Per block, the linearly binned Gaussian sums on the mesh of two evenly spaced
     ``axes``, shape (S, len(axes[0]), len(axes[1])); ``log_norm`` the log of the kernel's
     normalising divisor (the factors are exp(-t^2 / 2)). Blocks go in batches whose
     gathered rows (cells x nodes of y each) hold at most ``max_elements`` values (at least
-    one block per batch)."""
+    one block per batch). ``box``: as for :func:`binning_cells`."""
     n_blocks = len(bounds) - 1
     # the compiled loop does not check indices: the layout is checked here, once
     if not (X.ndim == 2 and X.shape[1] == 2 and len(axes) == 2 and len(w) == len(X)
@@ -108,7 +117,7 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
         raise ValueError("binned_product_sums needs (n, 2) points, two axes, one weight per "
                          "row and non-decreasing block bounds within the rows")
     out = np.zeros((n_blocks, len(axes[0]), len(axes[1])))
-    cells = binning_cells(X, axes, h, BAND_RADIUS * h)
+    cells = binning_cells(X, axes, h, BAND_RADIUS * h, box)
     if cells is None:
         return out
     (x0, step_x, mx), (y0, step_y, my) = cells

@@ -8,6 +8,7 @@ takes the data's bounding box, so the difference is a good part of a 2-D fit's t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -24,6 +25,13 @@ def per_column(reduce: Callable[..., np.ndarray], X: np.ndarray) -> np.ndarray:
     return np.array([reduce(X[:, k]) for k in range(X.shape[1])])
 
 
-def bounding_box(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(per-column minima, per-column maxima) of a 2-D X with at least one row."""
-    return per_column(np.min, X), per_column(np.max, X)
+def bounding_box(X: np.ndarray, skip_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(per-column minima, per-column maxima) of a 2-D X with at least one row; a column
+    holding NaN gives NaN, or with ``skip_nan`` the extremes of its other values (NaN only
+    when all are). min / max, and fmin / fmax only then: they are ~2.5x slower."""
+    lows, highs = per_column(np.min, X), per_column(np.max, X)
+    if skip_nan and (np.isnan(lows).any() or np.isnan(highs).any()):
+        with warnings.catch_warnings():  # (an all-NaN column: NaN, as said)
+            warnings.simplefilter("ignore", RuntimeWarning)
+            lows, highs = per_column(np.fmin.reduce, X), per_column(np.fmax.reduce, X)
+    return lows, highs

@@ -194,15 +194,16 @@ class DiscPairs:
         if not (side > 0 and np.isfinite(side) and np.isfinite(1.0 / side)):
             raise ValueError("DiscPairs needs a positive finite cell side")
         self.side = float(side)
-        cells = (np.ptp(points[:, 0]) / side + 1) * (np.ptp(points[:, 1]) / side + 1)
+        # (contiguous columns first: their extents then take one vectorised pass each)
+        x, y = np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1])
+        cells = (np.ptp(x) / side + 1) * (np.ptp(y) / side + 1)
         if not cells <= MAX_CELLS:  # (also false when a coordinate is not finite)
             raise ValueError(f"DiscPairs needs finite points in at most {MAX_CELLS} cells")
         n = len(points)
         self.px, self.py = np.empty(n), np.empty(n)
         self.order = np.empty(n, np.int64)
         self.x0, self.y0, self.nx, self.ny, self.starts = _cell_table(
-            np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1]), self.side,
-            self.px, self.py, self.order)
+            x, y, self.side, self.px, self.py, self.order)
 
     def counts(self, nodes: np.ndarray, radius: np.ndarray) -> np.ndarray:
         """Per node, how many points lie within its radius (distance <= radius)."""

@@ -323,7 +323,7 @@ def is_evenly_spaced(axis: np.ndarray) -> bool:
 
 def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
                     kernel: Kernel, h: float, weights: np.ndarray | None = None,
-                    backend: str = "auto", exact: bool = False) -> np.ndarray:
+                    backend: str = "auto", exact: bool = False, box=None) -> np.ndarray:
     """sum_{i in block s} w_i K_h(g - X_i) on the mesh of ``axes`` (1 or 2 evenly spaced axes).
 
     Returns shape (S, len(axes[0])) in 1-D and (S, len(axes[0]), len(axes[1])) in 2-D.
@@ -332,7 +332,8 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
     ``exact``: every node where the backend's value may be off by more than ``GRID_RTOL``
     (1e-6) relative is recomputed exactly (:func:`exact_at_nodes`): with the FFT in 1-D
     and the Gaussian that is every node (see :func:`_fft_sums`); otherwise the far tails,
-    where round-off or the band's cut would leave no correct digit.
+    where round-off or the band's cut would leave no correct digit. ``box``: the data's
+    ``columns.bounding_box(X, skip_nan=True)`` when the caller has it (2-D).
     """
     X = _as_2d(X)
     axes = [np.asarray(a, dtype=float) for a in axes]
@@ -342,14 +343,15 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
                          "; grids exist for d = 1 and d = 2 only")
     w = np.ones(len(X)) if weights is None else np.asarray(weights, dtype=float)
     if backend == "auto":
-        backend = choose_backend(X, bounds, axes, kernel, h, exact)
+        backend = choose_backend(X, bounds, axes, kernel, h, exact, box)
     if backend == "fft":
         return _fft_sums(X, bounds, axes, kernel, h, w, exact)
     if backend == "separable":  # (without exact tails, terms below 4e-18 K_h(0) are dropped)
         return _separable_sums(X, bounds, axes, kernel, h, w,
                                floor=EXP_FLOOR if exact else BAND_FLOOR)
     if backend == "binned":
-        sums = binned_product_sums(X, bounds, axes, h, w, kernel.log_norm(2) + 2 * np.log(h))
+        sums = binned_product_sums(X, bounds, axes, h, w, kernel.log_norm(2) + 2 * np.log(h),
+                                   box=box)
         if exact:  # the binned value is a few per cent off at the threshold, more beyond
             _redo_faint(sums, X, bounds, w, axes, kernel, h,
                         _round_off(w, bounds, kernel, h, d))
@@ -530,15 +532,18 @@ def _fft_sizes(axes, plan) -> list[int]:
     return [(len(a) - 1) * k + 1 + 2 * L for a, (k, L, _) in zip(axes, plan)]
 
 
-def choose_backend(X, bounds, axes, kernel, h, exact: bool = False) -> str:
+def choose_backend(X, bounds, axes, kernel, h, exact: bool = False, box=None) -> str:
     """The cheapest exact-enough backend, from operation counts weighted by their measured
     cost (one unit is about 0.1-0.25 ns on a 2020s core; ``benchmarks/bench_core.py`` and
     ``benchmarks/bench_grid_speed.py`` time them). ``exact``: the far tails will be
     recomputed (see :func:`block_grid_sums`), which in the plane costs the binned backends
     ~60 ns per point, ~0.5 ms per block (its cell table and distance transform) and
     ~0.2 us per block and faint node (estimated: the nodes beyond the data's bounding box),
-    as measured."""
+    as measured. ``box``: ``columns.bounding_box(X, skip_nan=True)`` when the caller has
+    it (a pass over the data: ~0.25 ms at n = 1e5 in 2-D)."""
     n, d = X.shape
+    if box is None and d == 2 and n and (exact or kernel.name == "gaussian"):
+        box = bounding_box(X, skip_nan=True)
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
     costs = {"exact": 30.0 * n * n_grid}
@@ -557,7 +562,7 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False) -> str:
         costs["separable"] = (0.1 * products * n_grid + 30.0 * n * sum(len(a) for a in axes)
                               + overhead)
         if even:
-            cells = binning_cells(X, axes, h, BAND_RADIUS * h)
+            cells = binning_cells(X, axes, h, BAND_RADIUS * h, box)
             columns = float(cells[0][2]) if cells else 0.0
             if columns * len(axes[1]) <= MAX_GATHERED:  # one block's rows fit in a batch
                 step_y = (axes[1][-1] - axes[1][0]) / max(len(axes[1]) - 1, 1)
@@ -574,7 +579,7 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False) -> str:
             costs["fft"] = (10.0 * n * (moments + 2**d) + 4.0 * n_blocks * cells * moments
                             + 6.0 * n_blocks * cells * np.log2(cells + 2))
     if exact and d == 2 and n:
-        lows, highs = bounding_box(X)
+        lows, highs = box
 
         def within(reach: float) -> int:  # nodes within ``reach`` of the box on both axes
             return int(np.prod([np.count_nonzero((a >= lo - reach) & (a <= hi + reach))

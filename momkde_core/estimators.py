@@ -35,6 +35,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .bandwidth import select_bandwidth
+from .columns import bounding_box
 from .engine import (LOG_SAFE_LINEAR, GramOperator, band_block_sums, band_pays_off,
                      block_grid_sums, block_log_sums, choose_backend, exact_block_sums,
                      is_evenly_spaced)
@@ -199,8 +200,9 @@ class _BaseKDE(BaseEstimator):
         """(the weights the grid engine sums with, a factor per block to multiply its sums
         by, or None). Without per-row weights (one value per block: MoM-KDE without
         weights) the engine sums unit weights, a read-only view of one value, and each
-        block's sums are scaled by its weight after: no n-long weights on the grid path."""
-        if self._w_values is None:
+        block's sums are scaled by its weight after: no n-long weights on the grid path
+        (whether or not ``_w`` was built since: a grid does not depend on what ran before)."""
+        if self._block_weights:
             return (np.broadcast_to(1.0, len(self._X)),
                     np.exp(-np.log(np.diff(self._bounds))))
         return self._w_values, None
@@ -227,6 +229,7 @@ class _BaseKDE(BaseEstimator):
         self._weighted = base is not None
         self._X, self._bounds, self._log_w_values, self._w_values = self._fit_weights(
             self._frame.inner(X), base)
+        self._block_weights = self._w_values is None  # see _grid_weights
         if kept is not None and not kept.all():
             for name, fill in self._row_attributes.items():
                 values = getattr(self, name)
@@ -394,12 +397,15 @@ class _BaseKDE(BaseEstimator):
     def _inner_grid_sums(self, axes: list[np.ndarray], exact: bool = False
                          ) -> tuple[np.ndarray, str]:
         """(block sums on the mesh of ``axes``, in the frame; the backend that computed them)."""
-        backend = "exact"
+        backend, box = "exact", None
         if self.n_features_in_ <= 2 and all(is_evenly_spaced(a) for a in axes):
-            backend = choose_backend(self._X, self._bounds, axes, self._kernel, self._h, exact)
+            # (the data's box: the backends' prices and the binned product both need it)
+            box = bounding_box(self._X, skip_nan=True) if self.n_features_in_ == 2 else None
+            backend = choose_backend(self._X, self._bounds, axes, self._kernel, self._h, exact,
+                                     box)
         weights, block_factors = self._grid_weights()
         sums = block_grid_sums(self._X, self._bounds, axes, self._kernel, self._h,
-                               weights, backend=backend, exact=exact)
+                               weights, backend=backend, exact=exact, box=box)
         if block_factors is not None:
             sums *= block_factors.reshape((-1,) + (1,) * len(axes))
         return sums, backend
@@ -698,7 +704,10 @@ default "robust"
         sizes = np.full(S, n // S) + (np.arange(S) < n % S)
         bounds = np.concatenate([[0], np.cumsum(sizes)])
         self._block_order, self._block_labels = (order, bounds), None  # see block_of_
-        if base is None:  # each row weighs 1 / its block's size: built when first read
+        if base is None and S == 1:  # the KDE's weights, so that its sums are the KDE's
+            log_w, w = (np.broadcast_to(-np.log(n), n),
+                        np.broadcast_to(np.exp(-np.log(n)), n))
+        elif base is None:  # each row weighs 1 / its block's size: built when first read
             log_w = w = None  # (see _log_w, _w and _grid_weights)
         else:  # each row's share of its block's weight
             w = base if order is None else base[order]

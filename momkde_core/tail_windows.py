@@ -88,15 +88,21 @@ def _runs(px, pb, lows, highs, first, count):  # pragma: no cover (compiled)
 @njit(cache=True, nogil=True)
 def _pairs(px, pw, nodes, first, count, f0, f1, m, sq, weight):  # pragma: no cover (compiled)
     """The squared distances and weights of the pairs of cells f0..f1 - 1 (cell = s m + j),
-    cell by cell."""
+    cell by cell. (Each run is sliced and walked from 0: indices the compiler knows are
+    non-negative need no wraparound check, and the loop is vectorised.)"""
     k = 0
     for c in range(f0, f1):
         g = nodes[c % m]
-        for p in range(first[c], first[c] + count[c]):
-            d = g - px[p]
-            sq[k] = d * d
-            weight[k] = pw[p]
-            k += 1
+        run = count[c]
+        if run <= 0:
+            continue
+        xs, ws = px[first[c]:first[c] + run], pw[first[c]:first[c] + run]
+        sq_run, weight_run = sq[k:k + run], weight[k:k + run]
+        for t in range(run):
+            d = g - xs[t]
+            sq_run[t] = d * d
+            weight_run[t] = ws[t]
+        k += run
 
 
 @njit(cache=True, nogil=True)

@@ -116,18 +116,22 @@ def test_mom_blocks_use_every_point_and_sizes_differ_by_at_most_one(n, S):
 @pytest.mark.parametrize("d", [1, 2])
 def test_mom_grid_without_weights_builds_no_per_row_arrays_and_matches_them(d):
     """A MoM-KDE fit without weights and its grids leave the per-row weights, their logs
-    and the block labels unbuilt (each block sums unit weights, scaled by 1 / its size);
-    once the per-row weights exist the grid sums them instead: the same grid to round-off.
-    block_of_ is then built on first read and is not an attribute of an unfitted MoMKDE."""
+    and the block labels unbuilt (each block sums unit weights, scaled by 1 / its size):
+    the same block sums as with the per-row weights, to round-off, and the same grid
+    after the per-row weights were built (a grid does not depend on what ran before).
+    block_of_ is built on first read and is not an attribute of an unfitted MoMKDE."""
     X = np.random.default_rng(3).standard_normal((3000, d))
     axes = [np.linspace(-6, 6, 97)] * d
     est = MoMKDE(n_blocks=7, bandwidth=0.3, random_state=1).fit(X)
     by_block = est.pdf_grid(*axes)
     assert est._w_values is None and est._log_w_values is None
     assert est._block_labels is None
-    est._w  # noqa: B018 (builds the per-row weights, which the grid then reads)
+    sums, _ = est._inner_grid_sums(axes, exact=True)
+    per_row = engine.block_grid_sums(est._X, est._bounds, axes, est._kernel, est._h, est._w,
+                                     exact=True)
+    np.testing.assert_allclose(sums, per_row, rtol=1e-9, atol=0)  # (FFT round-off: 6e-12)
     engine._MEMO.clear()
-    np.testing.assert_allclose(est.pdf_grid(*axes), by_block, rtol=1e-12, atol=0)
+    assert np.array_equal(est.pdf_grid(*axes), by_block)
     assert np.bincount(est.block_of_).tolist() == np.diff(est._bounds).tolist()
     assert not hasattr(MoMKDE(), "block_of_")
     with pytest.raises(NotFittedError):
