@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logsumexp
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -147,6 +148,33 @@ def test_mesh_gaussian_sums_bracket_the_pairs_within_reach(seed, n, side, scale,
     np.testing.assert_allclose(got[flat == np.inf], full[flat == np.inf], rtol=1e-12)
     if tile == 1:
         np.testing.assert_allclose(got[live], within[live], rtol=1e-12)
+
+
+@pytest.mark.parametrize("even", [True, False])
+@pytest.mark.parametrize("offset", [0.0, 15.0, 17.5])
+def test_mesh_gaussian_sums_match_log_space_sums_on_any_axes_and_to_the_underflow_edge(
+        even, offset):
+    """With every point in reach, the tiles' sums equal the sums taken in log space to
+    1e-12 relative wherever they are at least 1e-290 (below, the engine redoes a node in
+    log space): on evenly spaced axes (two exponentials per point and tile, whose powers
+    are declined near underflow) and uneven ones (one per factor), near the data and
+    ~30-38 h away from it, where the factors come close to 1e-300."""
+    rng = np.random.default_rng(int(offset) + even)
+    points = rng.normal(0, 1, (400, 2))
+    h = 0.5
+    axes = [np.linspace(-3, 3, 29) + offset, np.linspace(-2.5, 2.5, 23)]
+    if not even:
+        axes = [np.sort(a + rng.uniform(-0.05, 0.05, len(a))) for a in axes]
+    log_peak = 1.3
+    table = DiscPairs(points, 0.25)
+    reach = np.full((len(axes[0]), len(axes[1])), np.inf)
+    got = table.mesh_gaussian_sums(axes, reach, np.ones(len(points)), h, log_peak).ravel()
+    nodes = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
+    sq = ((nodes[:, None, :] - points[None]) ** 2).sum(axis=2)
+    reference = np.exp(logsumexp(log_peak - sq / (2 * h * h), axis=1))
+    kept = reference >= 1e-290
+    assert kept.any()
+    np.testing.assert_allclose(got[kept], reference[kept], rtol=1e-12)
 
 
 def test_mesh_gaussian_sums_refuse_a_wrong_reach_or_log_peak():
