@@ -315,7 +315,7 @@ class DiscPairs:
         free = np.ones(shape, dtype=bool)
         ox, oy = np.divmod(np.flatnonzero(np.diff(self.starts)), self.ny)
         def merged(i, lo):  # the cell index i (x or y) in the merged grid
-            return ((i - lo) // merge).astype(np.intp)
+            return ((i - lo) if merge == 1.0 else (i - lo) // merge).astype(np.intp)
 
         free[merged(ox, lo_x), merged(oy, lo_y)] = False
         at = ndimage.distance_transform_edt(free)[merged(ix, lo_x), merged(iy, lo_y)]

@@ -345,7 +345,7 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
     if backend == "auto":
         backend = choose_backend(X, bounds, axes, kernel, h, exact, box)
     if backend == "fft":
-        return _fft_sums(X, bounds, axes, kernel, h, w, exact)
+        return _fft_sums(X, bounds, axes, kernel, h, w, exact, box)
     if backend == "separable":  # (without exact tails, terms below 4e-18 K_h(0) are dropped)
         return _separable_sums(X, bounds, axes, kernel, h, w,
                                floor=EXP_FLOOR if exact else BAND_FLOOR)
@@ -354,13 +354,13 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
                                    box=box)
         if exact:  # the binned value is a few per cent off at the threshold, more beyond
             _redo_faint(sums, X, bounds, w, axes, kernel, h,
-                        _round_off(w, bounds, kernel, h, d))
+                        _round_off(w, bounds, kernel, h, d), box=box)
         return sums
     if backend == "band":
         sums = _band_sums(X, bounds, axes, kernel, h, w)
         if exact and not kernel.compact:  # the band drops terms below 1e-17 K_h(0)
             _redo_faint(sums, X, bounds, w, axes, kernel, h,
-                        _round_off(w, bounds, kernel, h, d))
+                        _round_off(w, bounds, kernel, h, d), box=box)
         return sums
     if backend == "exact":
         mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
@@ -664,7 +664,7 @@ def _make_fft_kernels(kernel: Kernel, h: float, plan, lengths):
     return spectra, sp_fft.rfftn(_circular(bound, margins, lengths), axes=axes)
 
 
-def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
+def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False, box=None):
     """Binned block sums on the nodes by one batched FFT convolution (the binning:
     :func:`momkde_core.binning.bin_blocks`).
 
@@ -724,22 +724,23 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False):
     cells = None
     if taylor and occupied.size <= MAX_CELL_TABLE and not left_out.any():
         cells = (origins[0], plan[0][2], occupied)  # every point was binned: its cells
-    _redo_faint(out, X, bounds, w, axes, kernel, h, slack, cells, trust)
+    _redo_faint(out, X, bounds, w, axes, kernel, h, slack, cells, trust, box)
     return np.maximum(out, 0.0)
 
 
-def _redo_faint(sums, X, bounds, w, axes, kernel, h, slack, cells=None, trust=None) -> None:
+def _redo_faint(sums, X, bounds, w, axes, kernel, h, slack, cells=None, trust=None,
+                box=None) -> None:
     """Recompute exactly, in place, every node of ``sums`` (S, *mesh) whose lower median
     over the blocks (``trust``, computed if None) times GRID_RTOL is at most ``slack`` (a
     scalar or one per node): where the backend's error could exceed GRID_RTOL of the value.
-    ``cells``: see :func:`exact_at_nodes`."""
+    ``cells``, ``box``: see :func:`exact_at_nodes`."""
     if trust is None:
         trust = _lower_median(sums)
     redo = trust * GRID_RTOL <= slack
     if redo.any():
         mesh = np.meshgrid(*axes, indexing="ij")
         sums[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
-                                       kernel, h, cells, (axes, redo))
+                                       kernel, h, cells, (axes, redo), box)
 
 
 def _lower_median(sums: np.ndarray) -> np.ndarray:
@@ -823,7 +824,7 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
 
 def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.ndarray,
                    kernel: Kernel, h: float, cells: tuple | None = None,
-                   mesh: tuple | None = None) -> np.ndarray:
+                   mesh: tuple | None = None, box=None) -> np.ndarray:
     """Exact block sums at a few nodes (shape (S, m)) from the points that matter at each.
 
     Points are grouped in coarse cells (side >= h / 2). For block s and node g, with D an
@@ -836,7 +837,8 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     in log space over the block's points. ``cells`` (1-D): the occupancy of cells the caller
     has already computed, see :func:`_exact_at_nodes_1d`. ``mesh`` (2-D): (axes, mask)
     when ``nodes`` are the nodes of the mesh of ``axes`` where ``mask`` is True, in C order,
-    for the plane's tiled Gaussian sums (:func:`_exact_at_nodes_plane`).
+    for the plane's tiled Gaussian sums (:func:`_exact_at_nodes_plane`). ``box`` (2-D):
+    the data's ``columns.bounding_box(X, skip_nan=True)`` when the caller has it.
     """
     X, nodes = _as_2d(X), _as_2d(nodes)
     n, d = X.shape
@@ -846,7 +848,7 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     if d == 1:
         out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h, cells)
     elif d == 2:
-        out = _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh)
+        out = _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh, box)
     else:
         raise ValueError(f"exact_at_nodes works on a line or in the plane, not in d = {d}")
     for s in range(n_blocks):
@@ -860,7 +862,7 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     return out
 
 
-def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None) -> np.ndarray:
+def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -> np.ndarray:
     """:func:`exact_at_nodes` in the plane: per block, a table of cells of side >= h / 2
     (:class:`momkde_core.disc_pairs.DiscPairs`); the distance transform of its occupied
     cells bounds each node's distance to the block's nearest point, hence its reach. For
@@ -869,7 +871,8 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None) -> np.ndarr
     the compiled enumeration lists each node's pairs for the kernel in numpy."""
     n_blocks = len(bounds) - 1
     out = np.zeros((n_blocks, len(nodes)))
-    side = max(h / 2, max(float(np.ptp(X[:, k])) for k in range(2)) / 2**10)
+    lows, highs = bounding_box(X, skip_nan=True) if box is None else box
+    side = max(h / 2, float(np.max(highs - lows)) / 2**10)
     log_peak = float(kernel.log_kernel_sq(np.zeros(1), h, 2)[0])
     for s in range(n_blocks):
         a, b = bounds[s], bounds[s + 1]

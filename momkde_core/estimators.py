@@ -35,7 +35,6 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .bandwidth import select_bandwidth
-from .columns import bounding_box
 from .engine import (LOG_SAFE_LINEAR, GramOperator, band_block_sums, band_pays_off,
                      block_grid_sums, block_log_sums, choose_backend, exact_block_sums,
                      is_evenly_spaced)
@@ -399,8 +398,7 @@ class _BaseKDE(BaseEstimator):
         """(block sums on the mesh of ``axes``, in the frame; the backend that computed them)."""
         backend, box = "exact", None
         if self.n_features_in_ <= 2 and all(is_evenly_spaced(a) for a in axes):
-            # (the data's box: the backends' prices and the binned product both need it)
-            box = bounding_box(self._X, skip_nan=True) if self.n_features_in_ == 2 else None
+            box = self._frame.box  # (the backends' prices and the binned product need it)
             backend = choose_backend(self._X, self._bounds, axes, self._kernel, self._h, exact,
                                      box)
         weights, block_factors = self._grid_weights()

@@ -47,6 +47,9 @@ class Frame:
     h: float  # the scalar bandwidth inside the frame
     shift: np.ndarray | None = None
     H: np.ndarray | None = None  # the per-feature bandwidths in the data's units
+    # the fit's data's per-feature (minima, maxima) inside the frame (working_frame): the
+    # grids' engine needs them, and the frame's own check has just taken them
+    box: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def identity(self) -> bool:
@@ -134,8 +137,10 @@ def working_frame(X: np.ndarray, H: np.ndarray, kernel: Kernel, gram_scale: floa
         log_peak = -kernel.log_norm(d) - d * np.log(gram_scale * h)
         if (1.0 / SAFE_SCALE <= h <= SAFE_SCALE and max(-lo.min(), hi.max()) <= SAFE_SCALE
                 and abs(log_peak) <= np.log(peak_limit)):
-            return Frame(h)
-    return Frame(unit_bandwidth(kernel, d, gram_scale), lo / 2 + hi / 2, H.copy())
+            return Frame(h, box=(lo, hi))
+    frame = Frame(unit_bandwidth(kernel, d, gram_scale), lo / 2 + hi / 2, H.copy())
+    # (inner is monotone, rounding included: it maps the extremes to the extremes)
+    return Frame(frame.h, frame.shift, frame.H, (frame.inner(lo), frame.inner(hi)))
 
 
 def selection_frame(X: np.ndarray, scales: np.ndarray) -> Frame:

@@ -409,3 +409,18 @@ def test_grid_nodes_astronomically_many_bandwidths_apart_do_not_overflow_the_fft
     est = KDE(1.0).fit(X)
     xs = np.linspace(X.min() - 3e17, X.max() + 3e17, 17)
     np.testing.assert_array_equal(est.pdf_grid(xs), est.pdf(xs[:, None]))
+
+
+@pytest.mark.parametrize("H, scale", [([0.3, 0.3], 1.0), ([0.3, 0.7], 1.0), ([1e150, 1e150], 1e160)])
+def test_the_frames_box_is_the_box_of_the_data_inside_it(H, scale):
+    """working_frame hands the grids' engine the data's box inside the frame, taken from
+    its own check (the map into the frame is monotone, rounding included): the same
+    minima and maxima as the data mapped in, bit for bit, identity frame or not."""
+    from momkde_core.columns import bounding_box
+    from momkde_core.kernels import get_kernel
+    from momkde_core.scaling import working_frame
+    X = np.random.default_rng(4).standard_normal((2000, 2)) * scale + [3.0 * scale, -scale]
+    frame = working_frame(X, np.array(H), get_kernel("gaussian"))
+    assert frame.identity == (H == [0.3, 0.3])
+    lo, hi = bounding_box(frame.inner(X))
+    assert np.array_equal(frame.box[0], lo) and np.array_equal(frame.box[1], hi)
