@@ -96,7 +96,8 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
                ) -> np.ndarray:
     """Per block, the binned sums on the grid, shape (S, moments, *sizes), or
     (S, moments, *padded) with zeros beyond ``sizes`` (``padded`` >= sizes per axis: the
-    FFT lengths, so that the transform needs no padded copy).
+    FFT lengths, so that the transform needs no padded copy). In 1-D a strided view of
+    an (S, cells, moments) array (see :func:`_bin_1d`).
 
     ``X`` (n, d), sorted by block (block s is rows ``bounds[s]:bounds[s+1]``), ``w`` the
     points' weights; per axis the cell ``steps``, the ``origins`` (the coordinate of the
@@ -138,7 +139,7 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
     if d == 1:
         _bin_1d(columns[0], bounds, w, inv[0], offsets[0], tops[0],
                 -1 if taylor_order is None else taylor_order, out, left_out)
-        out = np.ascontiguousarray(out.transpose(0, 2, 1))  # (no copy for one moment)
+        out = out.transpose(0, 2, 1)  # (a strided view: the FFT reads it as it is)
     else:
         _linear_2d(columns[0], columns[1], bounds, w, inv[0], offsets[0], tops[0],
                    inv[1], offsets[1], tops[1], out, left_out)
