@@ -129,6 +129,49 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
     return _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements)
 
 
+def block_shifted_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
+                       h: float, log_weights: np.ndarray | None = None,
+                       max_elements: int = MAX_CHUNK_ELEMENTS
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """(shift, sums): per query j, ``shift[j]`` the largest log term max_i log(w_i K_h(Y_j -
+    X_i)), and sums[s, j] = sum_{i in block s} w_i K_h(Y_j - X_i) exp(-shift[j]), shape
+    (S, m), in linear space: log of a block sum is log(sums) + shift wherever it is within
+    ~e^-700 of the query's largest term (0 below that).
+
+    For statistics over the blocks that scale with each query's sums and that such terms
+    cannot move: a median, a mixture, an importance-sampling ratio. Terms are taken per
+    query in chunks of all points (at most ``max_elements`` per chunk), exponentiated
+    after the shift (:func:`momkde_core.kernels.exp_in_place`) and summed per block by one
+    sparse product: ~3x faster than :func:`block_log_sums`' log-sum-exp per block.
+    """
+    X, Y = _as_2d(X), _as_2d(Y)
+    n, d = X.shape
+    m = len(Y)
+    n_blocks = len(bounds) - 1
+    shift = np.full(m, -np.inf)
+    out = np.zeros((n_blocks, m))
+    if not n or not m:
+        return shift, out
+    members = sparse.csr_matrix((np.ones(n), (np.repeat(np.arange(n_blocks), np.diff(bounds)),
+                                              np.arange(n))), shape=(n_blocks, n))
+    center = X.mean(axis=0)
+    Xc, Yc = X - center, Y - center  # (centred: the BLAS expansion does not cancel)
+    x_sq, y_sq = np.einsum("ij,ij->i", Xc, Xc), np.einsum("ij,ij->i", Yc, Yc)
+    step = max(1, max_elements // n)
+    for j0 in range(0, m, step):
+        j1 = min(m, j0 + step)
+        log_k = kernel.log_kernel_sq(_sq_dists(Xc, Yc[j0:j1], x_sq, y_sq[j0:j1]), h, d)
+        if log_weights is not None:
+            log_k += log_weights[:, None]
+        peak = log_k.max(axis=0)
+        shift[j0:j1] = peak
+        safe = np.where(np.isfinite(peak), peak, 0.0)  # (no term: sums 0, shift -inf)
+        log_k -= safe
+        exp_in_place(log_k)
+        out[:, j0:j1] = members @ log_k
+    return shift, out
+
+
 def _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np.ndarray:
     """:func:`block_log_sums` in log space throughout (log-sum-exp per block and chunk)."""
     out = np.full((len(bounds) - 1, len(Y)), -np.inf)

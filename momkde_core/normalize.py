@@ -18,7 +18,7 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from .columns import per_column
-from .engine import block_log_sums
+from .engine import block_shifted_sums
 from .grid import grid_around
 
 IS_SAMPLES = 4096
@@ -70,9 +70,12 @@ def _log_integral_importance(est, rng: np.random.Generator, n_draws: int) -> flo
     broad = stats.norm(X.mean(axis=0), np.sqrt(X.var(axis=0) + h * h))  # independent axes
     draws = np.vstack([centers + h * radii[:, None] * directions,
                        broad.rvs((n_draws - half, d), random_state=rng)])
-    block_logs = block_log_sums(X, bounds, draws, kernel, h, est._log_w)
-    # the KDE as the size-weighted mixture of the block KDEs
-    log_kde = logsumexp(block_logs + np.log(sizes / n)[:, None], axis=0)
+    # the block KDEs at each draw, relative to the draw's largest term (what a block sum
+    # loses there, below e^-700 of that term, cannot move the median or the mixture)
+    shift, blocks = block_shifted_sums(X, bounds, draws, kernel, h, est._log_w)
+    with np.errstate(divide="ignore"):
+        # the KDE as the size-weighted mixture of the block KDEs
+        log_kde = np.log((sizes / n) @ blocks) + shift
+        log_median = np.log(est._combine(blocks)) + shift
     log_proposal = np.logaddexp(log_kde, broad.logpdf(draws).sum(axis=1)) - np.log(2.0)
-    ratio = est._combine_log(block_logs) - log_proposal
-    return float(logsumexp(ratio) - np.log(n_draws))
+    return float(logsumexp(log_median - log_proposal) - np.log(n_draws))

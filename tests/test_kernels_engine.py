@@ -417,3 +417,34 @@ def test_slot_log_sums_equal_a_logsumexp_per_segment(lengths):
     np.testing.assert_array_equal(np.isneginf(got), np.isneginf(expected))
     finite = np.isfinite(expected)
     np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-13)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), kernel=st.sampled_from(sorted(KERNELS)),
+       h=st.sampled_from([0.02, 0.3, 2.0]), n_blocks=st.integers(1, 40),
+       chunk=st.sampled_from([7, 2**21]))
+def test_block_shifted_sums_are_the_log_sums_relative_to_each_querys_largest_term(
+        seed, d, kernel, h, n_blocks, chunk):
+    """log(sums) + shift is block_log_sums (to 1e-10) wherever a block sum is above e^-690
+    of the query's largest term; below, the shifted sum is at most that (0 or tiny). The
+    shift is the largest log term (-inf where no point is within a compact kernel's reach),
+    in chunks of any size."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(n_blocks, 200))
+    X = rng.standard_normal((n, d)) * rng.choice([1.0, 5.0], (n, 1))
+    bounds = np.r_[0, np.sort(rng.choice(np.arange(1, n), n_blocks - 1, replace=False)), n] \
+        if n_blocks > 1 else np.array([0, n])
+    Y = rng.standard_normal((50, d)) * 4
+    log_w = np.log(rng.uniform(0.1, 2.0, n))
+    k = get_kernel(kernel)
+    shift, sums = engine.block_shifted_sums(X, bounds, Y, k, h, log_w, max_elements=chunk)
+    logs = block_log_sums(X, bounds, Y, k, h, log_w)
+    terms = k.log_kernel_sq(((Y[None] - X[:, None]) ** 2).sum(axis=2), h, d) + log_w[:, None]
+    # (the engine's distances come from centred data: the last bits may differ)
+    np.testing.assert_allclose(shift, terms.max(axis=0), rtol=0, atol=1e-9)
+    kept = np.isfinite(shift) & (logs >= shift - 690.0)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(np.log(sums[kept]) + np.broadcast_to(shift, logs.shape)[kept],
+                                   logs[kept], rtol=0, atol=1e-10)
+    assert np.all(sums[~kept] <= np.exp(-690.0))
+    assert np.all(sums[:, ~np.isfinite(shift)] == 0)
