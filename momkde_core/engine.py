@@ -888,12 +888,11 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     n_blocks = len(bounds) - 1
     if not len(nodes) or not n:
         return np.zeros((n_blocks, len(nodes)))
-    if d == 1:
-        out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h, cells)
-    elif d == 2:
-        out = _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh, box)
-    else:
+    if d == 2:  # (its sums below 1e-290 are redone from the same pairs, in log space)
+        return _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh, box)
+    if d != 1:
         raise ValueError(f"exact_at_nodes works on a line or in the plane, not in d = {d}")
+    out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h, cells)
     for s in range(n_blocks):
         a, b = bounds[s], bounds[s + 1]
         low = np.flatnonzero(out[s] < 1e-290)
@@ -911,7 +910,9 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
     cells bounds each node's distance to the block's nearest point, hence its reach. For
     the Gaussian on a ``mesh`` the points are then found once per tile of 4 x 4 nodes and
     summed as products of per-axis factors (``DiscPairs.mesh_gaussian_sums``); otherwise
-    the compiled enumeration lists each node's pairs for the kernel in numpy."""
+    the compiled enumeration lists each node's pairs for the kernel in numpy. Sums below
+    1e-290 (terms may have been flushed) are redone in log space over the same pairs
+    (:func:`_log_sums_within`), not over the whole block."""
     n_blocks = len(bounds) - 1
     out = np.zeros((n_blocks, len(nodes)))
     lows, highs = bounding_box(X, skip_nan=True) if box is None else box
@@ -933,13 +934,40 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
             fine = all(len(a) < 2 or (a[-1] - a[0]) / (len(a) - 1) <= h for a in axes)
             out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak,
                                               MESH_TILE if fine else 1)[mask]
-            continue
-        counts = table.counts(nodes, reach)
-        offsets = np.r_[0, np.cumsum(counts)]
-        for j0, j1 in pair_chunks(counts, MAX_CHUNK_ELEMENTS):
-            node, point, sq = table.pairs(nodes, reach, offsets, j0, j1)
-            out[s, j0:j1] = np.bincount(node - j0, kernel.kernel_sq(sq, h, 2) * w[live[point]],
-                                        minlength=j1 - j0)
+        else:
+            counts = table.counts(nodes, reach)
+            offsets = np.r_[0, np.cumsum(counts)]
+            for j0, j1 in pair_chunks(counts, MAX_CHUNK_ELEMENTS):
+                node, point, sq = table.pairs(nodes, reach, offsets, j0, j1)
+                out[s, j0:j1] = np.bincount(node - j0,
+                                            kernel.kernel_sq(sq, h, 2) * w[live[point]],
+                                            minlength=j1 - j0)
+        low = np.flatnonzero(out[s] < 1e-290)
+        if low.size:
+            out[s, low] = np.exp(_log_sums_within(table, nodes[low], reach[low],
+                                                  np.log(w[live]), kernel, h))
+    return out
+
+
+def _log_sums_within(table: DiscPairs, nodes: np.ndarray, reach: np.ndarray,
+                     log_w: np.ndarray, kernel: Kernel, h: float) -> np.ndarray:
+    """Per node, log of sum w_i K_h(node - p_i) over the table's points within its
+    ``reach`` (``log_w``: the points' log weights in the table's caller's order), in log
+    space: the exact sum where every term underflows, to the reach's 1e-10."""
+    counts = table.counts(nodes, reach)
+    offsets = np.r_[0, np.cumsum(counts)]
+    out = np.full(len(nodes), -np.inf)
+    for j0, j1 in pair_chunks(counts, MAX_CHUNK_ELEMENTS):
+        _, point, sq = table.pairs(nodes, reach, offsets, j0, j1)
+        logs = kernel.log_kernel_sq(sq, h, 2) + log_w[point]
+        filled = np.flatnonzero(counts[j0:j1]) + j0  # (pairs come node by node)
+        starts = offsets[filled] - offsets[j0]
+        peak = np.maximum.reduceat(logs, starts)
+        safe = np.where(np.isfinite(peak), peak, 0.0)
+        logs -= np.repeat(safe, counts[filled])
+        exp_in_place(logs)
+        with np.errstate(divide="ignore"):
+            out[filled] = np.log(np.add.reduceat(logs, starts)) + safe
     return out
 
 

@@ -448,3 +448,25 @@ def test_block_shifted_sums_are_the_log_sums_relative_to_each_querys_largest_ter
                                    logs[kept], rtol=0, atol=1e-10)
     assert np.all(sums[~kept] <= np.exp(-690.0))
     assert np.all(sums[:, ~np.isfinite(shift)] == 0)
+
+
+@pytest.mark.parametrize("kernel, h", [("gaussian", 0.1), ("exponential", 0.006)])
+def test_plane_tails_below_1e_290_are_the_log_space_sums(kernel, h):
+    """Exact 2-D tails where a block's sum underflows linear space (nodes ~38 h and more
+    from the block): redone in log space from the pairs within each node's reach, they
+    equal the log-space sums over the whole block (block_log_sums) to 1e-9."""
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((3000, 2))
+    bounds = np.array([0, 1000, 1700, 3000])
+    axes = [np.linspace(4, 9, 201), np.linspace(-8, 8, 41)]  # (fine along x: sums at
+    # every magnitude from the data's edge down past 1e-300)
+    k = get_kernel(kernel)
+    mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
+    redo = np.ones((201, 41), dtype=bool)
+    got = engine.exact_at_nodes(X, bounds, np.ones(len(X)), mesh, k, h, mesh=(axes, redo))
+    ref = block_log_sums(X, bounds, mesh, k, h)
+    tiny = (got > 1e-300) & (got < 1e-290)  # (normal floats: full precision)
+    assert tiny.sum() > 20  # the case under test: sums below linear space's reach
+    np.testing.assert_allclose(np.log(got[tiny]), ref[tiny], rtol=0, atol=1e-9)
+    # subnormal sums are as exact as their representation (~1e-323 absolute), others 1e-9
+    np.testing.assert_allclose(got[~tiny], np.exp(ref[~tiny]), rtol=1e-9, atol=2e-323)
