@@ -14,13 +14,13 @@ the factors only decrease (q <= 1 there), so the walk stops at the first one bel
 may fall on the other side of it). Each product adds a rounding error, and q's own (its
 argument t delta can be ~30) is repeated at every step, so every ``ANCHOR``-th factor is
 recomputed by an exponential of the node's own coordinate. The steps assume nodes exactly
-``step`` apart; an axis is accepted when its nodes are within 1e-12 step of that, and a node
-d off it puts t d / h (t up to ~37) into the exponent. So the relative error to the direct
-exponential is below ~1e-11 plus 37 d / h, d of the order of the nodes' own rounding
-(a few ulps of the largest coordinate) or 1e-12 step: the direct formula is itself only that
-well conditioned, as x - g_k is rounded at the coordinates' scale (tested, far tails
-included; ~1e-12 on ``numpy.linspace`` axes near 0; 1e-10 with coordinates near 128 and
-h = 0.008), far below the grids' 1e-6.
+``step`` apart, and a node d off that puts t d / h (t up to ~37) into the exponent, where
+the direct formula takes the stored coordinates' difference exactly: an axis is accepted
+when its nodes, with their own rounding (4 ulps of the largest coordinate), are within
+``EVEN_NODES`` h of even spacing (:func:`evenly_spaced`). The relative error to the direct
+exponential is then below ~1e-11 plus 37 EVEN_NODES (tested, far tails included; ~1e-12 on
+``numpy.linspace`` axes near 0); far from the origin (|x| / h beyond ~1e3 / ulp: the
+ulps alone exceed EVEN_NODES h) every entry is a direct exponential.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from numba import njit
 from .kernels import EXP_FLOOR, flushed_exp
 
 ANCHOR = 32  # every 32nd factor of a walk is an exponential, the others two products
+EVEN_NODES = 1e-12  # nodes within this many h of even spacing (their ulps included) are even
 
 
 @njit(cache=True, nogil=True)
@@ -82,13 +83,12 @@ def _factors(x, axis, step, inv_h, floor, out):  # pragma: no cover (compiled)
 def gaussian_axis_factors(x: np.ndarray, axis: np.ndarray, h: float, floor: float
                           ) -> np.ndarray | None:
     """exp(-(x_i - axis_k)^2 / 2h^2), shape (len(x), len(axis)), entries below e^floor 0;
-    None when ``axis`` is not evenly spaced to 1e-12 of its step (the recurrence needs
-    g_k = g_0 + k step), for the caller to evaluate directly."""
+    None when ``axis`` is not increasing and evenly spaced to its ulps (:func:`evenly_spaced`:
+    the recurrence needs g_k = g_0 + k step), for the caller to evaluate directly."""
     axis = np.asarray(axis, dtype=np.float64)
     m = len(axis)
     step = (axis[-1] - axis[0]) / (m - 1) if m > 1 else 0.0
-    if m > 1 and not (step > 0 and np.max(np.abs(axis - (axis[0] + step * np.arange(m))))
-                      <= 1e-12 * step):
+    if m > 1 and not (step > 0 and evenly_spaced(axis, h)):
         return None
     out = np.zeros((len(x), m))
     if m == 0 or not len(x):
@@ -109,3 +109,17 @@ def gaussian_factors(x: np.ndarray, axis: np.ndarray, h: float, floor: float) ->
         if floor > EXP_FLOOR:
             values *= values >= np.exp(floor)
     return values
+
+
+def evenly_spaced(axis: np.ndarray, h: float) -> bool:
+    """Whether every node of ``axis`` lies within ``EVEN_NODES`` h of the evenly spaced
+    nodes between its ends, its own rounding included (4 ulps of its largest coordinate,
+    as a step or a centre computed from the nodes would be off by that much): then factors
+    computed for evenly spaced nodes are within ~40 EVEN_NODES relative of those at the
+    stored nodes (a point is within ~40 h of the nodes where its factor counts)."""
+    axis = np.asarray(axis, dtype=np.float64)
+    if not len(axis):
+        return True
+    ideal = np.linspace(axis[0], axis[-1], len(axis))
+    rounding = 4.0 * np.spacing(np.abs(axis).max())
+    return bool(np.abs(axis - ideal).max() + rounding <= EVEN_NODES * h)

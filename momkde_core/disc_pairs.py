@@ -27,11 +27,12 @@ import numpy as np
 from numba import njit
 from scipy import ndimage
 
+from .axis_factors import evenly_spaced
+
 SLACK = 1e-9  # cells are selected this far (in cell units) beyond the disc: the rounding of
 # a point's cell index must not drop a point exactly on the circle, which the distance keeps
 MAX_CELLS = 2**24  # the cell table's size (its int64 starts and their copy: 256 MiB)
 MAX_DISTANCE_CELLS = 2**18  # the distance transform's grid (coarser cells beyond this many)
-EVEN_NODES = 1e-10  # mesh_gaussian_sums: nodes this close (times h) to even spacing are even
 MESH_TILE = 4  # mesh_gaussian_sums finds the points once per tile of 4 x 4 nodes (measured
 # against 8 x 8: twice fewer (point, node) products near the data for 4x more disc searches)
 
@@ -115,7 +116,7 @@ def _run_factors(u, step, m, half, inv_2h2, base, f):  # pragma: no cover (compi
     to the caller) when the factor of the node farthest from the point, the smallest,
     would fall below e^-690 (~2e-300): the powers would lose digits to subnormals there
     (or overflow)."""
-    far = abs(u) + 0.5 * (m - 1) * step
+    far = abs(u) + 0.5 * (m - 1) * abs(step)  # (a decreasing axis has step < 0)
     if not far * far * inv_2h2 - half <= 690.0:
         return False
     power = exp(half - u * u * inv_2h2)
@@ -294,7 +295,7 @@ class DiscPairs:
         pw = np.ascontiguousarray(np.asarray(weights, dtype=np.float64)[self.order])
         _mesh_tiles(self.px, self.py, pw, self.starts, self.nx, self.ny, self.x0, self.y0,
                     self.side, ax, ay, reach, int(tile), float(log_peak), 0.5 / (h * h),
-                    _evenly_spaced(ax, h), _evenly_spaced(ay, h), out)
+                    evenly_spaced(ax, h), evenly_spaced(ay, h), out)
         return out
 
     def nearest_bounds(self, nodes: np.ndarray) -> np.ndarray:
@@ -331,14 +332,3 @@ class DiscPairs:
         if not offsets_ok:
             raise ValueError("nodes must be finite, and their offsets to the table in cells too")
         return (np.ascontiguousarray(nodes[:, 0]), np.ascontiguousarray(nodes[:, 1]), radius)
-
-
-def _evenly_spaced(axis: np.ndarray, h: float) -> bool:
-    """Whether every node of ``axis`` lies within EVEN_NODES h of the evenly spaced nodes
-    between its ends: then a tile's factors computed for evenly spaced nodes are off by
-    at most ~40 EVEN_NODES relative (a point is within ~40 h of the nodes it is summed
-    at), as the nodes' own rounding would make them."""
-    if len(axis) < 3:
-        return True
-    ideal = np.linspace(axis[0], axis[-1], len(axis))
-    return bool(np.abs(axis - ideal).max() <= EVEN_NODES * h)

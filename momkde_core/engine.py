@@ -71,6 +71,7 @@ MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this 
 MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
 REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in the plane
+UNDERFLOW_UNITS_PER_NODE = 1e4  # ... and of one underflowing there, per block (log space)
 UNDERFLOW_BANDWIDTHS = float(np.sqrt(2 * 745.0))  # exp(-r^2 / 2h^2) is 0 beyond this r / h
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
@@ -581,7 +582,8 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False, box=None) ->
     ``benchmarks/bench_grid_speed.py`` time them). ``exact``: the far tails will be
     recomputed (see :func:`block_grid_sums`), which in the plane costs the binned backends
     ~60 ns per point, ~0.5 ms per block (its cell table and distance transform) and
-    ~0.2 us per block and faint node (estimated: the nodes beyond the data's bounding box),
+    ~0.2 us per block and faint node (estimated: the nodes beyond the data's bounding box)
+    and ~1.5-2 us per block and node beyond ~38.6 h of every point (redone in log space),
     as measured. ``box``: ``columns.bounding_box(X, skip_nan=True)`` when the caller has
     it (a pass over the data: ~0.25 ms at n = 1e5 in 2-D)."""
     n, d = X.shape
@@ -628,11 +630,12 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False, box=None) ->
             return int(np.prod([np.count_nonzero((a >= lo - reach) & (a <= hi + reach))
                                 for a, lo, hi in zip(axes, lows, highs)]))
 
-        # beyond ~38.6 h of every point a sum underflows and is redone in log space over
-        # the whole block (exact_at_nodes): ~30 units per point and node
+        # beyond ~38.6 h of every point a sum underflows and is redone in log space from
+        # the pairs within its reach (exact_at_nodes): ~1.5-2 us per block and node, as
+        # measured on 128 x 128 grids spanning +-30 and +-60 (n = 1e4, 1e5; S = 1, 20)
         underflow = n_grid - within(UNDERFLOW_BANDWIDTHS * h)
-        redo = (600.0 * n + n_blocks * (5e6 + REDO_UNITS_PER_NODE * (n_grid - within(0.0)))
-                + 30.0 * n * underflow)
+        redo = (600.0 * n + n_blocks * (5e6 + REDO_UNITS_PER_NODE * (n_grid - within(0.0))
+                                        + UNDERFLOW_UNITS_PER_NODE * underflow))
         for name in ("fft", "binned") if kernel.compact else ("fft", "binned", "band"):
             if name in costs:
                 costs[name] += redo
@@ -877,7 +880,7 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     exponential: r = D + h (23 + ...); compact kernels: r = their support), so the points
     of the cells within r give the sum to 1e-10 relative: in the far tails a few points next to the
     data's edge, not all n. Sums below 1e-290 (terms there may have been flushed) are redone
-    in log space over the block's points. ``cells`` (1-D): the occupancy of cells the caller
+    in log space: over the block's points on a line, from the same pairs in the plane. ``cells`` (1-D): the occupancy of cells the caller
     has already computed, see :func:`_exact_at_nodes_1d`. ``mesh`` (2-D): (axes, mask)
     when ``nodes`` are the nodes of the mesh of ``axes`` where ``mask`` is True, in C order,
     for the plane's tiled Gaussian sums (:func:`_exact_at_nodes_plane`). ``box`` (2-D):

@@ -188,13 +188,17 @@ class _BaseKDE(BaseEstimator):
             self._log_w_values = np.repeat(-np.log(sizes), sizes)
         return self._log_w_values
 
+    def _block_weights_per_block(self) -> np.ndarray:
+        """One over each block's size (as exp(-log size): the values of ``_w``), when the fit
+        gave each block's rows equal weights (``_block_weights``)."""
+        return np.exp(-np.log(np.diff(self._bounds)))
+
     @property
     def _w(self) -> np.ndarray:
         """The points' weights in linear space (exp of ``_log_w``), built on first use when
         the fit left them out, as ``_log_w``."""
         if self._w_values is None:
-            sizes = np.diff(self._bounds)
-            self._w_values = np.repeat(np.exp(-np.log(sizes)), sizes)
+            self._w_values = np.repeat(self._block_weights_per_block(), np.diff(self._bounds))
         return self._w_values
 
     def _grid_weights(self) -> tuple[np.ndarray, np.ndarray | None]:
@@ -204,8 +208,7 @@ class _BaseKDE(BaseEstimator):
         block's sums are scaled by its weight after: no n-long weights on the grid path
         (whether or not ``_w`` was built since: a grid does not depend on what ran before)."""
         if self._block_weights:
-            return (np.broadcast_to(1.0, len(self._X)),
-                    np.exp(-np.log(np.diff(self._bounds))))
+            return np.broadcast_to(1.0, len(self._X)), self._block_weights_per_block()
         return self._w_values, None
 
     def _forget_fit(self) -> None:
@@ -512,6 +515,12 @@ class _BaseKDE(BaseEstimator):
         return self._X[rows] + self._h * radii[:, None] * directions
 
 
+def _equal_weights(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(log weights, weights) of n rows weighing 1/n each, as read-only views of one value:
+    no n-long arrays (the weights are exp of the log, to the bit)."""
+    return np.broadcast_to(-np.log(n), n), np.broadcast_to(np.exp(-np.log(n)), n)
+
+
 def _finite_density(values: np.ndarray) -> np.ndarray:
     """``values`` if finite; else ValueError (a density beyond float64's range)."""
     if np.isposinf(values).any():
@@ -565,9 +574,8 @@ default "scott"
 
     def _fit_weights(self, X, base):
         n = len(X)
-        if base is None:  # equal weights as read-only views of one value: no n-long arrays
-            return (X, np.array([0, n]), np.broadcast_to(-np.log(n), n),
-                    np.broadcast_to(np.exp(-np.log(n)), n))
+        if base is None:
+            return (X, np.array([0, n]), *_equal_weights(n))
         return X, np.array([0, n]), np.log(base), base
 
 
@@ -679,8 +687,9 @@ default "robust"
         grids or scores never needs it (at n = 1e7 the scatter and the first touch of its
         80 MB cost ~0.2 s here)."""
         check_is_fitted(self, "bandwidth_")
-        if self._block_labels is None:
-            order, bounds = self._block_order
+        blocks = self._blocks  # (one read: a concurrent first read may replace it)
+        if blocks[0] == "order":
+            _, order, bounds = blocks
             labels = np.zeros(bounds[-1], dtype=np.intp)
             if order is not None and len(bounds) - 1 <= LABEL_LOOP_BLOCKS:
                 for s in range(1, len(bounds) - 1):  # block by block: no n-long temporary
@@ -691,8 +700,9 @@ default "robust"
                 full = np.full(len(self._kept), -1, dtype=np.intp)
                 full[self._kept] = labels
                 labels = full
-            self._block_labels, self._block_order = labels, None
-        return self._block_labels
+            blocks = ("labels", labels)
+            self._blocks = blocks  # (the order is no longer kept)
+        return blocks[1]
 
     def _fit_weights(self, X, base):
         n = len(X)
@@ -703,10 +713,9 @@ default "robust"
         # n % S blocks take one more point), as numpy.array_split would cut them
         sizes = np.full(S, n // S) + (np.arange(S) < n % S)
         bounds = np.concatenate([[0], np.cumsum(sizes)])
-        self._block_order, self._block_labels = (order, bounds), None  # see block_of_
+        self._blocks = ("order", order, bounds)  # block_of_ is built from it when read
         if base is None and S == 1:  # the KDE's weights, so that its sums are the KDE's
-            log_w, w = (np.broadcast_to(-np.log(n), n),
-                        np.broadcast_to(np.exp(-np.log(n)), n))
+            log_w, w = _equal_weights(n)
         elif base is None:  # each row weighs 1 / its block's size: built when first read
             log_w = w = None  # (see _log_w, _w and _grid_weights)
         else:  # each row's share of its block's weight

@@ -26,7 +26,7 @@ which is what float64 holds for exp of minus their squared distance.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -49,7 +49,7 @@ class Frame:
     H: np.ndarray | None = None  # the per-feature bandwidths in the data's units
     # the fit's data's per-feature (minima, maxima) inside the frame (working_frame): the
     # grids' engine needs them, and the frame's own check has just taken them
-    box: tuple[np.ndarray, np.ndarray] | None = None
+    box: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False)
 
     @property
     def identity(self) -> bool:

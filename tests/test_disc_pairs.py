@@ -177,6 +177,37 @@ def test_mesh_gaussian_sums_match_log_space_sums_on_any_axes_and_to_the_underflo
     np.testing.assert_allclose(got[kept], reference[kept], rtol=1e-12)
 
 
+def test_factors_assume_even_spacing_only_where_the_nodes_are_even_to_their_ulps():
+    """The tiles' two-exponential factors and the separable product's recurrence assume
+    evenly spaced nodes: true of a linspace near the
+    origin, false for nodes moved by 1e-3 h, and false far from the origin, where the
+    nodes' own ulps exceed EVEN_NODES h (a tile's centre and step computed from them
+    would be off by that much)."""
+    from momkde_core.axis_factors import evenly_spaced as _evenly_spaced
+    h = 0.2
+    near = np.linspace(-7.0, 9.0, 128)
+    assert _evenly_spaced(near, h) and _evenly_spaced(near[::-1], h)
+    moved = near.copy()
+    moved[40] += 1e-3 * h
+    assert not _evenly_spaced(moved, h)
+    assert not _evenly_spaced(near + 1e9, h)
+
+
+def test_mesh_gaussian_sums_on_a_decreasing_axis_equal_the_increasing_one():
+    """A decreasing axis gives the same sums, reversed, down to the underflow edge (the
+    guard of the two-exponential factors measures the farthest node by |step|)."""
+    table = DiscPairs(np.array([[0.0, 0.0], [0.1, -0.2]]), 0.5)
+    up = [np.array([10.8, 11.1, 11.4, 11.7]), np.array([-0.3, 0.0, 0.3, 0.6])]
+    reach = np.full((4, 4), np.inf)
+    got_up = table.mesh_gaussian_sums(up, reach, np.ones(2), 0.3, 0.0)
+    got_down = table.mesh_gaussian_sums([up[0][::-1], up[1]], reach, np.ones(2), 0.3, 0.0)
+    np.testing.assert_allclose(got_down[::-1], got_up, rtol=1e-12, atol=0)
+    sq = ((np.stack(np.meshgrid(*up, indexing="ij"), axis=-1)[..., None, :]
+           - table.px.size * 0 - np.array([[0.0, 0.0], [0.1, -0.2]])) ** 2).sum(axis=-1)
+    np.testing.assert_allclose(got_up, np.exp(-sq / (2 * 0.09)).sum(axis=-1), rtol=1e-12,
+                               atol=1e-320)
+
+
 def test_mesh_gaussian_sums_refuse_a_wrong_reach_or_log_peak():
     table = DiscPairs(np.zeros((3, 2)), 0.5)
     axes = [np.linspace(0, 1, 4), np.linspace(0, 1, 5)]

@@ -125,7 +125,7 @@ def test_mom_grid_without_weights_builds_no_per_row_arrays_and_matches_them(d):
     est = MoMKDE(n_blocks=7, bandwidth=0.3, random_state=1).fit(X)
     by_block = est.pdf_grid(*axes)
     assert est._w_values is None and est._log_w_values is None
-    assert est._block_labels is None
+    assert est._blocks[0] == "order"  # block_of_ not built yet
     sums, _ = est._inner_grid_sums(axes, exact=True)
     per_row = engine.block_grid_sums(est._X, est._bounds, axes, est._kernel, est._h, est._w,
                                      exact=True)

@@ -470,3 +470,30 @@ def test_plane_tails_below_1e_290_are_the_log_space_sums(kernel, h):
     np.testing.assert_allclose(np.log(got[tiny]), ref[tiny], rtol=0, atol=1e-9)
     # subnormal sums are as exact as their representation (~1e-323 absolute), others 1e-9
     np.testing.assert_allclose(got[~tiny], np.exp(ref[~tiny]), rtol=1e-9, atol=2e-323)
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e6, 1e9])
+@pytest.mark.parametrize("n, S, backend", [(3000, 5, "separable"), (20000, 1, "binned")])
+def test_2d_grid_tails_are_exact_far_from_the_origin(offset, n, S, backend):
+    """Exact 2-D tails (nodes below 1e-7 of the peak) equal the median of the block sums
+    taken by brute force to 1e-9 relative whatever the data's distance to the origin, by
+    the exact separable product and by the binned product's tiled tails: near 1e9 the
+    nodes' own ulps are ~1e-7 (1e-6 h), so both take one exponential per factor there."""
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((n, 2)) + offset
+    h = 0.25
+    est = MoMKDE(n_blocks=S, bandwidth=h, normalize=False, random_state=0).fit(X)
+    xs = np.linspace(offset - 9.0, offset + 9.0, 61)
+    assert est._inner_grid_sums([xs, xs], exact=True)[1] == backend
+    grid = est.pdf_grid(xs, xs)
+    faint = (grid < 1e-7 * grid.max()) & (grid > 1e-290)
+    i, j = np.nonzero(faint)
+    pick = rng.choice(len(i), 200, replace=False)
+    nodes = np.stack([xs[i[pick]], xs[j[pick]]], axis=1)
+    # (brute force on the stored coordinates: differences taken directly, as the tails do;
+    # an expansion around the data's mean would round the nodes near 1e9 by ~1e-7)
+    sq = ((nodes[:, None, :] - est._X[None]) ** 2).sum(axis=2)
+    terms = -sq / (2 * h * h) - np.log(2 * np.pi * h * h) + est._log_w
+    logs = [logsumexp(terms[:, a:b], axis=1) for a, b in zip(est._bounds, est._bounds[1:])]
+    ref = np.exp(np.median(logs, axis=0))
+    np.testing.assert_allclose(grid[i[pick], j[pick]], ref, rtol=1e-9, atol=0)
