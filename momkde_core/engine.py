@@ -153,8 +153,7 @@ def block_shifted_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel:
     out = np.zeros((n_blocks, m))
     if not n or not m:
         return shift, out
-    members = sparse.csr_matrix((np.ones(n), (np.repeat(np.arange(n_blocks), np.diff(bounds)),
-                                              np.arange(n))), shape=(n_blocks, n))
+    members = _block_members(bounds, np.ones(n))
     center = X.mean(axis=0)
     Xc, Yc = X - center, Y - center  # (centred: the BLAS expansion does not cancel)
     x_sq, y_sq = np.einsum("ij,ij->i", Xc, Xc), np.einsum("ij,ij->i", Yc, Yc)
@@ -171,6 +170,14 @@ def block_shifted_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel:
         exp_in_place(log_k)
         out[:, j0:j1] = members @ log_k
     return shift, out
+
+
+def _block_members(bounds: np.ndarray, w: np.ndarray) -> sparse.csr_matrix:
+    """The (S x n) sparse matrix of block memberships times the points' weights ``w``:
+    a product with it sums a matrix's rows block by block in one C-level pass."""
+    n_blocks = len(bounds) - 1
+    return sparse.csr_matrix((w, (np.repeat(np.arange(n_blocks), np.diff(bounds)),
+                                  np.arange(len(w)))), shape=(n_blocks, len(w)))
 
 
 def _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np.ndarray:
@@ -318,13 +325,20 @@ def _accumulate_segments(out: np.ndarray, log_k: np.ndarray, segments: list, j0:
     if slots * len(segments) <= 2 * len(log_k):  # sizes alike (MoM-KDE's blocks): by slot
         out[ids, j0:j1] = np.logaddexp(out[ids, j0:j1], _slot_log_sums(log_k, starts, lengths))
         return
+    out[ids, j0:j1] = np.logaddexp(out[ids, j0:j1], _reduceat_log_sums(log_k, starts, lengths))
+
+
+def _reduceat_log_sums(log_k: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+                       ) -> np.ndarray:
+    """logsumexp of the consecutive runs of ``log_k``'s rows (axis 0) that start at
+    ``starts`` and have ``lengths`` (>= 1, covering the rows from starts[0] on), each
+    shifted by its maximum: ``reduceat`` over all runs at once. ``log_k`` is overwritten."""
     peak = np.maximum.reduceat(log_k, starts, axis=0)
     safe = np.where(np.isfinite(peak), peak, 0.0)
     log_k -= np.repeat(safe, lengths, axis=0)
     exp_in_place(log_k)
     with np.errstate(divide="ignore"):
-        val = np.log(np.add.reduceat(log_k, starts, axis=0)) + safe
-    out[ids, j0:j1] = np.logaddexp(out[ids, j0:j1], val)
+        return np.log(np.add.reduceat(log_k, starts, axis=0)) + safe
 
 
 def slot_layout(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -428,8 +442,7 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
     """
     n = len(X)
     n_blocks = len(bounds) - 1
-    members = sparse.csr_matrix((w, (np.repeat(np.arange(n_blocks), np.diff(bounds)),
-                                     np.arange(n))), shape=(n_blocks, n))
+    members = _block_members(bounds, w)
     out = np.zeros((n_blocks, len(Y)))
     X, Y = _as_2d(X), _as_2d(Y)
 
@@ -921,6 +934,13 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
     lows, highs = bounding_box(X, skip_nan=True) if box is None else box
     side = max(h / 2, float(np.max(highs - lows)) / 2**10)
     log_peak = float(kernel.log_kernel_sq(np.zeros(1), h, 2)[0])
+    tiled = kernel.name == "gaussian" and mesh is not None and abs(log_peak) <= 50.0
+    if tiled:
+        axes, mask = mesh
+        # (tiles of 4 x 4 nodes pay off on grids finer than h; on coarser ones a tile's
+        # disc takes in far more points than its nodes need: one node per tile)
+        tile = MESH_TILE if all(len(g) < 2 or (g[-1] - g[0]) / (len(g) - 1) <= h
+                                for g in axes) else 1
     for s in range(n_blocks):
         a, b = bounds[s], bounds[s + 1]
         live = np.flatnonzero(w[a:b] > 0) + a
@@ -928,15 +948,10 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
             continue
         table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
         reach = _reach(kernel, h, table.nearest_bounds(nodes), _window_budget(w[a:b]))
-        if kernel.name == "gaussian" and mesh is not None and abs(log_peak) <= 50.0:
-            axes, mask = mesh
+        if tiled:
             full = np.full(mask.shape, -1.0)
             full[mask] = reach
-            # (tiles of 4 x 4 nodes pay off on grids finer than h; on coarser ones a tile's
-            # disc takes in far more points than its nodes need: one node per tile)
-            fine = all(len(a) < 2 or (a[-1] - a[0]) / (len(a) - 1) <= h for a in axes)
-            out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak,
-                                              MESH_TILE if fine else 1)[mask]
+            out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak, tile)[mask]
         else:
             counts = table.counts(nodes, reach)
             offsets = np.r_[0, np.cumsum(counts)]
@@ -964,13 +979,7 @@ def _log_sums_within(table: DiscPairs, nodes: np.ndarray, reach: np.ndarray,
         _, point, sq = table.pairs(nodes, reach, offsets, j0, j1)
         logs = kernel.log_kernel_sq(sq, h, 2) + log_w[point]
         filled = np.flatnonzero(counts[j0:j1]) + j0  # (pairs come node by node)
-        starts = offsets[filled] - offsets[j0]
-        peak = np.maximum.reduceat(logs, starts)
-        safe = np.where(np.isfinite(peak), peak, 0.0)
-        logs -= np.repeat(safe, counts[filled])
-        exp_in_place(logs)
-        with np.errstate(divide="ignore"):
-            out[filled] = np.log(np.add.reduceat(logs, starts)) + safe
+        out[filled] = _reduceat_log_sums(logs, offsets[filled] - offsets[j0], counts[filled])
     return out
 
 

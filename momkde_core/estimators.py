@@ -190,7 +190,7 @@ class _BaseKDE(BaseEstimator):
 
     def _block_weights_per_block(self) -> np.ndarray:
         """One over each block's size (as exp(-log size): the values of ``_w``), when the fit
-        gave each block's rows equal weights (``_block_weights``)."""
+        gave each block's rows equal weights (``_equal_in_blocks``)."""
         return np.exp(-np.log(np.diff(self._bounds)))
 
     @property
@@ -207,7 +207,7 @@ class _BaseKDE(BaseEstimator):
         weights) the engine sums unit weights, a read-only view of one value, and each
         block's sums are scaled by its weight after: no n-long weights on the grid path
         (whether or not ``_w`` was built since: a grid does not depend on what ran before)."""
-        if self._block_weights:
+        if self._equal_in_blocks:
             return np.broadcast_to(1.0, len(self._X)), self._block_weights_per_block()
         return self._w_values, None
 
@@ -233,7 +233,7 @@ class _BaseKDE(BaseEstimator):
         self._weighted = base is not None
         self._X, self._bounds, self._log_w_values, self._w_values = self._fit_weights(
             self._frame.inner(X), base)
-        self._block_weights = self._w_values is None  # see _grid_weights
+        self._equal_in_blocks = self._w_values is None  # see _grid_weights
         if kept is not None and not kept.all():
             for name, fill in self._row_attributes.items():
                 values = getattr(self, name)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .binning import blocks_within_rows
 from .kernels import Kernel
 
 
@@ -145,7 +146,7 @@ def window_sums(x: np.ndarray, w: np.ndarray, bounds: np.ndarray, nodes: np.ndar
     lows = np.ascontiguousarray(lows, dtype=np.float64)
     highs = np.ascontiguousarray(highs, dtype=np.float64)
     ok = (len(x) == len(w) and lows.shape == highs.shape == (n_blocks, m) and len(bounds)
-          and bounds[0] >= 0 and bounds[-1] <= len(x) and bool(np.all(np.diff(bounds) >= 0)))
+          and blocks_within_rows(bounds, len(x)))
     if not ok:
         raise ValueError("window_sums needs one weight per point, block bounds within the "
                          "points and one window per block and node")
