@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from .axis_factors import gaussian_factors
+from .blas_threads import one_blas_thread
 from .binning import blocks_within_rows
 from .columns import bounding_box
 
@@ -109,7 +110,9 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
     ``axes``, shape (S, len(axes[0]), len(axes[1])); ``log_norm`` the log of the kernel's
     normalising divisor (the factors are exp(-t^2 / 2)). Blocks go in batches whose
     gathered rows (cells x nodes of y each) hold at most ``max_elements`` values (at least
-    one block per batch). ``box``: as for :func:`binning_cells`."""
+    one block per batch). ``box``: as for :func:`binning_cells`. The products (cells x
+    nodes, small) run on one BLAS thread: a second one gains little there, and would then
+    spin on the core that the exact tails' threads need (:mod:`momkde_core.blas_threads`)."""
     n_blocks = len(bounds) - 1
     # the compiled loop does not check indices: the layout is checked here, once
     if not (X.ndim == 2 and X.shape[1] == 2 and len(axes) == 2 and len(w) == len(X)
@@ -138,7 +141,8 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
         rows.fill(0.0)
         _gather_rows(x, y, bounds[lo:hi + 1], w, 1.0 / step_x, -x0 / step_x, float(mx - 1),
                      1.0 / step_y, -y0 / step_y, float(my - 1), ky, first, last, rows)
-        np.matmul(kx.T, rows, out=out[lo:hi])
+        with one_blas_thread():
+            np.matmul(kx.T, rows, out=out[lo:hi])
     out *= np.exp(-log_norm)
     return out
 

@@ -21,6 +21,7 @@ occupied cells. Serial and GIL-free, like :mod:`momkde_core.binning`.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from math import ceil, exp, floor, sqrt
 
 import numpy as np
@@ -132,7 +133,7 @@ def _run_factors(u, step, m, half, inv_2h2, base, f):  # pragma: no cover (compi
 
 @njit(cache=True, nogil=True)
 def _mesh_tiles(px, py, pw, starts, nx, ny, x0, y0, side, ax, ay, reach, tile, log_peak,
-                inv_2h2, even_x, even_y, out):  # pragma: no cover (compiled)
+                inv_2h2, even_x, even_y, first, every, out):  # pragma: no cover (compiled)
     """Gaussian sums at the mesh nodes of ``ax`` x ``ay`` whose ``reach`` is >= 0 (NaN or
     negative: skipped), into ``out`` (same shape), by tiles of ``tile`` x ``tile`` nodes:
     the points within the largest of (reach + distance to the tile's centre) of its nodes
@@ -140,13 +141,15 @@ def _mesh_tiles(px, py, pw, starts, nx, ny, x0, y0, side, ax, ay, reach, tile, l
     products of one factor per axis, w exp(log_peak / 2 - dx^2 inv_2h2) exp(log_peak / 2 -
     dy^2 inv_2h2): a disc search and 2 x tile factors per point instead of a disc search
     and an exponential per (node, point) pair. On an evenly spaced axis (``even_x``,
-    ``even_y``) a point's tile factors take two exponentials (:func:`_run_factors`)."""
+    ``even_y``) a point's tile factors take two exponentials (:func:`_run_factors`).
+    Only the columns of tiles ``first``, ``first + every``, ... are done (the others, and
+    their nodes of ``out``, are left to other calls: threads share a mesh this way)."""
     found = np.empty(64, np.int64)
     fx, fy = np.empty(tile), np.empty(tile)
     base_x, base_y = np.empty(tile), np.empty(tile)
     acc = np.empty((tile, tile))
     half = 0.5 * log_peak
-    for i0 in range(0, len(ax), tile):
+    for i0 in range(first * tile, len(ax), every * tile):
         i1 = min(len(ax), i0 + tile)
         mx = i1 - i0
         cx = 0.5 * (ax[i0] + ax[i1 - 1])
@@ -276,14 +279,16 @@ class DiscPairs:
 
     def mesh_gaussian_sums(self, axes: list[np.ndarray], reach: np.ndarray,
                            weights: np.ndarray, h: float, log_peak: float,
-                           tile: int = MESH_TILE) -> np.ndarray:
+                           tile: int = MESH_TILE, workers: int = 1) -> np.ndarray:
         """Per node of the mesh of two ``axes`` whose ``reach`` (shape of the mesh) is >= 0,
         the sum of weights[i] exp(log_peak - |node - p_i|^2 / 2h^2) over the points
         within (at least) that reach (``weights`` in the caller's order); other nodes 0.
         By tiles of nodes (:func:`_mesh_tiles`): each term is a product of two factors
         exp(log_peak / 2 - d^2 / 2h^2), so a term is lost to underflow only below
         e^(log_peak / 2 - 745): for |log_peak| <= 50, under 1e-313, as with one
-        exponential; beyond that this refuses (enumerate the pairs instead)."""
+        exponential; beyond that this refuses (enumerate the pairs instead). ``workers``
+        threads share the columns of tiles, interleaved (the same sums to the bit: each
+        tile is summed by one thread, in the same order)."""
         ax, ay = (np.ascontiguousarray(a, dtype=np.float64) for a in axes)
         reach = np.ascontiguousarray(reach, dtype=np.float64)
         if reach.shape != (len(ax), len(ay)) or not abs(log_peak) <= 50.0:
@@ -293,9 +298,16 @@ class DiscPairs:
             self._nodes(np.array([[ax.min(), ay.min()], [ax.max(), ay.max()]]), np.zeros(2))
         out = np.zeros(reach.shape)
         pw = np.ascontiguousarray(np.asarray(weights, dtype=np.float64)[self.order])
-        _mesh_tiles(self.px, self.py, pw, self.starts, self.nx, self.ny, self.x0, self.y0,
-                    self.side, ax, ay, reach, int(tile), float(log_peak), 0.5 / (h * h),
-                    evenly_spaced(ax, h), evenly_spaced(ay, h), out)
+        args = (self.px, self.py, pw, self.starts, self.nx, self.ny, self.x0, self.y0,
+                self.side, ax, ay, reach, int(tile), float(log_peak), 0.5 / (h * h),
+                evenly_spaced(ax, h), evenly_spaced(ay, h))
+        workers = max(1, min(int(workers), -(-len(ax) // int(tile))))
+        if workers == 1:
+            _mesh_tiles(*args, 0, 1, out)
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                list(pool.map(lambda first: _mesh_tiles(*args, first, workers, out),
+                              range(workers)))
         return out
 
     def nearest_bounds(self, nodes: np.ndarray) -> np.ndarray:

@@ -42,12 +42,12 @@ from functools import lru_cache
 import numpy as np
 from scipy import fft as sp_fft
 from scipy import sparse, special
-from threadpoolctl import threadpool_limits
 
 from .axis_factors import gaussian_factors
 from .binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
 from .binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from .binning import bin_blocks
+from .blas_threads import one_blas_thread
 from .columns import bounding_box
 from .disc_pairs import MESH_TILE, DiscPairs
 from .kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
@@ -72,10 +72,10 @@ MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
 REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in the plane
 UNDERFLOW_UNITS_PER_NODE = 1e4  # ... and of one underflowing there, per block (log space)
+PLANE_THREADED_NODES = 256  # exact tails in the plane on FFT_WORKERS threads from this many nodes
 UNDERFLOW_BANDWIDTHS = float(np.sqrt(2 * 745.0))  # exp(-r^2 / 2h^2) is 0 beyond this r / h
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
-_BLAS_LIMIT_LOCK = threading.Lock()  # held while BLAS is limited to one thread per call
 
 # Binning cells per bandwidth needed for ~1e-3 (of the peak) accuracy. Linear binning
 # perturbs a smooth kernel by (delta/h)^2 / 8 of its peak per axis, (delta/h)^2 / 4 in the
@@ -254,12 +254,9 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
     spans = [(j0, min(m, j0 + cols)) for j0 in range(0, m, cols)]
     probe = spans[:FFT_WORKERS]
     filled = np.diff(bounds) > 0  # (an empty block is -inf, rightly)
-    # (threadpoolctl's limit is process-wide: two threads setting and restoring it at once,
-    # as concurrent app sessions or the robust search's candidates would, could leave BLAS
-    # on one thread for good; the lock keeps each set / restore pair whole, and so runs
-    # these tiles, which use both cores themselves, one call at a time)
-    with _BLAS_LIMIT_LOCK, threadpool_limits(1, user_api="blas"), \
-            ThreadPoolExecutor(FFT_WORKERS) as pool:
+    # (the limit is process-wide and held under one lock, see momkde_core.blas_threads: so
+    # these tiles, which use both cores themselves, run one call at a time)
+    with one_blas_thread(), ThreadPoolExecutor(FFT_WORKERS) as pool:
         list(pool.map(lambda s: work(*s), probe))
         done = probe[-1][1]
         if (out[filled, :done] < LOG_SAFE_FAST).any(axis=0).mean() <= 0.5:
@@ -941,17 +938,21 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
         # disc takes in far more points than its nodes need: one node per tile)
         tile = MESH_TILE if all(len(g) < 2 or (g[-1] - g[0]) / (len(g) - 1) <= h
                                 for g in axes) else 1
-    for s in range(n_blocks):
+    threaded = len(nodes) >= PLANE_THREADED_NODES
+    tile_workers = FFT_WORKERS if threaded and n_blocks == 1 else 1
+
+    def block(s: int) -> None:
         a, b = bounds[s], bounds[s + 1]
         live = np.flatnonzero(w[a:b] > 0) + a
         if not len(live):
-            continue
+            return
         table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
         reach = _reach(kernel, h, table.nearest_bounds(nodes), _window_budget(w[a:b]))
         if tiled:
             full = np.full(mask.shape, -1.0)
             full[mask] = reach
-            out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak, tile)[mask]
+            out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak, tile,
+                                              tile_workers)[mask]
         else:
             counts = table.counts(nodes, reach)
             offsets = np.r_[0, np.cumsum(counts)]
@@ -964,6 +965,13 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
         if low.size:
             out[s, low] = np.exp(_log_sums_within(table, nodes[low], reach[low],
                                                   np.log(w[live]), kernel, h))
+
+    if threaded and n_blocks > 1:  # (each block writes its own row of out)
+        with ThreadPoolExecutor(FFT_WORKERS) as pool:
+            list(pool.map(block, range(n_blocks)))
+    else:
+        for s in range(n_blocks):
+            block(s)
     return out
 
 

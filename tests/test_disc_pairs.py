@@ -148,6 +148,11 @@ def test_mesh_gaussian_sums_bracket_the_pairs_within_reach(seed, n, side, scale,
     np.testing.assert_allclose(got[flat == np.inf], full[flat == np.inf], rtol=1e-12)
     if tile == 1:
         np.testing.assert_allclose(got[live], within[live], rtol=1e-12)
+    # threads sharing the columns of tiles (more threads than columns too) change no bit
+    for workers in (2, 3, 20):
+        shared = table.mesh_gaussian_sums(axes, reach, weights, h, log_peak, tile=tile,
+                                          workers=workers)
+        np.testing.assert_array_equal(shared.ravel(), got)
 
 
 @pytest.mark.parametrize("even", [True, False])
