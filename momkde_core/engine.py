@@ -72,7 +72,7 @@ MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
 REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in the plane
 UNDERFLOW_UNITS_PER_NODE = 1e4  # ... and of one underflowing there, per block (log space)
-PLANE_THREADED_NODES = 256  # exact tails in the plane on FFT_WORKERS threads from this many nodes
+PLANE_THREADED_NODES = 256  # tiled exact tails on FFT_WORKERS threads from this many nodes
 UNDERFLOW_BANDWIDTHS = float(np.sqrt(2 * 745.0))  # exp(-r^2 / 2h^2) is 0 beyond this r / h
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
@@ -925,7 +925,9 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
     summed as products of per-axis factors (``DiscPairs.mesh_gaussian_sums``); otherwise
     the compiled enumeration lists each node's pairs for the kernel in numpy. Sums below
     1e-290 (terms may have been flushed) are redone in log space over the same pairs
-    (:func:`_log_sums_within`), not over the whole block."""
+    (:func:`_log_sums_within`), not over the whole block. Tiled, from PLANE_THREADED_NODES
+    nodes, the blocks (one block: its tiles' columns) are shared by FFT_WORKERS threads;
+    each sum is the one a single thread would give, to the bit."""
     n_blocks = len(bounds) - 1
     out = np.zeros((n_blocks, len(nodes)))
     lows, highs = bounding_box(X, skip_nan=True) if box is None else box
@@ -938,7 +940,9 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
         # disc takes in far more points than its nodes need: one node per tile)
         tile = MESH_TILE if all(len(g) < 2 or (g[-1] - g[0]) / (len(g) - 1) <= h
                                 for g in axes) else 1
-    threaded = len(nodes) >= PLANE_THREADED_NODES
+    # (threads pay off for the compiled, GIL-free tiles; the pairs' numpy path mostly holds
+    # the GIL, and measured 7 % slower on two threads)
+    threaded = tiled and len(nodes) >= PLANE_THREADED_NODES
     tile_workers = FFT_WORKERS if threaded and n_blocks == 1 else 1
 
     def block(s: int) -> None:
