@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from momkde_core import engine
+from momkde_core import binned_product, engine
 from momkde_core.binned_product import (BAND_RADIUS, CELLS_PER_BANDWIDTH, binned_product_sums,
                                         binning_cells)
 from momkde_core.binning import bin_blocks
@@ -45,6 +45,25 @@ def test_equals_linear_binning_summed_directly(batch):
     assert got.shape == (4, 45, 38)
     assert np.max(np.abs(got - ref)) <= 1e-12 * ref.max()
     assert not got[1].any()
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 16, 10**6])
+def test_runs_of_nodes_each_over_their_band_of_cells_equal_the_whole_product(monkeypatch,
+                                                                             chunk):
+    """The products by runs of NODE_CHUNK nodes of x, each over the cells within its
+    reach, give the linearly binned sums (to 1e-12 of the peak) on a grid that reaches far
+    beyond the data on one side, where whole runs of nodes have no cell within reach (0)."""
+    monkeypatch.setattr(binned_product, "NODE_CHUNK", chunk)
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((600, 2))
+    w = rng.uniform(0.2, 2.0, len(X))
+    bounds = np.array([0, 250, 600])
+    axes = [np.linspace(-5, 40, 91), np.linspace(-4, 4, 17)]
+    ref = _linear_binning_reference(X, bounds, w, axes, 0.3)
+    got = binned_product_sums(X, bounds, axes, 0.3, w, _log_norm(0.3))
+    assert np.max(np.abs(got - ref)) <= 1e-12 * ref.max()
+    beyond = axes[0] > X[:, 0].max() + BAND_RADIUS * 0.3 + 0.1
+    assert beyond.sum() > 40 and not got[:, beyond].any()
 
 
 @settings(max_examples=40, deadline=None)
