@@ -21,6 +21,7 @@ occupied cells. Serial and GIL-free, like :mod:`momkde_core.binning`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from math import ceil, exp, floor, sqrt
 
@@ -316,7 +317,14 @@ class DiscPairs:
         grid extended to the nodes (cells merged k x k when a side would exceed
         sqrt(``MAX_DISTANCE_CELLS``)): the centres of the node's cell and of the nearest
         occupied one are that far apart, plus a half diagonal at either end."""
-        gx, gy, _ = self._nodes(nodes, np.zeros(len(nodes)))
+        return self.distance_map(nodes)(nodes)
+
+    def distance_map(self, extent: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        """:meth:`nearest_bounds` for any nodes within the box of the nodes ``extent``
+        (a mesh's corners, say), with the distance transform taken now, once: the caller
+        may take it before it knows which nodes it needs (beside other work, on another
+        thread). Nodes beyond that box are refused (ValueError)."""
+        gx, gy, _ = self._nodes(extent, np.zeros(len(extent)))
         ix, iy = np.floor((gx - self.x0) / self.side), np.floor((gy - self.y0) / self.side)
         lo_x, lo_y = min(0.0, ix.min(initial=0.0)), min(0.0, iy.min(initial=0.0))
         size_x = max(float(self.nx), ix.max(initial=0.0) + 1.0) - lo_x
@@ -327,12 +335,22 @@ class DiscPairs:
         shape = (int(ceil(size_x / merge)), int(ceil(size_y / merge)))
         free = np.ones(shape, dtype=bool)
         ox, oy = np.divmod(np.flatnonzero(np.diff(self.starts)), self.ny)
+
         def merged(i, lo):  # the cell index i (x or y) in the merged grid
             return ((i - lo) if merge == 1.0 else (i - lo) // merge).astype(np.intp)
 
         free[merged(ox, lo_x), merged(oy, lo_y)] = False
-        at = ndimage.distance_transform_edt(free)[merged(ix, lo_x), merged(iy, lo_y)]
-        return (at + np.sqrt(2.0) + SLACK) * (self.side * merge)
+        distances = ndimage.distance_transform_edt(free)
+
+        def bounds(nodes: np.ndarray) -> np.ndarray:
+            gx, gy, _ = self._nodes(nodes, np.zeros(len(nodes)))
+            jx = merged(np.floor((gx - self.x0) / self.side), lo_x)
+            jy = merged(np.floor((gy - self.y0) / self.side), lo_y)
+            if len(jx) and not (0 <= jx.min() and jx.max() < shape[0]
+                                and 0 <= jy.min() and jy.max() < shape[1]):
+                raise ValueError("nodes beyond the box the distance map was built for")
+            return (distances[jx, jy] + np.sqrt(2.0) + SLACK) * (self.side * merge)
+        return bounds
 
     def _nodes(self, nodes, radius):
         nodes = np.asarray(nodes, dtype=np.float64)

@@ -405,11 +405,24 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
         return _separable_sums(X, bounds, axes, kernel, h, w,
                                floor=EXP_FLOOR if exact else BAND_FLOOR)
     if backend == "binned":
-        sums = binned_product_sums(X, bounds, axes, h, w, kernel.log_norm(2) + 2 * np.log(h),
-                                   box=box)
-        if exact:  # the binned value is a few per cent off at the threshold, more beyond
-            _redo_faint(sums, X, bounds, w, axes, kernel, h,
-                        _round_off(w, bounds, kernel, h, d), box=box)
+        log_norm = kernel.log_norm(2) + 2 * np.log(h)
+        if not exact:
+            return binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
+        # the binned value is a few per cent off at the threshold, more beyond: the faint
+        # nodes are redone exactly. With several blocks, their cell tables and distance
+        # maps, which do not depend on which nodes those are, are built meanwhile on a
+        # second thread (for one block, measured, the thread costs what it saves)
+        box = bounding_box(X, skip_nan=True) if box is None else box
+        tables = None
+        if len(bounds) > 2:
+            with ThreadPoolExecutor(1) as pool:
+                tables = pool.submit(_plane_tables, X, bounds, w, axes, h, box)
+                sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
+                tables = tables.result()
+        else:
+            sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
+        _redo_faint(sums, X, bounds, w, axes, kernel, h, _round_off(w, bounds, kernel, h, d),
+                    box=box, tables=tables)
         return sums
     if backend == "band":
         sums = _band_sums(X, bounds, axes, kernel, h, w)
@@ -785,18 +798,18 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False, box=None):
 
 
 def _redo_faint(sums, X, bounds, w, axes, kernel, h, slack, cells=None, trust=None,
-                box=None) -> None:
+                box=None, tables=None) -> None:
     """Recompute exactly, in place, every node of ``sums`` (S, *mesh) whose lower median
     over the blocks (``trust``, computed if None) times GRID_RTOL is at most ``slack`` (a
     scalar or one per node): where the backend's error could exceed GRID_RTOL of the value.
-    ``cells``, ``box``: see :func:`exact_at_nodes`."""
+    ``cells``, ``box``, ``tables``: see :func:`exact_at_nodes`."""
     if trust is None:
         trust = _lower_median(sums)
     redo = trust * GRID_RTOL <= slack
     if redo.any():
         mesh = np.meshgrid(*axes, indexing="ij")
         sums[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
-                                       kernel, h, cells, (axes, redo), box)
+                                       kernel, h, cells, (axes, redo), box, tables)
 
 
 def _lower_median(sums: np.ndarray) -> np.ndarray:
@@ -880,7 +893,8 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
 
 def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.ndarray,
                    kernel: Kernel, h: float, cells: tuple | None = None,
-                   mesh: tuple | None = None, box=None) -> np.ndarray:
+                   mesh: tuple | None = None, box=None, tables: list | None = None
+                   ) -> np.ndarray:
     """Exact block sums at a few nodes (shape (S, m)) from the points that matter at each.
 
     Points are grouped in coarse cells (side >= h / 2). For block s and node g, with D an
@@ -895,6 +909,8 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     when ``nodes`` are the nodes of the mesh of ``axes`` where ``mask`` is True, in C order,
     for the plane's tiled Gaussian sums (:func:`_exact_at_nodes_plane`). ``box`` (2-D):
     the data's ``columns.bounding_box(X, skip_nan=True)`` when the caller has it.
+    ``tables`` (2-D): the blocks' cell tables and distance maps when the caller has built
+    them (:func:`_plane_tables`, over a box holding the nodes).
     """
     X, nodes = _as_2d(X), _as_2d(nodes)
     n, d = X.shape
@@ -902,7 +918,7 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     if not len(nodes) or not n:
         return np.zeros((n_blocks, len(nodes)))
     if d == 2:  # (its sums below 1e-290 are redone from the same pairs, in log space)
-        return _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh, box)
+        return _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh, box, tables)
     if d != 1:
         raise ValueError(f"exact_at_nodes works on a line or in the plane, not in d = {d}")
     out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h, cells)
@@ -917,7 +933,34 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
     return out
 
 
-def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -> np.ndarray:
+def _plane_side(h: float, box) -> float:
+    """The cells' side of the plane's exact tails: h / 2, or coarser for data spread over
+    more than 2^10 such cells."""
+    lows, highs = box
+    return max(h / 2, float(np.max(highs - lows)) / 2**10)
+
+
+def _plane_tables(X, bounds, w, axes, h, box) -> list:
+    """Per block: None (no point of positive weight) or (its rows of positive weight, its
+    cell table, its distance map over the mesh of ``axes``): what the plane's exact tails
+    build per block before they sum, whichever nodes they are asked for."""
+    side = _plane_side(h, box)
+    corners = np.array([[min(axes[0][0], axes[0][-1]), min(axes[1][0], axes[1][-1])],
+                        [max(axes[0][0], axes[0][-1]), max(axes[1][0], axes[1][-1])]])
+    tables = []
+    for s in range(len(bounds) - 1):
+        a, b = bounds[s], bounds[s + 1]
+        live = np.flatnonzero(w[a:b] > 0) + a
+        if not len(live):
+            tables.append(None)
+            continue
+        table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
+        tables.append((live, table, table.distance_map(corners)))
+    return tables
+
+
+def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
+                          tables=None) -> np.ndarray:
     """:func:`exact_at_nodes` in the plane: per block, a table of cells of side >= h / 2
     (:class:`momkde_core.disc_pairs.DiscPairs`); the distance transform of its occupied
     cells bounds each node's distance to the block's nearest point, hence its reach. For
@@ -930,8 +973,7 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
     each sum is the one a single thread would give, to the bit."""
     n_blocks = len(bounds) - 1
     out = np.zeros((n_blocks, len(nodes)))
-    lows, highs = bounding_box(X, skip_nan=True) if box is None else box
-    side = max(h / 2, float(np.max(highs - lows)) / 2**10)
+    side = _plane_side(h, bounding_box(X, skip_nan=True) if box is None else box)
     log_peak = float(kernel.log_kernel_sq(np.zeros(1), h, 2)[0])
     tiled = kernel.name == "gaussian" and mesh is not None and abs(log_peak) <= 50.0
     if tiled:
@@ -947,11 +989,18 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None) -
 
     def block(s: int) -> None:
         a, b = bounds[s], bounds[s + 1]
-        live = np.flatnonzero(w[a:b] > 0) + a
-        if not len(live):
-            return
-        table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
-        reach = _reach(kernel, h, table.nearest_bounds(nodes), _window_budget(w[a:b]))
+        if tables is not None:
+            if tables[s] is None:
+                return
+            live, table, distances = tables[s]
+            near = distances(nodes)
+        else:
+            live = np.flatnonzero(w[a:b] > 0) + a
+            if not len(live):
+                return
+            table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
+            near = table.nearest_bounds(nodes)
+        reach = _reach(kernel, h, near, _window_budget(w[a:b]))
         if tiled:
             full = np.full(mask.shape, -1.0)
             full[mask] = reach

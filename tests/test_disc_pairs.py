@@ -243,3 +243,23 @@ def test_nearest_bounds_bound_the_nearest_distance(seed, n, m, side, scale, cap)
     both = np.r_[points, nodes]
     merge = max(1.0, np.ceil((np.ptp(both, axis=0) / (side * scale) + 3) / np.sqrt(cap)).max())
     assert np.all(got <= nearest + 2 * np.sqrt(2) * side * scale * merge * (1 + 1e-6))
+
+
+def test_a_distance_map_taken_first_gives_the_nearest_bounds_of_any_nodes_in_its_box():
+    """distance_map(extent) takes the transform once over the box of ``extent`` (a mesh's
+    corners); asked later for any nodes inside that box, it gives what nearest_bounds
+    gives them when their own box is the same, and refuses nodes beyond it."""
+    rng = np.random.default_rng(8)
+    points = rng.normal(0, 1, (400, 2))
+    table = DiscPairs(points, 0.2)
+    axes = [np.linspace(-6, 7, 40), np.linspace(-5, 5, 33)]
+    mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
+    corners = np.array([[-6.0, -5.0], [7.0, 5.0]])
+    distances = table.distance_map(corners)
+    np.testing.assert_array_equal(distances(mesh), table.nearest_bounds(mesh))
+    some = mesh[rng.choice(len(mesh), 50, replace=False)]
+    nearest = np.sqrt(((some[:, None, :] - points[None]) ** 2).sum(axis=2)).min(axis=1)
+    assert np.all(distances(some) >= nearest)
+    assert distances(mesh[:0]).shape == (0,)
+    with pytest.raises(ValueError, match="beyond the box"):
+        distances(np.array([[7.5, 0.0]]))

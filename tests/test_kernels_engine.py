@@ -518,3 +518,10 @@ def test_plane_tails_on_threads_equal_the_serial_ones_bit_for_bit(monkeypatch, n
     threaded = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
     assert serial.min() >= 0 and np.count_nonzero(serial) > 100
     np.testing.assert_array_equal(threaded, serial)
+    # the blocks' tables and distance maps built first, over the whole mesh (as the binned
+    # backend does beside its product): the same sums
+    box = (X.min(axis=0), X.max(axis=0))
+    tables = engine._plane_tables(X, bounds, w, axes, 0.3, box)
+    prepared = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo), box=box,
+                                     tables=tables)
+    np.testing.assert_array_equal(prepared, serial)
