@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from .axis_factors import gaussian_factors
-from .blas_threads import one_blas_thread
+from .threads import one_blas_thread
 from .binning import blocks_within_rows
 from .columns import bounding_box
 
@@ -115,7 +115,7 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
     one block per batch). ``box``: as for :func:`binning_cells`. The products K_x^T G_s
     skip the cells beyond each run of nodes' reach, and run on one BLAS thread: a second
     one would then spin on the core that the exact tails' threads need
-    (:mod:`momkde_core.blas_threads`)."""
+    (:mod:`momkde_core.threads`)."""
     n_blocks = len(bounds) - 1
     # the compiled loop does not check indices: the layout is checked here, once
     if not (X.ndim == 2 and X.shape[1] == 2 and len(axes) == 2 and len(w) == len(X)

@@ -22,7 +22,6 @@ occupied cells. Serial and GIL-free, like :mod:`momkde_core.binning`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from math import ceil, exp, floor, sqrt
 
 import numpy as np
@@ -30,6 +29,7 @@ from numba import njit
 from scipy import ndimage
 
 from .axis_factors import evenly_spaced
+from .threads import worker_pool
 
 SLACK = 1e-9  # cells are selected this far (in cell units) beyond the disc: the rounding of
 # a point's cell index must not drop a point exactly on the circle, which the distance keeps
@@ -306,9 +306,8 @@ class DiscPairs:
         if workers == 1:
             _mesh_tiles(*args, 0, 1, out)
         else:
-            with ThreadPoolExecutor(workers) as pool:
-                list(pool.map(lambda first: _mesh_tiles(*args, first, workers, out),
-                              range(workers)))
+            list(worker_pool().map(lambda first: _mesh_tiles(*args, first, workers, out),
+                                   range(workers)))
         return out
 
     def nearest_bounds(self, nodes: np.ndarray) -> np.ndarray:

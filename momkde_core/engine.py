@@ -35,7 +35,6 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import lru_cache
 
@@ -47,7 +46,7 @@ from .axis_factors import gaussian_factors
 from .binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
 from .binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from .binning import bin_blocks
-from .blas_threads import one_blas_thread
+from .threads import one_blas_thread, worker_pool
 from .columns import bounding_box
 from .disc_pairs import MESH_TILE, DiscPairs
 from .kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
@@ -254,9 +253,10 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
     spans = [(j0, min(m, j0 + cols)) for j0 in range(0, m, cols)]
     probe = spans[:FFT_WORKERS]
     filled = np.diff(bounds) > 0  # (an empty block is -inf, rightly)
-    # (the limit is process-wide and held under one lock, see momkde_core.blas_threads: so
+    # (the limit is process-wide and held under one lock, see momkde_core.threads: so
     # these tiles, which use both cores themselves, run one call at a time)
-    with one_blas_thread(), ThreadPoolExecutor(FFT_WORKERS) as pool:
+    pool = worker_pool()
+    with one_blas_thread():
         list(pool.map(lambda s: work(*s), probe))
         done = probe[-1][1]
         if (out[filled, :done] < LOG_SAFE_FAST).any(axis=0).mean() <= 0.5:
@@ -415,10 +415,9 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
         box = bounding_box(X, skip_nan=True) if box is None else box
         tables = None
         if len(bounds) > 2:
-            with ThreadPoolExecutor(1) as pool:
-                tables = pool.submit(_plane_tables, X, bounds, w, axes, h, box)
-                sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
-                tables = tables.result()
+            tables = worker_pool().submit(_plane_tables, X, bounds, w, axes, h, box)
+            sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
+            tables = tables.result()
         else:
             sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
         _redo_faint(sums, X, bounds, w, axes, kernel, h, _round_off(w, bounds, kernel, h, d),
@@ -1020,8 +1019,7 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
                                                   np.log(w[live]), kernel, h))
 
     if threaded and n_blocks > 1:  # (each block writes its own row of out)
-        with ThreadPoolExecutor(FFT_WORKERS) as pool:
-            list(pool.map(block, range(n_blocks)))
+        list(worker_pool().map(block, range(n_blocks)))
     else:
         for s in range(n_blocks):
             block(s)

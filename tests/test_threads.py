@@ -1,4 +1,5 @@
-"""momkde_core.blas_threads: BLAS on one thread inside the block, the original limit after."""
+"""momkde_core.threads: BLAS on one thread inside the block, the original limit after; one
+kept pool per process."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import threading
 import pytest
 from threadpoolctl import OpenBLASController, ThreadpoolController, threadpool_info
 
-from momkde_core.blas_threads import one_blas_thread
+from momkde_core.threads import one_blas_thread, worker_pool
 
 
 def _blas_threads() -> set[int]:
@@ -67,3 +68,22 @@ def test_an_exception_inside_still_restores(several_blas_threads):
         with one_blas_thread():
             raise RuntimeError("boom")
     assert _blas_threads() == several_blas_threads
+
+
+def test_the_kept_pool_is_one_per_process_and_made_again_after_a_fork():
+    """worker_pool() gives the same pool on every call in a process; a forked child (whose
+    copy of the parent's pool has no threads) gets a pool of its own that runs tasks."""
+    import multiprocessing
+
+    pool = worker_pool()
+    assert worker_pool() is pool
+    assert list(pool.map(lambda x: x * x, range(5))) == [0, 1, 4, 9, 16]
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as children:
+        assert children.apply(_squares_in_a_child) == [0, 1, 4]
+
+
+def _squares_in_a_child() -> list[int]:
+    return list(worker_pool().map(lambda x: x * x, range(3)))
