@@ -71,6 +71,7 @@ MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
 REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in the plane
 UNDERFLOW_UNITS_PER_NODE = 1e4  # ... and of one underflowing there, per block (log space)
+PREPARED_TABLES_BYTES = 2**26  # the blocks' cell tables held at once (24 bytes a point)
 PLANE_THREADED_NODES = 256  # tiled exact tails on FFT_WORKERS threads from this many nodes
 UNDERFLOW_BANDWIDTHS = float(np.sqrt(2 * 745.0))  # exp(-r^2 / 2h^2) is 0 beyond this r / h
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
@@ -411,10 +412,11 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
         # the binned value is a few per cent off at the threshold, more beyond: the faint
         # nodes are redone exactly. With several blocks, their cell tables and distance
         # maps, which do not depend on which nodes those are, are built meanwhile on a
-        # second thread (for one block, measured, the thread costs what it saves)
+        # second thread (for one block, measured, the thread costs what it saves), while
+        # they all fit in PREPARED_TABLES_BYTES (else they are built block by block)
         box = bounding_box(X, skip_nan=True) if box is None else box
         tables = None
-        if len(bounds) > 2:
+        if len(bounds) > 2 and 24 * len(X) <= PREPARED_TABLES_BYTES:
             tables = worker_pool().submit(_plane_tables, X, bounds, w, axes, h, box)
             sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
             tables = tables.result()

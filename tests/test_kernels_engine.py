@@ -525,3 +525,19 @@ def test_plane_tails_on_threads_equal_the_serial_ones_bit_for_bit(monkeypatch, n
     prepared = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo), box=box,
                                      tables=tables)
     np.testing.assert_array_equal(prepared, serial)
+
+
+def test_binned_grid_tails_with_tables_built_beside_or_block_by_block_are_the_same(
+        monkeypatch):
+    """The binned backend's exact tails with several blocks: the cell tables built on the
+    second thread beside the product, or (beyond PREPARED_TABLES_BYTES) block by block, give
+    the same grid to the bit."""
+    rng = np.random.default_rng(17)
+    X = rng.standard_normal((6000, 2))
+    bounds = np.array([0, 2000, 4000, 6000])
+    axes = [np.linspace(-8, 8, 50), np.linspace(-7, 9, 44)]
+    k = get_kernel("gaussian")
+    beside = block_grid_sums(X, bounds, axes, k, 0.25, backend="binned", exact=True)
+    monkeypatch.setattr(engine, "PREPARED_TABLES_BYTES", 0)
+    one_by_one = block_grid_sums(X, bounds, axes, k, 0.25, backend="binned", exact=True)
+    np.testing.assert_array_equal(beside, one_by_one)
