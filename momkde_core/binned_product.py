@@ -153,7 +153,7 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
         rows.fill(0.0)
         _gather_rows(x, y, bounds[lo:hi + 1], w, 1.0 / step_x, -x0 / step_x, float(mx - 1),
                      1.0 / step_y, -y0 / step_y, float(my - 1), ky, first, last, rows)
-        with one_blas_thread():
+        with one_blas_thread(wait=False):
             for j0, j1, c0, c1 in spans:
                 np.matmul(kx[c0:c1, j0:j1].T, rows[:, c0:c1], out=out[lo:hi, j0:j1])
     out *= np.exp(-log_norm)

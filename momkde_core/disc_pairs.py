@@ -16,7 +16,8 @@ of underflow as everywhere else). For the Gaussian on a mesh, :meth:`DiscPairs.
 mesh_gaussian_sums` finds the points once per tile of nodes and sums their terms in the
 compiled loop as products of per-axis factors; :meth:`DiscPairs.nearest_bounds` bounds each
 node's distance to the nearest point (hence its reach) by a distance transform of the
-occupied cells. Serial and GIL-free, like :mod:`momkde_core.binning`.
+occupied cells. The compiled loops are serial and GIL-free, like :mod:`momkde_core.binning`;
+``mesh_gaussian_sums`` may share its tiles' columns among the kept pool's threads.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from numba import njit
 from scipy import ndimage
 
 from .axis_factors import evenly_spaced
-from .threads import worker_pool
+from .threads import map_on_pool
 
 SLACK = 1e-9  # cells are selected this far (in cell units) beyond the disc: the rounding of
 # a point's cell index must not drop a point exactly on the circle, which the distance keeps
@@ -306,8 +307,7 @@ class DiscPairs:
         if workers == 1:
             _mesh_tiles(*args, 0, 1, out)
         else:
-            list(worker_pool().map(lambda first: _mesh_tiles(*args, first, workers, out),
-                                   range(workers)))
+            map_on_pool(lambda first: _mesh_tiles(*args, first, workers, out), range(workers))
         return out
 
     def nearest_bounds(self, nodes: np.ndarray) -> np.ndarray:
@@ -319,10 +319,13 @@ class DiscPairs:
         return self.distance_map(nodes)(nodes)
 
     def distance_map(self, extent: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-        """:meth:`nearest_bounds` for any nodes within the box of the nodes ``extent``
-        (a mesh's corners, say), with the distance transform taken now, once: the caller
-        may take it before it knows which nodes it needs (beside other work, on another
-        thread). Nodes beyond that box are refused (ValueError)."""
+        """Upper bounds of the distance to the table's nearest point, as
+        :meth:`nearest_bounds` gives, for any nodes within the box of the nodes ``extent``
+        (a mesh's corners, say), with the distance transform taken now, once, on the cells
+        grid extended to that box: the caller may take it before it knows which nodes it
+        needs (beside other work, on another thread). For nodes whose own box is that box
+        the bounds are nearest_bounds' to the bit; a larger box may merge cells sooner
+        (looser bounds, still bounds). Nodes beyond the box are refused (ValueError)."""
         gx, gy, _ = self._nodes(extent, np.zeros(len(extent)))
         ix, iy = np.floor((gx - self.x0) / self.side), np.floor((gy - self.y0) / self.side)
         lo_x, lo_y = min(0.0, ix.min(initial=0.0)), min(0.0, iy.min(initial=0.0))

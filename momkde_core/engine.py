@@ -46,9 +46,9 @@ from .axis_factors import gaussian_factors
 from .binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
 from .binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from .binning import bin_blocks
-from .threads import one_blas_thread, worker_pool
+from .threads import WORKERS, map_on_pool, one_blas_thread, submit_to_pool
 from .columns import bounding_box
-from .disc_pairs import MESH_TILE, DiscPairs
+from .disc_pairs import MAX_DISTANCE_CELLS, MESH_TILE, DiscPairs
 from .kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
 from .tail_windows import pair_chunks, window_sums
 
@@ -58,7 +58,7 @@ LOG_SAFE_LINEAR = np.log(1e-290)  # linear sums above this lost nothing to flush
 LOG_SAFE_FAST = np.log(1e-280)  # the same for the BLAS path (n e^-708 is below 1e-17 of it)
 FAST_GAUSSIAN_PAIRS = 2**22  # block_log_sums takes the BLAS linear path from this many pairs
 MAX_FFT_ELEMENTS = 2**24  # cap on the FFT backend's grid x moments; batches of blocks hold 1/8
-FFT_WORKERS = 2  # threads of scipy.fft over a batch of blocks ...
+FFT_WORKERS = WORKERS  # threads of scipy.fft over a batch of blocks ...
 FFT_THREADED_ELEMENTS = 2**20  # ... of at least this many elements (below, threads cost more)
 TAYLOR_ORDER = 3  # the Gaussian 1-D FFT bins the moments of order 0..3 of each cell
 TAYLOR_CELLS_PER_BANDWIDTH = 20.0  # cells of at most h / 20 for those moments
@@ -71,8 +71,8 @@ MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
 REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in the plane
 UNDERFLOW_UNITS_PER_NODE = 1e4  # ... and of one underflowing there, per block (log space)
-PREPARED_TABLES_BYTES = 2**26  # the blocks' cell tables held at once (24 bytes a point)
-PLANE_THREADED_NODES = 256  # tiled exact tails on FFT_WORKERS threads from this many nodes
+PREPARED_TABLES_BYTES = 2**26  # the blocks' cell tables held at once (_plane_tables_bytes)
+PLANE_THREADED_NODES = 256  # tiled exact tails on the pool's threads from this many nodes
 UNDERFLOW_BANDWIDTHS = float(np.sqrt(2 * 745.0))  # exp(-r^2 / 2h^2) is 0 beyond this r / h
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
@@ -204,7 +204,7 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
     of the constant, b_j = -|y_j|^2 / 2h^2, both sets centred on the data's mean) is one
     matrix product of the augmented rows [x_i / h^2, a_i, 1] and [y_j, 1, b_j]; then an
     exponential and one sum per block's run of rows, in cache-sized tiles spread over
-    FFT_WORKERS threads (BLAS on one thread each). Terms below e^-708 are subnormal or 0:
+    the kept pool's threads (BLAS on one thread each). Terms below e^-708 are subnormal or 0:
     n of them are below 1e-17 of a sum above 1e-280, and a query where some block sum is
     below that is redone in log space; if most of the first queries need it (high
     dimension, small h) all of them are.
@@ -252,16 +252,15 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
             out[:, j0:j1] = np.log(acc)
 
     spans = [(j0, min(m, j0 + cols)) for j0 in range(0, m, cols)]
-    probe = spans[:FFT_WORKERS]
+    probe = spans[:WORKERS]
     filled = np.diff(bounds) > 0  # (an empty block is -inf, rightly)
     # (the limit is process-wide and held under one lock, see momkde_core.threads: so
     # these tiles, which use both cores themselves, run one call at a time)
-    pool = worker_pool()
     with one_blas_thread():
-        list(pool.map(lambda s: work(*s), probe))
+        map_on_pool(lambda s: work(*s), probe)
         done = probe[-1][1]
         if (out[filled, :done] < LOG_SAFE_FAST).any(axis=0).mean() <= 0.5:
-            list(pool.map(lambda s: work(*s), spans[len(probe):]))
+            map_on_pool(lambda s: work(*s), spans[len(probe):])
             done = m
     redo = np.flatnonzero((out[filled, :done] < LOG_SAFE_FAST).any(axis=0))
     redo = np.concatenate([redo, np.arange(done, m)])
@@ -416,9 +415,14 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
         # they all fit in PREPARED_TABLES_BYTES (else they are built block by block)
         box = bounding_box(X, skip_nan=True) if box is None else box
         tables = None
-        if len(bounds) > 2 and 24 * len(X) <= PREPARED_TABLES_BYTES:
-            tables = worker_pool().submit(_plane_tables, X, bounds, w, axes, h, box)
-            sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
+        if len(bounds) > 2 and _plane_tables_bytes(len(X), len(bounds) - 1, axes, h, box) \
+                <= PREPARED_TABLES_BYTES:
+            tables = submit_to_pool(_plane_tables, X, bounds, w, axes, h, box)
+            try:
+                sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
+            except BaseException:
+                tables.cancel()
+                raise
             tables = tables.result()
         else:
             sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
@@ -941,23 +945,40 @@ def _plane_side(h: float, box) -> float:
     return max(h / 2, float(np.max(highs - lows)) / 2**10)
 
 
+def _plane_table(X, a: int, b: int, w, side: float) -> tuple | None:
+    """(rows a..b of positive weight, their cell table), or None when there is none."""
+    live = np.flatnonzero(w[a:b] > 0) + a
+    if not len(live):
+        return None
+    return live, DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
+
+
 def _plane_tables(X, bounds, w, axes, h, box) -> list:
     """Per block: None (no point of positive weight) or (its rows of positive weight, its
     cell table, its distance map over the mesh of ``axes``): what the plane's exact tails
     build per block before they sum, whichever nodes they are asked for."""
     side = _plane_side(h, box)
-    corners = np.array([[min(axes[0][0], axes[0][-1]), min(axes[1][0], axes[1][-1])],
-                        [max(axes[0][0], axes[0][-1]), max(axes[1][0], axes[1][-1])]])
+    corners = np.array([[float(np.min(axes[0])), float(np.min(axes[1]))],
+                        [float(np.max(axes[0])), float(np.max(axes[1]))]])
     tables = []
     for s in range(len(bounds) - 1):
-        a, b = bounds[s], bounds[s + 1]
-        live = np.flatnonzero(w[a:b] > 0) + a
-        if not len(live):
-            tables.append(None)
-            continue
-        table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
-        tables.append((live, table, table.distance_map(corners)))
+        table = _plane_table(X, bounds[s], bounds[s + 1], w, side)
+        tables.append(None if table is None else (*table, table[1].distance_map(corners)))
     return tables
+
+
+def _plane_tables_bytes(n: int, n_blocks: int, axes, h: float, box) -> float:
+    """What :func:`_plane_tables` holds at most: per point its coordinates, table order and
+    row (32 bytes); per block its cell starts (8 bytes a cell over the data's box) and its
+    distance map (8 bytes a cell over the data's and the mesh's box, merged beyond
+    MAX_DISTANCE_CELLS)."""
+    side = _plane_side(h, box)
+    lows, highs = (np.asarray(v, dtype=float) for v in box)
+    cells = float(np.prod(np.floor((highs - lows) / side) + 1.0))
+    reach = [max(hi, float(np.max(a))) - min(lo, float(np.min(a)))
+             for a, lo, hi in zip(axes, lows, highs)]
+    distance_cells = min(float(np.prod([r / side + 3.0 for r in reach])), MAX_DISTANCE_CELLS)
+    return 32.0 * n + n_blocks * 8.0 * (cells + 1.0 + distance_cells)
 
 
 def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
@@ -970,7 +991,7 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
     the compiled enumeration lists each node's pairs for the kernel in numpy. Sums below
     1e-290 (terms may have been flushed) are redone in log space over the same pairs
     (:func:`_log_sums_within`), not over the whole block. Tiled, from PLANE_THREADED_NODES
-    nodes, the blocks (one block: its tiles' columns) are shared by FFT_WORKERS threads;
+    nodes, the blocks (one block: its tiles' columns) are shared by the kept pool's threads;
     each sum is the one a single thread would give, to the bit."""
     n_blocks = len(bounds) - 1
     out = np.zeros((n_blocks, len(nodes)))
@@ -986,7 +1007,7 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
     # (threads pay off for the compiled, GIL-free tiles; the pairs' numpy path mostly holds
     # the GIL, and measured 7 % slower on two threads)
     threaded = tiled and len(nodes) >= PLANE_THREADED_NODES
-    tile_workers = FFT_WORKERS if threaded and n_blocks == 1 else 1
+    tile_workers = WORKERS if threaded and n_blocks == 1 else 1
 
     def block(s: int) -> None:
         a, b = bounds[s], bounds[s + 1]
@@ -996,10 +1017,10 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
             live, table, distances = tables[s]
             near = distances(nodes)
         else:
-            live = np.flatnonzero(w[a:b] > 0) + a
-            if not len(live):
+            built = _plane_table(X, a, b, w, side)
+            if built is None:
                 return
-            table = DiscPairs(X[a:b] if len(live) == b - a else X[live], side)
+            live, table = built
             near = table.nearest_bounds(nodes)
         reach = _reach(kernel, h, near, _window_budget(w[a:b]))
         if tiled:
@@ -1021,7 +1042,7 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
                                                   np.log(w[live]), kernel, h))
 
     if threaded and n_blocks > 1:  # (each block writes its own row of out)
-        list(worker_pool().map(block, range(n_blocks)))
+        map_on_pool(block, range(n_blocks))
     else:
         for s in range(n_blocks):
             block(s)

@@ -13,7 +13,7 @@ from sklearn.datasets import load_digits
 from sklearn.neighbors import KernelDensity
 
 from momkde_core import KDE, MoMKDE, get_kernel
-from momkde_core import engine
+from momkde_core import disc_pairs, engine, threads
 from momkde_core.engine import block_grid_sums, block_log_sums
 from momkde_core.kernels import KERNELS
 
@@ -515,7 +515,13 @@ def test_plane_tails_on_threads_equal_the_serial_ones_bit_for_bit(monkeypatch, n
     monkeypatch.setattr(engine, "PLANE_THREADED_NODES", 10**9)
     serial = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
     monkeypatch.setattr(engine, "PLANE_THREADED_NODES", 1)
+    calls = []
+    monkeypatch.setattr(engine, "map_on_pool", lambda fn, items: calls.append(1)
+                        or threads.map_on_pool(fn, items))
+    monkeypatch.setattr(disc_pairs, "map_on_pool", lambda fn, items: calls.append(2)
+                        or threads.map_on_pool(fn, items))
     threaded = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
+    assert calls == ([2] if n_blocks == 1 else [1])  # (the threaded path ran)
     assert serial.min() >= 0 and np.count_nonzero(serial) > 100
     np.testing.assert_array_equal(threaded, serial)
     # the blocks' tables and distance maps built first, over the whole mesh (as the binned
@@ -541,3 +547,27 @@ def test_binned_grid_tails_with_tables_built_beside_or_block_by_block_are_the_sa
     monkeypatch.setattr(engine, "PREPARED_TABLES_BYTES", 0)
     one_by_one = block_grid_sums(X, bounds, axes, k, 0.25, backend="binned", exact=True)
     np.testing.assert_array_equal(beside, one_by_one)
+
+
+def test_the_tables_memory_estimate_bounds_what_the_tables_hold():
+    """_plane_tables_bytes (which decides whether the blocks' tables are built at once,
+    beside the binned product) is at least what they hold, on data whose outliers spread
+    the cell grid over a box thousands of cells wide (the cell starts dominate)."""
+    rng = np.random.default_rng(3)
+    X = np.r_[rng.standard_normal((3800, 2)), rng.uniform(-150, 150, (200, 2))]
+    X = X[rng.permutation(len(X))]  # (MoM-KDE's shuffled blocks: outliers in every one)
+    bounds = np.array([0, 1000, 2000, 3000, 4000])
+    w = np.ones(len(X))
+    axes = [np.linspace(-160, 160, 90), np.linspace(-155, 165, 80)]
+    box = (X.min(axis=0), X.max(axis=0))
+    tables = engine._plane_tables(X, bounds, w, axes, 0.1, box)
+    held = 0
+    for live, table, distances in tables:
+        held += live.nbytes + table.px.nbytes + table.py.nbytes + table.order.nbytes
+        held += table.starts.nbytes
+        held += sum(c.cell_contents.nbytes for c in distances.__closure__
+                    if isinstance(c.cell_contents, np.ndarray))
+    estimate = engine._plane_tables_bytes(len(X), 4, axes, 0.1, box)
+    assert held > 4 * 8 * 10**6  # (the starts of ~1000 x 1000 cells per block)
+    assert held <= estimate <= 2 * held
+

@@ -8,7 +8,7 @@ import threading
 import pytest
 from threadpoolctl import OpenBLASController, ThreadpoolController, threadpool_info
 
-from momkde_core.threads import one_blas_thread, worker_pool
+from momkde_core.threads import map_on_pool, one_blas_thread, submit_to_pool, worker_pool
 
 
 def _blas_threads() -> set[int]:
@@ -22,8 +22,10 @@ def several_blas_threads():
     (only one thread at a time may change it), and the previous limit back after."""
     if not _blas_threads():
         pytest.skip("no BLAS library seen by threadpoolctl")
+    OpenBLASController.clear_controlling_thread(force=True)  # (before: or ours is ignored)
     limiter = ThreadpoolController().limit(limits=2, user_api="blas")
     OpenBLASController.clear_controlling_thread(force=True)
+    assert _blas_threads() == {2}
     yield _blas_threads()
     limiter.restore_original_limits()
     OpenBLASController.clear_controlling_thread(force=True)
@@ -82,8 +84,69 @@ def test_the_kept_pool_is_one_per_process_and_made_again_after_a_fork():
         pytest.skip("no fork here")
     context = multiprocessing.get_context("fork")
     with context.Pool(1) as children:
-        assert children.apply(_squares_in_a_child) == [0, 1, 4]
+        assert children.apply_async(_squares_in_a_child).get(timeout=60) == [0, 1, 4]
 
 
 def _squares_in_a_child() -> list[int]:
     return list(worker_pool().map(lambda x: x * x, range(3)))
+
+
+def test_work_asked_for_from_a_pool_thread_runs_inline_instead_of_waiting_for_the_pool():
+    """A task of the pool that maps or submits more work (both threads busy with such
+    tasks) gets it done on its own thread: waiting for the pool would wait forever."""
+    def task(k: int) -> list:
+        inner = map_on_pool(lambda x: (x, threading.current_thread().name), range(3))
+        done = submit_to_pool(lambda: k * 10).result(timeout=5)
+        return [done, *inner]
+
+    results = map_on_pool(task, range(4))
+    assert [r[0] for r in results] == [0, 10, 20, 30]
+    for r in results:  # the inner items ran on the thread of the task that asked for them
+        assert len({name for _, name in r[1:]}) == 1
+    with pytest.raises(ZeroDivisionError):
+        map_on_pool(lambda _: submit_to_pool(lambda: 1 / 0).result(), [0])
+
+
+def test_a_block_that_need_not_wait_runs_at_once_while_another_thread_limits(
+        several_blas_threads):
+    """one_blas_thread(wait=False) while another thread is inside a limited block: it runs
+    at once (BLAS is on one thread already) and leaves the limit to that thread."""
+    inside, release, seen = threading.Event(), threading.Event(), {}
+
+    def holder() -> None:
+        with one_blas_thread():
+            inside.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    assert inside.wait(5)
+    with one_blas_thread(wait=False):
+        seen["inside"] = _blas_threads()
+    seen["after"] = _blas_threads()
+    release.set()
+    thread.join(5)
+    assert seen == {"inside": {1}, "after": {1}}
+    assert _blas_threads() == several_blas_threads
+
+
+def test_a_child_forked_inside_a_limited_block_gets_blas_back_and_its_own_lock(
+        several_blas_threads):
+    """Forked while this thread limits BLAS: the child starts with the original limit and a
+    free lock (a limited block there neither hangs nor is ignored)."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork here")
+    context = multiprocessing.get_context("fork")
+    with one_blas_thread():
+        with context.Pool(1) as children:
+            seen = children.apply_async(_limits_in_a_child).get(timeout=60)
+    assert seen == ({2}, {1}, {2})
+
+
+def _limits_in_a_child() -> tuple:
+    first = _blas_threads()
+    with one_blas_thread():
+        inside = _blas_threads()
+    return first, inside, _blas_threads()
