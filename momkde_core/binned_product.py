@@ -29,9 +29,9 @@ import numpy as np
 from numba import njit
 
 from .axis_factors import gaussian_factors
-from .threads import one_blas_thread
 from .binning import blocks_within_rows
 from .columns import bounding_box
+from .threads import one_blas_thread
 
 CELLS_PER_BANDWIDTH = 16.0  # linear binning on cells of h / 16: (1/16)^2 / 4 of the peak
 BAND_FLOOR = -40.0  # axis factors below e^-40 (4e-18) are dropped from the products

@@ -316,7 +316,8 @@ class DiscPairs:
         grid extended to the nodes (cells merged k x k when a side would exceed
         sqrt(``MAX_DISTANCE_CELLS``)): the centres of the node's cell and of the nearest
         occupied one are that far apart, plus a half diagonal at either end."""
-        return self.distance_map(nodes)(nodes)
+        gx, gy, _ = self._nodes(nodes, np.zeros(len(nodes)))
+        return self._distance_lookup(gx, gy)(gx, gy)
 
     def distance_map(self, extent: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
         """Upper bounds of the distance to the table's nearest point, as
@@ -327,6 +328,17 @@ class DiscPairs:
         the bounds are nearest_bounds' to the bit; a larger box may merge cells sooner
         (looser bounds, still bounds). Nodes beyond the box are refused (ValueError)."""
         gx, gy, _ = self._nodes(extent, np.zeros(len(extent)))
+        lookup = self._distance_lookup(gx, gy)
+
+        def bounds(nodes: np.ndarray) -> np.ndarray:
+            return lookup(*self._nodes(nodes, np.zeros(len(nodes)))[:2])
+        return bounds
+
+    def _distance_lookup(self, gx: np.ndarray, gy: np.ndarray
+                         ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        """The distance transform over the cells grid extended to the box of the (checked)
+        node coordinates ``gx``, ``gy``, and its lookup at other checked coordinates in that
+        box (ValueError beyond it)."""
         ix, iy = np.floor((gx - self.x0) / self.side), np.floor((gy - self.y0) / self.side)
         lo_x, lo_y = min(0.0, ix.min(initial=0.0)), min(0.0, iy.min(initial=0.0))
         size_x = max(float(self.nx), ix.max(initial=0.0) + 1.0) - lo_x
@@ -344,15 +356,14 @@ class DiscPairs:
         free[merged(ox, lo_x), merged(oy, lo_y)] = False
         distances = ndimage.distance_transform_edt(free)
 
-        def bounds(nodes: np.ndarray) -> np.ndarray:
-            gx, gy, _ = self._nodes(nodes, np.zeros(len(nodes)))
+        def lookup(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
             jx = merged(np.floor((gx - self.x0) / self.side), lo_x)
             jy = merged(np.floor((gy - self.y0) / self.side), lo_y)
             if len(jx) and not (0 <= jx.min() and jx.max() < shape[0]
                                 and 0 <= jy.min() and jy.max() < shape[1]):
                 raise ValueError("nodes beyond the box the distance map was built for")
             return (distances[jx, jy] + np.sqrt(2.0) + SLACK) * (self.side * merge)
-        return bounds
+        return lookup
 
     def _nodes(self, nodes, radius):
         nodes = np.asarray(nodes, dtype=np.float64)

@@ -46,11 +46,11 @@ from .axis_factors import gaussian_factors
 from .binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
 from .binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from .binning import bin_blocks
-from .threads import WORKERS, map_on_pool, one_blas_thread, submit_to_pool
 from .columns import bounding_box
 from .disc_pairs import MAX_DISTANCE_CELLS, MESH_TILE, DiscPairs
 from .kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
 from .tail_windows import pair_chunks, window_sums
+from .threads import WORKERS, map_on_pool, one_blas_thread, submit_to_pool
 
 MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache

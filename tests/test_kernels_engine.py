@@ -561,12 +561,20 @@ def test_the_tables_memory_estimate_bounds_what_the_tables_hold():
     axes = [np.linspace(-160, 160, 90), np.linspace(-155, 165, 80)]
     box = (X.min(axis=0), X.max(axis=0))
     tables = engine._plane_tables(X, bounds, w, axes, 0.1, box)
+    def closure_bytes(fn) -> int:  # the arrays a distance map keeps (its lookup's too)
+        total = 0
+        for cell in fn.__closure__ or ():
+            value = cell.cell_contents
+            if isinstance(value, np.ndarray):
+                total += value.nbytes
+            elif callable(value) and getattr(value, "__closure__", None):
+                total += closure_bytes(value)
+        return total
+
     held = 0
     for live, table, distances in tables:
         held += live.nbytes + table.px.nbytes + table.py.nbytes + table.order.nbytes
-        held += table.starts.nbytes
-        held += sum(c.cell_contents.nbytes for c in distances.__closure__
-                    if isinstance(c.cell_contents, np.ndarray))
+        held += table.starts.nbytes + closure_bytes(distances)
     estimate = engine._plane_tables_bytes(len(X), 4, axes, 0.1, box)
     assert held > 4 * 8 * 10**6  # (the starts of ~1000 x 1000 cells per block)
     assert held <= estimate <= 2 * held
