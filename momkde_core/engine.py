@@ -73,6 +73,7 @@ REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in
 UNDERFLOW_UNITS_PER_NODE = 1e4  # ... and of one underflowing there, per block (log space)
 PREPARED_TABLES_BYTES = 2**26  # the blocks' cell tables held at once (_plane_tables_bytes)
 PLANE_THREADED_NODES = 256  # tiled exact tails on the pool's threads from this many nodes
+EXACT_UNITS_PER_PAIR = 30.0  # choose_backend's price of one kernel term summed exactly
 UNDERFLOW_BANDWIDTHS = float(np.sqrt(2 * 745.0))  # exp(-r^2 / 2h^2) is 0 beyond this r / h
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
@@ -605,7 +606,13 @@ def _fft_sizes(axes, plan) -> list[int]:
 
 
 def choose_backend(X, bounds, axes, kernel, h, exact: bool = False, box=None) -> str:
-    """The cheapest exact-enough backend, from operation counts weighted by their measured
+    """The cheapest exact-enough backend of :func:`backend_costs`."""
+    costs = backend_costs(X, bounds, axes, kernel, h, exact, box)
+    return min(costs, key=costs.get)
+
+
+def backend_costs(X, bounds, axes, kernel, h, exact: bool = False, box=None) -> dict[str, float]:
+    """The price of each exact-enough backend, from operation counts weighted by their measured
     cost (one unit is about 0.1-0.25 ns on a 2020s core; ``benchmarks/bench_core.py`` and
     ``benchmarks/bench_grid_speed.py`` time them). ``exact``: the far tails will be
     recomputed (see :func:`block_grid_sums`), which in the plane costs the binned backends
@@ -619,7 +626,7 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False, box=None) ->
         box = bounding_box(X, skip_nan=True)
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
-    costs = {"exact": 30.0 * n * n_grid}
+    costs = {"exact": EXACT_UNITS_PER_PAIR * n * n_grid}
     even = all(is_evenly_spaced(a) for a in axes)
     if even:
         # (a replayed band costs less, but the choice must not depend on what ran before:
@@ -667,7 +674,7 @@ def choose_backend(X, bounds, axes, kernel, h, exact: bool = False, box=None) ->
         for name in ("fft", "binned") if kernel.compact else ("fft", "binned", "band"):
             if name in costs:
                 costs[name] += redo
-    return min(costs, key=costs.get)
+    return costs
 
 
 def _hermite(u: np.ndarray, order: int) -> list[np.ndarray]:

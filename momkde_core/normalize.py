@@ -18,8 +18,8 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from .columns import per_column
-from .engine import block_shifted_sums
-from .grid import grid_around
+from .engine import EXACT_UNITS_PER_PAIR, backend_costs, block_shifted_sums
+from .grid import Grid, grid_around
 
 IS_SAMPLES = 4096
 GRID_STEP_PER_BANDWIDTH = {True: {1: 1 / 8, 2: 1 / 2}, False: {1: 1 / 64, 2: 1 / 8}}
@@ -27,14 +27,17 @@ GRID_MAX_POINTS = {1: 2**16, 2: 400}
 MAX_BLOCK_CELLS = 2**24  # S x grid nodes held at once (128 MiB); beyond: importance sampling
 
 
-def log_integral(est, rng: np.random.Generator, n_draws: int = IS_SAMPLES) -> float:
+def log_integral(est, rng: np.random.Generator, n_draws: int = IS_SAMPLES,
+                 grid_budget: float | None = None) -> float:
     """log of the integral of ``est``'s combined (un-normalised) block sums.
 
     Computed inside the fit's frame (:mod:`momkde_core.scaling`): an affine map changes the
     median's values by its Jacobian and the volume by the inverse, so the integral is the same.
 
     ``n_draws``: importance-sampling draws where no grid is used (fewer for a cheaper,
-    noisier estimate, as when only comparing bandwidths)."""
+    noisier estimate, as when only comparing bandwidths). ``grid_budget``: the grid is used
+    only if the grid engine prices it (:func:`momkde_core.engine.backend_costs`, its units)
+    at most this much; beyond, importance sampling (:func:`importance_price` prices it)."""
     X, h, kernel = est._X, est._h, est._kernel  # inside the fit's frame (same integral)
     d = X.shape[1]
     if d in GRID_MAX_POINTS:
@@ -43,10 +46,20 @@ def log_integral(est, rng: np.random.Generator, n_draws: int = IS_SAMPLES) -> fl
         counts = np.ceil(spans / (GRID_STEP_PER_BANDWIDTH[kernel.smooth][d] * h)).astype(int) + 1
         counts = np.maximum(counts, 64)
         if counts.max() <= GRID_MAX_POINTS[d] and est._n_blocks * counts.prod() <= MAX_BLOCK_CELLS:
-            grid = grid_around(X, margin, counts)
-            with np.errstate(divide="ignore"):
-                return float(np.log(grid.integrate(est._combine(est._inner_grid_sums(list(grid.axes))[0]))))
+            axes = list(grid_around(X, margin, counts).axes)
+            if grid_budget is None or min(backend_costs(X, est._bounds, axes, kernel, h,
+                                                        box=est._frame.box).values()) <= grid_budget:
+                grid = Grid(tuple(axes))
+                with np.errstate(divide="ignore"):
+                    return float(np.log(grid.integrate(est._combine(est._inner_grid_sums(axes)[0]))))
     return _log_integral_importance(est, rng, n_draws)
+
+
+def importance_price(n: int, n_draws: int) -> float:
+    """What :func:`log_integral`'s importance sampling costs in the grid engine's units
+    (:func:`momkde_core.engine.backend_costs`): ``n_draws`` kernel sums over the ``n``
+    points, priced as the exact backend prices a node."""
+    return EXACT_UNITS_PER_PAIR * n * n_draws
 
 
 def _log_integral_importance(est, rng: np.random.Generator, n_draws: int) -> float:

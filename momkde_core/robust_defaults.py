@@ -44,7 +44,7 @@ from .columns import per_column
 from .engine import (CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout,
                      with_callers_replay_limits)
 from .kernels import Kernel, exp_in_place
-from .normalize import log_integral
+from .normalize import importance_price, log_integral
 
 CANDIDATE_SPAN = (0.05, 2.0)  # candidates from 0.05 to 2 times Scott's rule (log-spaced)
 COARSE_CANDIDATES = 10
@@ -52,7 +52,9 @@ MAX_SAMPLES = 2000  # h is chosen on at most this many points (the block size is
 MAX_CONTAMINATION = 0.5  # exclusive: at 1/2 no median can tell the outliers from the inliers
 PILOT_CONTAMINATION = 0.2  # the share assumed by the pilot of "auto"
 FLAG_RATIO = 0.3  # "auto" flags a point whose robust density is below 0.3 x its KDE density
-SELECTION_DRAWS = 1024  # importance-sampling draws of the median's integral (d > 2) per candidate
+SELECTION_DRAWS = 1024  # importance-sampling draws of the median's integral per candidate
+# (where no grid is used: d > 2, a grid too fine, or one pricier than this many samplings)
+SELECTION_GRID_PRICE = 8.0
 CHUNK_ROWS_ELEMENTS = 2 * CACHE_CHUNK_ELEMENTS  # kernel values per row chunk (1 MiB)
 SEARCH_WORKERS = 2  # threads scoring the candidate bandwidths (the machines here: 2 cores)
 
@@ -103,7 +105,8 @@ def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: K
         warnings.simplefilter("ignore", UserWarning)
         est = MoMKDE(n_blocks, h, kernel=kernel.name, normalize=False,
                      random_state=random_state).fit(X)
-    log_norm = log_integral(est, np.random.default_rng(random_state), n_draws=SELECTION_DRAWS)
+    log_norm = log_integral(est, np.random.default_rng(random_state), n_draws=SELECTION_DRAWS,
+                            grid_budget=SELECTION_GRID_PRICE * importance_price(n, SELECTION_DRAWS))
     if not LOG_SAFE_LINEAR <= log_norm < np.inf:
         raise ValueError("the median of the block KDEs is 0 everywhere")
     logs = by_block.log_sums(h, kernel, d)
