@@ -69,11 +69,11 @@ FFT_ROUNDOFF = 1e-13  # bound on an FFT convolution's absolute error / (K_h(0) x
 MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this many (n = 2048)
 MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
-REDO_UNITS_PER_NODE = 2e3  # choose_backend's price of an exact far-tail node in the plane
+REDO_UNITS_PER_NODE = 2e3  # backend_costs' price of an exact far-tail node in the plane
 UNDERFLOW_UNITS_PER_NODE = 1e4  # ... and of one underflowing there, per block (log space)
 PREPARED_TABLES_BYTES = 2**26  # the blocks' cell tables held at once (_plane_tables_bytes)
 PLANE_THREADED_NODES = 256  # tiled exact tails on the pool's threads from this many nodes
-EXACT_UNITS_PER_PAIR = 30.0  # choose_backend's price of one kernel term summed exactly
+EXACT_UNITS_PER_PAIR = 30.0  # backend_costs' price of one kernel term summed exactly
 UNDERFLOW_BANDWIDTHS = float(np.sqrt(2 * 745.0))  # exp(-r^2 / 2h^2) is 0 beyond this r / h
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()

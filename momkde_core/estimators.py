@@ -35,9 +35,9 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .bandwidth import select_bandwidth
-from .engine import (LOG_SAFE_LINEAR, GramOperator, band_block_sums, band_pays_off,
-                     block_grid_sums, block_log_sums, choose_backend, exact_block_sums,
-                     is_evenly_spaced)
+from .engine import (EXACT_UNITS_PER_PAIR, LOG_SAFE_LINEAR, GramOperator, backend_costs,
+                     band_block_sums, band_pays_off, block_grid_sums, block_log_sums,
+                     exact_block_sums, is_evenly_spaced)
 from .kernels import Kernel, get_kernel
 from .normalize import log_integral
 from .robust import (DEFAULT_PERCENTILES, SCALE_SOURCES, kirwls_with_params, loss_parameters,
@@ -398,14 +398,25 @@ class _BaseKDE(BaseEstimator):
         sums, backend = self._inner_grid_sums(axes, exact)
         return sums, axes, backend, nears
 
-    def _inner_grid_sums(self, axes: list[np.ndarray], exact: bool = False
-                         ) -> tuple[np.ndarray, str]:
-        """(block sums on the mesh of ``axes``, in the frame; the backend that computed them)."""
-        backend, box = "exact", None
+    def _grid_plan(self, axes: list[np.ndarray], exact: bool = False
+                   ) -> tuple[str, float, tuple | None]:
+        """(the backend that computes the block sums on the mesh of ``axes`` in the frame, its
+        price in the engine's units (:func:`momkde_core.engine.backend_costs`), the data's box
+        for it): the cheapest backend on evenly spaced axes in d <= 2, else the exact sums."""
         if self.n_features_in_ <= 2 and all(is_evenly_spaced(a) for a in axes):
             box = self._frame.box  # (the backends' prices and the binned product need it)
-            backend = choose_backend(self._X, self._bounds, axes, self._kernel, self._h, exact,
-                                     box)
+            costs = backend_costs(self._X, self._bounds, axes, self._kernel, self._h, exact, box)
+            backend = min(costs, key=costs.get)
+            return backend, costs[backend], box
+        nodes = int(np.prod([len(a) for a in axes]))
+        return "exact", EXACT_UNITS_PER_PAIR * len(self._X) * nodes, None
+
+    def _inner_grid_sums(self, axes: list[np.ndarray], exact: bool = False,
+                         plan: tuple[str, float, tuple | None] | None = None
+                         ) -> tuple[np.ndarray, str]:
+        """(block sums on the mesh of ``axes``, in the frame; the backend that computed them).
+        ``plan``: :meth:`_grid_plan` for the same axes and ``exact``, when the caller has it."""
+        backend, _, box = self._grid_plan(axes, exact) if plan is None else plan
         weights, block_factors = self._grid_weights()
         sums = block_grid_sums(self._X, self._bounds, axes, self._kernel, self._h,
                                weights, backend=backend, exact=exact, box=box)

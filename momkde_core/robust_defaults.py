@@ -52,9 +52,10 @@ MAX_SAMPLES = 2000  # h is chosen on at most this many points (the block size is
 MAX_CONTAMINATION = 0.5  # exclusive: at 1/2 no median can tell the outliers from the inliers
 PILOT_CONTAMINATION = 0.2  # the share assumed by the pilot of "auto"
 FLAG_RATIO = 0.3  # "auto" flags a point whose robust density is below 0.3 x its KDE density
-SELECTION_DRAWS = 1024  # importance-sampling draws of the median's integral per candidate
-# (where no grid is used: d > 2, a grid too fine, or one pricier than this many samplings)
-SELECTION_GRID_PRICE = 8.0
+# importance-sampling draws of the median's integral per candidate, where no grid is used:
+# d > 2, a grid too large (normalize.GRID_MAX_POINTS, MAX_BLOCK_CELLS) or too dear (below)
+SELECTION_DRAWS = 1024
+SELECTION_GRID_PRICE = 4.0  # a candidate's grid may cost up to 4 of those samplings
 CHUNK_ROWS_ELEMENTS = 2 * CACHE_CHUNK_ELEMENTS  # kernel values per row chunk (1 MiB)
 SEARCH_WORKERS = 2  # threads scoring the candidate bandwidths (the machines here: 2 cores)
 
