@@ -605,6 +605,12 @@ def _fft_sizes(axes, plan) -> list[int]:
     return [(len(a) - 1) * k + 1 + 2 * L for a, (k, L, _) in zip(axes, plan)]
 
 
+def exact_price(n: int, n_nodes: int) -> float:
+    """:func:`backend_costs`' price of the exact backend: every one of ``n`` points' kernel
+    terms at each of ``n_nodes`` nodes."""
+    return EXACT_UNITS_PER_PAIR * n * n_nodes
+
+
 def choose_backend(X, bounds, axes, kernel, h, exact: bool = False, box=None) -> str:
     """The cheapest exact-enough backend of :func:`backend_costs`."""
     costs = backend_costs(X, bounds, axes, kernel, h, exact, box)
@@ -626,7 +632,7 @@ def backend_costs(X, bounds, axes, kernel, h, exact: bool = False, box=None) -> 
         box = bounding_box(X, skip_nan=True)
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
-    costs = {"exact": EXACT_UNITS_PER_PAIR * n * n_grid}
+    costs = {"exact": exact_price(n, n_grid)}
     even = all(is_evenly_spaced(a) for a in axes)
     if even:
         # (a replayed band costs less, but the choice must not depend on what ran before:

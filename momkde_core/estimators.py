@@ -35,9 +35,9 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .bandwidth import select_bandwidth
-from .engine import (EXACT_UNITS_PER_PAIR, LOG_SAFE_LINEAR, GramOperator, backend_costs,
-                     band_block_sums, band_pays_off, block_grid_sums, block_log_sums,
-                     exact_block_sums, is_evenly_spaced)
+from .engine import (LOG_SAFE_LINEAR, GramOperator, backend_costs, band_block_sums,
+                     band_pays_off, block_grid_sums, block_log_sums, exact_block_sums,
+                     exact_price, is_evenly_spaced)
 from .kernels import Kernel, get_kernel
 from .normalize import log_integral
 from .robust import (DEFAULT_PERCENTILES, SCALE_SOURCES, kirwls_with_params, loss_parameters,
@@ -408,8 +408,7 @@ class _BaseKDE(BaseEstimator):
             costs = backend_costs(self._X, self._bounds, axes, self._kernel, self._h, exact, box)
             backend = min(costs, key=costs.get)
             return backend, costs[backend], box
-        nodes = int(np.prod([len(a) for a in axes]))
-        return "exact", EXACT_UNITS_PER_PAIR * len(self._X) * nodes, None
+        return "exact", exact_price(len(self._X), int(np.prod([len(a) for a in axes]))), None
 
     def _inner_grid_sums(self, axes: list[np.ndarray], exact: bool = False,
                          plan: tuple[str, float, tuple | None] | None = None

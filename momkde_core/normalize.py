@@ -18,14 +18,14 @@ from scipy import stats
 from scipy.special import logsumexp
 
 from .columns import per_column
-from .engine import EXACT_UNITS_PER_PAIR, block_shifted_sums
+from .engine import block_shifted_sums, exact_price
 from .grid import grid_around
 
 IS_SAMPLES = 4096
 GRID_STEP_PER_BANDWIDTH = {True: {1: 1 / 8, 2: 1 / 2}, False: {1: 1 / 64, 2: 1 / 8}}
 GRID_MAX_POINTS = {1: 2**16, 2: 400}
 MAX_BLOCK_CELLS = 2**24  # S x grid nodes held at once (128 MiB); beyond: importance sampling
-IMPORTANCE_UNITS_PER_PAIR = 2 * EXACT_UNITS_PER_PAIR  # importance_price's units per draw and point
+IMPORTANCE_PRICE_PER_NODE = 2.0  # a draw's sum costs this many exact grid nodes' (importance_price)
 
 
 def log_integral(est, rng: np.random.Generator, n_draws: int = IS_SAMPLES,
@@ -65,7 +65,7 @@ def importance_price(n: int, n_draws: int) -> float:
     logs): timed with the exponential kernel in 2-D (n = 1053, 1024 draws, grids of 185 x 186
     to 299 x 302 nodes), 0.50-0.57 ns per point and draw at the exact path's 30 units a pair,
     against 0.23-0.26 ns per unit for the exact grid."""
-    return IMPORTANCE_UNITS_PER_PAIR * n * n_draws
+    return IMPORTANCE_PRICE_PER_NODE * exact_price(n, n_draws)
 
 
 def _log_integral_importance(est, rng: np.random.Generator, n_draws: int) -> float:
