@@ -22,10 +22,11 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from .estimators import KDE, RKDE, SPKDE, MoMKDE
+from .screened import ScreenedKDE
 from .robust_defaults import MAX_CONTAMINATION
 
 #: Method names of ``momkde score`` and the app, in the order they are listed.
-METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
+METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
 #: Rows x blocks scored per call: MoM-KDE holds its S block values for every row it scores
 #: (S = 4001 and 20 000 rows: 640 MB of float64 at once; in batches, 32 MB whatever the rows).
 BATCH_VALUES = 2**22
@@ -49,6 +50,11 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         The expected share of outliers: the threshold is the ``contamination`` quantile of
         the training scores (``np.percentile(scores, 100 * contamination)``, as
         IsolationForest), so this share of the training rows is flagged, up to ties.
+    random_state : int, RandomState or None, default None
+        Seeds the estimator it clones (IsolationForest's convention): the default MoM-KDE's
+        blocks; for an ``estimator`` given, its ``random_state`` parameter when it has one
+        and this is not None (None leaves that estimator's own seed as it is). A fixed value
+        makes refits give the same scores.
 
     Attributes
     ----------
@@ -60,22 +66,26 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
     n_features_in_ : int, the number of features seen in ``fit`` (the fitted estimator's).
     """
 
-    def __init__(self, estimator=None, contamination: float = 0.1):
+    def __init__(self, estimator=None, contamination: float = 0.1, random_state=None):
         self.estimator = estimator
         self.contamination = contamination
+        self.random_state = random_state
 
     def fit(self, X, y=None) -> OutlierDetector:
         """Fit a clone of the estimator on X (shape (n, d), or (n,) where the estimator
         accepts it) and set the threshold from its scores of X. ``y`` is ignored."""
         _check_contamination(self.contamination)
         if self.estimator is None:
-            estimator = _mom_kde(self.contamination)
+            estimator = _mom_kde(self.contamination, self.random_state)
         elif not callable(getattr(self.estimator, "score_samples", None)):
             raise TypeError(f"estimator must have a score_samples method (a density estimator "
                             f"such as KDE, MoMKDE or sklearn's KernelDensity); "
                             f"{type(self.estimator).__name__} has none")
         else:
             estimator = clone(self.estimator)
+            if (self.random_state is not None
+                    and "random_state" in estimator.get_params(deep=False)):
+                estimator.set_params(random_state=self.random_state)
         if "normalize" in estimator.get_params(deep=False):
             estimator.set_params(normalize=False)
         estimator.fit(X)
@@ -117,9 +127,11 @@ def make_detector(method: str, contamination: float = 0.1,
 
     ``mom_kde``: MoMKDE(n_blocks="auto", contamination) (S and h from the stated share);
     ``kde`` and ``rkde``: the KDE and RKDE with the cross-validated bandwidth; ``spkde``:
-    SPKDE with the cross-validated bandwidth, told the share. ``random_state`` seeds the
-    blocks and folds. Raises ValueError, before any work, for an unknown method or a
-    contamination outside (0, 0.5] (mom_kde: (0, 0.5)).
+    SPKDE with the cross-validated bandwidth, told the share; ``screened_kde``:
+    ScreenedKDE(contamination) (MoM-KDE's screen, then the cross-validated KDE of the rows
+    kept). ``random_state`` seeds the blocks and folds. Raises ValueError, before any work,
+    for an unknown method or a contamination outside (0, 0.5] (mom_kde and screened_kde:
+    (0, 0.5)).
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
@@ -130,17 +142,25 @@ def make_detector(method: str, contamination: float = 0.1,
         "rkde": lambda: RKDE(bandwidth="cv", random_state=random_state),
         "spkde": lambda: SPKDE(bandwidth="cv", contamination=contamination,
                                random_state=random_state),
+        "screened_kde": lambda: ScreenedKDE(contamination=_below_half(contamination),
+                                            random_state=random_state),
     }[method]()
     return OutlierDetector(estimator, contamination=contamination)
 
 
 def _mom_kde(contamination: float, random_state=None) -> MoMKDE:
     """MoMKDE with the robust defaults for ``contamination``; ValueError from 0.5 on."""
+    return MoMKDE(n_blocks="auto", contamination=_below_half(contamination),
+                  random_state=random_state)
+
+
+def _below_half(contamination: float) -> float:
+    """``contamination``, or ValueError from 0.5 on (what a median screen needs)."""
     if not contamination < MAX_CONTAMINATION:
         raise ValueError(f"MoM-KDE needs a contamination below {MAX_CONTAMINATION} (at one half "
                          "no median can tell the outliers from the inliers), got "
                          f"{contamination!r}; state a smaller share or wrap another estimator")
-    return MoMKDE(n_blocks="auto", contamination=contamination, random_state=random_state)
+    return contamination
 
 
 def _check_contamination(contamination) -> None:

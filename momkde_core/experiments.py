@@ -31,6 +31,9 @@ same S is also run with the shared CV h (``mom_kde_auto_cv``), Scott's h
 (``mom_kde_auto_scott``) and the block-aware h_S (``mom_kde_auto_blockh``); ``kde_robust`` is the
 plain KDE with the robust h, and ``mom_kde_auto_est`` is ``contamination="auto"`` (estimated).
 
+Screen, then refit (``screened_kde``): :class:`~momkde_core.ScreenedKDE` with the stated
+``contamination`` and its own CV bandwidth on the rows its MoM-KDE screen keeps.
+
 Clean densities (kind ``"clean"``): :data:`~momkde_core.synthetic.CLEAN_DENSITIES`, no
 outliers (ratio 0), with ``contamination`` stated as :data:`CLEAN_CONTAMINATION` (0.01): what a
 robust default costs where there is nothing to resist.
@@ -111,13 +114,15 @@ from .engine import replay_limits
 from .robust_defaults import MAX_CONTAMINATION, check_contamination, n_blocks_for
 from .datasets import DATASETS, contaminated_sample, load_dataset
 from .estimators import KDE, RKDE, SPKDE, MoMKDE
+from .screened import ScreenedKDE
 from .grid import Grid
 from .kernels import get_kernel
 from .synthetic import CLEAN_DENSITIES, SCHEMES, ContaminatedSample, make_clean, make_contaminated
 
 COLUMNS: tuple[str, ...] = ("source", "ratio", "rep", "seed", "method", "n_blocks", "bandwidth",
                             "metric", "value")
-METHODS: tuple[str, ...] = ("kde", "mom_kde", "mom_kde_oracle", "mom_kde_auto", "rkde", "spkde")
+METHODS: tuple[str, ...] = ("kde", "mom_kde", "mom_kde_oracle", "mom_kde_auto", "rkde", "spkde",
+                            "screened_kde")
 BLOCKH_METHODS: tuple[str, ...] = ("mom_kde_blockh", "mom_kde_oracle_blockh")
 AUTO_METHODS: tuple[str, ...] = ("mom_kde_auto", "mom_kde_auto_cv", "mom_kde_auto_scott",
                                  "mom_kde_auto_blockh", "mom_kde_auto_est", "kde_robust")
@@ -367,6 +372,8 @@ def _run_task(task: Task) -> list[tuple]:
         "mom_kde_auto_blockh": lambda: auto("mom_kde_auto_blockh", blockh(auto_s)),
         "mom_kde_auto_est": lambda: auto("mom_kde_auto_est", "robust", estimated=True),
         "kde_robust": lambda: sample.evaluate("kde_robust", KDE(robust_h()).fit(X)),
+        "screened_kde": lambda: sample.evaluate(
+            "screened_kde", ScreenedKDE(contamination=contamination, random_state=seed).fit(X)),
     }
     rows = []
     for method in task.methods:

@@ -14,17 +14,17 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 from sklearn.utils._param_validation import InvalidParameterError
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, OutlierDetector
 from momkde_core.bandwidth import (_folds, cv_grid, cv_scores, feature_std, held_out_reach,
                                    select_bandwidth)
 from momkde_core.kernels import get_kernel
 from momkde_core.scaling import MAX_SPAN
 
-ALL = {"kde": KDE, "mom": MoMKDE, "rkde": RKDE, "spkde": SPKDE}
+ALL = {"kde": KDE, "mom": MoMKDE, "rkde": RKDE, "spkde": SPKDE, "screened": ScreenedKDE}
 
 
 def _make(name: str, **kw):
-    return ALL[name](random_state=0, **kw) if name in ("mom", "kde") else ALL[name](**kw)
+    return ALL[name](random_state=0, **kw) if name in ("mom", "kde", "screened") else ALL[name](**kw)
 
 
 def _assert_same_log_density(name: str, got: np.ndarray, want: np.ndarray) -> None:

@@ -12,7 +12,7 @@ from sklearn.model_selection import KFold
 from sklearn.neighbors import KernelDensity
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
 from momkde_core.bandwidth import cv_scores
 from momkde_core.engine import GramOperator
 from momkde_core.kernels import get_kernel
@@ -26,13 +26,13 @@ EXPECTED_FAILED_CHECKS = {
 }
 
 
-@parametrize_with_checks([KDE(), MoMKDE(), RKDE(), SPKDE()],
+@parametrize_with_checks([KDE(), MoMKDE(), RKDE(), SPKDE(), ScreenedKDE()],
                          expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS)
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 
 
-ALL = {"kde": KDE, "mom": MoMKDE, "rkde": RKDE, "spkde": SPKDE}
+ALL = {"kde": KDE, "mom": MoMKDE, "rkde": RKDE, "spkde": SPKDE, "screened": ScreenedKDE}
 
 
 def _sample(n: int = 200, d: int = 1, seed: int = 0) -> np.ndarray:
@@ -126,7 +126,7 @@ def test_weighted_cv_is_the_weighted_held_out_likelihood():
 def test_unit_weights_are_the_unweighted_fit_and_zero_weights_drop_rows(name):
     X = _sample(90, 2)
     ys = _sample(20, 2, seed=9)
-    make = (lambda: ALL[name](bandwidth=0.5, random_state=0)) if name == "mom" else \
+    make = (lambda: ALL[name](bandwidth=0.5, random_state=0)) if name in ("mom", "screened") else \
         (lambda: ALL[name](bandwidth=0.5))
     plain = make().fit(X)  # (the weighted arithmetic differs in the last bits)
     np.testing.assert_allclose(make().fit(X, sample_weight=np.ones(len(X))).pdf(ys),

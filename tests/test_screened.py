@@ -1,0 +1,152 @@
+"""ScreenedKDE: MoM-KDE's screen, then a KDE of the rows kept (momkde_core/screened.py).
+
+Its scikit-learn citizenship (the estimator checks, feature names, weights, sampling, pickling,
+hostile input) runs with the other estimators in test_sklearn_contract.py and
+test_hostile_input.py; here: what the screen sets aside and what is fitted after it.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+from sklearn.base import clone
+
+from momkde_core import KDE, MoMKDE, OutlierDetector, ScreenedKDE, make_detector
+
+
+def _clustered(n_in: int = 950, n_out: int = 50, seed: int = 0) -> np.ndarray:
+    """N(0, 1) inliers, then a tight cluster N(6, 0.01) (the last n_out rows)."""
+    rng = np.random.default_rng(seed)
+    return np.r_[rng.normal(0.0, 1.0, n_in), rng.normal(6.0, 0.01, n_out)][:, None]
+
+
+def test_a_tight_cluster_is_set_aside_and_the_final_kde_is_that_of_the_rows_kept():
+    X = _clustered()
+    est = ScreenedKDE(contamination=0.05, random_state=0).fit(X)
+    assert not est.inlier_mask_[950:].any()  # every row of the cluster
+    assert est.inlier_mask_[:950].mean() > 0.98  # and hardly an inlier
+    ref = KDE("cv", random_state=0).fit(X[est.inlier_mask_])
+    # the same KDE: the weighted path (unit weights of the rows kept) sums the same terms in
+    # another order, so a few ulps of each log density
+    assert est.bandwidth_ == pytest.approx(ref.bandwidth_, rel=1e-12)
+    ys = np.linspace(-4, 8, 50)[:, None]
+    np.testing.assert_allclose(est.score_samples(ys), ref.score_samples(ys), rtol=1e-10)
+    assert est.pdf([[6.0]])[0] < 1e-3 < KDE("cv", random_state=0).fit(X).pdf([[6.0]])[0]
+
+
+def test_the_estimate_is_a_density_and_close_to_the_inliers_one():
+    X = _clustered(seed=1)
+    est = ScreenedKDE(contamination=0.05, random_state=1).fit(X)
+    mass, _ = integrate.quad(lambda x: est.pdf([[x]])[0], -10, 12, limit=200)
+    assert mass == pytest.approx(1.0, abs=1e-6)  # quad's tolerance on a smooth integrand
+    xs = np.linspace(-5, 9, 1401)
+    truth = stats.norm.pdf(xs)
+    l1_screened = np.abs(est.pdf(xs[:, None]) - truth).sum() * 0.01
+    l1_kde = np.abs(KDE("cv", random_state=1).fit(X).pdf(xs[:, None]) - truth).sum() * 0.01
+    assert l1_screened < 0.5 * l1_kde  # the KDE puts 5 % of its mass (L1 0.1) on the cluster
+
+
+def test_contamination_zero_is_the_plain_kde():
+    X = _clustered()
+    est = ScreenedKDE(contamination=0.0, random_state=0).fit(X)
+    assert est.inlier_mask_.all() and est.screen_ is None and est.contamination_ == 0.0
+    ref = KDE("cv", random_state=0).fit(X)
+    ys = np.linspace(-3, 7, 21)[:, None]
+    np.testing.assert_allclose(est.score_samples(ys), ref.score_samples(ys), rtol=1e-12)
+
+
+def test_share_cut_sets_aside_the_stated_share_of_lowest_screen_scores():
+    X = np.random.default_rng(2).standard_normal((400, 2))
+    est = ScreenedKDE(contamination=0.1, cut="share", random_state=2).fit(X)
+    assert (~est.inlier_mask_).sum() == 40
+    scores = est.screen_.score_samples(X)
+    assert scores[~est.inlier_mask_].max() <= scores[est.inlier_mask_].min()
+
+
+def test_ratio_cut_keeps_almost_every_row_of_clean_data():
+    """No outliers: the pilot KDE exceeds the screen ten-fold at few rows (their tails)."""
+    X = np.random.default_rng(3).standard_normal((1000, 1))
+    est = ScreenedKDE(contamination=0.1, random_state=3).fit(X)
+    assert est.inlier_mask_.mean() > 0.9
+
+
+def test_a_custom_screen_and_its_clone():
+    X = _clustered(seed=4)
+    screen = KDE(bandwidth=0.5)
+    est = ScreenedKDE(contamination=0.05, screen=screen, cut="share", random_state=0).fit(X)
+    assert est.screen_ is not screen and not hasattr(screen, "bandwidth_")
+    assert (~est.inlier_mask_).sum() == 50
+
+
+def test_never_more_than_half_is_set_aside_and_two_rows_are_kept():
+    X = np.r_[np.zeros(3), np.ones(3) * 50.0][:, None] + np.arange(6)[:, None] * 1e-3
+    est = ScreenedKDE(contamination=0.45, cut="share", bandwidth=0.5, random_state=0).fit(X)
+    assert (~est.inlier_mask_).sum() <= 2
+    tiny = ScreenedKDE(contamination=0.3, bandwidth=0.5).fit([[0.0], [1.0]])
+    assert tiny.inlier_mask_.all()  # fewer than 3 rows: nothing to screen
+
+
+def test_weights_reach_the_screen_and_rows_of_weight_zero_are_not_kept():
+    X = _clustered(seed=5)
+    w = np.ones(len(X))
+    w[:100] = 0.0
+    est = ScreenedKDE(contamination=0.05, random_state=0).fit(X, sample_weight=w)
+    assert not est.inlier_mask_[:100].any() and not est.inlier_mask_[950:].any()
+    assert est.screen_.n_blocks_ == 2 * int(np.ceil(0.05 * 900)) + 1  # the 900 rows weighed
+
+
+def test_auto_contamination_is_estimated_by_the_screen():
+    X = _clustered(seed=6)
+    est = ScreenedKDE(contamination="auto", random_state=0).fit(X)
+    assert est.contamination_ == est.screen_.contamination_ > 0
+    assert not est.inlier_mask_[950:].any()
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"cut": "gap"}, "cut must be one of"),
+    ({"ratio": 1.0}, "ratio must be a finite number above 1"),
+    ({"ratio": True}, "ratio"),
+    ({"contamination": 0.5}, "contamination"),
+])
+def test_bad_parameters_are_refused_before_any_work(params, match):
+    with pytest.raises(ValueError, match=match):
+        ScreenedKDE(**params).fit(_clustered())
+
+
+def test_a_screen_without_scores_is_a_type_error():
+    with pytest.raises(TypeError, match="score_samples"):
+        ScreenedKDE(screen=object()).fit(_clustered())
+
+
+def test_pickled_fit_scores_the_same():
+    est = ScreenedKDE(contamination=0.05, random_state=0).fit(_clustered())
+    twin = pickle.loads(pickle.dumps(est))
+    ys = np.linspace(-3, 7, 11)[:, None]
+    # the same fitted arrays through the same code path: bit-identical by construction
+    np.testing.assert_array_equal(twin.score_samples(ys), est.score_samples(ys))
+    np.testing.assert_array_equal(twin.inlier_mask_, est.inlier_mask_)
+
+
+def test_detector_random_state_makes_the_default_reproducible():
+    X = np.random.default_rng(7).standard_normal((300, 2))
+    a = OutlierDetector(contamination=0.1, random_state=3).fit(X)
+    b = OutlierDetector(contamination=0.1, random_state=3).fit(X)
+    # the same seed, the same code path, one process: the same blocks and the same sums
+    np.testing.assert_array_equal(a.score_samples(X), b.score_samples(X))
+    assert a.estimator_.random_state == 3
+    given = OutlierDetector(MoMKDE(random_state=9), random_state=None).fit(X)
+    assert given.estimator_.random_state == 9  # None leaves the estimator's own seed
+    seeded = OutlierDetector(MoMKDE(random_state=9), random_state=4)
+    assert clone(seeded).fit(X).estimator_.random_state == 4
+
+
+def test_make_detector_screened_kde_flags_the_cluster():
+    X = _clustered(seed=8)
+    det = make_detector("screened_kde", contamination=0.05, random_state=0).fit(X)
+    assert isinstance(det.estimator_, ScreenedKDE)
+    assert (det.predict(X[950:]) == -1).all()
+    with pytest.raises(ValueError, match="below 0.5"):
+        make_detector("screened_kde", contamination=0.5)
