@@ -47,6 +47,7 @@ from .scaling import PEAK_LIMIT, PEAK_LIMIT_FLOAT32, Frame, selection_frame, wor
 
 LOGGER = logging.getLogger(__name__)
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
+THIN_MEDIAN = 0.5  # ... and when its median holds less than this share of the blocks' mass
 MAX_SAMPLE_ROUNDS = 100  # sample() gives up after this many rounds without an accepted draw
 MEDIAN_TILE_ELEMENTS = 2**16  # block sums per tile of the grid median (512 KiB: a core's L2)
 LABEL_LOOP_BLOCKS = 256  # MoM-KDE labels up to this many blocks one block at a time
@@ -250,6 +251,14 @@ class _BaseKDE(BaseEstimator):
                 raise ValueError(
                     f"the median of the {self._n_blocks} block KDEs is 0 everywhere (no point "
                     "is covered by a majority of blocks): use fewer blocks or a larger bandwidth")
+            if self.log_norm_ < np.log(THIN_MEDIAN):
+                warnings.warn(
+                    f"the median of the {self._n_blocks} block KDEs holds only "
+                    f"{np.exp(self.log_norm_):.1%} of their mass (blocks of "
+                    f"{len(self._X) / self._n_blocks:.1f} points in {self.n_features_in_}-D): "
+                    "most of this density is the division by that integral, and it no longer "
+                    "follows the data; use fewer blocks (a smaller contamination), or "
+                    "ScreenedKDE for a density", UserWarning, stacklevel=3)
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on X of shape (n,) or (n, d) (a DataFrame sets ``feature_names_in_``); ``y``
@@ -639,7 +648,9 @@ default "robust"
 
     Attributes: ``n_blocks_`` (S used), ``bandwidth_`` (h used), ``contamination_`` (the
     share used), ``block_of_`` (block of each training row, -1 for rows of weight 0),
-    ``log_norm_`` (log of the integral of the median that was divided out),
+    ``log_norm_`` (log of the integral of the median that was divided out; a fit warns when
+    it is below log 0.5: the median then keeps less than half of the blocks' mass, as with
+    blocks of ~2-3 points in 2-D or ~5 in 3-D, and the density is mostly that division),
     ``n_features_in_``, ``feature_names_in_`` (fitted on a DataFrame).
     """
 

@@ -8,6 +8,7 @@ test_hostile_input.py; here: what the screen sets aside and what is fitted after
 from __future__ import annotations
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -150,3 +151,16 @@ def test_make_detector_screened_kde_flags_the_cluster():
     assert (det.predict(X[950:]) == -1).all()
     with pytest.raises(ValueError, match="below 0.5"):
         make_detector("screened_kde", contamination=0.5)
+
+
+def test_momkde_warns_when_its_median_keeps_less_than_half_of_the_mass():
+    """The median's integral measures the breakdown directly, whatever the dimension: 2-D
+    blocks of 1.7 points keep ~0.3 of the blocks' mass; 1-D blocks of 5 keep ~0.8."""
+    X = np.random.default_rng(0).standard_normal((1000, 2))
+    with pytest.warns(UserWarning, match=r"holds only \d+\.\d% of their mass"):
+        est = MoMKDE(contamination=0.3, random_state=0).fit(X)
+    assert est.log_norm_ < np.log(0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ok = MoMKDE(contamination=0.1, random_state=0).fit(X[:, :1])
+    assert ok.log_norm_ > np.log(0.5)
