@@ -1,4 +1,4 @@
-"""Explore: one contaminated sample, the four estimators overlaid, metrics updated live, and a
+"""Explore: one contaminated sample, the estimators overlaid, metrics updated live, and a
 caption computed from the figure (who wins here, by how much, which failure mode applies)."""
 
 from __future__ import annotations
@@ -6,8 +6,16 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from app_support.captions import compare_to_kde, reasons
-from app_support.compute import METHODS, fit_all, metric_table, plot_grid, select_bandwidth, synthetic_sample
+from app_support.captions import compare_to_kde, reasons, screened_note
+from app_support.compute import (
+    DEFAULT_METHODS,
+    fit_all,
+    metric_table,
+    own_bandwidth,
+    plot_grid,
+    select_bandwidth,
+    synthetic_sample,
+)
 from app_support.widgets import (
     MAX_SHARE,
     estimator_controls,
@@ -30,7 +38,7 @@ ratio = side.slider("Outlier ratio |O| / n", 0.0, MAX_SHARE, 0.1, 0.05, **url("r
                     help="The true share of outliers. At 0.5 they would be half the sample: no median "
                          "can tell them apart, and S > 2|O| would need more blocks than points.")
 side.header("Estimators")
-methods = methods_select(side) or list(METHODS)  # none chosen: all four
+methods = methods_select(side) or list(DEFAULT_METHODS)  # none chosen: the paper's four
 
 with user_errors():
     data = synthetic_sample(scheme, n_inliers, 0.0 if scheme == "none" else ratio, dim, 0)
@@ -77,6 +85,8 @@ with user_errors():
     with metric_col:
         st.markdown(f"**h = {h:.3g}** ({settings.bandwidth if isinstance(settings.bandwidth, str) else 'slider'})"
                     f" · S = {settings.n_blocks} · n = {len(data.X)} · |O| = {data.n_outliers}")
+        if "screened_kde" in results:
+            st.caption(screened_note(results["screened_kde"], own_bandwidth(settings)))
         table.index = [METHOD_LABELS[m] for m in table.index]
         st.table(table.style.format("{:.3f}", na_rep="—"))
         st.caption("JS and both KLs compare each estimate with the true density (lower is better)"

@@ -13,7 +13,8 @@ from momkde_core.experiments import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
 from momkde_core.plots import metric_vs_ratio_figure
 
 #: The app's names (the runner's S rule ``mom_kde`` is ``mom_kde_rule`` here: see ``display_names``).
-SWEEP_METHODS = ("kde", "mom_kde_auto", "kde_robust", "mom_kde_rule", "mom_kde_oracle", "rkde", "spkde")
+SWEEP_METHODS = ("kde", "mom_kde_auto", "kde_robust", "mom_kde_rule", "mom_kde_oracle", "rkde", "spkde",
+                 "screened_kde")
 FIGURES = {
     "js": "Jensen-Shannon divergence to the true density (lower is better).",
     "kl_fhat_f": "KL(f̂ ‖ f): mass the estimate puts where the true density has little, e.g. on outliers.",
@@ -46,12 +47,14 @@ protocol = side.segmented_control("Protocol", list(PROTOCOLS), default="honest",
                                   help="honest: what a user can do (h by CV on the contaminated sample). "
                                        "paper: h by CV on the clean inliers and SPKDE told the true ratio "
                                        "(knowledge a user lacks).") or "honest"
-share = side.segmented_control("Share stated to SPKDE and the auto methods", list(SHARES), default="guess",
-                               format_func=SHARES.get, **url("share")) or "guess"
+share = side.segmented_control("Share stated to SPKDE, the auto methods and the screened KDE", list(SHARES),
+                               default="guess", format_func=SHARES.get, **url("share")) or "guess"
 methods = methods_select(side, SWEEP_METHODS, default=("kde", "mom_kde_auto", "rkde", "spkde"),
                          help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h, the library's defaults. "
                               "MoM-KDE (S rule): a held-out S rule with the CV h. The oracle tries 20 "
-                              "values of S and keeps the best JS (it needs the true density, as in the paper).")
+                              "values of S and keeps the best JS (it needs the true density, as in the paper). "
+                              "Screened KDE: MoM-KDE (auto) as a screen, then a KDE with its own CV h "
+                              "on the rows kept.")
 seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
 ratios = [round(step * k, 2) for k in range(1, int(round(0.5 / step)) + 1)]
 
@@ -64,7 +67,10 @@ st.markdown(
        "MoM-KDE (S rule), RKDE and SPKDE; the auto methods choose the robust h themselves. "
        if protocol == "honest" else
        "The bandwidth is cross-validated on the clean inliers only (an oracle, as in the paper's code). ")
-    + f"SPKDE and the auto methods are told {stated}. Lines: means over the repetitions; bands: ± one std."
+    + ("The screened KDE cross-validates its own h on the rows its screen keeps. " if "screened_kde" in methods
+       else "")
+    + f"SPKDE and the auto methods{' and the screened KDE' if 'screened_kde' in methods else ''} are told "
+      f"{stated}. Lines: means over the repetitions; bands: ± one std."
 )
 st.info(SCHEME_LABELS[scheme] + ". " + SCHEME_WHY[scheme], icon=":material/lightbulb:")
 

@@ -17,12 +17,13 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from app_support.captions import auc_verdict, reasons
+from app_support.captions import auc_verdict, reasons, screened_note
 from app_support.compute import (
-    METHODS,
+    DEFAULT_METHODS,
     detect_rows,
     fit_all,
     metric_table,
+    own_bandwidth,
     plot_grid,
     read_csv_bytes,
     relevant,
@@ -154,7 +155,7 @@ with user_errors():
     scale = side.toggle("Standardise columns", value=True, **url("std"),
                         help="Centre and scale every column so that one bandwidth suits all of them.")
     side.header("Estimators")
-    methods = methods_select(side) or list(METHODS)  # none chosen: all four
+    methods = methods_select(side) or list(DEFAULT_METHODS)  # none chosen: the paper's four
 
     if not plot_cols or not score_cols:
         st.info("Choose at least one column to draw and one to score.")
@@ -237,7 +238,9 @@ with user_errors():
     st.caption(" ".join([
         f"h = {h:.3g}, S = {settings.n_blocks}: MoM-KDE ignores a group of rows that sits in fewer than half of "
         "the blocks, so where the KDE rises over a small group and MoM-KDE stays low, that group is a likely "
-        "cluster of outliers.", *why, reading]))
+        "cluster of outliers.", *why,
+        *([screened_note(results["screened_kde"], own_bandwidth(settings))] if "screened_kde" in results else []),
+        reading]))
     if flag_by:
         n_flagged = int(flagged.sum())
         sampled = (f" (fitted on {n_fit:,} of the {len(data):,} rows; on the others the share can differ a little)"
@@ -268,7 +271,9 @@ with user_errors():
             rows = data.iloc[ranked].rename(columns=lambda c: f"{c} (file)" if c in flags else c)
             st.dataframe(highlight_flagged(pd.concat([flags, rows], axis=1)))
     st.caption(f"Each method's flagged rows (shaded), the most anomalous first, then the {ROWS_PAST_THRESHOLD} rows "
-               f"just above its threshold ({MAX_LISTED} rows at most). Score: the log density (in {len(score_cols)} column(s), h = {h_score:.3g}) "
+               f"just above its threshold ({MAX_LISTED} rows at most). Score: the log density (in {len(score_cols)} column(s), h = {h_score:.3g}"
+               + ("; the screened KDE's own h, cross-validated on the rows it keeps"
+                  if "screened_kde" in detections and own_bandwidth(settings) else "") + ") "
                "minus the threshold, negative for the flagged rows. The download has every row with each method's "
                "score_<method> and is_outlier_<method>.")
     st.download_button("Download the data with every method's score and flags (CSV)", to_csv_text(scored),

@@ -95,6 +95,19 @@ def reasons(scheme: str | None, n: int, n_outliers: int, n_blocks: int, h: float
     return out
 
 
+def screened_note(result: Mapping[str, np.ndarray], own_rule: bool) -> str:
+    """What the screened KDE drew with: its bandwidth (one per feature where they differ) and
+    the rows its screen set aside, from ``fit_evaluate``'s ``bandwidth`` and ``kept``;
+    ``own_rule`` says whether that h is its own cross-validation or the slider's."""
+    h = list(dict.fromkeys(f"{v:.3g}" for v in np.ravel(result["bandwidth"])))
+    kept = np.asarray(result["kept"], bool)
+    source = (f"cross-validated on the {int(kept.sum()):,} rows it kept" if own_rule
+              else f"the slider's, on the {int(kept.sum()):,} rows it kept")
+    aside = (f"its MoM-KDE screen set {int((~kept).sum()):,} of {len(kept):,} rows aside" if not kept.all()
+             else "no row was set aside")
+    return f"Screened KDE: h = {' and '.join(h)}{' per feature' if len(h) > 1 else ''}, {source}; {aside}."
+
+
 def auc_verdict(aucs: Mapping[str, float]) -> str:
     """Which method ranks the labelled outliers best, against the KDE; or, when every AUC is
     below chance, why no density method can find these outliers."""

@@ -3,7 +3,7 @@
 Every function here only orchestrates the library (build an estimator, call ``fit``,
 ``pdf_grid``, ``score_samples``, the metrics) and is wrapped in ``st.cache_data`` so that a
 widget change recomputes only what depends on it: moving S refits MoM-KDE alone, the other
-three estimators come from the cache. Return values are plain arrays and dicts (cheap to
+estimators come from the cache. Return values are plain arrays and dicts (cheap to
 pickle), never fitted estimators.
 """
 
@@ -19,14 +19,24 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, metrics
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, ScreenedKDE, metrics
 from momkde_core import bandwidth as bandwidth_rules
 from momkde_core.grid import Grid, grid_around
 from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import ContaminatedSample, make_contaminated
 
-#: The four estimators the app compares, in display order.
-METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
+#: The estimators the app compares, in display order.
+METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
+#: The methods a page shows until the user picks others: the paper's four (the screened KDE,
+#: a MoM-KDE fit and two cross-validations, is one click away).
+DEFAULT_METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
+#: Methods told the stated share of outliers (MoM-KDE gets it through S, resolved in Settings).
+TOLD_THE_SHARE: tuple[str, ...] = ("spkde", "screened_kde")
+#: Methods drawing at random: MoM-KDE's blocks; the screened KDE's screen and its CV folds.
+SEEDED: tuple[str, ...] = ("mom_kde", "screened_kde")
+#: The screened KDE's own bandwidth rule, applied to the rows it keeps, unless h is set on
+#: the slider (the page's rules select h on all the rows, outliers included).
+SCREENED_RULE = "cv"
 #: Grid resolution per dimension for plots and metrics (1-D, 2-D).
 GRID_POINTS: dict[int, int] = {1: 512, 2: 110}
 #: The repository's stored reproduction results (``momkde reproduce ... --out``).
@@ -45,16 +55,29 @@ class Settings:
     auto_blocks: bool = False  # S = 2 ceil(contamination n) + 1, as MoMKDE(n_blocks="auto")
 
 
+def own_bandwidth(s: Settings) -> bool:
+    """Whether the screened KDE chooses its own h (:data:`SCREENED_RULE` on the rows it keeps):
+    yes for every rule, no when h is a number (the slider's, or a fixed h such as the timing's)."""
+    return isinstance(s.bandwidth, str)
+
+
 def relevant(method: str, s: Settings) -> Settings:
-    """``s`` with the settings ``method`` ignores reset, so that moving S (or SPKDE's share)
-    does not invalidate the cached fits of the methods it does not concern."""
-    return replace(s, bandwidth="", n_blocks=s.n_blocks if method == "mom_kde" else 1,
-                   contamination=s.contamination if method == "spkde" else 0.0,
-                   seed=s.seed if method == "mom_kde" else 0, auto_blocks=False)
+    """``s`` with the settings ``method`` ignores reset, so that moving S (or the stated share,
+    for the methods not told it) does not invalidate the cached fits of the methods it does not
+    concern. The screened KDE keeps the bandwidth only as "its own rule" or the slider's h."""
+    bandwidth = "" if method != "screened_kde" else SCREENED_RULE if own_bandwidth(s) else s.bandwidth
+    return replace(s, bandwidth=bandwidth, n_blocks=s.n_blocks if method == "mom_kde" else 1,
+                   contamination=s.contamination if method in TOLD_THE_SHARE else 0.0,
+                   seed=s.seed if method in SEEDED else 0, auto_blocks=False)
 
 
 def make_estimator(method: str, h: float, s: Settings):
-    """The estimator ``method`` with bandwidth ``h`` (already selected) and the settings ``s``."""
+    """The estimator ``method`` with bandwidth ``h`` (already selected) and the settings ``s``.
+
+    The screened KDE is told the stated share and uses its own rule on the rows it keeps
+    (:func:`own_bandwidth`), ``h`` only when the settings hold a number; its screen is
+    ScreenedKDE's default (MoM-KDE with S auto and the robust h for that share).
+    """
     if method == "kde":
         return KDE(bandwidth=h, kernel=s.kernel)
     if method == "mom_kde":
@@ -63,6 +86,9 @@ def make_estimator(method: str, h: float, s: Settings):
         return RKDE(bandwidth=h, kernel=s.kernel)
     if method == "spkde":
         return SPKDE(bandwidth=h, kernel=s.kernel, contamination=s.contamination)
+    if method == "screened_kde":
+        return ScreenedKDE(contamination=s.contamination, bandwidth=SCREENED_RULE if own_bandwidth(s) else h,
+                           kernel=s.kernel, random_state=s.seed)
     raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
 
 
@@ -75,12 +101,13 @@ def synthetic_sample(scheme: str, n_inliers: int, ratio: float, dim: int, seed: 
 @st.cache_data(max_entries=128, show_spinner="Choosing the bandwidth…")
 def select_bandwidth(X: np.ndarray, rule: str | float, kernel: str, seed: int,
                      contamination: float = 0.1) -> float:
-    """h for ``rule`` ("robust", "cv", "scott" or a float), then shared by all four estimators
-    so the comparison is about robustness alone. "robust" is the h that
-    ``MoMKDE(n_blocks="auto", contamination=contamination)`` selects (a spike of outliers
-    cannot capture it); "cv" is the paper's cross-validation of the plain KDE. A warning of
-    the library (CV running into its smallest candidate on tied data) is shown on the page
-    (st.cache_data replays it on cached runs)."""
+    """h for ``rule`` ("robust", "cv", "scott" or a float), then shared by the estimators (the
+    screened KDE's own rule aside: :func:`own_bandwidth`) so the comparison is about
+    robustness alone. "robust" is the h that ``MoMKDE(n_blocks="auto",
+    contamination=contamination)`` selects (a spike of outliers cannot capture it); "cv" is
+    the paper's cross-validation of the plain KDE. A warning of the library (CV running into
+    its smallest candidate on tied data) is shown on the page (st.cache_data replays it on
+    cached runs)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         h = float(bandwidth_rules.select_bandwidth(np.asarray(X, dtype=float), rule, get_kernel(kernel),
@@ -99,14 +126,19 @@ def plot_grid(X: np.ndarray, h: float) -> Grid:
 @st.cache_data(max_entries=256, show_spinner=False)
 def fit_evaluate(method: str, X: np.ndarray, axes: tuple[np.ndarray, ...], h: float, s: Settings,
                  with_blocks: bool = False, score_points: bool = True) -> dict[str, np.ndarray]:
-    """Fit ``method`` on X; its density on the grid ``axes``, log density at X, and (for
-    MoM-KDE with ``with_blocks``) the S block KDEs on the normalised median's scale."""
+    """Fit ``method`` on X; its density on the grid ``axes``, log density at X, (for MoM-KDE
+    with ``with_blocks``) the S block KDEs on the normalised median's scale, and (for the
+    screened KDE) its own bandwidth ``bandwidth`` (one per feature) and the rows it kept,
+    ``kept``."""
     est = make_estimator(method, h, s).fit(X)
     out = {"grid": est.pdf_grid(*axes)}
     if score_points:
         out["scores"] = est.score_samples(X)
     if with_blocks and method == "mom_kde":
         out["blocks"] = est.block_pdf_grid(*axes) / np.exp(est.log_norm_)
+    if method == "screened_kde":
+        out["bandwidth"] = np.broadcast_to(est.bandwidth_, X.shape[1]).astype(float)
+        out["kept"] = np.asarray(est.inlier_mask_, bool)
     return out
 
 
@@ -203,7 +235,8 @@ def measure_times(sizes: tuple[int, ...], n_eval: int, seed: int, _progress=None
     """Wall-clock seconds to fit and to evaluate (``n_eval`` points) each method, per n.
 
     The sample is the paper's uniform scheme with 10 % outliers in 1-D; the bandwidth is
-    Scott's rule (no CV in the timing, so it measures the estimators only). ``_progress``
+    Scott's rule (no CV in the timing, so it measures the estimators only: the screened KDE
+    uses that h too, and its fit includes its screen, MoM-KDE with the robust h). ``_progress``
     (not hashed) is called with the fraction done.
     """
     rows = []

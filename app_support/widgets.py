@@ -18,7 +18,7 @@ from momkde_core.plots import METHOD_LABELS
 from momkde_core.robust_defaults import n_blocks_for
 from momkde_core.synthetic import SCHEMES
 
-from .compute import METHODS, Settings
+from .compute import DEFAULT_METHODS, METHODS, Settings
 
 #: Short codes shown in the scheme pickers (and written to the URL).
 SCHEME_CODES: dict[str, str] = {
@@ -71,10 +71,10 @@ def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
 _METHOD_OF_LABEL: dict[str, str] = {label: method for method, label in METHOD_LABELS.items()}
 
 
-def methods_select(container=st, options: tuple[str, ...] = METHODS, default: tuple[str, ...] = METHODS,
+def methods_select(container=st, options: tuple[str, ...] = METHODS, default: tuple[str, ...] = DEFAULT_METHODS,
                    help: str | None = None) -> list[str]:
     """The methods to show, picked by their codes, which the URL holds: the method keys
-    (``kde``, ``mom_kde``, ``rkde``, ``spkde``, as ``momkde score`` names them; the sweeps add
+    (``kde``, ``mom_kde``, ``rkde``, ``spkde``, ``screened_kde``, as ``momkde score`` names them; the sweeps add
     ``mom_kde_auto``, ``mom_kde_rule``...). The figures' legends give the full names, and the
     help (``help``, then each code's name) explains them.
 
@@ -107,14 +107,16 @@ def estimator_controls(container, n: int, n_outliers: int | None, default_blocks
     """
     eps = container.slider("Expected share of outliers ε", min_share, MAX_SHARE, 0.1, 0.01, **url("eps"),
                            help="The one knob a user states (as for IsolationForest or LOF): it sets S "
-                                "auto = 2⌈εn⌉+1, what the robust h trims, SPKDE's share"
+                                "auto = 2⌈εn⌉+1, what the robust h trims, SPKDE's share, the screened KDE's screen"
                                 + (" and the share of rows flagged" if min_share > 0 else "") + ". No labels are read.")
     mode = container.segmented_control("Bandwidth h", list(BANDWIDTH_RULES), default="robust",
                                        format_func=BANDWIDTH_RULES.get, **url("hmode"),
                                        help="robust: the h with the best trimmed leave-own-block-out likelihood "
                                             "(a spike of outliers cannot capture it). CV: the paper's "
                                             "cross-validation of the plain KDE (a spike captures it). "
-                                            "The same h is used for all four estimators.") or "robust"
+                                            "The same h is used for every estimator but the screened "
+                                            "KDE, which cross-validates its own on the rows it keeps "
+                                            "(the slider's h applies to it too).") or "robust"
     bandwidth: str | float = mode
     if mode == "manual":
         bandwidth = container.slider("h", 0.02, 2.0, 0.3, 0.01, **url("h"))
@@ -122,7 +124,8 @@ def estimator_controls(container, n: int, n_outliers: int | None, default_blocks
                                  help="SPKDE needs the Gaussian kernel.")
     auto = (container.segmented_control("S, number of blocks of MoM-KDE", ["auto", "manual"], default="auto",
                                         **url("Smode"), help="auto: S = 2⌈εn⌉+1, the fewest blocks that "
-                                        "the expected outliers cannot hold a majority of.") or "auto") == "auto"
+                                        "the expected outliers cannot hold a majority of. The screened KDE's "
+                                        "screen always uses S auto.") or "auto") == "auto"
     if auto:
         blocks = n_blocks_for(n, eps)
     else:

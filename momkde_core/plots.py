@@ -24,6 +24,7 @@ METHOD_COLORS: dict[str, str] = {
     "mom_kde_oracle_blockh": "#CE93D8",
     "rkde": "#0072B2",
     "spkde": "#009E73",
+    "screened_kde": "#56B4E9",  # Okabe-Ito sky blue: lighter than RKDE's blue, apart from the others
     "truth": "#1F2430",
 }
 #: The block KDEs behind MoM-KDE's median: a neutral grey, so they are not read as MoM-KDE.
@@ -48,6 +49,7 @@ METHOD_LABELS: dict[str, str] = {
     "mom_kde_oracle_blockh": "MoM-KDE (oracle S), block-aware h",
     "rkde": "RKDE",
     "spkde": "SPKDE",
+    "screened_kde": "Screened KDE",
 }
 
 #: Human-readable names of the metrics of the experiment tables.

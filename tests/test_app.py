@@ -283,7 +283,94 @@ def test_method_codes_in_the_url_and_old_links():
     labels still selects the same methods."""
     at = _open("app_pages/explore.py", methods=["kde", "mom_kde"])
     assert at.sidebar.multiselect(key="methods").value == ["kde", "mom_kde"]
-    assert at.sidebar.multiselect(key="methods").options == ["kde", "mom_kde", "rkde", "spkde"]
+    assert at.sidebar.multiselect(key="methods").options == ["kde", "mom_kde", "rkde", "spkde", "screened_kde"]
     old = _open("app_pages/real_data.py", sets=["iris"], methods=["KDE", "MoM-KDE (S rule, CV h)"])
     assert old.sidebar.multiselect(key="methods").value == ["kde", "mom_kde_rule"]
     assert set(_names(_figures(old)[0])) >= {"KDE", "MoM-KDE (S rule, CV h)"}
+
+
+def test_screened_kde_settings_and_cache_keys():
+    """The screened KDE is told the stated share and the seed, keeps its own CV h unless h is
+    a number (the slider's), and ignores S: moving S leaves its cached fit alone."""
+    from dataclasses import replace
+
+    from app_support.compute import Settings, make_estimator, relevant
+
+    s = Settings(bandwidth="robust", kernel="gaussian", n_blocks=21, contamination=0.1, seed=3)
+    est = make_estimator("screened_kde", 0.4, relevant("screened_kde", s))
+    assert (est.bandwidth, est.contamination, est.random_state) == ("cv", 0.1, 3)
+    assert make_estimator("screened_kde", 0.4, relevant("screened_kde", replace(s, bandwidth=0.4))).bandwidth == 0.4
+    key = relevant("screened_kde", s)
+    assert relevant("screened_kde", replace(s, n_blocks=41, auto_blocks=True)) == key
+    assert relevant("screened_kde", replace(s, bandwidth="scott")) == key  # its own rule either way
+    for moved in (dict(contamination=0.2), dict(seed=4), dict(kernel="epanechnikov"), dict(bandwidth=0.4)):
+        assert relevant("screened_kde", replace(s, **moved)) != key, moved
+
+
+def test_explore_screened_kde_1d():
+    """Chosen on Explore: its own line (a colour no other curve has), its row in the metrics,
+    and the note of the h it cross-validated on the rows it kept; the slider's h applies to it."""
+    at = _open("app_pages/explore.py", n="500", scheme="thin", methods=["kde", "mom_kde", "screened_kde"])
+    (fig,) = _figures(at)
+    lines = {t["name"]: t["line"]["color"] for t in fig["data"] if t.get("mode") == "lines"}
+    assert {"True density", "KDE", "MoM-KDE", "Screened KDE"} <= set(lines)
+    assert list(lines.values()).count(lines["Screened KDE"]) == 1
+    assert "Screened KDE" in at.table[0].value.index
+    assert set(at.table[0].value.columns) >= {"JS", "AUC"}
+    note = _caption(at, "Screened KDE: h = ")
+    assert "cross-validated on the" in note and "rows aside" in note
+    manual = _open("app_pages/explore.py", n="500", hmode="slider", h="0.3", methods=["screened_kde"])
+    assert "h = 0.3, the slider's" in _caption(manual, "Screened KDE: h = ")
+    assert _names(_figures(manual)[0])[:2] == ["True density", "Screened KDE"]
+
+
+def test_explore_screened_kde_2d():
+    at = _open("app_pages/explore.py", dim="2", n="200", methods=["kde", "screened_kde"])
+    (fig,) = _figures(at)
+    assert [t["name"] for t in fig["data"] if t["type"] == "contour"] == ["True density", "KDE", "Screened KDE"]
+    titles = [a["text"] for a in fig["layout"]["annotations"]]
+    assert any(t.startswith("Screened KDE · JS ") for t in titles)
+    assert "Screened KDE" in at.table[0].value.index
+    assert "cross-validated on the" in _caption(at, "Screened KDE: h = ")
+
+
+def test_sweep_screened_kde():
+    at = _open("app_pages/sweep.py", reps="1", n="200", step="0.1", methods=["kde", "screened_kde"])
+    assert not at.error, [e.value for e in at.error]
+    figs = _figures(at)
+    assert len(figs) == 4 and all({"KDE", "Screened KDE"} <= set(_names(f)) for f in figs)
+    assert "the screened KDE are told" in at.markdown[0].value
+
+
+def test_your_data_screened_kde(downloads):
+    """Offered as a detector: it flags the stated share, has its tab, AUC and download columns."""
+    import io
+
+    import pandas as pd
+
+    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", methods=["kde", "screened_kde"],
+               flag="screened_kde")
+    assert not at.error, [e.value for e in at.error]
+    assert at.sidebar.selectbox(key="flag").options == ["kde", "screened_kde"]
+    assert "Screened KDE" in _aucs(at)
+    assert [tab.label for tab in at.tabs] == ["KDE", "Screened KDE"]
+    csv = pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
+    n_flagged = int(csv["is_outlier_screened_kde"].sum())
+    assert abs(n_flagged - round(0.1 * len(csv))) <= 1
+    assert f"Screened KDE flags {n_flagged:,} of {len(csv):,} rows" in _caption(at, "Screened KDE flags")
+    assert "Screened KDE: h = " in _caption(at, "h = ")
+
+
+def test_real_data_leaves_out_the_screened_kde():
+    """The stored reproduction has no screened KDE: it is not offered there, and a link asking
+    for it still opens on the stored methods."""
+    at = _open("app_pages/real_data.py", sets=["iris"], methods=["kde", "screened_kde"])
+    assert "screened_kde" not in at.sidebar.multiselect(key="methods").options
+    assert "Screened KDE" not in _names(_figures(at)[0])
+
+
+def test_learn_complexity_table_lists_the_screened_kde():
+    at = _open("app_pages/learn.py")
+    costs = next(t.value for t in at.table if "Learning" in t.value.columns)
+    assert list(costs.index) == ["KDE", "RKDE", "SPKDE", "MoM-KDE", "Screened KDE"]
+    assert costs.loc["Screened KDE", "Iterative"] == "no"
