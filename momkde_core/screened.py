@@ -31,6 +31,7 @@ seen, is in ``docs/robust_density.md``.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 
 import numpy as np
@@ -149,7 +150,17 @@ default "cv"
         screen = (MoMKDE(contamination=eps, kernel=self.kernel, random_state=self.random_state)
                   if self.screen is None else clone(self.screen))
         weights = None if base is None else base * n
-        screen.fit(X, sample_weight=weights)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            screen.fit(X, sample_weight=weights)
+        for w in caught:  # MoM-KDE's advice to use ScreenedKDE is not for ScreenedKDE's screen
+            message = str(w.message)
+            if "holds only" in message:
+                message = (message.split(": most of")[0].replace("the median", "the screen's "
+                                                                  "median", 1) + ": its blocks are too "
+                           "small to tell a cluster of outliers from sparse inliers, so rows of "
+                           "the inliers' tails may be set aside; state a smaller contamination")
+            warnings.warn(message, w.category, stacklevel=4)
         self.screen_ = screen
         self.contamination_ = float(getattr(screen, "contamination_", eps))
         scores = np.asarray(screen.score_samples(X), dtype=float)

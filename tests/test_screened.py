@@ -164,3 +164,9 @@ def test_momkde_warns_when_its_median_keeps_less_than_half_of_the_mass():
         warnings.simplefilter("error")
         ok = MoMKDE(contamination=0.1, random_state=0).fit(X[:, :1])
     assert ok.log_norm_ > np.log(0.5)
+
+
+def test_a_thin_screen_warns_with_screened_kde_s_own_advice():
+    X = np.random.default_rng(0).standard_normal((1000, 2))
+    with pytest.warns(UserWarning, match=r"the screen's median .* holds only .*state a smaller"):
+        ScreenedKDE(contamination=0.3, random_state=0).fit(X)
