@@ -170,3 +170,11 @@ def test_a_thin_screen_warns_with_screened_kde_s_own_advice():
     X = np.random.default_rng(0).standard_normal((1000, 2))
     with pytest.warns(UserWarning, match=r"the screen's median .* holds only .*state a smaller"):
         ScreenedKDE(contamination=0.3, random_state=0).fit(X)
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    import momkde_core.screened as module
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
