@@ -19,7 +19,9 @@ Rules (``RULES``):
 - ``ratio_iter``: ``ratio``, then the KDE refitted on the kept rows (its CV h) and compared
   with MoM-KDE again at every row, until no row changes side (at most 5 rounds);
 - ``soft``: weights min(1, f_MoM / f_KDE-loo) on every row (no cut);
-- ``soft_2eps``: the same with the 2x screen.
+- ``soft_2eps``: the same with the 2x screen;
+- ``ratio100``, ``ratio1000``, ``ratio_2eps100``, ``ratio_2eps1000``: the ratio cuts at 100 and
+  1000 instead of 10.
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ from robust_density_settings import (CLEAN_STATED, DEV_CLEAN, DEV_SEEDS, DEV_SET
 from momkde_core import KDE, MoMKDE, metrics  # noqa: E402
 from momkde_core.grid import Grid  # noqa: E402
 
-RULES = ("share", "ratio", "ratio_loo", "ratio_2eps", "ratio_iter", "soft", "soft_2eps")
+RULES = ("share", "ratio", "ratio_loo", "ratio_2eps", "ratio_iter", "soft", "soft_2eps",
+         "ratio100", "ratio1000", "ratio_2eps100", "ratio_2eps1000")
 LOG_TEN = np.log(10.0)
 GRID = {1: 2048, 2: 160}
 
@@ -66,7 +69,7 @@ def loo_scores(kde: KDE, X: np.ndarray) -> np.ndarray:
         return np.log(np.maximum(np.exp(s) * n - np.exp(peak), 0.0) / (n - 1))
 
 
-def run_cell(setting, ratio, n, seed, stated):
+def run_cell(setting, ratio, n, seed, rules=RULES):
     rng = np.random.default_rng([seed, int(ratio * 1000), n, len(setting.name)])
     X, is_out = setting.sample(n, ratio, rng)
     grid = grid_of(setting)
@@ -86,7 +89,7 @@ def run_cell(setting, ratio, n, seed, stated):
         s_mom, s_mom2 = mom.score_samples(X), mom2.score_samples(X)
         rows.append(dict(base, stated=label, eps=eps, rule="mom_kde",
                          js=js_of(mom, setting, grid, truth), flagged=np.nan, recall=np.nan))
-        for rule in RULES:
+        for rule in rules:
             weight = None
             if rule == "share":
                 flag = s_mom <= np.quantile(s_mom, eps)
@@ -94,8 +97,10 @@ def run_cell(setting, ratio, n, seed, stated):
                 flag = s_kde - s_mom > LOG_TEN
             elif rule == "ratio_loo":
                 flag = s_loo - s_mom > LOG_TEN
-            elif rule == "ratio_2eps":
-                flag = s_kde - s_mom2 > LOG_TEN
+            elif rule.startswith("ratio_2eps"):
+                flag = s_kde - s_mom2 > np.log(float(rule[10:] or 10))
+            elif rule in ("ratio100", "ratio1000"):
+                flag = s_kde - s_mom > np.log(float(rule[5:]))
             elif rule == "ratio_iter":
                 flag = s_kde - s_mom > LOG_TEN
                 for _ in range(5):
@@ -124,6 +129,7 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default="screen_design.csv")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--ratios", type=float, nargs="+", default=list(RATIOS))
+    parser.add_argument("--rules", nargs="+", choices=RULES, default=list(RULES))
     parser.add_argument("--seeds", type=int, default=len(DEV_SEEDS),
                         help="the first this many dev seeds")
     args = parser.parse_args(argv)
@@ -132,7 +138,7 @@ def main(argv=None) -> None:
              for seed in seeds]
     cells += [(s, 0.0, n, seed) for s in DEV_CLEAN for n in SIZES for seed in seeds]
     out = Parallel(n_jobs=args.jobs, verbose=5)(
-        delayed(run_cell)(s, r, n, seed, None) for s, r, n, seed in cells)
+        delayed(run_cell)(s, r, n, seed, args.rules) for s, r, n, seed in cells)
     df = pd.DataFrame([row for rows in out for row in rows])
     df.to_csv(args.out, index=False)
     print(f"{len(df)} rows -> {args.out}")
