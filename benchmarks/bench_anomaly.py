@@ -9,10 +9,11 @@ seeded per data set, ratio and repetition exactly like ``momkde reproduce real``
 is label-free and is told the same share of outliers, the true ratio (what a user who knows
 the share would state); the scores are ranked against the labels only afterwards.
 
-Methods: our four density estimators wrapped in :class:`momkde_core.OutlierDetector` (KDE with
+Methods: our density estimators wrapped in :class:`momkde_core.OutlierDetector` (KDE with
 the CV bandwidth, MoM-KDE with the robust defaults, MoM-KDE with a fixed S = 21 and the CV
-bandwidth (the app's former default), RKDE and SPKDE with the CV bandwidth; one CV per sample,
-shared) and scikit-learn's IsolationForest, LocalOutlierFactor (n_neighbors=20, scores of the
+bandwidth (the app's former default), RKDE and SPKDE with the CV bandwidth (one CV per sample,
+shared), ScreenedKDE with the stated share and its own CV bandwidth on the rows its screen
+keeps) and scikit-learn's IsolationForest, LocalOutlierFactor (n_neighbors=20, scores of the
 training points) and OneClassSVM (RBF, gamma="scale", nu = the stated share). Time: fit +
 scoring of the sample, wall clock, the CV included in each method that uses it, one process
 per sample (``--jobs`` samples at once, so times are measured on a shared machine).
@@ -36,7 +37,7 @@ from sklearn.svm import OneClassSVM
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, metrics  # noqa: E402
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, ScreenedKDE, metrics  # noqa: E402
 from momkde_core.datasets import DATASETS, DatasetNotFoundError  # noqa: E402
 from momkde_core.experiments import _dataset, task_seed  # noqa: E402
 from momkde_core.datasets import contaminated_sample  # noqa: E402
@@ -60,6 +61,7 @@ METHODS: dict[str, Callable[[np.ndarray, float, int, float], np.ndarray]] = {
     f"mom_kde_S{FIXED_S}": _detector(lambda c, s, h: MoMKDE(FIXED_S, h, random_state=s)),
     "rkde": _detector(lambda c, s, h: RKDE(h)),
     "spkde": _detector(lambda c, s, h: SPKDE(h, contamination=c)),
+    "screened_kde": _detector(lambda c, s, h: ScreenedKDE(contamination=c, random_state=s)),
     "isolation_forest": lambda X, c, s, h: IsolationForest(random_state=s).fit(X).score_samples(X),
     "lof": lambda X, c, s, h: LocalOutlierFactor(n_neighbors=20).fit(X).negative_outlier_factor_,
     "one_class_svm": lambda X, c, s, h: OneClassSVM(nu=c, gamma="scale").fit(X).score_samples(X),
