@@ -17,7 +17,8 @@ time from the key press until the drawn SVG path of the MoM-KDE curve changes (p
   is a cache hit, reported apart.
 
 A benchmark, not a test: it prints median and max per slider and asserts nothing on time.
-The browser helpers (Chromium path and flags, free port, idle wait) come from the browser test.
+The browser helpers (Chromium path and flags, free port, idle wait) are the browser test's
+(:mod:`benchmarks.browser`).
 """
 
 from __future__ import annotations
@@ -36,14 +37,14 @@ sys.path.insert(0, str(REPO))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.test_browser import (  # noqa: E402
+from benchmarks.browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     TRACE,
-    _curve_path,
-    _free_port,
-    _is_path_probe,
-    _wait_until_idle,
+    curve_path,
+    free_port,
+    is_path_probe,
+    wait_until_idle,
 )
 
 URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual"  # S on its slider (default: auto)
@@ -102,7 +103,7 @@ def drawn_path(tab, dim: int = 1) -> str:
     if dim == 2:
         return tab.evaluate(CONTOUR_PATHS_JS)
     d = tab.evaluate(MOM_KDE_PATH_JS, MOM_KDE_STROKE)
-    return d if d is not None else _curve_path(tab)
+    return d if d is not None else curve_path(tab)
 
 
 def slider_thumb(tab, label: str):
@@ -137,7 +138,7 @@ def one_move(tab, label: str, key: str, dim: int = 1) -> dict:
             redraw = time.perf_counter() - start
             break
         time.sleep(POLL_S)
-    _wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
+    wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
     idle = time.perf_counter() - start
     after_value = slider_value(slider_thumb(tab, label))
     tab.wait_for_timeout(300)  # let the frontend settle before the next move
@@ -161,7 +162,7 @@ def main() -> None:
     parser.add_argument("--dim", type=int, choices=[1, 2], default=1,
                         help="the 1-D view (curves) or the 2-D one (contour maps)")
     args = parser.parse_args()
-    port = _free_port()
+    port = free_port()
     server = start_server(port)
     try:
         with sync_playwright() as pw:
@@ -170,16 +171,16 @@ def main() -> None:
                 tab = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
                 errors: list[str] = []
                 tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
-                       and not _is_path_probe(msg.location.get("url", "")) else None)
+                       and not is_path_probe(msg.location.get("url", "")) else None)
                 t0 = time.perf_counter()
                 url_path = URL_PATH + ("&dim=2" if args.dim == 2 else "") \
                     + (f"&{args.query}" if args.query else "")
                 drawn = CONTOUR if args.dim == 2 else TRACE
                 tab.goto(f"http://127.0.0.1:{port}/{url_path}")
-                _wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
+                wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
                 tab.wait_for_selector(drawn, timeout=TIMEOUT_S * 1000)
                 tab.wait_for_function(f"() => document.querySelectorAll('{drawn}').length > 0")
-                _wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
+                wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
                 print(f"first load of /{url_path}: {time.perf_counter() - t0:.2f} s "
                       f"({tab.locator(drawn).count()} {'contour paths' if args.dim == 2 else 'traces'})")
                 results: dict[str, list[dict]] = {}

@@ -59,7 +59,7 @@ sys.path.insert(0, str(REPO))
 from playwright.async_api import async_playwright  # noqa: E402
 
 from benchmarks.bench_app_redraw import SLIDERS, URL_PATH, start_server, stop_server  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, TRACE, _free_port, _is_path_probe  # noqa: E402
+from benchmarks.browser import CHROMIUM, CHROMIUM_ARGS, TRACE, free_port, is_path_probe  # noqa: E402
 
 try:
     import psutil
@@ -162,7 +162,7 @@ async def run_session(browser, base: str, result: dict, moves: int, args: argpar
         tab = await context.new_page()
         tab.set_default_timeout(timeout_ms)
         tab.on("console", lambda msg: result["console_errors"].append(msg.text)
-               if msg.type == "error" and not _is_path_probe(msg.location.get("url", "")) else None)
+               if msg.type == "error" and not is_path_probe(msg.location.get("url", "")) else None)
         tab.on("pageerror", lambda err: result["console_errors"].append(str(err)))
 
         start = time.perf_counter()
@@ -337,7 +337,7 @@ def main() -> int:
     if args.sessions < 1 or args.moves < 0 or args.timeout <= 0:
         parser.error("--sessions must be >= 1, --moves >= 0 and --timeout > 0")
     load = {"before": [round(x, 2) for x in os.getloadavg()]}
-    port = _free_port()
+    port = free_port()
     server = start_server(port)
     try:
         started = usage(server.pid)[0]

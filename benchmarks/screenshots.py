@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from benchmarks.bench_app_redraw import start_server, stop_server  # noqa: E402
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port, _wait_until_idle  # noqa: E402
+from benchmarks.browser import CHROMIUM, CHROMIUM_ARGS, free_port, wait_until_idle  # noqa: E402
 
 #: Image name -> the page's URL path (with the query that shows what the README says).
 PAGES = {"home": "", "explore": "explore", "sweep": "sweep",
@@ -33,7 +33,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", choices=[*PAGES, []], help="pages to photograph (default: all)")
     names = parser.parse_args().names or list(PAGES)
-    port = _free_port()
+    port = free_port()
     server = start_server(port)
     try:
         with sync_playwright() as pw:
@@ -41,9 +41,9 @@ def main() -> None:
             tab = browser.new_page(viewport=VIEWPORT)
             for name in names:
                 tab.goto(f"http://127.0.0.1:{port}/{PAGES[name]}")
-                _wait_until_idle(tab)
+                wait_until_idle(tab)
                 tab.wait_for_selector(FIGURE, timeout=120_000)
-                _wait_until_idle(tab)
+                wait_until_idle(tab)
                 tab.wait_for_timeout(800)  # let the figures finish their transitions
                 path = REPO / "assets" / f"{name}.png"
                 tab.screenshot(path=str(path))

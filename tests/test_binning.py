@@ -130,6 +130,7 @@ def test_padded_binning_is_the_grid_followed_by_zeros(d, order):
     padded = bin_blocks(X, bounds, w, steps, origins, sizes, order, padded=[64] * d)
     assert padded.shape == plain.shape[:2] + (64,) * d
     inside = (slice(None), slice(None)) + (slice(0, 41),) * d
+    # (the same compiled pass adds the same shares in the same order: to the bit)
     np.testing.assert_array_equal(padded[inside], plain)
     rest = padded.copy()
     rest[inside] = 0.0

@@ -8,8 +8,8 @@ Needs Debian's /usr/bin/chromium (never a downloaded browser); skipped when it i
 
 from __future__ import annotations
 
+import importlib.util
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,31 +21,30 @@ import numpy as np
 import pandas as pd
 import pytest
 
+# the helpers shared with the browser benchmarks (the repository root is on sys.path by
+# pyproject.toml's pythonpath): an error importing them is the suite's own, and fails
+from benchmarks.browser import (CHROMIUM, CHROMIUM_ARGS, TRACE, curve_path, free_port, is_path_probe,
+                                wait_until_idle)
+
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = ["", "explore", "sweep?reps=1&n=200", "your_data", "real_data?reps=1&sets=iris", "learn"]
-TRACE = ".js-plotly-plot .scatterlayer .trace"
 
+# skipped only for a missing optional component, named; a broken install fails on import
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium package to run the browser tests",
                 allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright python package is not installed")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+if importlib.util.find_spec("playwright") is None:
+    pytest.skip("the playwright python package is not installed (pip install -e '.[test]')",
+                allow_module_level=True)
+from playwright import sync_api  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """``streamlit run app.py`` on a free port, stopped when the module's tests are done."""
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
          "--server.headless", "true", "--browser.gatherUsageStats", "false"],
@@ -82,49 +81,29 @@ def page(browser):
     tab = context.new_page()
     tab.console_errors = []
     tab.on("console", lambda msg: tab.console_errors.append(msg.text)
-           if msg.type == "error" and not _is_path_probe(msg.location.get("url", "")) else None)
+           if msg.type == "error" and not is_path_probe(msg.location.get("url", "")) else None)
     tab.on("pageerror", lambda err: tab.console_errors.append(str(err)))
     yield tab
     context.close()
 
 
-def _is_path_probe(url: str) -> bool:
-    """Streamlit's frontend, opened on a page's path (/explore), first looks for its server
-    endpoints under that path (/explore/_stcore/health), gets a 404, then finds them at the
-    root: expected noise, not an app error."""
-    return "/_stcore/" in url and not url.split("://", 1)[-1].split("/", 1)[-1].startswith("_stcore/")
-
-
-def _wait_until_idle(tab, timeout: float = 60_000) -> None:
-    """Wait for the app to load and for the script run to finish (no running indicator)."""
-    tab.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    tab.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout)
-
-
 @pytest.mark.parametrize("path", PAGES)
 def test_page_renders_without_errors(server, page, path):
     page.goto(f"{server}/{path}")
-    _wait_until_idle(page)
+    wait_until_idle(page)
     page.wait_for_timeout(500)
-    _wait_until_idle(page)
+    wait_until_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     if path.split("?")[0] in ("", "explore", "sweep", "learn", "real_data"):
         page.wait_for_selector(TRACE, timeout=60_000)
     assert page.console_errors == []
 
 
-def _curve_path(tab) -> str:
-    """The drawn path of MoM-KDE's curve (the trace after the truth and the KDE)."""
-    return tab.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot .scatterlayer .trace path.js-line'))
-                                .map(p => p.getAttribute('d')).join('|')""")
-
-
 def test_explore_slider_redraws_and_screenshot(server, page):
     page.goto(f"{server}/explore?blocks=true&Smode=manual")
-    _wait_until_idle(page)
+    wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
-    before = _curve_path(page)
+    before = curve_path(page)
     thumb = page.locator('[data-testid="stSlider"]').filter(has=page.get_by_text("S", exact=True)).locator(
         'input[type="range"]')
     thumb.focus()
@@ -136,7 +115,7 @@ def test_explore_slider_redraws_and_screenshot(server, page):
                        .map(p => p.getAttribute('d')).join('|') !== before""", arg=before, timeout=30_000)
     elapsed = time.perf_counter() - start
     print(f"slider redraw: {elapsed:.3f} s")
-    _wait_until_idle(page)
+    wait_until_idle(page)
     assert "S=26" in page.url or "S=26" in page.evaluate("() => window.location.search")
     assert page.locator('[data-testid="stException"]').count() == 0
     page.wait_for_timeout(400)
@@ -169,7 +148,7 @@ def test_bad_upload_shows_error(server, page, tmp_path, name):
 
 def _upload(page, server: str, path) -> None:
     page.goto(f"{server}/your_data")
-    _wait_until_idle(page)
+    wait_until_idle(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
 
 
@@ -195,7 +174,7 @@ def test_encodings_and_decimal_commas_are_read(server, page, tmp_path, name, con
     path.write_bytes(content.encode("latin-1" if name == "latin1.csv" else "utf-16"))
     _upload(page, server, path)
     page.wait_for_selector(TRACE, timeout=60_000)
-    _wait_until_idle(page)
+    wait_until_idle(page)
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
     assert "température" in sidebar and "humidité" in sidebar
     assert any(t.startswith("Read as") for t in page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
@@ -210,7 +189,7 @@ def test_wide_csv_scores_without_a_traceback(server, page, tmp_path):
     pd.DataFrame(rng.normal(size=(300, 500)).round(3), columns=[f"c{i}" for i in range(500)]).to_csv(wide, index=False)
     _upload(page, server, wide)
     page.wait_for_selector(TRACE, timeout=90_000)
-    _wait_until_idle(page, 90_000)
+    wait_until_idle(page, 90_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert "the first 20 numeric columns are" in page.locator('[data-testid="stSidebar"]').inner_text()
     assert page.console_errors == []
@@ -218,7 +197,7 @@ def test_wide_csv_scores_without_a_traceback(server, page, tmp_path):
 
 def test_2d_caption_names_no_missing_lines(server, page):
     page.goto(f"{server}/your_data?sample=sensor_glitches.csv&plot=temperature_c&plot=humidity_pct")
-    _wait_until_idle(page)
+    wait_until_idle(page)
     page.wait_for_selector(".js-plotly-plot .contourlayer", timeout=60_000)
     text = " ".join(page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
     assert "One colour scale for all maps" in text and "orange" not in text and "pink" not in text
@@ -241,7 +220,7 @@ def test_switching_sample_shows_the_new_files_columns(server, page):
     """The column pickers follow the file: after switching samples the sidebar shows the new
     file's columns, not the previous file's (which the script no longer used)."""
     page.goto(f"{server}/your_data?sample=card_transactions.csv")
-    _wait_until_idle(page)
+    wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
     pickers = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]')
     assert "amount_eur" in pickers.first.inner_text()
@@ -250,7 +229,7 @@ def test_switching_sample_shows_the_new_files_columns(server, page):
     page.wait_for_function(
         """() => { const m = document.querySelector('[data-testid="stSidebar"] [data-testid="stMultiSelect"]');
                    return m && !m.innerText.includes('amount_eur'); }""", timeout=60_000)
-    _wait_until_idle(page)
+    wait_until_idle(page)
     drawn, scored = (pickers.nth(i).inner_text() for i in (0, 1))
     assert "amount_eur" not in drawn + scored
     assert "humidity_pct" in scored and "temperature_c" in scored
@@ -279,7 +258,7 @@ def test_download_escapes_formulas(server, page, tmp_path):
         .assign(x=lambda d: d["x"].where(d.index != 0, -1.5)).to_csv(upload, index=False)
     _upload(page, server, upload)
     page.wait_for_selector(TRACE, timeout=60_000)
-    _wait_until_idle(page)
+    wait_until_idle(page)
     with page.expect_download(timeout=60_000) as download:
         page.get_by_role("button", name="Download the data").click()
     back = pd.read_csv(download.value.path(), keep_default_na=False)
@@ -294,17 +273,17 @@ def test_method_links_hold_codes_and_old_links_still_work(server, page):
     later rerun keeps them without a warning about the widget's default, and a new choice
     writes method keys into the URL."""
     page.goto(f"{server}/real_data?sets=iris&methods=KDE&methods=MoM-KDE+(S+rule,+CV+h)")
-    _wait_until_idle(page)
+    wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
     picker = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]', has_text="Methods")
     assert picker.inner_text().split()[1:] == ["kde", "mom_kde_rule"]
     page.goto(f"{server}/explore?n=200&methods=KDE&methods=MoM-KDE")
-    _wait_until_idle(page)
+    wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
     assert "mom_kde" in picker.inner_text() and "rkde" not in picker.inner_text()
     page.get_by_text("Show the S block KDEs").click()  # a rerun with the value already set
     page.wait_for_selector(".js-plotly-plot .scatterlayer .trace:nth-child(4)", timeout=60_000)
-    _wait_until_idle(page)
+    wait_until_idle(page)
     assert "mom_kde" in picker.inner_text() and "rkde" not in picker.inner_text()
     texts = page.locator('[data-testid="stAlertContentWarning"]').all_inner_texts()
     assert not any("default value" in t for t in texts), texts

@@ -1,4 +1,7 @@
-"""Column-by-column reductions (momkde_core.columns) against numpy's axis-0 reductions."""
+"""Column-by-column reductions (momkde_core.columns) against numpy's axis-0 reductions.
+
+Compared exactly: minima and maxima select a value and ptp subtracts two selected values,
+so no summation order enters (on any machine)."""
 
 from __future__ import annotations
 

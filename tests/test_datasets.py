@@ -159,7 +159,7 @@ def test_contaminated_sample_is_deterministic() -> None:
     a = contaminated_sample(ds, 0.2, random_state=5)
     b = contaminated_sample(ds, 0.2, random_state=5)
     c = contaminated_sample(ds, 0.2, random_state=6)
-    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[0], b[0])  # (the same draws by the same code: to the bit)
     np.testing.assert_array_equal(a[1], b[1])
     assert not np.array_equal(a[0], c[0])
 

@@ -30,7 +30,9 @@ def _sorted(node, point, sq):
 def test_pairs_equal_the_full_distance_matrix(seed, n, m, side, scale):
     """Points clustered and spread, nodes inside, beside and far outside the cell table and
     on points, radii from 0 to beyond the whole table and on the lattice of the points: the
-    same pairs (the distance test is the same expression), squared distances equal."""
+    same pairs (the distance test is the same expression), squared distances equal (exact
+    on any machine: dx * dx + dy * dy in correctly rounded steps on both sides; numba
+    fuses no multiply-add without fastmath)."""
     rng = np.random.default_rng(seed)
     points = np.r_[rng.normal(0, 1, (n, 2)), rng.normal(3, 0.05, (n // 5, 2))] * scale
     nodes = np.r_[rng.uniform(-8, 10, (m, 2)) * scale, np.repeat(points[:1], 3, axis=0)]
@@ -59,7 +61,7 @@ def test_a_node_range_gives_its_slice_of_the_pairs():
     whole = table.pairs(nodes, radius, offsets, 0, 200)
     parts = [table.pairs(nodes, radius, offsets, j0, j1) for j0, j1 in
              [(0, 17), (17, 18), (18, 18), (18, 150), (150, 200)]]
-    for k in range(3):
+    for k in range(3):  # (each node's pairs by the same compiled code: exact)
         np.testing.assert_array_equal(np.concatenate([p[k] for p in parts]), whole[k])
     assert len(whole[0]) == offsets[-1] > 0
 
@@ -148,7 +150,8 @@ def test_mesh_gaussian_sums_bracket_the_pairs_within_reach(seed, n, side, scale,
     np.testing.assert_allclose(got[flat == np.inf], full[flat == np.inf], rtol=1e-12)
     if tile == 1:
         np.testing.assert_allclose(got[live], within[live], rtol=1e-12)
-    # threads sharing the columns of tiles (more threads than columns too) change no bit
+    # threads sharing the columns of tiles (more threads than columns too) change no bit:
+    # each tile is summed by one thread, in the same order (no BLAS), on any machine
     for workers in (2, 3, 20):
         shared = table.mesh_gaussian_sums(axes, reach, weights, h, log_peak, tile=tile,
                                           workers=workers)
@@ -256,6 +259,7 @@ def test_a_distance_map_taken_first_gives_the_nearest_bounds_of_any_nodes_in_its
     mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
     corners = np.array([[-6.0, -5.0], [7.0, 5.0]])
     distances = table.distance_map(corners)
+    # (the same transform over the same box, taken once or per call: exact)
     np.testing.assert_array_equal(distances(mesh), table.nearest_bounds(mesh))
     some = mesh[rng.choice(len(mesh), 50, replace=False)]
     nearest = np.sqrt(((some[:, None, :] - points[None]) ** 2).sum(axis=2)).min(axis=1)

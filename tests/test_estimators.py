@@ -47,7 +47,7 @@ def test_bandwidth_cv_picks_the_best_grid_value_and_uses_the_seed():
     est = KDE(bandwidth="cv", random_state=3).fit(X)
     grid = cv_grid(X)
     scores = cv_scores(X, get_kernel("gaussian"), grid, random_state=3)
-    assert est.bandwidth_ == grid[np.argmax(scores)]
+    assert est.bandwidth_ == grid[np.argmax(scores)]  # (the fit's own computation, redone)
     # independent check of the held-out likelihood with scikit-learn, fold by fold
     from sklearn.model_selection import KFold
 
@@ -84,6 +84,8 @@ def test_mom_with_one_block_is_exactly_the_kde(contaminated_1d):
     ys = np.linspace(-3, 32, 701)
     kde = KDE(bandwidth=0.3).fit(X)
     mom = MoMKDE(n_blocks=1, bandwidth=0.3, random_state=5).fit(X)
+    # bit for bit: one block keeps the data's order and the KDE's weights, so both run the
+    # same code on the same arrays (the property under test)
     assert np.array_equal(mom.pdf(ys), kde.pdf(ys))
     assert np.array_equal(mom.pdf_grid(ys), kde.pdf_grid(ys))
 
@@ -131,7 +133,7 @@ def test_mom_grid_without_weights_builds_no_per_row_arrays_and_matches_them(d):
                                      exact=True)
     np.testing.assert_allclose(sums, per_row, rtol=1e-9, atol=0)  # (FFT round-off: 6e-12)
     engine._MEMO.clear()
-    assert np.array_equal(est.pdf_grid(*axes), by_block)
+    assert np.array_equal(est.pdf_grid(*axes), by_block)  # (the same call again: to the bit)
     assert np.bincount(est.block_of_).tolist() == np.diff(est._bounds).tolist()
     assert not hasattr(MoMKDE(), "block_of_")
     with pytest.raises(NotFittedError):
@@ -312,6 +314,7 @@ def test_rkde_absolute_scale_is_the_default_and_percentiles_none_follow_it():
     ref = RKDE(bandwidth=0.4, scale_from="absolute", percentiles=(50, 95, 100)).fit(X)
     est = RKDE(bandwidth=0.4).fit(X)
     assert est.scale_from == "absolute" and est.percentiles is None
+    # (exact: the same parameters spelled two ways, so the same computation)
     assert est.loss_params_ == ref.loss_params_
     np.testing.assert_array_equal(est.weights_, ref.weights_)
     old = RKDE(bandwidth=0.4, scale_from="kde").fit(X)
@@ -440,7 +443,7 @@ def test_fitted_estimators_pickle(name, contaminated_1d):
         ESTIMATORS[name](bandwidth=0.3)
     est.fit(X)
     twin = pickle.loads(pickle.dumps(est))
-    np.testing.assert_array_equal(twin.pdf(X[:20]), est.pdf(X[:20]))
+    np.testing.assert_array_equal(twin.pdf(X[:20]), est.pdf(X[:20]))  # (same state, same call)
 
 
 def test_a_failed_refit_leaves_the_estimator_unfitted():

@@ -1,13 +1,17 @@
 """The experiment runner: tidy table, reproducibility from seeds, Dask = local, protocols, oracle."""
 
+import importlib.util
 import io
 import json
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
+from joblib import parallel_config
 from pandas.testing import assert_frame_equal
+from threadpoolctl import threadpool_limits
 
 from momkde_core import MoMKDE, metrics
 from momkde_core import experiments as ex
@@ -19,6 +23,19 @@ SMALL = dict(sources=["uniform", "adversarial"], ratios=[0.1, 0.3], reps=2, seed
              methods=ex.ALL_METHODS)
 
 
+@contextmanager
+def one_blas_thread_everywhere():
+    """BLAS on one thread in this process and in joblib's worker processes. The runner's
+    tables are compared bit for bit across processes and threads (the property: each sample
+    is computed from its seed alone, by the same code whichever worker runs it), so the
+    BLAS configuration is made the same for all of them: by default a worker gets its
+    share of the cores (cores / n_jobs BLAS threads), this process all of them, and a BLAS
+    may split its sums by thread count."""
+    with threadpool_limits(limits=1, user_api="blas"), \
+            parallel_config(backend="loky", inner_max_num_threads=1):
+        yield
+
+
 @pytest.fixture(scope="module")
 def tasks():
     return ex.make_tasks("synthetic", **SMALL)
@@ -26,12 +43,14 @@ def tasks():
 
 @pytest.fixture(scope="module")
 def honest(tasks):
-    return ex.run_experiments(tasks, n_jobs=1)
+    with one_blas_thread_everywhere():
+        return ex.run_experiments(tasks, n_jobs=1)
 
 
 @pytest.fixture(scope="module")
 def paper():
-    return ex.run_experiments(ex.make_tasks("synthetic", protocol="paper", **SMALL), n_jobs=1)
+    with one_blas_thread_everywhere():
+        return ex.run_experiments(ex.make_tasks("synthetic", protocol="paper", **SMALL), n_jobs=1)
 
 
 def test_table_is_tidy_with_exact_columns_methods_and_metrics(honest):
@@ -60,7 +79,9 @@ def test_seeds_depend_only_on_the_sample_identity(tasks):
 
 
 def test_sweep_is_bit_for_bit_reproducible_in_parallel(tasks, honest):
-    assert_frame_equal(ex.run_experiments(tasks, n_jobs=2), honest)
+    with one_blas_thread_everywhere():  # (the same code and BLAS set-up in every process)
+        parallel = ex.run_experiments(tasks, n_jobs=2)
+    assert_frame_equal(parallel, honest, check_exact=True)
 
 
 def test_one_row_is_regenerated_from_its_seed_alone(honest):
@@ -69,19 +90,24 @@ def test_one_row_is_regenerated_from_its_seed_alone(honest):
     task = ex.Task(kind="synthetic", source="adversarial", ratio=row["ratio"], rep=int(row["rep"]),
                    seed=int(row["seed"]), n_inliers=200, methods=ex.ALL_METHODS)
     X, is_outlier, _ = ex.regenerate_sample(task)
-    np.testing.assert_array_equal(X, data.X)
+    np.testing.assert_array_equal(X, data.X)  # (the same draws by the same code: bit for bit)
     np.testing.assert_array_equal(is_outlier, data.is_outlier)
-    again = pd.DataFrame(ex.run_task(task), columns=list(ex.COLUMNS))
+    with one_blas_thread_everywhere():  # (as the table was: bit for bit, in this process)
+        again = pd.DataFrame(ex.run_task(task), columns=list(ex.COLUMNS))
     expected = honest[honest["seed"] == row["seed"]].reset_index(drop=True)
-    assert_frame_equal(again.astype(expected.dtypes.to_dict()), expected)
+    assert_frame_equal(again.astype(expected.dtypes.to_dict()), expected, check_exact=True)
 
 
 def test_dask_cluster_gives_the_same_table(tasks, honest):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+    # skipped only when dask.distributed is absent; one that fails to import fails the test
+    if importlib.util.find_spec("distributed") is None:
+        pytest.skip("dask.distributed is not installed (pip install -e '.[distributed]')")
+    import distributed
+    # (workers on threads of this process: BLAS on one thread for all, as for the table)
+    with one_blas_thread_everywhere(), distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         on_dask = ex.run_experiments(tasks, scheduler=cluster.scheduler_address)
-    assert_frame_equal(on_dask, honest)
+    assert_frame_equal(on_dask, honest, check_exact=True)
 
 
 def _kde_bandwidths(df):
@@ -97,8 +123,10 @@ def test_paper_protocol_uses_the_inliers_for_cv_and_the_true_ratio_for_spkde(tas
     cv = lambda data: select_bandwidth(data, "cv", get_kernel("gaussian"),  # noqa: E731
                                        random_state=ex._stream(task.seed, "cv"))
     key = (task.source, task.ratio, task.rep)
-    assert h_paper[key] == cv(X[~is_outlier])
-    assert h_honest[key] == cv(X)
+    # (exact: the same candidate of the same grid, chosen by the same code in this process)
+    with one_blas_thread_everywhere():
+        assert h_paper[key] == cv(X[~is_outlier])
+        assert h_honest[key] == cv(X)
     # the adversarial spike shrinks the honest CV bandwidth
     assert (h_honest.loc["adversarial"] < h_paper.loc["adversarial"]).all()
     # same seeds, same samples: the seed does not depend on the protocol
@@ -190,7 +218,9 @@ RESUME = dict(sources=["uniform", "thin_gaussian"], ratios=[0.1, 0.2], reps=2, s
 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
-    """(tasks, the bytes of the table of an uninterrupted sweep, its in-memory table)."""
+    """(tasks, the bytes of the table of an uninterrupted sweep, its in-memory table).
+    Resumed sweeps are compared with it byte for byte: they run in this process, by the same
+    code, so bit-identity is the property."""
     tasks = ex.make_tasks("synthetic", **RESUME)
     out = tmp_path_factory.mktemp("sweep") / "r.csv"
     sweep = ex.SweepFile(out, tasks)
@@ -202,7 +232,7 @@ def uninterrupted(tmp_path_factory):
 
 def test_sweep_file_gives_the_table_of_run_experiments(uninterrupted):
     tasks, written, df = uninterrupted
-    assert_frame_equal(df, ex.run_experiments(tasks))
+    assert_frame_equal(df, ex.run_experiments(tasks), check_exact=True)  # (in this process)
     read = pd.read_csv(io.BytesIO(written), dtype={"source": str})
     assert_frame_equal(read, df, check_dtype=False)
 

@@ -165,6 +165,7 @@ def test_per_feature_1d_grid_and_a_length_one_array_are_the_float():
     X = np.random.default_rng(9).standard_normal(200)
     xs = np.linspace(-4, 4, 81)
     a, b = KDE(bandwidth=0.3).fit(X), KDE(bandwidth=[0.3]).fit(X)
+    # bit for bit: a length-one array becomes the float, then the same code runs
     assert a.bandwidth_ == b.bandwidth_ == 0.3
     np.testing.assert_array_equal(a.pdf_grid(xs), b.pdf_grid(xs))
 
@@ -198,6 +199,9 @@ def test_a_constant_feature_gets_the_isotropic_rule_with_a_warning():
 
 def test_feature_std_is_numpy_where_numpy_works_and_exact_beyond():
     X = np.random.default_rng(11).normal(size=(50, 3))
+    # exact on any machine: numpy's own variance where it works, and beyond it the same on
+    # data scaled by a power of two (every operation of a variance commutes with that
+    # scaling, roundings included)
     np.testing.assert_array_equal(feature_std(X), X.std(axis=0, ddof=1))
     for power in (-1000, -300, 250, 1000):  # 2^1000 ~ 1e301: numpy's variance is inf there
         np.testing.assert_array_equal(np.ldexp(feature_std(np.ldexp(X, power)), -power),
@@ -245,6 +249,7 @@ def test_held_out_reach_is_the_largest_nearest_neighbour_distance_across_folds()
 def test_gaussian_cv_grid_is_unchanged():
     X = np.random.default_rng(14).normal(size=(200, 1))
     base = X.std(ddof=1) * 200 ** (-0.2)
+    # (exact: Scott's rule is this expression, and the same geomspace call follows)
     np.testing.assert_array_equal(cv_grid(X), np.geomspace(0.02 * base, 2 * base, 25))
 
 
@@ -408,6 +413,7 @@ def test_grid_nodes_astronomically_many_bandwidths_apart_do_not_overflow_the_fft
     X = np.random.default_rng(0).standard_normal((5, 1)) * 1e17
     est = KDE(1.0).fit(X)
     xs = np.linspace(X.min() - 3e17, X.max() + 3e17, 17)
+    # (exact: no node is within the kernel's reach of a point, so both are 0 everywhere)
     np.testing.assert_array_equal(est.pdf_grid(xs), est.pdf(xs[:, None]))
 
 

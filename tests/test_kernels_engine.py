@@ -241,7 +241,8 @@ def test_score_samples_paths_agree_with_log_space(kernel, h, n_blocks, seed):
 
 def test_replayed_kernel_values_give_the_same_results():
     """MoM-KDE for several S on the same data reuses kernel values (engine._replay): the
-    results must be bit-identical to a fresh computation."""
+    results must be bit-identical to a fresh computation (in this process, by the same code:
+    bit-identity is the property)."""
     rng = np.random.default_rng(8)
     X = np.r_[rng.normal(0, 1, 800), rng.uniform(-5, 11, 200)]
     xs = np.linspace(-5, 11, 2048)
@@ -356,7 +357,7 @@ def test_replay_limits_keep_larger_evaluations_inside_the_block_only():
         kept = [est.score_samples(X) for est in fits]
         assert len(engine._MEMO) == 1  # one evaluation, shared by both S
     assert seen_by_other_thread == [(engine.MAX_CACHED_PAIRS, engine.MEMO_MAX_BYTES)]
-    for a, b in zip(fresh, kept):
+    for a, b in zip(fresh, kept):  # (replayed: the same bits, the property under test)
         np.testing.assert_array_equal(a, b)
     assert engine._limits() == (engine.MAX_CACHED_PAIRS, engine.MEMO_MAX_BYTES) != (2**24, 2**28)
     assert sum(size for _, size in engine._MEMO.values()) <= engine.MEMO_MAX_BYTES
@@ -376,6 +377,8 @@ def test_grid_median_is_numpys_median_bit_for_bit(n_blocks, n_nodes, zeros, seed
     values[rng.random(values.shape) < zeros] = 0.0
     with mock.patch.object(estimators, "MEDIAN_TILE_ELEMENTS", tile * n_blocks):
         got = estimators._grid_median(values.copy())
+    # exact on any machine: both select the middle value(s) and average two of them by the
+    # same correctly rounded (a + b) / 2
     np.testing.assert_array_equal(got, np.median(values, axis=0))
 
 
@@ -384,7 +387,8 @@ def test_grid_median_is_numpys_median_bit_for_bit(n_blocks, n_nodes, zeros, seed
     min_size=1, max_size=200))
 def test_exp_in_place_is_numpys_exp_bit_for_bit(values):
     """The fast underflow handling changes no result: 0 where exp is 0, the exact subnormal
-    in the band, NaN and inf as numpy gives them."""
+    in the band, NaN and inf as numpy gives them (bit for bit: every value it keeps is
+    numpy's own exp of it, in this process)."""
     from momkde_core.kernels import exp_in_place
 
     x = np.array(values)
@@ -523,6 +527,8 @@ def test_plane_tails_on_threads_equal_the_serial_ones_bit_for_bit(monkeypatch, n
     threaded = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
     assert calls == ([2] if n_blocks == 1 else [1])  # (the threaded path ran)
     assert serial.min() >= 0 and np.count_nonzero(serial) > 100
+    # bit for bit on any machine: each tile is summed by one thread, in the same order, by
+    # the same compiled loop (no BLAS), whichever thread runs it
     np.testing.assert_array_equal(threaded, serial)
     # the blocks' tables and distance maps built first, over the whole mesh (as the binned
     # backend does beside its product): the same sums
@@ -530,7 +536,7 @@ def test_plane_tails_on_threads_equal_the_serial_ones_bit_for_bit(monkeypatch, n
     tables = engine._plane_tables(X, bounds, w, axes, 0.3, box)
     prepared = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo), box=box,
                                      tables=tables)
-    np.testing.assert_array_equal(prepared, serial)
+    np.testing.assert_array_equal(prepared, serial)  # (the same tables and distances: exact)
 
 
 def test_binned_grid_tails_with_tables_built_beside_or_block_by_block_are_the_same(
@@ -546,6 +552,7 @@ def test_binned_grid_tails_with_tables_built_beside_or_block_by_block_are_the_sa
     beside = block_grid_sums(X, bounds, axes, k, 0.25, backend="binned", exact=True)
     monkeypatch.setattr(engine, "PREPARED_TABLES_BYTES", 0)
     one_by_one = block_grid_sums(X, bounds, axes, k, 0.25, backend="binned", exact=True)
+    # (the same product and the same tables, built on another thread or later: to the bit)
     np.testing.assert_array_equal(beside, one_by_one)
 
 

@@ -11,8 +11,12 @@ change of a flat objective (``tol``): the weights are determined only to that pr
 the pins are now the arrays themselves (``tests/data/pinned_values.npz``, computed at 4809ba1
 on the second machine, where the digests of bee64be still held for every case except
 mom_s9_scott_2d (last bits), RKDE and SPKDE) compared within each method's numerical
-precision. ``python tests/test_pinned_values.py`` rewrites the file from the current code:
-only after a deliberate, documented change of results. One such change so far: "scott" and
+precision. On a third kernel family (OpenBLAS's SSE kernels, Prescott / Nehalem) SPKDE's
+weights moved by 11 % of the largest weight: its QP is solved on float32 Gram products and
+stops where their round-off lets it (see ``SPKDE_ATOL``), so its weights are not pinned,
+only what they must satisfy and the density they give, to the solver's precision.
+``python tests/test_pinned_values.py`` rewrites the file from the current code: only after a
+deliberate, documented change of results. One such change so far: "scott" and
 "silverman" became per feature (issue #12), so the two 2-D cases with those rules
 (kde_silverman_epanechnikov_2d, mom_s9_scott_2d) were re-pinned; every other array was
 unchanged to the last bit on this machine. Second (issue #10): 1-D Gaussian grids became
@@ -74,10 +78,35 @@ def _outputs(name: str) -> dict[str, np.ndarray]:
 
 
 PINNED = Path(__file__).with_name("data") / "pinned_values.npz"
-# relative tolerance per method, from its numerics (module docstring); atol is the same
-# share of the array's largest magnitude, so far-tail values that underflow towards 0 count
-# at the scale of the array
-RTOL = {"kde": 1e-12, "mom": 1e-12, "rkde": 1e-9, "spkde": 1e-2}
+# Relative tolerance per method, from its numerics; atol is the same share of the array's
+# largest magnitude, so far-tail values that underflow towards 0 count at the scale of the
+# array. KDE and MoM-KDE: the same kernel sums of 230 terms, which another BLAS kernel may
+# add in another order (230 ulps of a sum of positive terms: 5e-14 relative), through an
+# exp, a log and the normaliser's integral: 1e-12 (measured: 2e-14 on SSE, AVX2 and AVX-512
+# kernels). RKDE: those sums through its reweighting iterations, which carry their last bits
+# along (measured: 4e-13 on the same three kernel families): 1e-9.
+# SPKDE: bandwidth and normaliser as KDE's (they come before its QP).
+RTOL = {"kde": 1e-12, "mom": 1e-12, "rkde": 1e-9, "spkde": 1e-12}
+# SPKDE's QP runs on float32 Gram products: its objective J = a'Qa - 2 a'q + c is 300-700
+# times smaller than its terms here, so their float32 round-off (eps32 = 1.2e-7) moves J by
+# more than the stopping rule's tol = 1e-5 of J, and the solver stops wherever that noise
+# lets it: its weights are not determined (half of the largest weight apart between
+# tol = 1e-5 and tol = 1e-11, 11 % between OpenBLAS's SSE and AVX kernels), its density to
+# 2.3e-3 of its peak (the distance from the default stop to the solution at tol = 1e-11,
+# the same on SSE and AVX kernels). Two stops: twice that, of the peak. (score_samples are
+# compared as densities too: where the density is below 1e-3 of the peak, a density 1e-3 of
+# the peak away is off by more than 1 in log.)
+SPKDE_ATOL = 5e-3
+
+
+def _assert_close(name: str, key: str, value: np.ndarray, expected: np.ndarray,
+                  rtol: float) -> None:
+    finite = np.isfinite(expected)
+    np.testing.assert_array_equal(np.isfinite(value), finite, err_msg=f"{name} {key}")
+    np.testing.assert_array_equal(value[~finite], expected[~finite])
+    scale = float(np.max(np.abs(expected[finite]), initial=0.0))
+    np.testing.assert_allclose(value[finite], expected[finite], rtol=rtol, atol=rtol * scale,
+                               err_msg=f"{name} {key}")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -87,14 +116,19 @@ def test_unweighted_results_match_the_pinned_ones(name: str) -> None:
                     if key.split("/", 1)[0] == name}
     got = _outputs(name)
     assert sorted(got) == sorted(expected)
-    rtol = RTOL[name.split("_", 1)[0]]
+    method = name.split("_", 1)[0]
     for key, value in got.items():
-        finite = np.isfinite(expected[key])
-        np.testing.assert_array_equal(np.isfinite(value), finite, err_msg=f"{name} {key}")
-        np.testing.assert_array_equal(value[~finite], expected[key][~finite])
-        scale = float(np.max(np.abs(expected[key][finite]), initial=0.0))
-        np.testing.assert_allclose(value[finite], expected[key][finite], rtol=rtol,
-                                   atol=rtol * scale, err_msg=f"{name} {key}")
+        if method != "spkde" or key in ("bandwidth", "log_norm"):
+            _assert_close(name, key, value, expected[key], RTOL[method])
+        elif key == "weights":  # (what any solution of the QP satisfies: on the simplex)
+            assert np.all(value >= 0) and np.all(expected[key] >= 0)
+            assert abs(value.sum() - 1) <= len(value) * np.finfo(float).eps
+        else:  # densities, to the QP's precision (SPKDE_ATOL)
+            density, pinned_density = ((np.exp(value), np.exp(expected[key]))
+                                       if key == "score_samples" else (value, expected[key]))
+            np.testing.assert_allclose(density, pinned_density, rtol=0,
+                                       atol=SPKDE_ATOL * pinned_density.max(),
+                                       err_msg=f"{name} {key}")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ def test_no_contamination_gives_one_block_and_the_kde() -> None:
     est = MoMKDE(contamination=0.0, random_state=0).fit(X)
     assert est.n_blocks_ == 1
     kde = KDE(est.bandwidth_).fit(X)
+    # bit for bit: one block is the KDE (the same arrays through the same code)
     np.testing.assert_array_equal(est.score_samples(X[:20]), kde.score_samples(X[:20]))
 
 
@@ -144,6 +145,7 @@ def test_auto_never_reads_labels_and_is_deterministic_for_a_seed() -> None:
     fits = [MoMKDE(contamination=c, random_state=7).fit(data.X, y)
             for c, y in [(0.1, None), (0.1, data.is_outlier), (0.1, ~data.is_outlier),
                          ("auto", None), ("auto", data.is_outlier)]]
+    # (exact: the labels are not read, so the same computation runs)
     for a, b in [(fits[0], fits[1]), (fits[0], fits[2]), (fits[3], fits[4])]:
         assert (a.n_blocks_, a.bandwidth_, a.contamination_) == (b.n_blocks_, b.bandwidth_,
                                                                  b.contamination_)
@@ -232,6 +234,7 @@ def test_runner_auto_is_the_estimator_a_user_would_fit() -> None:
                   normalize=False).fit(X)
     auto = [r for r in rows if r[4] == "mom_kde_auto"][0]
     robust = [r for r in rows if r[4] == "kde_robust"][0]
+    # (exact: the runner and the user run the same code on the same sample, in this process)
     assert (auto[5], auto[6]) == (user.n_blocks_, user.bandwidth_)
     assert robust[6] == user.bandwidth_
 

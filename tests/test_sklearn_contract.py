@@ -47,7 +47,7 @@ def test_a_dataframe_sets_feature_names_and_reordered_or_missing_columns_are_ref
     est = MoMKDE(n_blocks=3, bandwidth=0.5, random_state=0).fit(frame)
     assert list(est.feature_names_in_) == ["height", "weight"]
     with pytest.warns(UserWarning, match="does not have valid feature names"):
-        np.testing.assert_array_equal(est.pdf(frame), est.pdf(frame.to_numpy()))
+        np.testing.assert_array_equal(est.pdf(frame), est.pdf(frame.to_numpy()))  # (same values in)
     with pytest.raises(ValueError, match="same order as they were in fit"):
         est.pdf(frame[["weight", "height"]])
     with pytest.raises(ValueError, match="yet now missing:\n- weight"):
@@ -262,6 +262,7 @@ def test_the_rejection_bound_holds_everywhere():
 
 def test_sample_is_reproducible_and_checks_its_arguments():
     est = MoMKDE(7, 0.3, random_state=0).fit(_sample(100, 2))
+    # (the same call twice in this process: bit-identity is the property)
     np.testing.assert_array_equal(est.sample(50, random_state=1), est.sample(50, random_state=1))
     assert est.sample(0).shape == (0, 2)
     with pytest.raises(ValueError, match="non-negative integer"):

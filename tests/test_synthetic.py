@@ -72,7 +72,7 @@ def test_same_seed_same_sample_other_seed_other_sample() -> None:
     a = make_contaminated("regular_gaussian", n_inliers=200, ratio=0.3, dim=2, random_state=7)
     b = make_contaminated("regular_gaussian", n_inliers=200, ratio=0.3, dim=2, random_state=7)
     c = make_contaminated("regular_gaussian", n_inliers=200, ratio=0.3, dim=2, random_state=8)
-    np.testing.assert_array_equal(a.X, b.X)
+    np.testing.assert_array_equal(a.X, b.X)  # (the same draws by the same code: to the bit)
     np.testing.assert_array_equal(a.is_outlier, b.is_outlier)
     assert not np.array_equal(a.X, c.X)
 
@@ -83,7 +83,7 @@ def test_inliers_are_common_across_schemes_for_one_seed() -> None:
         return np.sort(data.X[~data.is_outlier, 0])
 
     reference = sorted_inliers("none", 0.0)
-    for scheme, ratio in [("uniform", 0.1), ("adversarial", 0.4)]:
+    for scheme, ratio in [("uniform", 0.1), ("adversarial", 0.4)]:  # (the same draws: exact)
         np.testing.assert_array_equal(sorted_inliers(scheme, ratio), reference)
 
 
@@ -191,7 +191,7 @@ def test_true_pdf_matches_the_sampled_inliers_in_2d(scale: str) -> None:
 
 def test_true_pdf_point_shapes() -> None:
     pdf1 = make_contaminated("none", n_inliers=2, random_state=0).true_pdf
-    np.testing.assert_array_equal(pdf1([0.0, 6.0]), pdf1([[0.0], [6.0]]))
+    np.testing.assert_array_equal(pdf1([0.0, 6.0]), pdf1([[0.0], [6.0]]))  # (same values in)
     assert pdf1([[0.0], [6.0]]).shape == (2,)
     with pytest.raises(ValueError, match=r"\(m,\) or \(m, 1\)"):
         pdf1(np.zeros((3, 2)))
@@ -204,6 +204,7 @@ def test_true_pdf_point_shapes() -> None:
 def test_sample_pickles_with_its_pdf() -> None:
     data = make_contaminated("uniform", n_inliers=50, ratio=0.1, random_state=0)
     copy = pickle.loads(pickle.dumps(data))
+    # (the same function of the same parameters: exact)
     np.testing.assert_array_equal(copy.true_pdf([0.0, 3.0]), data.true_pdf([0.0, 3.0]))
 
 
