@@ -254,7 +254,7 @@ class _BaseKDE(BaseEstimator):
             if self.log_norm_ < np.log(THIN_MEDIAN):
                 warnings.warn(
                     f"the median of the {self._n_blocks} block KDEs holds only "
-                    f"{np.exp(self.log_norm_):.1%} of their mass (blocks of "
+                    f"{100 * np.exp(self.log_norm_):.2g} % of their mass (blocks of "
                     f"{len(self._X) / self._n_blocks:.1f} points in {self.n_features_in_}-D): "
                     "most of this density is the division by that integral, and it no longer "
                     "follows the data; use fewer blocks (a smaller contamination), or "
