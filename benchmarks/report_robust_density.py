@@ -26,7 +26,7 @@ def _with_reference(df: pd.DataFrame, method_col: str, reference: str) -> pd.Dat
 
 def _table(frame: pd.DataFrame, index: str, columns: str, value: str, how: str) -> str:
     pivot = frame.pivot_table(index=index, columns=columns, values=value, aggfunc=how)
-    return pivot.to_markdown(floatfmt=".2f")
+    return pivot.to_markdown(floatfmt=".2f", missingval="-")
 
 
 def report(kind: str, path: str) -> str:
@@ -53,11 +53,11 @@ def report(kind: str, path: str) -> str:
         others = true.pivot_table(index=col, values=["win", "rel"],
                                   aggfunc={"win": "mean", "rel": "median"})
         parts += ["\nEvery method at the true share: wins against KDE-cv and median JS ratio:\n",
-                  others.to_markdown(floatfmt=".2f")]
+                  others.to_markdown(floatfmt=".2f", missingval="-")]
     if len(clean):
         parts += ["\nClean densities: median JS ratio to KDE-cv, by share stated:\n",
                   clean.pivot_table(index=col, columns=["setting", "stated"], values="rel",
-                                    aggfunc="median").to_markdown(floatfmt=".2f")]
+                                    aggfunc="median").to_markdown(floatfmt=".2f", missingval="-")]
     if "error" in df and df.error.notna().any():
         parts += [f"\nFits that raised: {int(df.error.notna().sum())}: "
                   + "; ".join(sorted(set(df.error.dropna())))]

@@ -420,14 +420,7 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
         if not np.all(H == H[0]):
             raise ValueError("a per-feature bandwidth needs per_feature=True")
         return float(H[0])
-    rule = bandwidth.lower()
-    if rule not in RULES:
-        raise InvalidParameterError(f"unknown bandwidth rule {bandwidth!r}; "
-                         f"allowed: a positive number or one of {', '.join(RULES)}")
-    if rule == "isj" and d != 1:
-        raise ValueError(f"bandwidth='isj' (Improved Sheather-Jones) is defined for 1-D "
-                         f"data only, got {d} features; use 'scott', "
-                         "'silverman', 'cv', 'robust' or a number in d > 1")
+    rule = check_rule(bandwidth, d)
     if len(X) < 2:
         raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points, got "
                          f"{len(X)} row (n_samples = {len(X)}); pass a positive number "
@@ -450,6 +443,20 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
             h = cv_bandwidth(Z, kernel, frame.h, n_folds, random_state, weights)
         H = frame.outer_bandwidth(h)
     return np.broadcast_to(H, (d,)).astype(float) if per_feature else float(H[0])
+
+
+def check_rule(bandwidth: str, d: int) -> str:
+    """The rule named by ``bandwidth`` (lower case) for data with d features, or
+    InvalidParameterError for an unknown name and ValueError for "isj" in d > 1."""
+    rule = bandwidth.lower()
+    if rule not in RULES:
+        raise InvalidParameterError(f"unknown bandwidth rule {bandwidth!r}; "
+                         f"allowed: a positive number or one of {', '.join(RULES)}")
+    if rule == "isj" and d != 1:
+        raise ValueError(f"bandwidth='isj' (Improved Sheather-Jones) is defined for 1-D "
+                         f"data only, got {d} features; use 'scott', "
+                         "'silverman', 'cv', 'robust' or a number in d > 1")
+    return rule
 
 
 def check_numeric_bandwidth(bandwidth, d: int) -> np.ndarray:

@@ -257,8 +257,8 @@ class _BaseKDE(BaseEstimator):
                     f"{100 * np.exp(self.log_norm_):.2g} % of their mass (blocks of "
                     f"{len(self._X) / self._n_blocks:.1f} points in {self.n_features_in_}-D): "
                     "most of this density is the division by that integral, and it no longer "
-                    "follows the data; use fewer blocks (a smaller contamination), or "
-                    "ScreenedKDE for a density", UserWarning, stacklevel=3)
+                    "follows the data; use fewer blocks (a smaller contamination)",
+                    UserWarning, stacklevel=3)
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on X of shape (n,) or (n, d) (a DataFrame sets ``feature_names_in_``); ``y``
@@ -650,7 +650,8 @@ default "robust"
     share used), ``block_of_`` (block of each training row, -1 for rows of weight 0),
     ``log_norm_`` (log of the integral of the median that was divided out; a fit warns when
     it is below log 0.5: the median then keeps less than half of the blocks' mass, as with
-    blocks of ~2-3 points in 2-D or ~5 in 3-D, and the density is mostly that division),
+    blocks of ~2-3 points in 2-D or 3-D, or ~5 points in 5-D, and the density is mostly that
+    division),
     ``n_features_in_``, ``feature_names_in_`` (fitted on a DataFrame).
     """
 

@@ -38,6 +38,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
+from .bandwidth import check_numeric_bandwidth, check_rule
 from .estimators import KDE, MoMKDE, _base_measure, _validate_data
 from .robust_defaults import check_contamination
 
@@ -53,8 +54,10 @@ class ScreenedKDE(KDE):
     contamination : float in [0, 0.5) or "auto", default 0.1
         The expected share of outliers. It sizes the default screen (MoM-KDE with S = 2
         ceil(contamination n) + 1 blocks and its robust bandwidth) and, with
-        ``cut="share"``, is the share set aside. "auto": the screen estimates it
-        (``MoMKDE(contamination="auto")``). 0: nothing is set aside (the plain KDE).
+        ``cut="share"``, is the share set aside. "auto" (default screen only): the screen
+        estimates it (``MoMKDE(contamination="auto")``, which counts minor modes and tails
+        as contamination: ~0.15 on a clean normal sample of 1000). 0: nothing is set aside
+        (the plain KDE).
     bandwidth : float, array of d floats or {"cv", "scott", "silverman", "robust", "isj"}, \
 default "cv"
         The final KDE's bandwidth rule, applied to the rows kept (and the pilot's, for
@@ -72,7 +75,8 @@ default "cv"
         ``cut="ratio"``: a row is set aside where the pilot KDE exceeds the screen this many
         times.
     random_state : int, RandomState or None
-        The screen's blocks and the folds of "cv".
+        The screen's blocks and the folds of "cv"; a ``screen`` of your own gets it when it
+        has a ``random_state`` parameter and this is not None (as OutlierDetector does).
 
     Attributes
     ----------
@@ -86,7 +90,8 @@ default "cv"
 
     Notes
     -----
-    With ``sample_weight``, the screen and the pilot are fitted with the weights, and the
+    Fewer than 3 rows (of positive weight) are not screened; ``bandwidth="cv"`` needs at least
+    5 rows, as for :class:`~momkde_core.KDE`. With ``sample_weight``, the screen and the pilot are fitted with the weights, and the
     final KDE with the weights of the rows kept.
 
     Examples
@@ -124,10 +129,17 @@ default "cv"
         if self.screen is not None and not callable(getattr(self.screen, "score_samples", None)):
             raise TypeError(f"screen must be a density estimator with score_samples (such as "
                             f"MoMKDE), got {type(self.screen).__name__}")
+        if self.screen is not None and isinstance(self.contamination, str):
+            raise ValueError("contamination='auto' needs the default screen (MoM-KDE estimates "
+                             "the share); state a number with a screen of your own")
 
     def _fit(self, X, sample_weight) -> None:
         self._check_own_params()
         rows = _validate_data(self, X, reset=True)
+        if isinstance(self.bandwidth, str):  # the final rule is checked before the screen runs
+            check_rule(self.bandwidth, rows.shape[1])
+        else:
+            check_numeric_bandwidth(self.bandwidth, rows.shape[1])
         base, kept = _base_measure(sample_weight, rows)
         positive = np.ones(len(rows), bool) if kept is None else kept
         inliers = positive.copy()
@@ -147,8 +159,13 @@ default "cv"
         if (not isinstance(eps, str) and eps == 0) or n < 3:
             self.contamination_, self.screen_ = 0.0, None
             return np.ones(n, bool)
-        screen = (MoMKDE(contamination=eps, kernel=self.kernel, random_state=self.random_state)
-                  if self.screen is None else clone(self.screen))
+        if self.screen is None:
+            screen = MoMKDE(contamination=eps, kernel=self.kernel, random_state=self.random_state)
+        else:  # seeded as OutlierDetector seeds the estimator it clones
+            screen = clone(self.screen)
+            if (self.random_state is not None
+                    and "random_state" in screen.get_params(deep=False)):
+                screen.set_params(random_state=self.random_state)
         weights = None if base is None else base * n
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -162,7 +179,8 @@ default "cv"
                            "the inliers' tails may be set aside; state a smaller contamination")
             warnings.warn(message, w.category, stacklevel=4)
         self.screen_ = screen
-        self.contamination_ = float(getattr(screen, "contamination_", eps))
+        # the stated share; "auto" (default screen only): the share the screen estimated
+        self.contamination_ = float(screen.contamination_ if isinstance(eps, str) else eps)
         scores = np.asarray(screen.score_samples(X), dtype=float)
         if self.cut == "share":
             excess = -scores  # the lowest scores first
@@ -176,7 +194,7 @@ default "cv"
             excess = np.where(np.isnan(excess), -np.inf, excess)  # both -inf: no evidence
             candidates = excess > np.log(self.ratio)
             limit = n
-        limit = min(limit, (n - 1) // 2, n - 2)
+        limit = min(limit, (n - 1) // 2)
         flagged = np.zeros(n, bool)
         if limit > 0 and candidates.any():
             order = np.argsort(-excess, kind="stable")[:limit]

@@ -74,18 +74,28 @@ def test_ratio_cut_keeps_almost_every_row_of_clean_data():
     assert est.inlier_mask_.mean() > 0.9
 
 
-def test_a_custom_screen_and_its_clone():
+def test_a_custom_screen_is_cloned_seeded_and_keeps_the_stated_share():
     X = _clustered(seed=4)
     screen = KDE(bandwidth=0.5)
     est = ScreenedKDE(contamination=0.05, screen=screen, cut="share", random_state=0).fit(X)
     assert est.screen_ is not screen and not hasattr(screen, "bandwidth_")
     assert (~est.inlier_mask_).sum() == 50
+    twin = clone(est)
+    assert twin.get_params()["screen"] is not screen and not hasattr(twin, "inlier_mask_")
+    # a screen's own share does not replace the stated one; its seed is ScreenedKDE's
+    mom = ScreenedKDE(contamination=0.05, screen=MoMKDE(contamination=0.3), cut="share",
+                      random_state=7).fit(X)
+    assert mom.contamination_ == 0.05 and (~mom.inlier_mask_).sum() == 50
+    assert mom.screen_.random_state == 7
 
 
-def test_never_more_than_half_is_set_aside_and_two_rows_are_kept():
-    X = np.r_[np.zeros(3), np.ones(3) * 50.0][:, None] + np.arange(6)[:, None] * 1e-3
-    est = ScreenedKDE(contamination=0.45, cut="share", bandwidth=0.5, random_state=0).fit(X)
-    assert (~est.inlier_mask_).sum() <= 2
+def test_the_cut_never_sets_aside_half_of_the_rows():
+    """A screen far flatter than the pilot everywhere (h = 100: ~0.004 against ~0.3) makes
+    every row a candidate of the ratio cut: (n - 1) // 2 are set aside, the highest excess
+    first."""
+    X = np.random.default_rng(5).standard_normal((101, 1))
+    est = ScreenedKDE(contamination=0.1, screen=KDE(bandwidth=100.0), random_state=0).fit(X)
+    assert (~est.inlier_mask_).sum() == 50
     tiny = ScreenedKDE(contamination=0.3, bandwidth=0.5).fit([[0.0], [1.0]])
     assert tiny.inlier_mask_.all()  # fewer than 3 rows: nothing to screen
 
@@ -115,6 +125,23 @@ def test_auto_contamination_is_estimated_by_the_screen():
 def test_bad_parameters_are_refused_before_any_work(params, match):
     with pytest.raises(ValueError, match=match):
         ScreenedKDE(**params).fit(_clustered())
+
+
+class _ScreenThatMustNotRun(KDE):
+    def fit(self, X, y=None, sample_weight=None):
+        raise AssertionError("the screen ran before the parameters were checked")
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"bandwidth": "bogus"}, "unknown bandwidth rule"),
+    ({"bandwidth": -1.0}, "bandwidth"),
+    ({"bandwidth": "isj"}, "1-D data only"),
+    ({"contamination": "auto"}, "needs the default screen"),
+])
+def test_the_final_rule_and_auto_are_checked_before_the_screen_runs(params, match):
+    X = np.random.default_rng(6).standard_normal((50, 2))
+    with pytest.raises(ValueError, match=match):
+        ScreenedKDE(screen=_ScreenThatMustNotRun(), **params).fit(X)
 
 
 def test_a_screen_without_scores_is_a_type_error():
