@@ -1,7 +1,8 @@
 """momkde_core: robust kernel density estimation with the Median-of-Means principle.
 
-KDE, MoM-KDE, RKDE, SPKDE and the screened KDE (MoM-KDE's screen, then a KDE) as scikit-learn estimators over one fast engine, plus the
-paper's contamination schemes, real data sets, metrics and experiment runner.
+KDE, MoM-KDE, RKDE, SPKDE and the screened KDE (MoM-KDE's screen, then a KDE) as
+scikit-learn estimators over one fast engine, plus the paper's contamination schemes, real
+data sets, metrics and experiment runner.
 """
 
 from . import metrics
@@ -12,6 +13,6 @@ from .kernels import KERNELS, get_kernel
 from .screened import ScreenedKDE
 from .synthetic import make_contaminated
 
-__all__ = ["KDE", "MoMKDE", "RKDE", "SPKDE", "ScreenedKDE", "KERNELS", "OutlierDetector", "get_kernel",
-           "load_dataset", "make_contaminated", "make_detector", "metrics"]
+__all__ = ["KDE", "MoMKDE", "RKDE", "SPKDE", "ScreenedKDE", "KERNELS", "OutlierDetector",
+           "get_kernel", "load_dataset", "make_contaminated", "make_detector", "metrics"]
 __version__ = "0.1.0"

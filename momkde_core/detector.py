@@ -17,11 +17,11 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin, clone
+from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from .estimators import KDE, RKDE, SPKDE, MoMKDE
+from .estimators import KDE, RKDE, SPKDE, MoMKDE, _seeded_clone
 from .screened import ScreenedKDE
 from .robust_defaults import MAX_CONTAMINATION
 
@@ -82,10 +82,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
                             f"such as KDE, MoMKDE or sklearn's KernelDensity); "
                             f"{type(self.estimator).__name__} has none")
         else:
-            estimator = clone(self.estimator)
-            if (self.random_state is not None
-                    and "random_state" in estimator.get_params(deep=False)):
-                estimator.set_params(random_state=self.random_state)
+            estimator = _seeded_clone(self.estimator, self.random_state)
         if "normalize" in estimator.get_params(deep=False):
             estimator.set_params(normalize=False)
         estimator.fit(X)

@@ -29,7 +29,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -532,6 +532,16 @@ class _BaseKDE(BaseEstimator):
         directions /= np.linalg.norm(directions, axis=1, keepdims=True)
         radii = self._kernel.sample_radius(d, size, rng)
         return self._X[rows] + self._h * radii[:, None] * directions
+
+
+def _seeded_clone(estimator: BaseEstimator, random_state) -> BaseEstimator:
+    """A clone of ``estimator``, its ``random_state`` parameter set to ``random_state`` when it
+    has one and ``random_state`` is not None (None leaves the estimator's own seed), as a
+    meta-estimator seeds what it clones (OutlierDetector, ScreenedKDE's screen)."""
+    twin = clone(estimator)
+    if random_state is not None and "random_state" in twin.get_params(deep=False):
+        twin.set_params(random_state=random_state)
+    return twin
 
 
 def _equal_weights(n: int) -> tuple[np.ndarray, np.ndarray]:

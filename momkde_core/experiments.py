@@ -316,10 +316,11 @@ def run_task(task: Task) -> list[tuple]:
     """Every row (in :data:`COLUMNS` order) of one sample: all methods x all metrics.
 
     MoM-KDE's warnings about blocks of fewer than 2 points and about a median keeping less
-    than half of the blocks' mass are silenced: the sweep asks for such S on purpose (the oracle's grid up to 2|O| + 1, the rules at high ratios). The
-    kernel values of a sample are kept for replay up to n ~ 5800 points
-    (:func:`~momkde_core.engine.replay_limits`), so that the oracle's and the rule's refits
-    for other S reuse them (the same numbers, computed once)."""
+    than half of the blocks' mass are silenced: the sweep asks for such S on purpose (the
+    oracle's grid up to 2|O| + 1, the rules at high ratios). The kernel values of a sample
+    are kept for replay up to n ~ 5800 points (:func:`~momkde_core.engine.replay_limits`), so
+    that the oracle's and the rule's refits for other S reuse them (the same numbers,
+    computed once)."""
     with warnings.catch_warnings(), replay_limits(*RUNNER_REPLAY):
         warnings.filterwarnings("ignore", message=r".*blocks of fewer than", category=UserWarning)
         # ... and the thin medians of those S (the S rules score them as they are)

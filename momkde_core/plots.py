@@ -24,7 +24,7 @@ METHOD_COLORS: dict[str, str] = {
     "mom_kde_oracle_blockh": "#CE93D8",
     "rkde": "#0072B2",
     "spkde": "#009E73",
-    "screened_kde": "#56B4E9",  # Okabe-Ito sky blue: lighter than RKDE's blue, apart from the others
+    "screened_kde": "#56B4E9",  # Okabe-Ito sky blue: lighter than RKDE's blue
     "truth": "#1F2430",
 }
 #: The block KDEs behind MoM-KDE's median: a neutral grey, so they are not read as MoM-KDE.

@@ -35,11 +35,10 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .bandwidth import check_numeric_bandwidth, check_rule
-from .estimators import KDE, MoMKDE, _base_measure, _validate_data
+from .estimators import KDE, MoMKDE, _base_measure, _seeded_clone, _validate_data
 from .robust_defaults import check_contamination
 
 #: The cut rules of :class:`ScreenedKDE`.
@@ -91,8 +90,8 @@ default "cv"
     Notes
     -----
     Fewer than 3 rows (of positive weight) are not screened; ``bandwidth="cv"`` needs at least
-    5 rows, as for :class:`~momkde_core.KDE`. With ``sample_weight``, the screen and the pilot are fitted with the weights, and the
-    final KDE with the weights of the rows kept.
+    5 rows, as for :class:`~momkde_core.KDE`. With ``sample_weight``, the screen and the pilot
+    are fitted with the weights, and the final KDE with the weights of the rows kept.
 
     Examples
     --------
@@ -147,10 +146,9 @@ default "cv"
         weight = inliers.astype(float)
         if base is not None:
             weight[positive] *= base
+        self.inlier_mask_ = inliers
         # the final KDE on the rows kept (rows of weight 0 are left out of the fit)
-        screen, eps = self.screen_, self.contamination_
         super()._fit(X, None if weight.all() and base is None else weight)
-        self.screen_, self.contamination_, self.inlier_mask_ = screen, eps, inliers
 
     def _screen_rows(self, X: np.ndarray, base: np.ndarray | None) -> np.ndarray:
         """The mask of the rows to keep, among rows of positive weight X (weights ``base``)."""
@@ -161,22 +159,20 @@ default "cv"
             return np.ones(n, bool)
         if self.screen is None:
             screen = MoMKDE(contamination=eps, kernel=self.kernel, random_state=self.random_state)
-        else:  # seeded as OutlierDetector seeds the estimator it clones
-            screen = clone(self.screen)
-            if (self.random_state is not None
-                    and "random_state" in screen.get_params(deep=False)):
-                screen.set_params(random_state=self.random_state)
+        else:
+            screen = _seeded_clone(self.screen, self.random_state)
         weights = None if base is None else base * n
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             screen.fit(X, sample_weight=weights)
-        for w in caught:  # MoM-KDE's advice to use ScreenedKDE is not for ScreenedKDE's screen
+        for w in caught:  # a thin median, told as what it means for the cut
             message = str(w.message)
             if "holds only" in message:
                 message = (message.split(": most of")[0].replace("the median", "the screen's "
-                                                                  "median", 1) + ": its blocks are too "
-                           "small to tell a cluster of outliers from sparse inliers, so rows of "
-                           "the inliers' tails may be set aside; state a smaller contamination")
+                                                                  "median", 1)
+                           + ": its blocks are too small to tell a cluster of outliers from "
+                           "sparse inliers, so rows of the inliers' tails may be set aside; "
+                           "state a smaller contamination")
             warnings.warn(message, w.category, stacklevel=4)
         self.screen_ = screen
         # the stated share; "auto" (default screen only): the share the screen estimated
