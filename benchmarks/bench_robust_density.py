@@ -5,7 +5,9 @@ Run: ``python benchmarks/bench_robust_density.py --out robust_density.csv [--job
 keeps what it finished and a rerun skips the cells already in ``--out``.
 
 The settings, ratios, sizes, seeds and stated shares are those of
-benchmarks/robust_density_settings.py (``EVAL_SETTINGS``, ``CLEAN_SETTINGS``). Per cell (a
+benchmarks/robust_density_settings.py (families ``eval`` and ``clean``: ``EVAL_SETTINGS``,
+``CLEAN_SETTINGS``; ``fresh`` and ``fresh_clean``: ``FRESH_SETTINGS``, ``FRESH_CLEAN`` with
+``FRESH_RATIOS`` and ``FRESH_SEEDS``). Per cell (a
 setting, a ratio, a size, a seed), JS divergence (base 2) to the true inlier density on the
 setting's box (2048 nodes in 1-D, 160 x 160 in 2-D), of:
 
@@ -39,14 +41,18 @@ from sklearn.neighbors import KernelDensity
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from robust_density_settings import (CLEAN_SETTINGS, CLEAN_STATED, EVAL_SETTINGS, RATIOS,  # noqa: E402
-                                     SEEDS, SIZES, STATED)
+from robust_density_settings import (CLEAN_SETTINGS, CLEAN_STATED, EVAL_SETTINGS,  # noqa: E402
+                                     FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS, FRESH_SETTINGS,
+                                     RATIOS, SEEDS, SIZES, STATED)
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, metrics  # noqa: E402
 from momkde_core.grid import Grid  # noqa: E402
 
 GRID = {1: 2048, 2: 160}
-FAMILIES = {"eval": EVAL_SETTINGS, "clean": CLEAN_SETTINGS}
+#: family -> (settings, ratios, seeds)
+FAMILIES = {"eval": (EVAL_SETTINGS, RATIOS, SEEDS), "clean": (CLEAN_SETTINGS, RATIOS, SEEDS),
+            "fresh": (FRESH_SETTINGS, FRESH_RATIOS, FRESH_SEEDS),
+            "fresh_clean": (FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS)}
 COLUMNS = ("setting", "dim", "ratio", "n", "seed", "method", "stated", "eps", "js", "set_aside",
            "recall", "error")
 
@@ -120,10 +126,11 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     cells = []
     for family in args.family:
-        for setting in FAMILIES[family]:
-            for ratio in (RATIOS if setting.outliers is not None else (0.0,)):
+        settings, ratios, seeds = FAMILIES[family]
+        for setting in settings:
+            for ratio in (ratios if setting.outliers is not None else (0.0,)):
                 cells += [(setting, ratio, n, seed) for n in args.sizes
-                          for seed in SEEDS[:args.seeds]]
+                          for seed in seeds[:args.seeds]]
     out = Path(args.out)
     done = set()
     if out.exists():
