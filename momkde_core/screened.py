@@ -10,12 +10,27 @@ path, a bandwidth chosen for the inliers' own structure).
 
 Cut rules (``cut``)
 -------------------
-``"ratio"`` (default)
-    Set aside the rows where a pilot KDE of all rows (the final rule's bandwidth) exceeds the
-    screen ``ratio`` times (``log f_pilot(x_i) - log f_screen(x_i) > log ratio``): the
-    "bumps" that outliers grow on a KDE and that the median does not follow. It does not
-    count rows, so a misstated share moves it only through the screen's S; on clean data it
-    sets aside the few rows where the two estimates disagree by an order of magnitude.
+All rules but ``"share"`` compare, at each row, a pilot KDE of all rows (the final rule's
+bandwidth) with the screen: the excess ``e_i = log f_pilot(x_i) - log f_screen(x_i)`` is
+the "bump" an outlier grows on a KDE and that the median does not follow.
+
+``"calibrated"`` (default)
+    Set aside the rows whose excess is larger than the screen's own blocks produce where
+    there are no outliers. A null sample of n rows is drawn from a density without the
+    suspects; the screen (MoM-KDE: with its fitted S and h) and the pilot (its fitted h) are
+    refitted on it, and a row is set aside when its excess exceeds the largest null excess
+    among the ``NULL_NEIGHBOURS`` null rows of nearest screen density (and ``log 2``).
+    Small blocks give a large excess in sparse regions even on clean data (the median of a
+    few kernels there is ~0); matching by the screen's density compares a tail row with
+    tail rows and a row inside the inliers' mass with rows there, where a cluster's
+    excess of a few-fold stands out. Two passes: the null is first drawn from the screen
+    (which ignores what a minority of its blocks hold), then from the KDE of the rows the
+    first pass kept (which has the inliers' own structure at the pilot's resolution).
+    ``NULL_SAMPLES`` null samples are drawn per pass.
+``"ratio"``
+    Set aside the rows with ``e_i > log ratio`` (a fixed threshold: it also takes the rows
+    of sparse inlier regions, and misses clusters that raise the KDE less than ``ratio``
+    times).
 ``"share"``
     Set aside the ``contamination`` share of lowest screen scores (as
     :class:`~momkde_core.OutlierDetector` flags): exact when the share is known, and it cuts
@@ -35,6 +50,8 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .bandwidth import check_numeric_bandwidth, check_rule
@@ -42,7 +59,12 @@ from .estimators import KDE, MoMKDE, _base_measure, _seeded_clone, _validate_dat
 from .robust_defaults import check_contamination
 
 #: The cut rules of :class:`ScreenedKDE`.
-CUTS: tuple[str, ...] = ("ratio", "share")
+CUTS: tuple[str, ...] = ("calibrated", "ratio", "share")
+#: ``cut="calibrated"``: null samples drawn per pass, the null rows of nearest screen density
+#: a row's excess is compared with, and the least excess (log) a row is set aside for.
+NULL_SAMPLES = 2
+NULL_NEIGHBOURS = 50
+MIN_EXCESS = float(np.log(2.0))
 
 
 class ScreenedKDE(KDE):
@@ -66,15 +88,18 @@ default "cv"
     screen : density estimator or None, default None
         Any estimator with ``fit`` and ``score_samples`` (a log density); it is cloned.
         None: ``MoMKDE(contamination=contamination, kernel=kernel, random_state=random_state)``.
-        ``cut="ratio"`` compares its log density with the pilot KDE's, so it must be
-        normalised (MoMKDE's default ``normalize=True``).
-    cut : {"ratio", "share"}, default "ratio"
+        ``cut="calibrated"`` and ``"ratio"`` compare its log density with the pilot KDE's, so
+        it must be normalised (MoMKDE's default ``normalize=True``); ``"calibrated"`` also
+        draws from it (``sample``) and refits a clone of it (with its fitted ``n_blocks_`` and
+        ``bandwidth_`` where it has them) on the draws.
+    cut : {"calibrated", "ratio", "share"}, default "calibrated"
         How the screen's scores set rows aside (module docstring).
     ratio : float > 1, default 10.0
         ``cut="ratio"``: a row is set aside where the pilot KDE exceeds the screen this many
         times.
     random_state : int, RandomState or None
-        The screen's blocks and the folds of "cv"; a ``screen`` of your own gets it when it
+        The screen's blocks, the folds of "cv" and the calibrated cut's null samples; a
+        ``screen`` of your own gets it when it
         has a ``random_state`` parameter and this is not None (as OutlierDetector does).
 
     Attributes
@@ -107,7 +132,7 @@ default "cv"
     """
 
     def __init__(self, contamination=0.1, bandwidth="cv", kernel: str = "gaussian",
-                 screen=None, cut: str = "ratio", ratio: float = 10.0, random_state=None):
+                 screen=None, cut: str = "calibrated", ratio: float = 10.0, random_state=None):
         self.contamination = contamination
         self.bandwidth = bandwidth
         self.kernel = kernel
@@ -128,6 +153,10 @@ default "cv"
         if self.screen is not None and not callable(getattr(self.screen, "score_samples", None)):
             raise TypeError(f"screen must be a density estimator with score_samples (such as "
                             f"MoMKDE), got {type(self.screen).__name__}")
+        if (self.screen is not None and self.cut == "calibrated"
+                and not callable(getattr(self.screen, "sample", None))):
+            raise TypeError(f"cut='calibrated' draws from the screen, and "
+                            f"{type(self.screen).__name__} has no sample(); use cut='ratio'")
         if self.screen is not None and isinstance(self.contamination, str):
             raise ValueError("contamination='auto' needs the default screen (MoM-KDE estimates "
                              "the share); state a number with a screen of your own")
@@ -188,7 +217,10 @@ default "cv"
             with np.errstate(invalid="ignore"):
                 excess = pilot.score_samples(X) - scores
             excess = np.where(np.isnan(excess), -np.inf, excess)  # both -inf: no evidence
-            candidates = excess > np.log(self.ratio)
+            if self.cut == "ratio":
+                candidates = excess > np.log(self.ratio)
+            else:
+                candidates = self._calibrated_cut(X, weights, scores, excess, screen, pilot)
             limit = n
         limit = min(limit, (n - 1) // 2)
         flagged = np.zeros(n, bool)
@@ -196,3 +228,51 @@ default "cv"
             order = np.argsort(-excess, kind="stable")[:limit]
             flagged[order[candidates[order]]] = True
         return ~flagged
+
+    def _calibrated_cut(self, X, weights, scores, excess, screen, pilot) -> np.ndarray:
+        """The rows whose excess beats the null's at their screen density (two passes)."""
+        rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
+        source = screen
+        for _ in range(2):
+            try:
+                null_scores, null_excess = self._null(source, screen, pilot.bandwidth_, len(X),
+                                                      rng)
+            except ValueError:  # a screen whose median is ~0 where its blocks hold their mass
+                null_scores, null_excess = self._null(pilot, screen, pilot.bandwidth_, len(X),
+                                                      rng)
+            flagged = _beyond_null(scores, excess, null_scores, null_excess)
+            keep = ~flagged
+            source = KDE(pilot.bandwidth_, self.kernel).fit(
+                X[keep], sample_weight=None if weights is None else weights[keep])
+        return flagged
+
+    def _null(self, source, screen, pilot_h, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+        """(screen log density, excess) at ``NULL_SAMPLES`` samples of n rows from ``source``,
+        the screen and the pilot refitted on each with their fitted S, h (and share)."""
+        fixed = {name: getattr(screen, name + "_") for name in ("n_blocks", "bandwidth", "contamination")
+                 if name in screen.get_params(deep=False) and hasattr(screen, name + "_")}
+        levels, excess = [], []
+        for _ in range(NULL_SAMPLES):
+            draws = source.sample(n, random_state=rng)
+            twin = _seeded_clone(screen, int(rng.integers(2**31))).set_params(**fixed)
+            with warnings.catch_warnings():  # the screen's own warnings were told once
+                warnings.simplefilter("ignore")
+                twin.fit(draws)
+            level = np.asarray(twin.score_samples(draws), dtype=float)
+            with np.errstate(invalid="ignore"):
+                gap = KDE(pilot_h, self.kernel).fit(draws).score_samples(draws) - level
+            levels.append(level)
+            excess.append(np.where(np.isnan(gap), -np.inf, gap))
+        return np.concatenate(levels), np.concatenate(excess)
+
+
+def _beyond_null(levels: np.ndarray, excess: np.ndarray, null_levels: np.ndarray,
+                 null_excess: np.ndarray) -> np.ndarray:
+    """Rows whose excess is above ``MIN_EXCESS`` and above the largest null excess among the
+    ``NULL_NEIGHBOURS`` null rows of nearest level (a window of the null sorted by level)."""
+    order = np.argsort(null_levels, kind="stable")
+    sorted_levels, sorted_excess = null_levels[order], null_excess[order]
+    k = min(NULL_NEIGHBOURS, len(order))
+    window_max = sliding_window_view(sorted_excess, k).max(axis=1)
+    start = np.clip(np.searchsorted(sorted_levels, levels) - k // 2, 0, len(order) - k)
+    return (excess > window_max[start]) & (excess > MIN_EXCESS)

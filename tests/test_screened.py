@@ -16,6 +16,7 @@ from scipy import integrate, stats
 from sklearn.base import clone
 
 from momkde_core import KDE, MoMKDE, OutlierDetector, ScreenedKDE, make_detector
+from momkde_core.screened import MIN_EXCESS, NULL_NEIGHBOURS, _beyond_null
 
 
 def _clustered(n_in: int = 950, n_out: int = 50, seed: int = 0) -> np.ndarray:
@@ -70,8 +71,53 @@ def test_share_cut_sets_aside_the_stated_share_of_lowest_screen_scores():
 def test_ratio_cut_keeps_almost_every_row_of_clean_data():
     """No outliers: the pilot KDE exceeds the screen ten-fold at few rows (their tails)."""
     X = np.random.default_rng(3).standard_normal((1000, 1))
-    est = ScreenedKDE(contamination=0.1, random_state=3).fit(X)
+    est = ScreenedKDE(contamination=0.1, cut="ratio", random_state=3).fit(X)
     assert est.inlier_mask_.mean() > 0.9
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_calibrated_cut_keeps_clean_data_but_its_most_extreme_rows(seed):
+    """No outliers and a share stated 0.1 (blocks of ~5 rows): inside the tails, the excess
+    the small blocks give is what the null's blocks give at the same screen density, so
+    those rows stay (the ratio cut takes ~5 % of them). The most extreme rows, where the
+    screen's density is below anything drawn from it, look like far outliers and go."""
+    X = np.random.default_rng(seed).standard_normal((1000, 1))
+    est = ScreenedKDE(contamination=0.1, random_state=seed).fit(X)
+    assert est.inlier_mask_.mean() > 0.97
+    assert np.abs(X[~est.inlier_mask_, 0]).min() > 2.0  # only rows of the outer 5 %
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_calibrated_cut_finds_a_cluster_in_the_inliers_own_tail(seed):
+    """A fifth of the rows in a cluster N(2.5, 0.15) on the flank of N(0, 1): the KDE rises
+    there only a few-fold above the screen (the inliers' own density is high), below the
+    ratio cut's ten-fold, but far above what the null's blocks give at that density."""
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(0, 1, 800), rng.normal(2.5, 0.15, 200)][:, None]
+    est = ScreenedKDE(contamination=0.2, random_state=seed).fit(X)
+    assert (~est.inlier_mask_[800:]).mean() > 0.75
+    assert est.inlier_mask_[:800].mean() > 0.97
+    xs = np.linspace(-5, 5, 1001)
+    truth = stats.norm.pdf(xs)
+    l1 = {name: np.abs(e.pdf(xs[:, None]) - truth).sum() * 0.01 for name, e in
+          {"screened": est, "kde": KDE("cv", random_state=seed).fit(X)}.items()}
+    assert l1["screened"] < 0.5 * l1["kde"]  # the KDE puts a fifth of its mass (L1 0.4) there
+
+
+def test_calibrated_cut_is_reproducible_and_its_null_window_is_the_nearest_levels():
+    X = _clustered(seed=4)
+    one, two = (ScreenedKDE(contamination=0.05, random_state=4).fit(X) for _ in range(2))
+    np.testing.assert_array_equal(one.inlier_mask_, two.inlier_mask_)  # the same draws
+    rng = np.random.default_rng(0)
+    null_levels, null_excess = rng.normal(size=300), rng.exponential(size=300)
+    levels, excess = rng.normal(size=200) * 1.5, rng.exponential(size=200) * 2
+    got = _beyond_null(levels, excess, null_levels, null_excess)
+    for level, e, flag in zip(levels, excess, got):  # brute force: the window of 50 nearest
+        order = np.argsort(null_levels)
+        start = int(np.clip(np.searchsorted(null_levels[order], level) - NULL_NEIGHBOURS // 2,
+                            0, len(order) - NULL_NEIGHBOURS))
+        window = null_excess[order][start:start + NULL_NEIGHBOURS]
+        assert flag == (e > window.max() and e > MIN_EXCESS)
 
 
 def test_a_custom_screen_is_cloned_seeded_and_keeps_the_stated_share():
@@ -94,7 +140,8 @@ def test_the_cut_never_sets_aside_half_of_the_rows():
     every row a candidate of the ratio cut: (n - 1) // 2 are set aside, the highest excess
     first."""
     X = np.random.default_rng(5).standard_normal((101, 1))
-    est = ScreenedKDE(contamination=0.1, screen=KDE(bandwidth=100.0), random_state=0).fit(X)
+    est = ScreenedKDE(contamination=0.1, screen=KDE(bandwidth=100.0), cut="ratio",
+                      random_state=0).fit(X)
     assert (~est.inlier_mask_).sum() == 50
     tiny = ScreenedKDE(contamination=0.3, bandwidth=0.5).fit([[0.0], [1.0]])
     assert tiny.inlier_mask_.all()  # fewer than 3 rows: nothing to screen
@@ -147,6 +194,18 @@ def test_the_final_rule_and_auto_are_checked_before_the_screen_runs(params, matc
 def test_a_screen_without_scores_is_a_type_error():
     with pytest.raises(TypeError, match="score_samples"):
         ScreenedKDE(screen=object()).fit(_clustered())
+
+
+def test_the_calibrated_cut_needs_a_screen_it_can_draw_from():
+    class ScoresOnly:  # a density screen with no sample()
+        def fit(self, X, sample_weight=None):
+            return self
+
+        def score_samples(self, X):
+            return np.zeros(len(X))
+
+    with pytest.raises(TypeError, match="no sample"):
+        ScreenedKDE(contamination=0.05, screen=ScoresOnly()).fit(_clustered())
 
 
 def test_pickled_fit_scores_the_same():
