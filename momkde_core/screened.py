@@ -26,7 +26,12 @@ the "bump" an outlier grows on a KDE and that the median does not follow.
     excess of a few-fold stands out. Two passes: the null is first drawn from the screen
     (which ignores what a minority of its blocks hold), then from the KDE of the rows the
     first pass kept (which has the inliers' own structure at the pilot's resolution).
-    ``NULL_SAMPLES`` null samples are drawn per pass.
+    ``NULL_SAMPLES`` null samples are drawn per pass. A screen that cannot be drawn from
+    (its median keeps less than ``MIN_SAMPLED_MASS`` of its blocks' mass, or no draw is
+    accepted) is replaced in the first pass by the ratio cut. Rows where the screen's
+    density is below anything drawn from it are compared with the null's lowest levels:
+    far outliers go, and so do the most extreme rows of clean data (~1 % of a normal
+    sample at a stated 0.1; the ratio cut takes ~5 %).
 ``"ratio"``
     Set aside the rows with ``e_i > log ratio`` (a fixed threshold: it also takes the rows
     of sparse inlier regions, and misses clusters that raise the KDE less than ``ratio``
@@ -65,6 +70,10 @@ CUTS: tuple[str, ...] = ("calibrated", "ratio", "share")
 NULL_SAMPLES = 2
 NULL_NEIGHBOURS = 50
 MIN_EXCESS = float(np.log(2.0))
+#: ``cut="calibrated"``: a screen whose median keeps less than this share of its blocks' mass
+#: is not drawn from (rejection would keep fewer than ~1 in 40 candidates); the ratio cut
+#: makes the first pass instead.
+MIN_SAMPLED_MASS = 0.05
 
 
 class ScreenedKDE(KDE):
@@ -222,29 +231,26 @@ default "cv"
             else:
                 candidates = self._calibrated_cut(X, weights, scores, excess, screen, pilot)
             limit = n
-        limit = min(limit, (n - 1) // 2)
-        flagged = np.zeros(n, bool)
-        if limit > 0 and candidates.any():
-            order = np.argsort(-excess, kind="stable")[:limit]
-            flagged[order[candidates[order]]] = True
-        return ~flagged
+        return ~_largest(candidates, excess, min(limit, (n - 1) // 2))
 
     def _calibrated_cut(self, X, weights, scores, excess, screen, pilot) -> np.ndarray:
         """The rows whose excess beats the null's at their screen density (two passes)."""
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
-        source = screen
-        for _ in range(2):
+        h, n = pilot.bandwidth_, len(X)
+        first = None
+        # a screen is drawn from by rejection, at ~ the share of its blocks' mass its median
+        # keeps: below MIN_SAMPLED_MASS (or with no draw accepted) the ratio cut is pass one
+        if getattr(screen, "log_norm_", 0.0) >= np.log(MIN_SAMPLED_MASS):
             try:
-                null_scores, null_excess = self._null(source, screen, pilot.bandwidth_, len(X),
-                                                      rng)
-            except ValueError:  # a screen whose median is ~0 where its blocks hold their mass
-                null_scores, null_excess = self._null(pilot, screen, pilot.bandwidth_, len(X),
-                                                      rng)
-            flagged = _beyond_null(scores, excess, null_scores, null_excess)
-            keep = ~flagged
-            source = KDE(pilot.bandwidth_, self.kernel).fit(
-                X[keep], sample_weight=None if weights is None else weights[keep])
-        return flagged
+                first = _beyond_null(scores, excess, *self._null(screen, screen, h, n, rng))
+            except ValueError:
+                first = None
+        if first is None:
+            first = excess > np.log(self.ratio)
+        keep = ~_largest(first, excess, (n - 1) // 2)
+        kept = KDE(h, self.kernel).fit(X[keep],
+                                       sample_weight=None if weights is None else weights[keep])
+        return _beyond_null(scores, excess, *self._null(kept, screen, h, n, rng))
 
     def _null(self, source, screen, pilot_h, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """(screen log density, excess) at ``NULL_SAMPLES`` samples of n rows from ``source``,
@@ -264,6 +270,15 @@ default "cv"
             levels.append(level)
             excess.append(np.where(np.isnan(gap), -np.inf, gap))
         return np.concatenate(levels), np.concatenate(excess)
+
+
+def _largest(candidates: np.ndarray, excess: np.ndarray, limit: int) -> np.ndarray:
+    """The mask of at most ``limit`` candidates, those of largest excess."""
+    flagged = np.zeros(len(candidates), bool)
+    if limit > 0 and candidates.any():
+        order = np.argsort(-excess, kind="stable")[:limit]
+        flagged[order[candidates[order]]] = True
+    return flagged
 
 
 def _beyond_null(levels: np.ndarray, excess: np.ndarray, null_levels: np.ndarray,

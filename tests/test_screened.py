@@ -15,8 +15,8 @@ import pytest
 from scipy import integrate, stats
 from sklearn.base import clone
 
-from momkde_core import KDE, MoMKDE, OutlierDetector, ScreenedKDE, make_detector
-from momkde_core.screened import MIN_EXCESS, NULL_NEIGHBOURS, _beyond_null
+from momkde_core import KDE, MoMKDE, OutlierDetector, ScreenedKDE, make_contaminated, make_detector
+from momkde_core.screened import MIN_EXCESS, MIN_SAMPLED_MASS, NULL_NEIGHBOURS, _beyond_null
 
 
 def _clustered(n_in: int = 950, n_out: int = 50, seed: int = 0) -> np.ndarray:
@@ -102,6 +102,21 @@ def test_calibrated_cut_finds_a_cluster_in_the_inliers_own_tail(seed):
     l1 = {name: np.abs(e.pdf(xs[:, None]) - truth).sum() * 0.01 for name, e in
           {"screened": est, "kde": KDE("cv", random_state=seed).fit(X)}.items()}
     assert l1["screened"] < 0.5 * l1["kde"]  # the KDE puts a fifth of its mass (L1 0.4) there
+
+
+def test_a_screen_too_thin_to_draw_from_leaves_the_first_pass_to_the_ratio_cut(monkeypatch):
+    """Blocks of ~1.2 points (a stated 0.4): the median keeps < 1 % of the blocks' mass, so
+    rejection from it would keep < 1 candidate in 200; the screen is not drawn from."""
+    X = make_contaminated("uniform", n_inliers=1000, ratio=0.4, random_state=0).X
+    drawn = []
+    original = MoMKDE.sample
+    monkeypatch.setattr(MoMKDE, "sample",
+                        lambda self, *args, **kw: drawn.append(1) or original(self, *args, **kw))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the thin median's own warning
+        est = ScreenedKDE(contamination=0.4, random_state=0).fit(X)
+    assert np.exp(est.screen_.log_norm_) < MIN_SAMPLED_MASS and not drawn
+    assert 0 < (~est.inlier_mask_).sum() <= (len(X) - 1) // 2
 
 
 def test_calibrated_cut_is_reproducible_and_its_null_window_is_the_nearest_levels():
