@@ -252,7 +252,8 @@ FRESH_SETTINGS: tuple[Setting, ...] = (
             "ring of radius 2 (sd 0.25), a cluster N(0, 0.1^2 I) at its centre"),
     Setting("t5_far_annulus", 2, _t5[0], _t5[1], _annulus(8.0, 15.0),
             ((-16.0, 16.0), (-16.0, 16.0)),
-            "bivariate t(5) inliers (shape [[1, -.3], [-.3, .8]]), outliers uniform on 8 <= r <= 15"),
+            "bivariate t(5) inliers (shape [[1, -.3], [-.3, .8]]), "
+            "outliers uniform on 8 <= r <= 15"),
     Setting("flat_tail_cluster", 2, _flat[0], _flat[1], _gauss([2.2, 0.8], 0.15, 2),
             ((-5.0, 5.0), (-4.0, 4.0)),
             "N(0, diag(1, 0.5)), a cluster N((2.2, 0.8), 0.15^2 I) in its own tail"),

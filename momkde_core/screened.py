@@ -255,7 +255,8 @@ default "cv"
     def _null(self, source, screen, pilot_h, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """(screen log density, excess) at ``NULL_SAMPLES`` samples of n rows from ``source``,
         the screen and the pilot refitted on each with their fitted S, h (and share)."""
-        fixed = {name: getattr(screen, name + "_") for name in ("n_blocks", "bandwidth", "contamination")
+        fixed = {name: getattr(screen, name + "_")
+                 for name in ("n_blocks", "bandwidth", "contamination")
                  if name in screen.get_params(deep=False) and hasattr(screen, name + "_")}
         levels, excess = [], []
         for _ in range(NULL_SAMPLES):
