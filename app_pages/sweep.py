@@ -21,12 +21,14 @@ FIGURES = {
     "kl_f_fhat": "KL(f ‖ f̂): mass of the true density the estimate misses.",
     "auc": "AUC of the density as an outlier score (higher is better; dotted: chance).",
 }
-#: Why a scheme favours or defeats MoM-KDE, in one sentence (measured numbers: Learn page).
+#: Why a scheme favours or defeats MoM-KDE, in one sentence: the mechanism only; who wins at which
+#: ratio is counted from the curves in each figure's caption.
 SCHEME_WHY = {
-    "uniform": "Uniform outliers are spread out: each block holds few, so the median drops them; MoM-KDE "
-               "(auto) wins here at every measured ratio.",
+    "uniform": "Uniform outliers are spread out: each block holds few, so the median drops them where "
+               "S > 2|O| leaves usable blocks; the captions count the ratios where MoM-KDE (auto) wins.",
     "regular_gaussian": "Gaussian outliers between the modes form a bump that fewer than half of the "
-                        "blocks hold once S > 2|O|: MoM-KDE (auto) wins here.",
+                        "blocks hold once S > 2|O|; beyond ~25 % of outliers the blocks are too small to "
+                        "hold it off (the captions count the ratios where MoM-KDE (auto) wins).",
     "thin_gaussian": "A thin spike captures the cross-validated h (it shrinks to fit the spike): the methods "
                      "sharing that h cannot help, while MoM-KDE (auto) and the KDE with the robust h choose "
                      "an h the spike cannot capture.",
