@@ -339,7 +339,7 @@ def run_sweep(kind: str, sources: list[str], ratios: list[float], reps: int, see
     bar = st.progress(0.0, text="Running the sweep…")
     parts = []
     for i, (source, ratio) in enumerate(jobs):
-        bar.progress(i / len(jobs), text=f"{source}, ratio {ratio:.2f} ({i + 1} of {len(jobs)})")
+        bar.progress(i / len(jobs), text=f"{source.replace('_', ' ')}, ratio {ratio:.2f} ({i + 1} of {len(jobs)})")
         parts.append(sweep_rows(kind, source, ratio, reps, seed, methods, **options))
     bar.empty()
     return display_names(pd.concat(parts, ignore_index=True))
