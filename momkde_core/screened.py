@@ -51,6 +51,7 @@ seen, is in ``docs/robust_density.md``.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from numbers import Real
 
@@ -99,8 +100,8 @@ default "cv"
         None: ``MoMKDE(contamination=contamination, kernel=kernel, random_state=random_state)``.
         ``cut="calibrated"`` and ``"ratio"`` compare its log density with the pilot KDE's, so
         it must be normalised (MoMKDE's default ``normalize=True``); ``"calibrated"`` also
-        draws from it (``sample``) and refits a clone of it (with its fitted ``n_blocks_`` and
-        ``bandwidth_`` where it has them) on the draws.
+        draws from it (``sample``) and refits a clone of it (with its fitted ``n_blocks_``,
+        ``bandwidth_`` and ``contamination_`` where it has them) on the draws.
     cut : {"calibrated", "ratio", "share"}, default "calibrated"
         How the screen's scores set rows aside (module docstring).
     ratio : float > 1, default 10.0
@@ -108,8 +109,8 @@ default "cv"
         times.
     random_state : int, RandomState or None
         The screen's blocks, the folds of "cv" and the calibrated cut's null samples; a
-        ``screen`` of your own gets it when it
-        has a ``random_state`` parameter and this is not None (as OutlierDetector does).
+        ``screen`` of your own gets it when it has a ``random_state`` parameter and this is
+        not None (as OutlierDetector does).
 
     Attributes
     ----------
@@ -223,9 +224,7 @@ default "cv"
         else:
             pilot = KDE(self.bandwidth, self.kernel, random_state=self.random_state)
             pilot.fit(X, sample_weight=weights)
-            with np.errstate(invalid="ignore"):
-                excess = pilot.score_samples(X) - scores
-            excess = np.where(np.isnan(excess), -np.inf, excess)  # both -inf: no evidence
+            excess = _excess(pilot.score_samples(X), scores)
             if self.cut == "ratio":
                 candidates = excess > np.log(self.ratio)
             else:
@@ -241,10 +240,8 @@ default "cv"
         # a screen is drawn from by rejection, at ~ the share of its blocks' mass its median
         # keeps: below MIN_SAMPLED_MASS (or with no draw accepted) the ratio cut is pass one
         if getattr(screen, "log_norm_", 0.0) >= np.log(MIN_SAMPLED_MASS):
-            try:
+            with contextlib.suppress(ValueError):
                 first = _beyond_null(scores, excess, *self._null(screen, screen, h, n, rng))
-            except ValueError:
-                first = None
         if first is None:
             first = excess > np.log(self.ratio)
         keep = ~_largest(first, excess, (n - 1) // 2)
@@ -266,11 +263,17 @@ default "cv"
                 warnings.simplefilter("ignore")
                 twin.fit(draws)
             level = np.asarray(twin.score_samples(draws), dtype=float)
-            with np.errstate(invalid="ignore"):
-                gap = KDE(pilot_h, self.kernel).fit(draws).score_samples(draws) - level
             levels.append(level)
-            excess.append(np.where(np.isnan(gap), -np.inf, gap))
+            excess.append(_excess(KDE(pilot_h, self.kernel).fit(draws).score_samples(draws),
+                                  level))
         return np.concatenate(levels), np.concatenate(excess)
+
+
+def _excess(pilot_log: np.ndarray, screen_log: np.ndarray) -> np.ndarray:
+    """log f_pilot - log f_screen, -inf where both are -inf (no evidence either way)."""
+    with np.errstate(invalid="ignore"):
+        gap = pilot_log - screen_log
+    return np.where(np.isnan(gap), -np.inf, gap)
 
 
 def _largest(candidates: np.ndarray, excess: np.ndarray, limit: int) -> np.ndarray:

@@ -127,8 +127,8 @@ def test_calibrated_cut_is_reproducible_and_its_null_window_is_the_nearest_level
     null_levels, null_excess = rng.normal(size=300), rng.exponential(size=300)
     levels, excess = rng.normal(size=200) * 1.5, rng.exponential(size=200) * 2
     got = _beyond_null(levels, excess, null_levels, null_excess)
+    order = np.argsort(null_levels)
     for level, e, flag in zip(levels, excess, got):  # brute force: the window of 50 nearest
-        order = np.argsort(null_levels)
         start = int(np.clip(np.searchsorted(null_levels[order], level) - NULL_NEIGHBOURS // 2,
                             0, len(order) - NULL_NEIGHBOURS))
         window = null_excess[order][start:start + NULL_NEIGHBOURS]
