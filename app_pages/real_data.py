@@ -21,9 +21,9 @@ from app_support.compute import (
     stored_results,
 )
 from app_support.widgets import methods_select, url, user_errors
-from momkde_core.csv_safety import to_csv_text
+from momkde_core.io._csv_safety import to_csv_text
 from momkde_core.datasets import DATA_DIR_ENV, DATASETS
-from momkde_core.experiments import CONTAMINATION_GUESS
+from momkde_core.experiments._runner import CONTAMINATION_GUESS
 from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
 
 REAL_METHODS = ("kde", "mom_kde_auto", "kde_robust", "mom_kde_rule", "mom_kde_oracle", "rkde", "spkde")

@@ -38,8 +38,8 @@ from app_support.widgets import (
     url,
     user_errors,
 )
-from momkde_core.csv_safety import to_csv_text
-from momkde_core.datasets import numeric_matrix, text_in_numeric_columns
+from momkde_core.io._csv_safety import to_csv_text
+from momkde_core.io import numeric_matrix, text_in_numeric_columns
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"

@@ -21,7 +21,7 @@ import streamlit as st
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, ScreenedKDE, metrics
 from momkde_core import bandwidth as bandwidth_rules
-from momkde_core.grid import Grid, grid_around
+from momkde_core._engine._grid import Grid, grid_around
 from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import ContaminatedSample, make_contaminated
 
@@ -265,7 +265,7 @@ def read_csv_bytes(raw: bytes, max_bytes: int) -> pd.DataFrame:
     """A user's CSV, validated by ``momkde_core.datasets.read_user_csv`` (cached by content)."""
     import io
 
-    from momkde_core.datasets import read_user_csv
+    from momkde_core.io import read_user_csv
 
     return read_user_csv(io.BytesIO(raw), max_bytes=max_bytes)
 
@@ -311,7 +311,7 @@ def sweep_rows(kind: str, source: str, ratio: float, reps: int, seed: int, metho
     separately so that raising the repetitions or adding a ratio reruns only what is new.
     ``protocol`` and ``contamination`` (the share stated to SPKDE and the robust defaults:
     "guess" for 0.2, None for the true ratio) are those of ``make_tasks``."""
-    from momkde_core.experiments import make_tasks, run_experiments
+    from momkde_core.experiments._runner import make_tasks, run_experiments
 
     tasks = make_tasks(kind, [source], ratios=[ratio], reps=reps, seed=seed, methods=methods, dim=dim,
                        n_inliers=n_inliers, data_dir=data_dir, protocol=protocol, contamination=contamination)

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from momkde_core.plots import METHOD_LABELS
-from momkde_core.robust_defaults import n_blocks_for
+from momkde_core.bandwidth._robust import n_blocks_for
 from momkde_core.synthetic import SCHEMES
 
 from .compute import DEFAULT_METHODS, METHODS, Settings

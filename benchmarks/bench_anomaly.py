@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, ScreenedKDE, metrics  # noqa: E402
 from momkde_core.datasets import DATASETS, DatasetNotFoundError  # noqa: E402
-from momkde_core.experiments import _dataset, task_seed  # noqa: E402
+from momkde_core.experiments._runner import _dataset, task_seed  # noqa: E402
 from momkde_core.datasets import contaminated_sample  # noqa: E402
 
 FIXED_S = 21
@@ -125,7 +125,7 @@ def main() -> None:
     wall = time.perf_counter() - start
     df = pd.DataFrame([row for rows in results for row in rows])
     if args.out is not None:
-        from momkde_core.csv_safety import write_csv
+        from momkde_core.io._csv_safety import write_csv
         write_csv(df, args.out)
     print(f"{len(jobs)} samples in {wall:.0f} s ({args.jobs} jobs)\n")
     for metric in ("auc", "average_precision", "seconds"):

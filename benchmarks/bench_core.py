@@ -16,9 +16,10 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KernelDensity
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, engine
-from momkde_core.bandwidth import cv_grid
-from momkde_core.robust import hampel_psi, project_simplex
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE
+from momkde_core._engine import _sums as engine
+from momkde_core.bandwidth._rules import cv_grid
+from momkde_core.estimators._kirwls import hampel_psi, project_simplex
 
 S = 20
 

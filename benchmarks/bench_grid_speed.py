@@ -34,7 +34,8 @@ import numpy as np
 import statsmodels.api as sm
 from KDEpy import FFTKDE
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, engine
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE
+from momkde_core._engine import _sums as engine
 from momkde_core.kernels import get_kernel
 
 H = 0.2
@@ -191,8 +192,8 @@ def gram_fits(n: int = 20_000, dense_fits: bool = False) -> list[str]:
     X = np.vstack([rng.standard_normal((n - m, 2)), rng.uniform(-6, 6, (m, 2))])
     lines = []
     for est, products, gram_h in (
-            (RKDE(), lambda e: e.scale_n_iter_ + e.n_iter_ + 2, lambda e: e._h),
-            (SPKDE(), lambda e: e.n_iter_ + 3, lambda e: np.sqrt(2) * e._h)):
+            (RKDE(), lambda e: e.scale_n_iter_ + e.n_iter_ + 2, lambda e: e._fitted.h),
+            (SPKDE(), lambda e: e.n_iter_ + 3, lambda e: np.sqrt(2) * e._fitted.h)):
         engine._MEMO.clear()
         c0, t0 = time.process_time(), time.perf_counter()
         est.fit(X)

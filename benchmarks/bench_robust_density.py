@@ -48,7 +48,7 @@ from robust_density_settings import (CLEAN_SETTINGS, CLEAN_STATED, EVAL_SETTINGS
                                      RATIOS, SEEDS, SIZES, STATED)
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, metrics  # noqa: E402
-from momkde_core.grid import Grid  # noqa: E402
+from momkde_core._engine._grid import Grid  # noqa: E402
 
 GRID = {1: 2048, 2: 160}
 #: family -> (settings, ratios, seeds)

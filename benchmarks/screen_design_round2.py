@@ -48,7 +48,7 @@ from robust_density_settings import (CLEAN_SETTINGS, CLEAN_STATED, DEV_CLEAN,  #
 from screen_design_study import grid_of, js_of  # noqa: E402
 
 from momkde_core import KDE, MoMKDE  # noqa: E402
-from momkde_core.screened import _beyond_null  # noqa: E402
+from momkde_core.estimators._screened import _beyond_null  # noqa: E402
 
 NULL_DRAWS = 2
 LOG_TEN = np.log(10.0)

@@ -42,7 +42,7 @@ from robust_density_settings import (CLEAN_STATED, DEV_CLEAN, DEV_SEEDS, DEV_SET
                                      RATIOS, SIZES, STATED)
 
 from momkde_core import KDE, MoMKDE, metrics  # noqa: E402
-from momkde_core.grid import Grid  # noqa: E402
+from momkde_core._engine._grid import Grid  # noqa: E402
 
 RULES = ("share", "ratio", "ratio_loo", "ratio_2eps", "ratio_iter", "soft", "soft_2eps",
          "ratio100", "ratio1000", "ratio_2eps100", "ratio_2eps1000")

@@ -21,9 +21,9 @@ from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from .estimators import KDE, RKDE, SPKDE, MoMKDE, _seeded_clone
-from .screened import ScreenedKDE
-from .robust_defaults import MAX_CONTAMINATION
+from .estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
+from .estimators._base import _seeded_clone
+from .bandwidth._robust import MAX_CONTAMINATION
 
 #: Method names of ``momkde score`` and the app, in the order they are listed.
 METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from momkde_core.axis_factors import ANCHOR, gaussian_axis_factors, gaussian_factors
+from momkde_core._engine._axis_factors import ANCHOR, gaussian_axis_factors, gaussian_factors
 from momkde_core.kernels import EXP_FLOOR, flushed_exp
 
 

@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from momkde_core import binned_product, engine
-from momkde_core.binned_product import (BAND_RADIUS, CELLS_PER_BANDWIDTH, binned_product_sums,
+from momkde_core._engine import _binned_product as binned_product
+from momkde_core._engine import _sums as engine
+from momkde_core._engine._binned_product import (BAND_RADIUS, CELLS_PER_BANDWIDTH, binned_product_sums,
                                         binning_cells)
-from momkde_core.binning import bin_blocks
-from momkde_core.engine import block_grid_sums, block_log_sums
+from momkde_core._engine._binning import bin_blocks
+from momkde_core._engine._sums import block_grid_sums, block_log_sums
 from momkde_core.kernels import get_kernel
 
 GAUSS = get_kernel("gaussian")

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from momkde_core.binning import bin_blocks
+from momkde_core._engine._binning import bin_blocks
 
 
 def _blocks(rng, n_blocks):

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import momkde_core.cli as cli
-from momkde_core import experiments as ex
+import momkde_core.cli._main as cli
+from momkde_core.experiments import _runner as ex
 from momkde_core import make_contaminated, metrics
-from momkde_core.cli import _Reservoir, main
+from momkde_core.cli._main import _Reservoir, main
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from momkde_core.columns import bounding_box, per_column
+from momkde_core._columns import bounding_box, per_column
 
 
 @pytest.mark.parametrize("d", [1, 2, 8, 9])

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from momkde_core.csv_safety import FORMULA_STARTS, escape_formulas, is_formula_like, to_csv_text, write_csv
+from momkde_core.io._csv_safety import FORMULA_STARTS, escape_formulas, is_formula_like, to_csv_text, write_csv
 
 
 @pytest.mark.parametrize("cell", ['=HYPERLINK("http://x","click")', "+1+1", "-2+3", "@SUM(A1:A9)",

@@ -13,13 +13,8 @@ import pandas as pd
 import pytest
 
 from momkde_core import datasets
-from momkde_core.datasets import (
-    DatasetNotFoundError,
-    contaminated_sample,
-    load_dataset,
-    numeric_matrix,
-    read_user_csv,
-)
+from momkde_core.datasets import DatasetNotFoundError, contaminated_sample, load_dataset
+from momkde_core.io import numeric_matrix, read_user_csv
 
 RATIOS = np.round(np.arange(0.05, 0.51, 0.05), 2)
 
@@ -315,7 +310,7 @@ def test_numeric_matrix_needs_two_complete_rows() -> None:
 
 
 def test_text_in_numeric_columns_flags_numbers_with_typos():
-    from momkde_core.datasets import text_in_numeric_columns
+    from momkde_core.io import text_in_numeric_columns
 
     df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": ["1", "oops", "3"], "name": ["a", "b", "c"]})
     assert text_in_numeric_columns(df) == ["y"]

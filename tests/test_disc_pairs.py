@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from momkde_core import disc_pairs
-from momkde_core.disc_pairs import DiscPairs
+from momkde_core._engine import _disc_pairs as disc_pairs
+from momkde_core._engine._disc_pairs import DiscPairs
 
 
 def _all_pairs(points, nodes, radius):
@@ -191,7 +191,7 @@ def test_factors_assume_even_spacing_only_where_the_nodes_are_even_to_their_ulps
     origin, false for nodes moved by 1e-3 h, and false far from the origin, where the
     nodes' own ulps exceed EVEN_NODES h (a tile's centre and step computed from them
     would be off by that much)."""
-    from momkde_core.axis_factors import evenly_spaced as _evenly_spaced
+    from momkde_core._engine._axis_factors import evenly_spaced as _evenly_spaced
     h = 0.2
     near = np.linspace(-7.0, 9.0, 128)
     assert _evenly_spaced(near, h) and _evenly_spaced(near[::-1], h)

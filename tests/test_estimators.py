@@ -11,8 +11,9 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import KernelDensity
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, engine, make_contaminated
-from momkde_core.bandwidth import cv_grid, cv_scores
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, make_contaminated
+from momkde_core._engine import _sums as engine
+from momkde_core.bandwidth._rules import cv_grid, cv_scores
 from momkde_core.kernels import get_kernel
 
 ESTIMATORS = {
@@ -67,8 +68,8 @@ def test_binned_cv_agrees_with_exact_cv():
     for h in grid[::6]:
         from sklearn.model_selection import KFold
 
-        from momkde_core.bandwidth import _held_out_loglik  # the exact path, forced
-        from momkde_core.engine import block_log_sums
+        from momkde_core.bandwidth._rules import _held_out_loglik  # the exact path, forced
+        from momkde_core._engine._sums import block_log_sums
 
         folds = list(KFold(5, shuffle=True, random_state=0).split(X))
         order = np.concatenate([t for _, t in folds])
@@ -100,18 +101,18 @@ def test_mom_blocks_use_every_point_and_sizes_differ_by_at_most_one(n, S):
     counts = np.bincount(est.block_of_, minlength=S)
     assert counts.sum() == n and counts.max() - counts.min() <= 1
     # the stored blocks hold exactly the training rows, each in its labelled block
-    assert sorted(est._X.ravel()) == list(X)
+    assert sorted(est._fitted.X.ravel()) == list(X)
     for s in range(S):
-        rows = est._X[est._bounds[s]:est._bounds[s + 1], 0]
+        rows = est._fitted.X[est._fitted.bounds[s]:est._fitted.bounds[s + 1], 0]
         assert np.array_equal(np.sort(rows), np.flatnonzero(est.block_of_ == s))
-    sizes = np.diff(est._bounds)
-    assert np.array_equal(est._log_w, np.repeat(-np.log(sizes), sizes))
-    np.testing.assert_allclose(np.exp(est._log_w), est._w, rtol=1e-15)
+    sizes = np.diff(est._fitted.bounds)
+    assert np.array_equal(est._fitted.log_w, np.repeat(-np.log(sizes), sizes))
+    np.testing.assert_allclose(np.exp(est._fitted.log_w), est._fitted.w, rtol=1e-15)
     # the labels are those of the shuffle: block s holds the s-th run of the permutation
     order = np.random.RandomState(0).permutation(n) if S > 1 else np.arange(n)
     expected = np.empty(n, dtype=np.intp)
     for s in range(S):
-        expected[order[est._bounds[s]:est._bounds[s + 1]]] = s
+        expected[order[est._fitted.bounds[s]:est._fitted.bounds[s + 1]]] = s
     assert np.array_equal(est.block_of_, expected)
 
 
@@ -126,15 +127,16 @@ def test_mom_grid_without_weights_builds_no_per_row_arrays_and_matches_them(d):
     axes = [np.linspace(-6, 6, 97)] * d
     est = MoMKDE(n_blocks=7, bandwidth=0.3, random_state=1).fit(X)
     by_block = est.pdf_grid(*axes)
-    assert est._w_values is None and est._log_w_values is None
+    assert est._fitted.w_values is None and est._fitted.log_w_values is None
     assert est._blocks[0] == "order"  # block_of_ not built yet
-    sums, _ = est._inner_grid_sums(axes, exact=True)
-    per_row = engine.block_grid_sums(est._X, est._bounds, axes, est._kernel, est._h, est._w,
-                                     exact=True)
+    sums, _ = est._fitted.grid_sums(axes, exact=True)
+    fitted = est._fitted
+    per_row = engine.block_grid_sums(fitted.X, fitted.bounds, axes, fitted.kernel, fitted.h,
+                                     fitted.w, exact=True)
     np.testing.assert_allclose(sums, per_row, rtol=1e-9, atol=0)  # (FFT round-off: 6e-12)
     engine._MEMO.clear()
     assert np.array_equal(est.pdf_grid(*axes), by_block)  # (the same call again: to the bit)
-    assert np.bincount(est.block_of_).tolist() == np.diff(est._bounds).tolist()
+    assert np.bincount(est.block_of_).tolist() == np.diff(est._fitted.bounds).tolist()
     assert not hasattr(MoMKDE(), "block_of_")
     with pytest.raises(NotFittedError):
         MoMKDE().block_of_  # noqa: B018
@@ -349,7 +351,7 @@ def test_rkde_points_at_exactly_c_get_weight_zero():
 def test_simplex_projection_matches_a_qp_solver():
     from scipy.optimize import minimize
 
-    from momkde_core.robust import project_simplex
+    from momkde_core.estimators._kirwls import project_simplex
 
     rng = np.random.default_rng(12)
     for _ in range(5):

@@ -14,8 +14,8 @@ from pandas.testing import assert_frame_equal
 from threadpoolctl import threadpool_limits
 
 from momkde_core import MoMKDE, metrics
-from momkde_core import experiments as ex
-from momkde_core.bandwidth import select_bandwidth
+from momkde_core.experiments import _runner as ex
+from momkde_core.bandwidth._rules import select_bandwidth
 from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import make_contaminated
 

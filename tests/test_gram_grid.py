@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from momkde_core import engine
-from momkde_core.engine import GRAM_GRID_RTOL, GramOperator
+from momkde_core._engine import _sums as engine
+from momkde_core._engine._sums import GRAM_GRID_RTOL, GramOperator
 from momkde_core.estimators import RKDE, SPKDE
 from momkde_core.kernels import get_kernel
 
@@ -106,7 +106,7 @@ def test_spkde_on_the_grid_path_matches_the_dense_fit_within_the_solvers_precisi
     # are 0.045 (L1) and its density 1e-3 of the peak from the QP's solution (measured
     # against tol = 1e-10 on this sample), so the two fits are compared at that precision,
     # by the QP's objective (computed exactly, in float64) and by the densities
-    gram = GramOperator(X, GAUSSIAN, np.sqrt(2) * dense._h)
+    gram = GramOperator(X, GAUSSIAN, np.sqrt(2) * dense._fitted.h)
     target = np.full(len(X), dense.beta_ / len(X))
     q_target = gram.matvec(target)
 

@@ -15,10 +15,10 @@ from scipy import integrate, stats
 from sklearn.utils._param_validation import InvalidParameterError
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, OutlierDetector
-from momkde_core.bandwidth import (_folds, cv_grid, cv_scores, feature_std, held_out_reach,
+from momkde_core.bandwidth._rules import (_folds, cv_grid, cv_scores, feature_std, held_out_reach,
                                    select_bandwidth)
 from momkde_core.kernels import get_kernel
-from momkde_core.scaling import MAX_SPAN
+from momkde_core._engine._scaling import MAX_SPAN
 
 ALL = {"kde": KDE, "mom": MoMKDE, "rkde": RKDE, "spkde": SPKDE, "screened": ScreenedKDE}
 
@@ -422,9 +422,9 @@ def test_the_frames_box_is_the_box_of_the_data_inside_it(H, scale):
     """working_frame hands the grids' engine the data's box inside the frame, taken from
     its own check (the map into the frame is monotone, rounding included): the same
     minima and maxima as the data mapped in, bit for bit, identity frame or not."""
-    from momkde_core.columns import bounding_box
+    from momkde_core._columns import bounding_box
     from momkde_core.kernels import get_kernel
-    from momkde_core.scaling import working_frame
+    from momkde_core._engine._scaling import working_frame
     X = np.random.default_rng(4).standard_normal((2000, 2)) * scale + [3.0 * scale, -scale]
     frame = working_frame(X, np.array(H), get_kernel("gaussian"))
     assert frame.identity == (H == [0.3, 0.3])

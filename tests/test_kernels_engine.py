@@ -13,8 +13,11 @@ from sklearn.datasets import load_digits
 from sklearn.neighbors import KernelDensity
 
 from momkde_core import KDE, MoMKDE, get_kernel
-from momkde_core import disc_pairs, engine, threads
-from momkde_core.engine import block_grid_sums, block_log_sums
+from momkde_core._engine import _disc_pairs as disc_pairs
+from momkde_core._engine import _sums as engine
+from momkde_core._config import chunk_elements, memo_bytes
+from momkde_core._engine import _threads as threads
+from momkde_core._engine._sums import block_grid_sums, block_log_sums
 from momkde_core.kernels import KERNELS
 
 ALL_KERNELS = sorted(KERNELS)
@@ -233,7 +236,7 @@ def test_score_samples_paths_agree_with_log_space(kernel, h, n_blocks, seed):
     Y = np.r_[X[:40], rng.uniform(-8, 14, 60), [-300.0, 500.0]]  # far points: underflow
     est = MoMKDE(n_blocks, h, kernel=kernel, normalize=False, random_state=seed).fit(X)
     got = est.score_samples(Y)
-    ref = est._combine_log(est.block_score_samples(Y))
+    ref = est._fitted.combine_log(est.block_score_samples(Y))
     np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
     finite = np.isfinite(ref)
     np.testing.assert_allclose(got[finite], ref[finite], rtol=1e-11, atol=1e-11)
@@ -270,7 +273,7 @@ def test_gaussian_1d_grid_is_exact_to_1e6_relative_everywhere(weighted, n_blocks
     xs = np.linspace(X.min() - 15 * h, X.max() + 15 * h, 1024)
     est = MoMKDE(n_blocks, h, random_state=0, normalize=False).fit(X, sample_weight=w)
     grid = est.pdf_grid(xs)
-    ref = est._combine_log(block_log_sums(est._X, est._bounds, xs, est._kernel, h, est._log_w))
+    ref = est._fitted.combine_log(block_log_sums(est._fitted.X, est._fitted.bounds, xs, est._fitted.kernel, h, est._fitted.log_w))
     assert ref.min() < -100
     np.testing.assert_allclose(np.log(grid), ref, rtol=0, atol=1e-6)
     if n_blocks == 1:
@@ -330,7 +333,7 @@ def test_blas_gaussian_path_equals_log_space(d):
     assert len(X) * len(Y) >= engine.FAST_GAUSSIAN_PAIRS
     for h in (0.3, 1.5):
         got = engine.block_log_sums(X, bounds, Y, k, h, log_w)
-        ref = engine._log_space_sums(X, bounds, Y, k, h, log_w, engine.MAX_CHUNK_ELEMENTS)
+        ref = engine._log_space_sums(X, bounds, Y, k, h, log_w, chunk_elements())
         np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
         finite = np.isfinite(ref)
         assert ref[finite].min() < -700  # the far queries underflow in linear space
@@ -356,11 +359,11 @@ def test_replay_limits_keep_larger_evaluations_inside_the_block_only():
         other.join()
         kept = [est.score_samples(X) for est in fits]
         assert len(engine._MEMO) == 1  # one evaluation, shared by both S
-    assert seen_by_other_thread == [(engine.MAX_CACHED_PAIRS, engine.MEMO_MAX_BYTES)]
+    assert seen_by_other_thread == [(engine.MAX_CACHED_PAIRS, memo_bytes())]
     for a, b in zip(fresh, kept):  # (replayed: the same bits, the property under test)
         np.testing.assert_array_equal(a, b)
-    assert engine._limits() == (engine.MAX_CACHED_PAIRS, engine.MEMO_MAX_BYTES) != (2**24, 2**28)
-    assert sum(size for _, size in engine._MEMO.values()) <= engine.MEMO_MAX_BYTES
+    assert engine._limits() == (engine.MAX_CACHED_PAIRS, memo_bytes()) != (2**24, 2**28)
+    assert sum(size for _, size in engine._MEMO.values()) <= memo_bytes()
 
 
 @settings(max_examples=60, deadline=None)
@@ -370,13 +373,13 @@ def test_grid_median_is_numpys_median_bit_for_bit(n_blocks, n_nodes, zeros, seed
     """Whatever the tiling of the nodes (tiles of one node, ragged last tiles, one tile)."""
     from unittest import mock
 
-    from momkde_core import estimators
+    from momkde_core._blocks import _fitted
 
     rng = np.random.default_rng(seed)
     values = rng.lognormal(0, 3, (n_blocks, n_nodes))
     values[rng.random(values.shape) < zeros] = 0.0
-    with mock.patch.object(estimators, "MEDIAN_TILE_ELEMENTS", tile * n_blocks):
-        got = estimators._grid_median(values.copy())
+    with mock.patch.object(_fitted, "MEDIAN_TILE_ELEMENTS", tile * n_blocks):
+        got = _fitted.grid_median(values.copy())
     # exact on any machine: both select the middle value(s) and average two of them by the
     # same correctly rounded (a + b) / 2
     np.testing.assert_array_equal(got, np.median(values, axis=0))
@@ -488,7 +491,7 @@ def test_2d_grid_tails_are_exact_far_from_the_origin(offset, n, S, backend):
     h = 0.25
     est = MoMKDE(n_blocks=S, bandwidth=h, normalize=False, random_state=0).fit(X)
     xs = np.linspace(offset - 9.0, offset + 9.0, 61)
-    assert est._inner_grid_sums([xs, xs], exact=True)[1] == backend
+    assert est._fitted.grid_sums([xs, xs], exact=True)[1] == backend
     grid = est.pdf_grid(xs, xs)
     faint = (grid < 1e-7 * grid.max()) & (grid > 1e-290)
     i, j = np.nonzero(faint)
@@ -496,9 +499,9 @@ def test_2d_grid_tails_are_exact_far_from_the_origin(offset, n, S, backend):
     nodes = np.stack([xs[i[pick]], xs[j[pick]]], axis=1)
     # (brute force on the stored coordinates: differences taken directly, as the tails do;
     # an expansion around the data's mean would round the nodes near 1e9 by ~1e-7)
-    sq = ((nodes[:, None, :] - est._X[None]) ** 2).sum(axis=2)
-    terms = -sq / (2 * h * h) - np.log(2 * np.pi * h * h) + est._log_w
-    logs = [logsumexp(terms[:, a:b], axis=1) for a, b in zip(est._bounds, est._bounds[1:])]
+    sq = ((nodes[:, None, :] - est._fitted.X[None]) ** 2).sum(axis=2)
+    terms = -sq / (2 * h * h) - np.log(2 * np.pi * h * h) + est._fitted.log_w
+    logs = [logsumexp(terms[:, a:b], axis=1) for a, b in zip(est._fitted.bounds, est._fitted.bounds[1:])]
     ref = np.exp(np.median(logs, axis=0))
     np.testing.assert_allclose(grid[i[pick], j[pick]], ref, rtol=1e-9, atol=0)
 

@@ -4,15 +4,15 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import norm
 
-from momkde_core import KDE, MoMKDE, make_contaminated, metrics
-from momkde_core import experiments as ex
-from momkde_core.bandwidth import select_bandwidth
+from momkde_core import KDE, MoMKDE, config_context, make_contaminated, metrics
+from momkde_core.experiments import _runner as ex
+from momkde_core.bandwidth._rules import select_bandwidth
 from momkde_core.kernels import get_kernel
-from momkde_core.robust_defaults import (BlockDistances, _subsample, estimate_contamination,
+from momkde_core.bandwidth._robust import (BlockDistances, _subsample, estimate_contamination,
                                          leave_own_block_out_scores, n_blocks_for)
 from momkde_core.synthetic import CLEAN_DENSITIES, make_clean
 
@@ -274,12 +274,11 @@ def test_compact_kernels_get_a_robust_bandwidth_with_small_blocks(kernel) -> Non
 @pytest.mark.parametrize("dim, ratio", [(1, 0.1), (2, 0.3)])
 def test_candidates_on_two_threads_give_the_sequential_choice_silently(dim, ratio,
                                                                        monkeypatch) -> None:
-    """The candidate bandwidths are scored on SEARCH_WORKERS threads: the same h as one
+    """The candidate bandwidths are scored on n_threads() threads: the same h as one
     after the other, and none of the candidates' tiny-block warnings reaches the user
     (at ratio 0.3 the blocks hold fewer than two points: each candidate's fit warns)."""
     import warnings
 
-    from momkde_core import robust_defaults
 
     data = make_contaminated("uniform", n_inliers=800, ratio=ratio, dim=dim, random_state=3)
     gauss = get_kernel("gaussian")
@@ -287,15 +286,17 @@ def test_candidates_on_two_threads_give_the_sequential_choice_silently(dim, rati
         warnings.simplefilter("error")
         threaded = select_bandwidth(data.X, "robust", gauss, random_state=1,
                                     contamination=ratio)
-    monkeypatch.setattr(robust_defaults, "SEARCH_WORKERS", 1)
-    sequential = select_bandwidth(data.X, "robust", gauss, random_state=1, contamination=ratio)
+    with config_context(n_threads=1):
+        sequential = select_bandwidth(data.X, "robust", gauss, random_state=1,
+                                      contamination=ratio)
     assert threaded == sequential
 
 
 def test_the_search_threads_keep_the_callers_replay_limits(monkeypatch) -> None:
     """The replay limits are per thread: the candidates' threads take the caller's, so a
     runner's larger memo is not trimmed to the defaults by the search."""
-    from momkde_core import engine, robust_defaults
+    from momkde_core._engine import _sums as engine
+    from momkde_core.bandwidth import _robust as robust_defaults
 
     seen = []
     scores = robust_defaults.leave_own_block_out_scores
@@ -316,27 +317,28 @@ def test_a_grid_over_budget_integrates_by_sampling() -> None:
     """``grid_budget``: a grid priced above it gives way to importance sampling (the same
     draws as sampling alone), close to the grid's integral; a budget of exactly the grid's
     price, or none, keeps the grid."""
-    from momkde_core import normalize
+    from momkde_core._blocks import _normalize as normalize
 
     data = make_contaminated("uniform", n_inliers=300, ratio=0.2, dim=2, random_state=0)
     est = MoMKDE(151, 0.5, kernel="exponential", normalize=False, random_state=0).fit(data.X)
-    grid = normalize.log_integral(est, np.random.default_rng(5))
+    fitted = est._fitted
+    grid = normalize.log_integral(fitted, np.random.default_rng(5))
     # (a grid, not the sampling used where none fits: 4096 draws give another value)
-    assert grid != normalize._log_integral_importance(est, np.random.default_rng(5), 4096)
+    assert grid != normalize._log_integral_importance(fitted, np.random.default_rng(5), 4096)
     calls = []
-    plan = est._grid_plan
+    plan = fitted.grid_plan
 
     def recording(axes, exact=False):
         calls.append(plan(axes, exact))
         return calls[-1]
 
-    est._grid_plan = recording
-    assert normalize.log_integral(est, np.random.default_rng(5), grid_budget=np.inf) == grid
+    fitted.grid_plan = recording
+    assert normalize.log_integral(fitted, np.random.default_rng(5), grid_budget=np.inf) == grid
     assert len(calls) == 1
-    assert normalize.log_integral(est, np.random.default_rng(5), grid_budget=calls[0][1]) == grid
-    sampled = normalize.log_integral(est, np.random.default_rng(5), n_draws=1024,
+    assert normalize.log_integral(fitted, np.random.default_rng(5), grid_budget=calls[0][1]) == grid
+    sampled = normalize.log_integral(fitted, np.random.default_rng(5), n_draws=1024,
                                      grid_budget=np.nextafter(calls[0][1], 0))
-    assert sampled == normalize._log_integral_importance(est, np.random.default_rng(5), 1024)
+    assert sampled == normalize._log_integral_importance(fitted, np.random.default_rng(5), 1024)
     assert abs(sampled - grid) < 0.05
 
 
@@ -346,7 +348,8 @@ def test_the_search_samples_integrals_its_grid_would_price_too_high(monkeypatch)
     (README, "Benchmarks": the same h on the 38 searches measured per kernel). Here: more
     candidates sample than where only a grid too large makes them, and the search chooses
     the same h as with grids wherever they fit."""
-    from momkde_core import normalize, robust_defaults
+    from momkde_core._blocks import _normalize as normalize
+    from momkde_core.bandwidth import _robust as robust_defaults
 
     data = make_contaminated("uniform", n_inliers=400, ratio=0.05, dim=2, random_state=2)
     kernel = get_kernel("exponential")
@@ -354,7 +357,7 @@ def test_the_search_samples_integrals_its_grid_would_price_too_high(monkeypatch)
     importance = normalize._log_integral_importance
 
     def spy(*args, **kwargs):
-        sampled.append(args[0]._h)
+        sampled.append(args[0].h)
         return importance(*args, **kwargs)
 
     monkeypatch.setattr(normalize, "_log_integral_importance", spy)

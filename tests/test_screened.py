@@ -16,7 +16,7 @@ from scipy import integrate, stats
 from sklearn.base import clone
 
 from momkde_core import KDE, MoMKDE, OutlierDetector, ScreenedKDE, make_contaminated, make_detector
-from momkde_core.screened import MIN_EXCESS, MIN_SAMPLED_MASS, NULL_NEIGHBOURS, _beyond_null
+from momkde_core.estimators._screened import MIN_EXCESS, MIN_SAMPLED_MASS, NULL_NEIGHBOURS, _beyond_null
 
 
 def _clustered(n_in: int = 950, n_out: int = 50, seed: int = 0) -> np.ndarray:
@@ -276,6 +276,6 @@ def test_a_thin_screen_warns_with_screened_kde_s_own_advice():
 def test_the_docstring_examples_run():
     import doctest
 
-    import momkde_core.screened as module
+    import momkde_core.estimators._screened as module
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

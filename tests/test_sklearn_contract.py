@@ -13,10 +13,10 @@ from sklearn.neighbors import KernelDensity
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
-from momkde_core.bandwidth import cv_scores
-from momkde_core.engine import GramOperator
+from momkde_core.bandwidth._rules import cv_scores
+from momkde_core._engine._sums import GramOperator
 from momkde_core.kernels import get_kernel
-from momkde_core.robust import kirwls_with_params
+from momkde_core.estimators._kirwls import kirwls_with_params
 
 # check_fit1d asks fit to refuse a 1-D X with a ValueError; these estimators read it as one
 # feature, on purpose (a 1-D sample is the commonest density estimation input, and scipy's

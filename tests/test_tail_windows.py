@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from momkde_core.kernels import KERNELS, get_kernel
-from momkde_core.tail_windows import window_sums
+from momkde_core._engine._tail_windows import window_sums
 
 
 def _direct(x, w, bounds, nodes, lows, highs, kernel, h):

@@ -1,4 +1,4 @@
-"""momkde_core.threads: BLAS on one thread inside the block, the original limit after; one
+"""momkde_core._engine._threads: BLAS on one thread inside the block, the original limit after; one
 kept pool per process."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import threading
 import pytest
 from threadpoolctl import OpenBLASController, ThreadpoolController, threadpool_info
 
-from momkde_core.threads import map_on_pool, one_blas_thread, submit_to_pool, worker_pool
+from momkde_core._engine._threads import map_on_pool, one_blas_thread, submit_to_pool, worker_pool
 
 
 def _blas_threads() -> set[int]:

@@ -1,6 +1,6 @@
 """Gaussian block sums on a 2-D mesh from linearly binned points, by products (numba + BLAS).
 
-The FFT backend of :mod:`momkde_core.engine` bins the points linearly on cells of h / 16
+The FFT backend of :mod:`momkde_core._engine._sums` bins the points linearly on cells of h / 16
 and convolves the whole binning grid (the data's range plus the kernel's reach around every
 node, ~1 million cells on the wide grids users draw) only to read the nodes back: at
 n = 1e5 that is ~35 ms of transforms for 16 384 nodes. The Gaussian kernel is a product of
@@ -28,10 +28,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .axis_factors import gaussian_factors
-from .binning import blocks_within_rows
-from .columns import bounding_box
-from .threads import one_blas_thread
+from ._axis_factors import gaussian_factors
+from ._binning import blocks_within_rows
+from .._columns import bounding_box
+from ._threads import one_blas_thread
 
 CELLS_PER_BANDWIDTH = 16.0  # linear binning on cells of h / 16: (1/16)^2 / 4 of the peak
 BAND_FLOOR = -40.0  # axis factors below e^-40 (4e-18) are dropped from the products
@@ -115,7 +115,7 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
     one block per batch). ``box``: as for :func:`binning_cells`. The products K_x^T G_s
     skip the cells beyond each run of nodes' reach, and run on one BLAS thread: a second
     one would then spin on the core that the exact tails' threads need
-    (:mod:`momkde_core.threads`)."""
+    (:mod:`momkde_core._engine._threads`)."""
     n_blocks = len(bounds) - 1
     # the compiled loop does not check indices: the layout is checked here, once
     if not (X.ndim == 2 and X.shape[1] == 2 and len(axes) == 2 and len(w) == len(X)

@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .kernels import EXP_FLOOR, flushed_exp
+from ..kernels import EXP_FLOOR, flushed_exp
 
 ANCHOR = 32  # every 32nd factor of a walk is an exponential, the others two products
 EVEN_NODES = 1e-12  # nodes within this many h of even spacing (their ulps included) are even

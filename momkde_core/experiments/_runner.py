@@ -23,7 +23,7 @@ In both protocols one bandwidth h (one CV per sample) is shared by all methods b
 choose their own (``*_auto*`` and ``kde_robust``), and both older rules for S are reported:
 ``mom_kde`` (the label-free rule below) and ``mom_kde_oracle``.
 
-Robust defaults (:mod:`momkde_core.robust_defaults`; methods :data:`AUTO_METHODS`)
+Robust defaults (:mod:`momkde_core.bandwidth._robust`; methods :data:`AUTO_METHODS`)
 ----------------------------------------------------------------------------------
 ``mom_kde_auto`` is ``MoMKDE(n_blocks="auto", bandwidth="robust", contamination=c)``: S =
 2 ceil(c n) + 1 and the trimmed leave-own-block-out bandwidth. To separate the two levers, the
@@ -107,17 +107,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import metrics
-from .csv_safety import LINE_END, write_csv
-from .bandwidth import select_bandwidth
-from .engine import replay_limits
-from .robust_defaults import MAX_CONTAMINATION, check_contamination, n_blocks_for
-from .datasets import DATASETS, contaminated_sample, load_dataset
-from .estimators import KDE, RKDE, SPKDE, MoMKDE
-from .screened import ScreenedKDE
-from .grid import Grid
-from .kernels import get_kernel
-from .synthetic import CLEAN_DENSITIES, SCHEMES, ContaminatedSample, make_clean, make_contaminated
+from .. import metrics
+from .._progress import Progress
+from ..io import LINE_END, write_csv
+from ..bandwidth._rules import select_bandwidth
+from .._engine import replay_limits
+from ..bandwidth._robust import MAX_CONTAMINATION, check_contamination, n_blocks_for
+from ..datasets import DATASETS, contaminated_sample, load_dataset
+from ..estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
+from .._engine import Grid
+from ..kernels import get_kernel
+from ..synthetic import CLEAN_DENSITIES, SCHEMES, ContaminatedSample, make_clean, make_contaminated
 
 COLUMNS: tuple[str, ...] = ("source", "ratio", "rep", "seed", "method", "n_blocks", "bandwidth",
                             "metric", "value")
@@ -318,7 +318,7 @@ def run_task(task: Task) -> list[tuple]:
     MoM-KDE's warnings about blocks of fewer than 2 points and about a median keeping less
     than half of the blocks' mass are silenced: the sweep asks for such S on purpose (the
     oracle's grid up to 2|O| + 1, the rules at high ratios). The kernel values of a sample
-    are kept for replay up to n ~ 5800 points (:func:`~momkde_core.engine.replay_limits`), so
+    are kept for replay up to n ~ 5800 points (:func:`~momkde_core._engine._sums.replay_limits`), so
     that the oracle's and the rule's refits for other S reuse them (the same numbers,
     computed once)."""
     with warnings.catch_warnings(), replay_limits(*RUNNER_REPLAY):
@@ -464,13 +464,15 @@ def _iter_results(tasks: Sequence[Task], n_jobs: int, scheduler: str | None,
     ``scheduler`` is given), each result as soon as it is done (locally in the order the
     samples finish; on Dask in task order)."""
     from joblib import Parallel, delayed, parallel_config
-    from tqdm.auto import tqdm
 
     def results() -> Iterator[tuple[int, list[tuple] | None, Exception | None]]:
         order = "generator" if scheduler is not None else "generator_unordered"
         done = Parallel(n_jobs=n_jobs, return_as=order)(
             delayed(_attempt)(i, t) for i, t in enumerate(tasks))
-        yield from tqdm(done, total=len(tasks), disable=not progress, unit="sample", leave=False)
+        with Progress("running", "samples", total=len(tasks), enabled=progress) as bar:
+            for result in done:
+                bar.update()
+                yield result
 
     if scheduler is None:
         yield from results()
@@ -508,7 +510,7 @@ def run_experiments(tasks: Sequence[Task], n_jobs: int = 1, scheduler: str | Non
     """Run the tasks (see :func:`make_tasks`) and return the tidy results table.
 
     ``n_jobs`` as in joblib (-1: all cores); ``scheduler`` is the address of a Dask scheduler
-    (``tcp://host:8786``) to run on instead. ``progress`` shows a tqdm bar on stderr. The table
+    (``tcp://host:8786``) to run on instead. ``progress`` shows the progress on stderr. The table
     is the same, row for row, whatever ``n_jobs`` and ``scheduler``; the first failed sample
     raises its exception. To keep the finished samples of a long sweep on disk, and resume
     it, use :class:`SweepFile`.
@@ -560,7 +562,7 @@ class SweepFile:
     others: the final table is the same, byte for byte, as that of an uninterrupted run
     (each sample's rows depend on its seed alone). A partial file of other settings is
     refused (ValueError), never mixed in. Every CSV is written by
-    :func:`momkde_core.csv_safety.write_csv` (formula-like cells escaped).
+    :func:`momkde_core.io._csv_safety.write_csv` (formula-like cells escaped).
     """
 
     SUFFIX = ".partial"

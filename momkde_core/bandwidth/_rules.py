@@ -23,7 +23,7 @@ count with their weights.
 
 "robust" is the bandwidth that a spike of outliers cannot capture: the trimmed
 leave-own-block-out likelihood of MoM-KDE with S = 2 ceil(eps n) + 1 blocks (or the
-estimator's own S), eps the expected contamination (:mod:`momkde_core.robust_defaults`).
+estimator's own S), eps the expected contamination (:mod:`momkde_core.bandwidth._robust`).
 
 "isj" is the Improved Sheather-Jones bandwidth of Botev, Grotowski & Kroese (2010),
 "Kernel density estimation via diffusion", Annals of Statistics 38(5), 2916-2957, for the
@@ -62,11 +62,11 @@ from scipy.spatial import cKDTree
 from sklearn.model_selection import KFold
 from sklearn.utils._param_validation import InvalidParameterError
 
-from .columns import bounding_box, per_column
-from .engine import block_grid_sums, block_log_sums
-from .kernels import Kernel
-from .scaling import selection_frame
-from .robust_defaults import n_blocks_for, robust_bandwidth
+from .._columns import bounding_box, per_column
+from .._engine import block_grid_sums, block_log_sums
+from ..kernels import Kernel
+from .._engine import selection_frame
+from ._robust import n_blocks_for, robust_bandwidth
 
 RULES = ("scott", "silverman", "cv", "robust", "isj")
 ROBUST_CONTAMINATION = 0.1  # the share "robust" assumes for estimators that state none
@@ -403,7 +403,7 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
     "silverman" are per feature (:func:`rule_of_thumb`), and "cv", "robust" and "isj" search
     a scalar multiple c of the per-feature Scott vector (each feature in units of its own
     Scott bandwidth; in 1-D exactly the search on the data). Either way the search runs in
-    the frame of :func:`momkde_core.scaling.selection_frame`, so data of any magnitude
+    the frame of :func:`momkde_core._engine._scaling.selection_frame`, so data of any magnitude
     (1e-300 .. 1e300) select the bandwidth they would at magnitude 1, scaled.
 
     ``n_blocks`` and ``contamination`` are used by "robust" only: the blocks of the MoM-KDE

@@ -1,6 +1,6 @@
 """Working frames: where the estimators compute, so that no magnitude over- or underflows.
 
-The kernel sums of :mod:`momkde_core.engine` take one scalar bandwidth h and the data in
+The kernel sums of :mod:`momkde_core._engine._sums` take one scalar bandwidth h and the data in
 their own units. That is exact and fast for ordinary data, but h * h, the kernel's peak
 h^-d / c_d and squared distances leave float64's range for data of magnitude 1e160 or
 1e-300, for h = 1e-300, or in d = 200; and a per-feature bandwidth is no scalar at all.
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .columns import bounding_box
-from .kernels import Kernel
+from .._columns import bounding_box
+from ..kernels import Kernel
 
 SAFE_SCALE = 2.0**128  # the identity frame needs |x|, h and 1/h at most this (~3.4e38)
 MAX_SPAN = 1e100  # a feature may span at most this many of its bandwidths

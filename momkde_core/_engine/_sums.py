@@ -11,14 +11,14 @@ All four estimators are (medians of) weighted kernel sums
   queries whose sums underflow are redone in log space.
 * :func:`block_grid_sums`, on an evenly spaced 1-D axis or 2-D mesh (the plots, integrals
   and metrics). It picks the cheapest of five backends: binning of all S blocks in one
-  compiled pass (:mod:`momkde_core.binning`) followed by one batched FFT convolution
+  compiled pass (:mod:`momkde_core._engine._binning`) followed by one batched FFT convolution
   (:func:`_fft_sums`: Taylor moments of each cell for the Gaussian in 1-D, with a bound of
   the error at every node; linear binning refined
   to ~1e-3 of the peak otherwise), for the Gaussian in 2-D the same linear binning summed
-  at the nodes by products of the axis factors (:mod:`momkde_core.binned_product`: no
+  at the nodes by products of the axis factors (:mod:`momkde_core._engine._binned_product`: no
   transform of the whole binning grid) or an exact separable product
   (``A_x^T diag(w) A_y`` per block, a BLAS matrix product, the factors by the recurrence of
-  :mod:`momkde_core.axis_factors`; many small blocks in one batched product), the exact
+  :mod:`momkde_core._engine._axis_factors`; many small blocks in one batched product), the exact
   chunked sum, or the
   *band*: each point visits only the nodes within the kernel's radius (exact for compact
   kernels; for the Gaussian it drops terms below 1e-17 of the kernel's peak), which is the
@@ -42,24 +42,23 @@ import numpy as np
 from scipy import fft as sp_fft
 from scipy import sparse, special
 
-from .axis_factors import gaussian_factors
-from .binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
-from .binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
-from .binning import bin_blocks
-from .columns import bounding_box
-from .disc_pairs import MAX_DISTANCE_CELLS, MESH_TILE, DiscPairs
-from .kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
-from .tail_windows import pair_chunks, window_sums
-from .threads import WORKERS, map_on_pool, one_blas_thread, submit_to_pool
+from ._axis_factors import gaussian_factors
+from ._binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
+from ._binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
+from ._binning import bin_blocks
+from .._columns import bounding_box
+from ._disc_pairs import MAX_DISTANCE_CELLS, MESH_TILE, DiscPairs
+from ..kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
+from ._tail_windows import pair_chunks, window_sums
+from .._config import chunk_elements, memo_bytes, n_threads
+from ._threads import map_on_pool, one_blas_thread, submit_to_pool
 
-MAX_CHUNK_ELEMENTS = 2**21  # ~16 MiB of float64 per working matrix
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
 LOG_SAFE_LINEAR = np.log(1e-290)  # linear sums above this lost nothing to flushed terms
 LOG_SAFE_FAST = np.log(1e-280)  # the same for the BLAS path (n e^-708 is below 1e-17 of it)
 FAST_GAUSSIAN_PAIRS = 2**22  # block_log_sums takes the BLAS linear path from this many pairs
 MAX_FFT_ELEMENTS = 2**24  # cap on the FFT backend's grid x moments; batches of blocks hold 1/8
-FFT_WORKERS = WORKERS  # threads of scipy.fft over a batch of blocks ...
-FFT_THREADED_ELEMENTS = 2**20  # ... of at least this many elements (below, threads cost more)
+FFT_THREADED_ELEMENTS = 2**20  # scipy.fft runs a batch on n_threads() from this many elements
 TAYLOR_ORDER = 3  # the Gaussian 1-D FFT bins the moments of order 0..3 of each cell
 TAYLOR_CELLS_PER_BANDWIDTH = 20.0  # cells of at most h / 20 for those moments
 MAX_CELL_TABLE = 2**22  # blocks x cells of exact_at_nodes' occupancy tables (32 MiB of int64)
@@ -67,7 +66,6 @@ WINDOW_BUDGET = 23.0  # exact_at_nodes drops terms below e^-23 / n of a node's n
 GRID_RTOL = 1e-6  # exact grids: nodes where the binned value may be off by more are redone
 FFT_ROUNDOFF = 1e-13  # bound on an FFT convolution's absolute error / (K_h(0) x weight)
 MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this many (n = 2048)
-MEMO_MAX_BYTES = 2**27  # all kept evaluations together: 128 MiB (see _replay)
 SEPARABLE_BATCH_POINTS = 64  # blocks up to this size share one batched separable product
 REDO_UNITS_PER_NODE = 2e3  # backend_costs' price of an exact far-tail node in the plane
 UNDERFLOW_UNITS_PER_NODE = 1e4  # ... and of one underflowing there, per block (log space)
@@ -104,7 +102,7 @@ def _sq_dists(A: np.ndarray, B: np.ndarray, a_sq: np.ndarray, b_sq: np.ndarray) 
 
 def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
                    h: float, log_weights: np.ndarray | None = None,
-                   max_elements: int = MAX_CHUNK_ELEMENTS,
+                   max_elements: int | None = None,
                    linear_first: bool = False) -> np.ndarray:
     """log sum_{i in block s} w_i K_h(Y_j - X_i) for every block s and query j, shape (S, m).
 
@@ -117,6 +115,7 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
     """
     X, Y = _as_2d(X), _as_2d(Y)
     bounds = np.asarray(bounds, dtype=np.intp)
+    max_elements = max_elements or chunk_elements()
     if kernel.name == "gaussian" and len(X) * len(Y) >= FAST_GAUSSIAN_PAIRS:
         return _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements)
     if linear_first:
@@ -133,7 +132,7 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
 
 def block_shifted_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
                        h: float, log_weights: np.ndarray | None = None,
-                       max_elements: int = MAX_CHUNK_ELEMENTS
+                       max_elements: int | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
     """(shift, sums): per query j, ``shift[j]`` the largest log term max_i log(w_i K_h(Y_j -
     X_i)), and sums[s, j] = sum_{i in block s} w_i K_h(Y_j - X_i) exp(-shift[j]), shape
@@ -158,7 +157,7 @@ def block_shifted_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel:
     center = X.mean(axis=0)
     Xc, Yc = X - center, Y - center  # (centred: the BLAS expansion does not cancel)
     x_sq, y_sq = np.einsum("ij,ij->i", Xc, Xc), np.einsum("ij,ij->i", Yc, Yc)
-    step = max(1, max_elements // n)
+    step = max(1, (max_elements or chunk_elements()) // n)
     for j0 in range(0, m, step):
         j1 = min(m, j0 + step)
         log_k = kernel.log_kernel_sq(_sq_dists(Xc, Yc[j0:j1], x_sq, y_sq[j0:j1]), h, d)
@@ -253,7 +252,7 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
             out[:, j0:j1] = np.log(acc)
 
     spans = [(j0, min(m, j0 + cols)) for j0 in range(0, m, cols)]
-    probe = spans[:WORKERS]
+    probe = spans[:n_threads()]
     filled = np.diff(bounds) > 0  # (an empty block is -inf, rightly)
     # (the limit is process-wide and held under one lock, see momkde_core.threads: so
     # these tiles, which use both cores themselves, run one call at a time)
@@ -384,7 +383,7 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
 
     Returns shape (S, len(axes[0])) in 1-D and (S, len(axes[0]), len(axes[1])) in 2-D.
     ``backend`` is "auto" (the cheapest), "fft", "binned" (the Gaussian in 2-D:
-    :mod:`momkde_core.binned_product`), "separable", "band" or "exact".
+    :mod:`momkde_core._engine._binned_product`), "separable", "band" or "exact".
     ``exact``: every node where the backend's value may be off by more than ``GRID_RTOL``
     (1e-6) relative is recomputed exactly (:func:`exact_at_nodes`): with the FFT in 1-D
     and the Gaussian that is every node (see :func:`_fft_sums`); otherwise the far tails,
@@ -479,7 +478,7 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
             ) -> Iterator[tuple]:
     """The chunks of kernel values ``make_chunks()`` yields, replayed when a recent evaluation
     had the same key (one is kept when ``size`` <= MAX_CACHED_PAIRS; the least recently used
-    ones are dropped beyond MEMO_MAX_BYTES in all; :func:`replay_limits` sets other limits).
+    ones are dropped beyond the ``memo_size`` knob in all; :func:`replay_limits` sets other limits).
 
     ``key`` is (kind, data, queries or grid axes, kernel, h, chunk size); the arrays enter
     it through a digest of their bytes. MoM-KDE for several S on the same data and h (the
@@ -513,9 +512,10 @@ _LIMITS = threading.local()  # this thread's (max pairs, max bytes), set by repl
 
 def _limits() -> tuple[int, int]:
     """The replay limits of the calling thread: (kernel values kept per evaluation, bytes
-    kept in all); the module's MAX_CACHED_PAIRS and MEMO_MAX_BYTES unless within
+    kept in all); MAX_CACHED_PAIRS and the ``memo_size`` knob (:func:`momkde_core.config_context`)
+    unless within
     :func:`replay_limits`."""
-    return getattr(_LIMITS, "value", (MAX_CACHED_PAIRS, MEMO_MAX_BYTES))
+    return getattr(_LIMITS, "value", (MAX_CACHED_PAIRS, memo_bytes()))
 
 
 def with_callers_replay_limits(fn: Callable) -> Callable:
@@ -753,7 +753,7 @@ def _make_fft_kernels(kernel: Kernel, h: float, plan, lengths):
 
 def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False, box=None):
     """Binned block sums on the nodes by one batched FFT convolution (the binning:
-    :func:`momkde_core.binning.bin_blocks`).
+    :func:`momkde_core._engine._binning.bin_blocks`).
 
     Gaussian, 1-D: the moments of order 0..3 of each cell are convolved with the kernel's
     scaled derivatives (fine / h)^j / j! He_j(y / h) K_h(y) (a Taylor expansion of
@@ -794,7 +794,7 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False, box=None):
             grid = (slice(None), 0, *(slice(0, z) for z in sizes))
             np.maximum(heaviest, binned[grid].max(axis=0), out=heaviest)
             occupied[lo:hi] = binned[grid] != 0
-        workers = FFT_WORKERS if binned.size >= FFT_THREADED_ELEMENTS else 1
+        workers = n_threads() if binned.size >= FFT_THREADED_ELEMENTS else 1
         spec = sp_fft.rfftn(binned, axes=fft_axes, workers=workers)
         del binned
         spec *= spectra
@@ -874,7 +874,7 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     every point), else coarse cells of side >= h / 2 from one pass. Each block's nearest
     occupied cell on both sides of each node (running maxima) bounds the distance to its
     nearest point, hence the node's window; the sums over the windows are
-    :func:`momkde_core.tail_windows.window_sums` (the points in the union of a block's
+    :func:`momkde_core._engine._tail_windows.window_sums` (the points in the union of a block's
     windows, few, in the tails, sorted: each window is a run of them)."""
     n_blocks, m = len(bounds) - 1, len(nodes)
     if cells is None:
@@ -906,7 +906,7 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     lows, highs = nodes - reach, nodes + reach
     empty = ~occupied.any(axis=1)  # a block of no point of positive weight: no window
     lows[empty], highs[empty] = np.inf, -np.inf
-    return window_sums(x, w, bounds, nodes, lows, highs, kernel, h, MAX_CHUNK_ELEMENTS)
+    return window_sums(x, w, bounds, nodes, lows, highs, kernel, h, chunk_elements())
 
 
 def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.ndarray,
@@ -997,7 +997,7 @@ def _plane_tables_bytes(n: int, n_blocks: int, axes, h: float, box) -> float:
 def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
                           tables=None) -> np.ndarray:
     """:func:`exact_at_nodes` in the plane: per block, a table of cells of side >= h / 2
-    (:class:`momkde_core.disc_pairs.DiscPairs`); the distance transform of its occupied
+    (:class:`momkde_core._engine._disc_pairs.DiscPairs`); the distance transform of its occupied
     cells bounds each node's distance to the block's nearest point, hence its reach. For
     the Gaussian on a ``mesh`` the points are then found once per tile of 4 x 4 nodes and
     summed as products of per-axis factors (``DiscPairs.mesh_gaussian_sums``); otherwise
@@ -1020,7 +1020,7 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
     # (threads pay off for the compiled, GIL-free tiles; the pairs' numpy path mostly holds
     # the GIL, and measured 7 % slower on two threads)
     threaded = tiled and len(nodes) >= PLANE_THREADED_NODES
-    tile_workers = WORKERS if threaded and n_blocks == 1 else 1
+    tile_workers = n_threads() if threaded and n_blocks == 1 else 1
 
     def block(s: int) -> None:
         a, b = bounds[s], bounds[s + 1]
@@ -1044,7 +1044,7 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
         else:
             counts = table.counts(nodes, reach)
             offsets = np.r_[0, np.cumsum(counts)]
-            for j0, j1 in pair_chunks(counts, MAX_CHUNK_ELEMENTS):
+            for j0, j1 in pair_chunks(counts, chunk_elements()):
                 node, point, sq = table.pairs(nodes, reach, offsets, j0, j1)
                 out[s, j0:j1] = np.bincount(node - j0,
                                             kernel.kernel_sq(sq, h, 2) * w[live[point]],
@@ -1070,7 +1070,7 @@ def _log_sums_within(table: DiscPairs, nodes: np.ndarray, reach: np.ndarray,
     counts = table.counts(nodes, reach)
     offsets = np.r_[0, np.cumsum(counts)]
     out = np.full(len(nodes), -np.inf)
-    for j0, j1 in pair_chunks(counts, MAX_CHUNK_ELEMENTS):
+    for j0, j1 in pair_chunks(counts, chunk_elements()):
         _, point, sq = table.pairs(nodes, reach, offsets, j0, j1)
         logs = kernel.log_kernel_sq(sq, h, 2) + log_w[point]
         filled = np.flatnonzero(counts[j0:j1]) + j0  # (pairs come node by node)
@@ -1182,7 +1182,7 @@ def _batch_width(bounds: np.ndarray) -> int:
     return widest if len(bounds) > 2 and 0 < widest <= SEPARABLE_BATCH_POINTS else 0
 
 
-def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK_ELEMENTS,
+def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int | None = None,
                     floor: float = EXP_FLOOR):
     """Exact Gaussian sums on a 2-D mesh: per block, A_x^T diag(w) A_y (BLAS products), in
     chunks of points so that the factors never exceed ``max_elements`` entries each.
@@ -1198,6 +1198,7 @@ def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int = MAX_CHUNK
     n_blocks = len(bounds) - 1
     sizes = np.diff(bounds)
     out = np.zeros((n_blocks, len(axes[0]), len(axes[1])))
+    max_elements = max_elements or chunk_elements()
 
     def factors(lo, hi):
         ax, ay = (gaussian_factors(X[lo:hi, k], axes[k], h, floor) for k in range(2))
@@ -1347,7 +1348,7 @@ class GramOperator:
     n = 20 000 where a dense product takes seconds) within ``GRAM_GRID_RTOL`` (1e-10 in
     float64, 1e-8 for float32) of K_h(0) ||v||_1; otherwise (or if its grid would be too
     large, e.g. for far outliers) each product recomputes the matrix in row chunks, so memory
-    stays at ``MAX_CHUNK_ELEMENTS`` whatever n is. ``method="grid"`` or ``"dense"`` forces a
+    stays at the ``working_memory`` knob whatever n is. ``method="grid"`` or ``"dense"`` forces a
     path (the grid one when its grid fits). ``self.method`` says which path is used.
     ``dtype=np.float32`` halves the memory and the time of each dense product (7e-8
     relative error per entry): for SPKDE's QP, not for RKDE, whose residuals
@@ -1395,9 +1396,9 @@ class GramOperator:
         matrix.flags.writeable = False
         return matrix
 
-    def _row_chunks(self, max_elements: int = MAX_CHUNK_ELEMENTS):
+    def _row_chunks(self, max_elements: int | None = None):
         n = len(self.X)
-        step = max(1, max_elements // n)
+        step = max(1, (max_elements or chunk_elements()) // n)
         return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
     def _rows(self, lo: int, hi: int) -> np.ndarray:

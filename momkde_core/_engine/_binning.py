@@ -1,6 +1,6 @@
 """Binning of every block's points on a regular grid in one compiled pass (numba).
 
-The FFT backend of :mod:`momkde_core.engine` convolves per-cell sums with the kernel. Those
+The FFT backend of :mod:`momkde_core._engine._sums` convolves per-cell sums with the kernel. Those
 sums are a scatter-add over all n points, which numpy can only do with one ``bincount`` per
 moment after materialising each moment's n weights: four to six passes over n-long
 temporaries for what is, compiled, one pass that reads each point once (memory speed).

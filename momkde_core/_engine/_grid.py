@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .columns import bounding_box
+from .._columns import bounding_box
 
 
 @dataclass(frozen=True)

@@ -40,11 +40,13 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
-from .columns import per_column
-from .engine import (CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout,
+from .._columns import per_column
+from .._config import n_threads
+from .._engine import (CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout,
                      with_callers_replay_limits)
-from .kernels import Kernel, exp_in_place
-from .normalize import importance_price, log_integral
+from ..kernels import Kernel, exp_in_place
+from .._blocks import (block_labels, block_order, importance_price, log_integral,
+                       median_of_blocks)
 
 CANDIDATE_SPAN = (0.05, 2.0)  # candidates from 0.05 to 2 times Scott's rule (log-spaced)
 COARSE_CANDIDATES = 10
@@ -57,7 +59,6 @@ FLAG_RATIO = 0.3  # "auto" flags a point whose robust density is below 0.3 x its
 SELECTION_DRAWS = 1024
 SELECTION_GRID_PRICE = 4.0  # a candidate's grid may cost up to 4 of those samplings
 CHUNK_ROWS_ELEMENTS = 2 * CACHE_CHUNK_ELEMENTS  # kernel values per row chunk (1 MiB)
-SEARCH_WORKERS = 2  # threads scoring the candidate bandwidths (the machines here: 2 cores)
 
 
 def check_contamination(contamination, allow_auto: bool = True) -> None:
@@ -91,8 +92,6 @@ def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: K
     of the same X, n_blocks and random_state), can be passed to reuse them across
     bandwidths (the sample is at most :data:`MAX_SAMPLES` points here).
     """
-    from .estimators import MoMKDE  # the estimators import the bandwidth rules
-
     n, d = X.shape
     if by_block is None:
         by_block = BlockDistances(X, n_blocks, random_state)
@@ -102,11 +101,8 @@ def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: K
     if n_blocks == 1:
         with np.errstate(divide="ignore"):
             return by_block.log_sums(h, kernel, d)[:, 0] - np.log(n - 1.0)
-    with warnings.catch_warnings():  # the user's own fit warns about tiny blocks, once
-        warnings.simplefilter("ignore", UserWarning)
-        est = MoMKDE(n_blocks, h, kernel=kernel.name, normalize=False,
-                     random_state=random_state).fit(X)
-    log_norm = log_integral(est, np.random.default_rng(random_state), n_draws=SELECTION_DRAWS,
+    fitted = median_of_blocks(X, n_blocks, h, kernel, random_state)
+    log_norm = log_integral(fitted, np.random.default_rng(random_state), n_draws=SELECTION_DRAWS,
                             grid_budget=SELECTION_GRID_PRICE * importance_price(n, SELECTION_DRAWS))
     if not LOG_SAFE_LINEAR <= log_norm < np.inf:
         raise ValueError("the median of the block KDEs is 0 everywhere")
@@ -133,16 +129,8 @@ class BlockDistances:
     """
 
     def __init__(self, X: np.ndarray, n_blocks: int, random_state: int):
-        from .estimators import MoMKDE  # the estimators import the bandwidth rules
-
         n = len(X)
-        if n_blocks == 1:
-            self.block_of = np.zeros(n, dtype=np.intp)
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                self.block_of = MoMKDE(n_blocks, 1.0, normalize=False,
-                                       random_state=random_state).fit(X).block_of_
+        self.block_of = block_labels(*block_order(n, n_blocks, random_state))
         self.sizes = np.bincount(self.block_of, minlength=n_blocks)
         order = np.argsort(self.block_of, kind="stable")
         starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
@@ -224,7 +212,7 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
         return float(np.mean(np.sort(values)[keep_from:]))
 
     def evaluate(*factors: float) -> None:
-        """Score the candidates, on SEARCH_WORKERS threads (each candidate's work is
+        """Score the candidates, on ``n_threads()`` threads (:func:`momkde_core.config_context`) (each candidate's work is
         numpy, BLAS and compiled loops that release the GIL; its result does not depend
         on the threads, as the order of the scores does not)."""
         if len(factors) == 1:
@@ -233,7 +221,7 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
         # the tiny-blocks warning of each candidate's fit is silenced here, in this thread:
         # the filters are process-wide and catch_warnings is not thread-safe, so the
         # workers' own (nested) silencing may restore a state without it, never this one
-        with warnings.catch_warnings(), ThreadPoolExecutor(SEARCH_WORKERS) as pool:
+        with warnings.catch_warnings(), ThreadPoolExecutor(n_threads()) as pool:
             warnings.simplefilter("ignore", UserWarning)
             scores.update(zip(factors, pool.map(with_callers_replay_limits(score), factors)))
 

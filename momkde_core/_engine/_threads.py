@@ -1,6 +1,7 @@
 """Our own worker threads (one kept pool) and BLAS's (one thread while ours run).
 
-**The pool.** The engine spreads some loops over WORKERS threads: the plane's exact tails
+**The pool.** The engine spreads some loops over ``n_threads`` threads (the knob of
+:func:`momkde_core.config_context`, by default the machine's cores): the plane's exact tails
 (compiled and GIL-free) and the cell tables built beside the binned product (compiled, and
 a distance transform that releases the GIL). A pool made per call costs ~0.2 ms to start and
 its new threads more on their first compiled call, which is as much as such a split saves on
@@ -37,9 +38,10 @@ from contextlib import contextmanager
 
 from threadpoolctl import OpenBLASController, ThreadpoolController
 
-WORKERS = 2  # threads of the kept pool (the machines here: 2 cores)
+from .._config import n_threads
+
 _PREFIX = "momkde-worker"  # the pool's thread names (to tell its threads from others)
-_STATE: dict = {}  # "pool", "pid", "lock" (the BLAS limit's), "pool_lock", "active"
+_STATE: dict = {}  # "pool", "workers" (its size), "pid", "lock" (the BLAS limit's), "pool_lock", "active"
 _CONTROLLER: list[ThreadpoolController] = []  # built once: it inspects the loaded libraries
 
 
@@ -50,7 +52,7 @@ def _reset() -> None:
     if active:  # a block of the parent's was limiting BLAS: the child gets the original back
         active[0].restore_original_limits()
         OpenBLASController.clear_controlling_thread(force=True)  # (the parent's thread's)
-    _STATE.update(pool=None, pid=os.getpid(), lock=threading.RLock(),
+    _STATE.update(pool=None, workers=0, pid=os.getpid(), lock=threading.RLock(),
                   pool_lock=threading.Lock(), active=[])
 
 
@@ -60,14 +62,19 @@ if hasattr(os, "register_at_fork"):
 
 
 def worker_pool() -> ThreadPoolExecutor:
-    """The kept pool of WORKERS threads of this process (made on first use)."""
+    """The kept pool of ``n_threads()`` threads of this process (made on first use, and
+    again when the ``n_threads`` knob changes; a pool of the old size is left to finish
+    what it was given)."""
+    workers = n_threads()
     pool = _STATE["pool"]
-    if pool is None or _STATE["pid"] != os.getpid():
+    if pool is None or _STATE["pid"] != os.getpid() or _STATE["workers"] != workers:
         with _STATE["pool_lock"]:
-            if _STATE["pool"] is None or _STATE["pid"] != os.getpid():
-                _STATE.update(pid=os.getpid(), pool=ThreadPoolExecutor(
-                    WORKERS, thread_name_prefix=_PREFIX))
             pool = _STATE["pool"]
+            if pool is None or _STATE["pid"] != os.getpid() or _STATE["workers"] != workers:
+                if pool is not None and _STATE["pid"] == os.getpid():
+                    pool.shutdown(wait=False)
+                pool = ThreadPoolExecutor(workers, thread_name_prefix=_PREFIX)
+                _STATE.update(pid=os.getpid(), pool=pool, workers=workers)
     return pool
 
 

@@ -14,7 +14,7 @@
 Errors a person can fix (bad arguments, unknown names, unreadable files) end with one line on
 stderr and exit code 2, never a traceback. Real data sets that are not installed are skipped
 with a warning that says how to install them. Every CSV written has its formula-like cells
-escaped (:mod:`momkde_core.csv_safety`).
+escaped (:mod:`momkde_core.io._csv_safety`).
 """
 
 from __future__ import annotations
@@ -33,18 +33,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from sklearn.preprocessing import StandardScaler
-from tqdm import tqdm
 
-from . import experiments as ex
-from .csv_safety import write_csv
-from .datasets import (DATASETS, CsvFormat, check_data_rows, check_enough_rows,
-                       check_has_numeric_column, check_not_constant, check_numeric_columns,
-                       float_columns, missing_values_error, read_csv_chunks, sniff_csv_file,
-                       text_in_numeric_columns)
-from .detector import METHODS as SCORE_METHODS
-from .detector import OutlierDetector, make_detector
-from .robust_defaults import MAX_CONTAMINATION
-from .synthetic import CLEAN_DENSITIES
+from .. import experiments as ex
+from .._progress import Progress
+from ..io import write_csv
+from ..datasets import DATASETS
+from ..io import (CsvFormat, check_data_rows, check_enough_rows, check_has_numeric_column,
+                  check_not_constant, check_numeric_columns, float_columns, missing_values_error,
+                  read_csv_chunks, sniff_csv_file, text_in_numeric_columns)
+from ..detector import METHODS as SCORE_METHODS
+from ..detector import OutlierDetector, make_detector
+from ..bandwidth._robust import MAX_CONTAMINATION
+from ..synthetic import CLEAN_DENSITIES
 
 FIGURE_METRICS: tuple[str, ...] = ("js", "kl_fhat_f", "kl_f_fhat", "auc")
 NUMERIC_COLUMNS: tuple[str, ...] = ("ratio", "rep", "seed", "n_blocks", "bandwidth", "value")
@@ -243,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _available_datasets(names: list[str], data_dir: str | None) -> list[str]:
     """The data sets that load; a warning on stderr (with how to install) for the others."""
-    from .datasets import load_dataset
+    from ..datasets import load_dataset
 
     kept = []
     for name in names:
@@ -363,7 +363,11 @@ def read_results(path: Path) -> pd.DataFrame:
 def figures(args: argparse.Namespace) -> list[Path]:
     """One figure per source x metric (JS, both KLs, AUC) in ``args.out``: a self-contained
     HTML file, or a static PNG / SVG image (rendered by kaleido, for documents)."""
-    from .plots import METRIC_LABELS, STANDALONE_TEMPLATE, metric_vs_ratio_figure
+    try:
+        from ..plots import METRIC_LABELS, STANDALONE_TEMPLATE, metric_vs_ratio_figure
+    except ModuleNotFoundError as err:
+        raise UsageError(f"momkde figures draws with plotly, which is not installed ({err}): "
+                         "pip install 'momkde[app]'") from None
 
     df = read_results(args.results)
     if args.methods:
@@ -502,7 +506,7 @@ def _scan(args: argparse.Namespace, fmt: CsvFormat, outputs: list[str]) -> _Scan
     low, high = np.full(len(columns), np.inf), np.full(len(columns), -np.inf)
     n_rows = n_scored = n_bad = 0
     kinds: dict[Hashable, set[str]] = {}
-    with tqdm(desc="reading", unit=" rows", disable=None, leave=False) as bar:
+    with Progress("reading", "rows") as bar:
         for chunk in itertools.chain([first], chunks):
             for column in chunk.columns:
                 kinds.setdefault(column, set()).add(chunk[column].dtype.kind)
@@ -557,8 +561,7 @@ def _write_scores(args: argparse.Namespace, fmt: CsvFormat, scan: _Scan, scaler:
     part = args.out.with_name(f".{args.out.name}.{os.getpid()}.part")
     try:
         with open(part, "w", encoding="utf-8", newline="") as fh, \
-                tqdm(total=scan.n_rows, desc="scoring", unit=" rows", disable=None,
-                     leave=False) as bar:
+                Progress("scoring", "rows", total=scan.n_rows) as bar:
             for i, chunk in enumerate(read_csv_chunks(args.data, fmt, args.chunksize,
                                                       dtype=scan.dtypes)):
                 X = float_columns(chunk, scan.columns)
@@ -636,7 +639,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"momkde: interrupted{kept}", file=sys.stderr)
         return EXIT_INTERRUPTED
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """The (node, point) pairs closer than a per-node radius in the plane, by cells (numba).
 
-:func:`momkde_core.engine.exact_at_nodes` recomputes a grid's far-tail nodes exactly from
+:func:`momkde_core._engine._sums.exact_at_nodes` recomputes a grid's far-tail nodes exactly from
 the points that matter there: for a node, the points within its reach r (beyond r every
 term is negligible next to the nearest point's). In the plane those points are found
 through a table of square cells: the block's points sorted by cell, column-major (cell
@@ -16,7 +16,7 @@ of underflow as everywhere else). For the Gaussian on a mesh, :meth:`DiscPairs.
 mesh_gaussian_sums` finds the points once per tile of nodes and sums their terms in the
 compiled loop as products of per-axis factors; :meth:`DiscPairs.nearest_bounds` bounds each
 node's distance to the nearest point (hence its reach) by a distance transform of the
-occupied cells. The compiled loops are serial and GIL-free, like :mod:`momkde_core.binning`;
+occupied cells. The compiled loops are serial and GIL-free, like :mod:`momkde_core._engine._binning`;
 ``mesh_gaussian_sums`` may share its tiles' columns among the kept pool's threads.
 """
 
@@ -29,8 +29,8 @@ import numpy as np
 from numba import njit
 from scipy import ndimage
 
-from .axis_factors import evenly_spaced
-from .threads import map_on_pool
+from ._axis_factors import evenly_spaced
+from ._threads import map_on_pool
 
 SLACK = 1e-9  # cells are selected this far (in cell units) beyond the disc: the rounding of
 # a point's cell index must not drop a point exactly on the circle, which the distance keeps

@@ -60,9 +60,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
-from .bandwidth import check_numeric_bandwidth, check_rule
-from .estimators import KDE, MoMKDE, _base_measure, _seeded_clone, _validate_data
-from .robust_defaults import check_contamination
+from ..bandwidth._rules import check_numeric_bandwidth, check_rule
+from ._base import _base_measure, _seeded_clone, _validate_data
+from ._kde import KDE
+from ._mom_kde import MoMKDE
+from ..bandwidth._robust import check_contamination
 
 #: The cut rules of :class:`ScreenedKDE`.
 CUTS: tuple[str, ...] = ("calibrated", "ratio", "share")

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .engine import GramOperator
+from .._engine import GramOperator
 
 
 def hampel_psi(r: np.ndarray, a: float, b: float, c: float) -> np.ndarray:

@@ -1,0 +1,169 @@
+"""Global tuning knobs, as in scikit-learn: :func:`get_config`, :func:`set_config` and the
+:func:`config_context` manager.
+
+The knobs change speed and memory, never results beyond floating-point round-off:
+
+``n_threads``
+    Threads of the engine's kept pool, of the robust bandwidth search and of the FFT over a
+    batch of blocks. None (default): the cores this process may use (``joblib.cpu_count``,
+    which honours CPU affinity and container quotas).
+``working_memory``
+    MiB of one working matrix of kernel values (the chunks of point sums, tail windows and
+    Gram products). Default 16.
+``memo_size``
+    MiB of kernel values the engine keeps to replay an evaluation that is asked for again
+    (a refit on the same data and bandwidth). Default 128; 0 keeps none.
+
+Settings made by :func:`set_config` hold for the calling thread and every thread started
+afterwards; :func:`config_context` changes them for the calling thread within a ``with``
+block.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from numbers import Integral, Real
+
+from joblib import cpu_count
+
+_DEFAULTS = {"n_threads": None, "working_memory": 16, "memo_size": 128}
+_GLOBAL = dict(_DEFAULTS)
+_LOCAL = threading.local()
+
+
+def _thread_config() -> dict:
+    if not hasattr(_LOCAL, "config"):
+        _LOCAL.config = dict(_GLOBAL)
+    return _LOCAL.config
+
+
+def get_config() -> dict:
+    """The current values of the tuning knobs.
+
+    Returns
+    -------
+    config : dict
+        Keys ``n_threads`` (None: every core this process may use), ``working_memory`` (MiB)
+        and ``memo_size`` (MiB).
+
+    See Also
+    --------
+    set_config : Set the knobs.
+    config_context : Set them within a ``with`` block.
+
+    Examples
+    --------
+    >>> from momkde_core import get_config
+    >>> sorted(get_config())
+    ['memo_size', 'n_threads', 'working_memory']
+    """
+    return dict(_thread_config())
+
+
+def _check(name: str, value) -> None:
+    if name == "n_threads":
+        if value is not None and (not isinstance(value, Integral) or isinstance(value, bool)
+                                  or value < 1):
+            raise ValueError(f"n_threads must be None or a positive integer, got {value!r}")
+    elif name == "working_memory":
+        if not isinstance(value, Real) or isinstance(value, bool) or not value >= 1:
+            raise ValueError(f"working_memory must be a number of MiB >= 1, got {value!r}")
+    elif not isinstance(value, Real) or isinstance(value, bool) or not value >= 0:
+        raise ValueError(f"memo_size must be a number of MiB >= 0, got {value!r}")
+
+
+def set_config(n_threads: int | None = None, working_memory: float | None = None,
+               memo_size: float | None = None) -> None:
+    """Set the tuning knobs for this thread and the threads started afterwards.
+
+    Parameters
+    ----------
+    n_threads : int, optional
+        Threads of the engine's pool and of the robust bandwidth search.
+    working_memory : float, optional
+        MiB of one working matrix of kernel values.
+    memo_size : float, optional
+        MiB of kernel values kept to replay a repeated evaluation.
+
+    A knob left as None keeps its value; to go back to the default number of threads, use
+    :func:`config_context` or ``set_config(n_threads=...)`` with an explicit count.
+
+    See Also
+    --------
+    get_config : The current values.
+    config_context : Set the knobs within a ``with`` block.
+
+    Examples
+    --------
+    >>> from momkde_core import get_config, set_config
+    >>> before = get_config()["working_memory"]
+    >>> set_config(working_memory=32)
+    >>> get_config()["working_memory"]
+    32
+    >>> set_config(working_memory=before)
+    """
+    given = {"n_threads": n_threads, "working_memory": working_memory, "memo_size": memo_size}
+    changes = {k: v for k, v in given.items() if v is not None}
+    for name, value in changes.items():
+        _check(name, value)
+    _GLOBAL.update(changes)
+    _thread_config().update(changes)
+
+
+@contextmanager
+def config_context(**changes) -> Iterator[None]:
+    """Set tuning knobs within a ``with`` block, for the calling thread.
+
+    Parameters
+    ----------
+    **changes
+        Any of ``n_threads`` (None: every core), ``working_memory`` and ``memo_size``
+        (:func:`set_config`).
+
+    See Also
+    --------
+    set_config : Set the knobs for good.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core import KDE, config_context
+    >>> X = np.random.default_rng(0).normal(size=(500, 1))
+    >>> with config_context(n_threads=1, working_memory=4):
+    ...     logs = KDE().fit(X).score_samples(X[:3])
+    >>> logs.shape
+    (3,)
+    """
+    unknown = set(changes) - set(_DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown configuration key(s) {sorted(unknown)}; known: "
+                        f"{sorted(_DEFAULTS)}")
+    for name, value in changes.items():
+        if not (name == "n_threads" and value is None):
+            _check(name, value)
+    config = _thread_config()
+    saved = dict(config)
+    config.update(changes)
+    try:
+        yield
+    finally:
+        config.clear()
+        config.update(saved)
+
+
+def n_threads() -> int:
+    """The number of threads to use now (the ``n_threads`` knob, resolved)."""
+    value = _thread_config()["n_threads"]
+    return cpu_count() if value is None else int(value)
+
+
+def chunk_elements() -> int:
+    """float64 values in one working matrix (the ``working_memory`` knob)."""
+    return max(1, int(_thread_config()["working_memory"] * 2**20) // 8)
+
+
+def memo_bytes() -> int:
+    """Bytes of kernel values the engine may keep for replays (the ``memo_size`` knob)."""
+    return int(_thread_config()["memo_size"] * 2**20)

@@ -1,0 +1,142 @@
+"""The robust KDE of Kim & Scott (2012), fitted by KIRWLS."""
+
+from __future__ import annotations
+
+
+import numpy as np
+from sklearn.utils._param_validation import InvalidParameterError
+
+from .._engine import GramOperator
+from ._base import (_BaseKDE, _check_iterations, _iteration_logger,
+                    _log_start, _one_block)
+from ._kirwls import (DEFAULT_PERCENTILES, SCALE_SOURCES, kirwls_with_params, loss_parameters,
+                      scale_residuals)
+
+
+class RKDE(_BaseKDE):
+    """Robust KDE of Kim & Scott (2012): an M-estimator in the kernel's feature space.
+
+    f = sum_i w_i k_h(., X_i) minimises J(f) = (1/n) sum_i rho(||Phi(X_i) - f||_H), the
+    M-estimation objective in the RKHS (their definition of RKDE; the MoM-KDE paper,
+    section 5, restates it); the weights come from their KIRWLS algorithm: from w = 1/n,
+    repeat
+
+    (a) r_i = ||Phi(X_i) - f||_H = sqrt(k(X_i, X_i) - 2 (G w)_i + w'G w), the feature-space
+        residual expanded with the kernel trick (G: the Gram matrix of k_h),
+    (b) w_i = phi(r_i) / sum_j phi(r_j) with phi(r) = psi(r)/r, the re-weighting step,
+
+    until the relative change of J(w) = mean rho(r_i) is below ``tol``.
+
+    Hampel's a, b, c (Huber's a: the first) are ``percentiles`` of residuals chosen by
+    ``scale_from``:
+
+    - ``"absolute"`` (default), the RKDE author's own choice: the residuals of the
+      absolute-loss RKDE (rho(r) = |r|, psi = 1, phi(r) = 1/r) run by KIRWLS to convergence
+      from w = 1/n, and percentiles (50, 95, 100) by default: a = the median, b = the 95th
+      percentile, c = the largest residual. This is what ``parameter_select`` does in Kim's
+      MATLAB code ``robkde.m`` (JooSeuk Kim, 2011; public copy: GitHub
+      churchilln/oppni-code-nwc, addons/rkde_code/robkde.m, commit 0c00625ae3c5): l. 67
+      ``w = 1./normdiff;`` iterated until ``abs(J - J_old) < J_old*tol`` (l. 74, tol 1e-8),
+      then l. 79-88 ``sort_norm = sort(normdiff, 'descend'); ... a = sort_norm(floor(n/2));
+      b = sort_norm(floor(n/20)); c = max(normdiff);`` (Huber: a only). numpy's interpolated
+      percentiles differ from those order statistics by at most two ranks. The Hampel
+      KIRWLS then restarts from w = 1/n (l. 26), as here.
+    - ``"kde"``: the residuals of the plain KDE (w = 1/n), percentiles (50, 75, 95) by
+      default: this project's earlier choice. With ``percentiles=(100, 100, 100)`` no point
+      is down-weighted and RKDE is the KDE.
+
+    ``percentiles=None`` takes the default of ``scale_from``. Hampel's psi is 0 from r = c
+    on, r = c included (as the MATLAB ``psi2.m``, l. 17 and 22: ``i4 = (in >=c); ...
+    out(i4) = 0;``): with c = the largest absolute-loss residual, a point whose residual
+    reaches c at some iteration gets weight 0 at the next. (The MoM-KDE authors' Python code, lminvielle/mom-kde
+    libs/kde_lib.py ``rkde``, also takes the absolute-loss residuals but at percentiles
+    (50, 75, 95), and after at most 100 iterations.)
+    Measured (ratio 0.2, 500 or 1000 inliers, h from 0.05 to 0.5): on the adversarial
+    scheme (a tight outlier cluster) the KDE's residuals make the cluster's points the best
+    fitted ones, so ``"kde"`` concentrates weight on it (39-81 % of the weight on 20 % of
+    outliers); ``"absolute"`` leaves it at about its share (20-21 %): its a is above most
+    of the KDE's residuals and n w_i stays in [0.79, 1.06] (in [0.93, 1.01] for h <= 0.3):
+    it stops feeding the cluster but does not down-weight it either, RKDE ~ the KDE. On scattered (uniform)
+    outliers ``"absolute"`` down-weights less than ``"kde"`` (6-11 % against 5-8 %): b at
+    the 95th percentile and c at the maximum leave 5 % of the points on the descending
+    part of psi.
+
+    Every update is element-wise: each point keeps its own weight (the MoM-KDE authors'
+    Python ``psi`` concatenates the points by loss segment and so mixes them up; Kim's
+    MATLAB indexes them in place).
+    The feature-space view needs a positive-definite kernel (gaussian, exponential); with
+    the others the squared residuals are clipped at 0.
+
+    Sample weights are the base measure: J(f) = sum_i p_i rho(||Phi(X_i) - f||_H) with
+    p = w / sum w in place of 1/n (the M-estimator of the weighted empirical measure, Kim &
+    Scott's definition with that measure), KIRWLS starts from w = p and updates
+    w_i = p_i phi(r_i) / sum_j p_j phi(r_j). For given a, b, c that is exactly RKDE on the
+    sample with each row repeated w_i times. a, b, c are read from the residuals of the rows
+    of positive weight, each row once (unit weights are then the unweighted fit to the bit;
+    with repeated rows the percentiles would count copies: the one difference). The
+    weights' effect is then the robust one: a heavy row pulls f towards itself only as far
+    as its residual lets it.
+
+    ``bandwidth``: a number, one per feature, or a rule, as for :class:`KDE` ("scott",
+    "silverman", "cv", "robust", "isj").
+
+    ``verbose``: when true, the fit logs (INFO, logger ``momkde_core.estimators``) its size,
+    its Gram path (dense or grid, :class:`~momkde_core._engine._sums.GramOperator`) and each
+    iteration's objective: a long fit (n in the tens of thousands) shows its progress.
+
+    Attributes: ``weights_`` (on the simplex, in the order of the training rows; 0 for rows
+    of weight 0), ``n_iter_``, ``objective_`` (J at each iteration), ``loss_params_`` (a, b,
+    c; Huber: (a,)), ``scale_n_iter_`` (iterations of the absolute-loss KIRWLS; 0 for
+    ``"kde"``), ``n_features_in_``, ``feature_names_in_`` (fitted on a DataFrame).
+    """
+
+    _row_attributes = {"weights_": 0.0}
+
+    def __init__(self, bandwidth="scott", kernel: str = "gaussian", loss: str = "hampel",
+                 scale_from: str = "absolute", percentiles=None, max_iter: int = 100,
+                 tol: float = 1e-8, random_state=None, verbose: int = 0):
+        self.bandwidth = bandwidth
+        self.kernel = kernel
+        self.loss = loss
+        self.scale_from = scale_from
+        self.percentiles = percentiles
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _percentiles(self) -> np.ndarray:
+        q = DEFAULT_PERCENTILES[self.scale_from] if self.percentiles is None \
+            else self.percentiles
+        return np.asarray(q, dtype=float).ravel()
+
+    def _check_params(self, n: int) -> None:
+        if not isinstance(self.loss, str) or self.loss not in ("hampel", "huber"):
+            raise InvalidParameterError(f"unknown loss {self.loss!r}; allowed: 'hampel', 'huber'")
+        if not isinstance(self.scale_from, str) or self.scale_from not in SCALE_SOURCES:
+            raise InvalidParameterError(f"unknown scale_from {self.scale_from!r}; allowed: "
+                             + ", ".join(map(repr, SCALE_SOURCES)))
+        try:
+            q = self._percentiles()
+        except (TypeError, ValueError):
+            q = np.array([np.nan])
+        if q.size != 3 or not np.all((q >= 0) & (q <= 100)) or np.any(np.diff(q) < 0):
+            raise InvalidParameterError("percentiles must be None or three non-decreasing numbers in "
+                             f"[0, 100] (Hampel's a, b, c), got {self.percentiles!r}")
+        _check_iterations(self.max_iter, self.tol)
+
+    def _fit_weights(self, X, base):
+        gram = GramOperator(X, self._kernel, self._frame.h)
+        _log_start(self, gram)
+        residuals, self.scale_n_iter_ = scale_residuals(
+            gram, self.scale_from, self.max_iter, self.tol, base,
+            _iteration_logger(self, "absolute-loss KIRWLS (scale)"))
+        self.loss_params_ = loss_parameters(residuals, self.loss, self._percentiles())
+        self.weights_, self.n_iter_, self.objective_ = kirwls_with_params(
+            gram, self.loss, self.loss_params_, self.max_iter, self.tol, base,
+            _iteration_logger(self, f"{self.loss} KIRWLS"))
+        if not self._frame.identity:  # residuals scale as sqrt(density), J as a density
+            jacobian = np.exp(self._frame.log_jacobian)
+            self.loss_params_ = tuple(p * np.sqrt(jacobian) for p in self.loss_params_)
+            self.objective_ = self.objective_ * jacobian
+        return _one_block(X, self.weights_)
