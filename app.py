@@ -13,7 +13,6 @@ from app_support.widgets import url
 from momkde_core.plots import density_1d_figure
 
 
-
 @st.cache_resource
 def one_blas_thread() -> None:
     """One BLAS thread per call, once per server process: the pages' fits are small (n of a
@@ -27,11 +26,27 @@ def one_blas_thread() -> None:
 one_blas_thread()
 
 PAGES = {
-    "explore": st.Page("app_pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"),
-    "sweep": st.Page("app_pages/sweep.py", title="Contamination sweep", icon=":material/show_chart:", url_path="sweep"),
-    "your_data": st.Page("app_pages/your_data.py", title="Your data", icon=":material/upload_file:", url_path="your_data"),
-    "real_data": st.Page("app_pages/real_data.py", title="Real data", icon=":material/dataset:", url_path="real_data"),
-    "learn": st.Page("app_pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"),
+    "explore": st.Page(
+        "app_pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"
+    ),
+    "sweep": st.Page(
+        "app_pages/sweep.py",
+        title="Contamination sweep",
+        icon=":material/show_chart:",
+        url_path="sweep",
+    ),
+    "your_data": st.Page(
+        "app_pages/your_data.py",
+        title="Your data",
+        icon=":material/upload_file:",
+        url_path="your_data",
+    ),
+    "real_data": st.Page(
+        "app_pages/real_data.py", title="Real data", icon=":material/dataset:", url_path="real_data"
+    ),
+    "learn": st.Page(
+        "app_pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"
+    ),
 }
 
 
@@ -45,19 +60,32 @@ def home() -> None:
         "takes their pointwise **median**. When the outliers sit in fewer than half of the blocks "
         "(guaranteed when S > 2|O|), the median ignores them."
     )
-    n_outliers = st.slider("Number of outliers |O| (uniform on [-3, 3]; inliers uniform on [-1, 1])", 0, 20, 6,
-                           **url("o"))
+    n_outliers = st.slider(
+        "Number of outliers |O| (uniform on [-3, 3]; inliers uniform on [-1, 1])",
+        0,
+        20,
+        6,
+        **url("o"),
+    )
     h = 0.4
     ex = example_one(200, n_outliers, h, 1, 2.0, 0, 2 * n_outliers + 1)
     full, zoom = st.columns(2)
     with full:
         st.markdown("**The whole density**")
-        st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360),
-                        key="home_figure", config={"displaylogo": False})
+        st.plotly_chart(
+            density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360),
+            key="home_figure",
+            config={"displaylogo": False},
+        )
     with zoom:
         st.markdown("**Zoom on the tails (×10)**: the outliers' bumps")
-        st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360, y_max=0.05),
-                        key="home_zoom", config={"displaylogo": False})
+        st.plotly_chart(
+            density_1d_figure(
+                ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360, y_max=0.05
+            ),
+            key="home_zoom",
+            config={"displaylogo": False},
+        )
     st.caption(home_caption(ex, n_outliers, h))
     st.subheader("Pages")
     for page in PAGES.values():
@@ -69,19 +97,27 @@ def home_caption(ex: dict, n_outliers: int, h: float) -> str:
     outside the inliers' range, and where MoM-KDE is exactly 0 (its support reaches h beyond
     the inliers' [−1, 1], since every block holds inliers near the edge)."""
     if n_outliers == 0:
-        return ("Without outliers S = 1: MoM-KDE is the KDE itself, and both follow the true density (dashed) "
-                f"up to a ramp of width h = {h:g} at ±1. Move the slider to add outliers.")
+        return (
+            "Without outliers S = 1: MoM-KDE is the KDE itself, and both follow the true density (dashed) "
+            f"up to a ramp of width h = {h:g} at ±1. Move the slider to add outliers."
+        )
     xs, mom = ex["xs"], ex["curves"]["mom_kde"]
     support = xs[mom > 0]
     outside = int(np.sum(ex["is_outlier"] & (np.abs(ex["X"][:, 0]) > 1 + h)))
-    return (f"{outside} of the {n_outliers} outliers (red ticks) fall beyond ±{1 + h:g} and each gives the KDE "
-            f"a bump (about {1 / (2 * h * len(ex['X'])):.3f} high: see the zoom); MoM-KDE "
-            f"with S = 2|O| + 1 = {2 * n_outliers + 1} blocks is exactly 0 outside [{support.min():.2f}, "
-            f"{support.max():.2f}], like the true density (dashed) outside [−1, 1], up to the kernel's "
-            f"reach h = {h:g}. The Learn page explains why.")
+    return (
+        f"{outside} of the {n_outliers} outliers (red ticks) fall beyond ±{1 + h:g} and each gives the KDE "
+        f"a bump (about {1 / (2 * h * len(ex['X'])):.3f} high: see the zoom); MoM-KDE "
+        f"with S = 2|O| + 1 = {2 * n_outliers + 1} blocks is exactly 0 outside [{support.min():.2f}, "
+        f"{support.max():.2f}], like the true density (dashed) outside [−1, 1], up to the kernel's "
+        f"reach h = {h:g}. The Learn page explains why."
+    )
 
 
-FAVICON = Path(__file__).resolve().parent / "assets" / "favicon.png"  # local: a material icon favicon comes from a CDN
+FAVICON = (
+    Path(__file__).resolve().parent / "assets" / "favicon.png"
+)  # local: a material icon favicon comes from a CDN
 st.set_page_config(page_title="MoM-KDE explorer", page_icon=str(FAVICON), layout="wide")
-navigation = st.navigation([st.Page(home, title="Home", icon=":material/home:", default=True), *PAGES.values()])
+navigation = st.navigation(
+    [st.Page(home, title="Home", icon=":material/home:", default=True), *PAGES.values()]
+)
 navigation.run()

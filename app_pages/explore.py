@@ -32,25 +32,45 @@ side = st.sidebar
 side.header("Sample")
 scheme = scheme_select(side)
 dim = side.segmented_control("Dimension", [1, 2], default=1, **url("dim")) or 1
-n_inliers = side.select_slider("Inliers", [100, 200, 500, 1000, 2000], value=1000, **url("n"),
-                              help="At most 2000: RKDE and SPKDE cost n² per iteration.")
-ratio = side.slider("Outlier ratio |O| / n", 0.0, MAX_SHARE, 0.1, 0.05, **url("ratio"), disabled=scheme == "none",
-                    help="The true share of outliers. At 0.5 they would be half the sample: no median "
-                         "can tell them apart, and S > 2|O| would need more blocks than points.")
+n_inliers = side.select_slider(
+    "Inliers",
+    [100, 200, 500, 1000, 2000],
+    value=1000,
+    **url("n"),
+    help="At most 2000: RKDE and SPKDE cost n² per iteration.",
+)
+ratio = side.slider(
+    "Outlier ratio |O| / n",
+    0.0,
+    MAX_SHARE,
+    0.1,
+    0.05,
+    **url("ratio"),
+    disabled=scheme == "none",
+    help="The true share of outliers. At 0.5 they would be half the sample: no median "
+    "can tell them apart, and S > 2|O| would need more blocks than points.",
+)
 side.header("Estimators")
 methods = methods_select(side) or list(DEFAULT_METHODS)  # none chosen: the paper's four
 
 with user_errors():
     data = synthetic_sample(scheme, n_inliers, 0.0 if scheme == "none" else ratio, dim, 0)
     settings = estimator_controls(side, len(data.X), data.n_outliers)
-    data = synthetic_sample(scheme, n_inliers, 0.0 if scheme == "none" else ratio, dim, settings.seed)
+    data = synthetic_sample(
+        scheme, n_inliers, 0.0 if scheme == "none" else ratio, dim, settings.seed
+    )
     eps = settings.contamination
     h = select_bandwidth(data.X, settings.bandwidth, settings.kernel, settings.seed, eps)
     # the robust rule's h, to tell whether the cross-validated h followed a spike of outliers
-    h_robust = (select_bandwidth(data.X, "robust", settings.kernel, settings.seed, eps)
-                if settings.bandwidth == "cv" else None)
+    h_robust = (
+        select_bandwidth(data.X, "robust", settings.kernel, settings.seed, eps)
+        if settings.bandwidth == "cv"
+        else None
+    )
     grid = plot_grid(data.X, h)
-    show_blocks = dim == 1 and st.toggle("Show the S block KDEs behind the median (grey)", **url("blocks"))
+    show_blocks = dim == 1 and st.toggle(
+        "Show the S block KDEs behind the median (grey)", **url("blocks")
+    )
     results, failures = fit_all(methods, data.X, grid.axes, h, settings, with_blocks=show_blocks)
     truth = data.true_pdf(grid.points).reshape(grid.shape)
     for method, message in failures.items():
@@ -62,34 +82,63 @@ with user_errors():
     why = reasons(scheme, len(data.X), data.n_outliers, settings.n_blocks, h, h_robust, mom_wins)
 
     # 1-D: the figure with the metrics beside it; 2-D: the maps need the full width
-    fig_col, metric_col = (st.columns([5, 2], vertical_alignment="top") if dim == 1
-                           else (st.container(), st.container()))
+    fig_col, metric_col = (
+        st.columns([5, 2], vertical_alignment="top")
+        if dim == 1
+        else (st.container(), st.container())
+    )
     with fig_col:
         curves = {"truth": truth, **{m: r["grid"] for m, r in results.items()}}
         if dim == 1:
             blocks = results["mom_kde"].get("blocks") if "mom_kde" in results else None
-            fig = density_1d_figure(grid.axes[0], curves, data.X[:, 0], data.is_outlier, block_curves=blocks)
-            reading = ("Dashed: the true density. Ticks below the axis: "
-                       + ("inliers grey, outliers red." if data.n_outliers else "the sample (no outliers).")
-                       + (" Grey curves: the block KDEs the median is taken over." if blocks is not None else ""))
+            fig = density_1d_figure(
+                grid.axes[0], curves, data.X[:, 0], data.is_outlier, block_curves=blocks
+            )
+            reading = (
+                "Dashed: the true density. Ticks below the axis: "
+                + (
+                    "inliers grey, outliers red."
+                    if data.n_outliers
+                    else "the sample (no outliers)."
+                )
+                + (
+                    " Grey curves: the block KDEs the median is taken over."
+                    if blocks is not None
+                    else ""
+                )
+            )
         else:
             notes = {m: f"JS {v:.3f}" for m, v in js.items() if np.isfinite(v)}
             fig = density_2d_figure(*grid.axes, curves, data.X, data.is_outlier, panel_notes=notes)
             cap, capped = shared_colour_cap(curves)
-            reading = ("One colour scale for all maps" + (f", capped at {cap:.3g} (a spike reaches "
-                       f"{max(float(np.nanmax(v)) for v in curves.values()):.3g})" if capped else "")
-                       + "; grey dots (first map): the inliers; red dots: the outliers; each title gives the "
-                       "map's JS to the truth.")
+            reading = (
+                "One colour scale for all maps"
+                + (
+                    f", capped at {cap:.3g} (a spike reaches "
+                    f"{max(float(np.nanmax(v)) for v in curves.values()):.3g})"
+                    if capped
+                    else ""
+                )
+                + "; grey dots (first map): the inliers; red dots: the outliers; each title gives the "
+                "map's JS to the truth."
+            )
         st.plotly_chart(fig, key="explore_figure", config={"displaylogo": False})
         st.caption(" ".join([verdict, *why, reading]))
     with metric_col:
-        st.markdown(f"**h = {h:.3g}** ({settings.bandwidth if isinstance(settings.bandwidth, str) else 'slider'})"
-                    f" · S = {settings.n_blocks} · n = {len(data.X)} · |O| = {data.n_outliers}")
+        st.markdown(
+            f"**h = {h:.3g}** ({settings.bandwidth if isinstance(settings.bandwidth, str) else 'slider'})"
+            f" · S = {settings.n_blocks} · n = {len(data.X)} · |O| = {data.n_outliers}"
+        )
         if "screened_kde" in results:
             st.caption(screened_note(results["screened_kde"], own_bandwidth(settings)))
         table.index = [METHOD_LABELS[m] for m in table.index]
         st.table(table.style.format("{:.3f}", na_rep="—"))
-        st.caption("JS and both KLs compare each estimate with the true density (lower is better)"
-                   + ("; AUC uses the density as an outlier score (higher is better, 0.5 is chance; below "
-                      "0.5 the outliers are denser than the inliers, as a spike is)."
-                      if data.n_outliers else "."))
+        st.caption(
+            "JS and both KLs compare each estimate with the true density (lower is better)"
+            + (
+                "; AUC uses the density as an outlier score (higher is better, 0.5 is chance; below "
+                "0.5 the outliers are denser than the inliers, as a spike is)."
+                if data.n_outliers
+                else "."
+            )
+        )

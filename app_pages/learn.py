@@ -8,17 +8,30 @@ import streamlit as st
 
 from app_support.compute import example_one, measure_times
 from app_support.widgets import url, user_errors
-from momkde_core.plots import METHOD_LABELS, density_1d_figure, error_vs_blocks_figure, timing_figure, timing_slopes
+from momkde_core.plots import (
+    METHOD_LABELS,
+    density_1d_figure,
+    error_vs_blocks_figure,
+    timing_figure,
+    timing_slopes,
+)
 
 #: Mean JS x 1000 (1-D, 1000 inliers, the stated share = the true ratio), measured by the library's
 #: runner (docs/reproduction.md, "Choosing S and h without an oracle"): KDE with the CV h,
 #: MoM-KDE with the robust defaults, and the KDE with the robust h.
 WHEN_IT_HELPS = pd.DataFrame(
-    {"ratio 0.05": ["14 → 9", "27 → 3", "30 → 4", "3 → 22 (3)"],
-     "ratio 0.1": ["27 → 11", "53 → 4", "59 → 5", "15 → 46 (5)"],
-     "ratio 0.2": ["55 → 18", "108 → 6", "118 → 11", "58 → 128 (14)"]},
-    index=["(a) uniform", "(b) Gaussian between the modes", "(c) thin spike between the modes",
-           "(d) spike on an inlier mode"])
+    {
+        "ratio 0.05": ["14 → 9", "27 → 3", "30 → 4", "3 → 22 (3)"],
+        "ratio 0.1": ["27 → 11", "53 → 4", "59 → 5", "15 → 46 (5)"],
+        "ratio 0.2": ["55 → 18", "108 → 6", "118 → 11", "58 → 128 (14)"],
+    },
+    index=[
+        "(a) uniform",
+        "(b) Gaussian between the modes",
+        "(c) thin spike between the modes",
+        "(d) spike on an inlier mode",
+    ],
+)
 
 st.title("Learn: why the median removes outliers")
 
@@ -39,26 +52,49 @@ with controls:
 with user_errors():
     ex = example_one(200, n_outliers, h, 60, 2.0, seed, blocks)
     with figure:
-        st.plotly_chart(density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340),
-                        key="example_density", config={"displaylogo": False})
-        st.caption(f"With S = {blocks}, {ex['n_blocks_with_outlier_near_x0']} block(s) hold an outlier within h "
-                   f"of x₀ = 2; the median is non-zero there only if that is more than half of the {blocks} blocks.")
-        st.plotly_chart(error_vs_blocks_figure(ex["blocks"], ex["errors"], threshold=2 * n_outliers),
-                        key="example_error", config={"displaylogo": False})
+        st.plotly_chart(
+            density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340),
+            key="example_density",
+            config={"displaylogo": False},
+        )
+        st.caption(
+            f"With S = {blocks}, {ex['n_blocks_with_outlier_near_x0']} block(s) hold an outlier within h "
+            f"of x₀ = 2; the median is non-zero there only if that is more than half of the {blocks} blocks."
+        )
+        st.plotly_chart(
+            error_vs_blocks_figure(ex["blocks"], ex["errors"], threshold=2 * n_outliers),
+            key="example_error",
+            config={"displaylogo": False},
+        )
         mom_err = ex["errors"]["mom_kde"]
         nonzero = np.flatnonzero(mom_err > 0)
-        settles = int(ex["blocks"][nonzero[-1] + 1]) if len(nonzero) and nonzero[-1] + 1 < len(mom_err) else None
-        st.caption("Error at x₀ against S (dotted line: 2|O|); the KDE's does not depend on S. "
-                   + ("MoM-KDE's is 0 for every S shown." if not len(nonzero) else
-                      f"MoM-KDE's is exactly 0 from S = {settles} on" + (" (the theory guarantees it past 2|O|)."
-                      if settles <= 2 * n_outliers + 1 else ".") if settles else
-                      "MoM-KDE's is not yet 0 at the largest S shown: h is too wide or |O| too large."))
+        settles = (
+            int(ex["blocks"][nonzero[-1] + 1])
+            if len(nonzero) and nonzero[-1] + 1 < len(mom_err)
+            else None
+        )
+        st.caption(
+            "Error at x₀ against S (dotted line: 2|O|); the KDE's does not depend on S. "
+            + (
+                "MoM-KDE's is 0 for every S shown."
+                if not len(nonzero)
+                else f"MoM-KDE's is exactly 0 from S = {settles} on"
+                + (
+                    " (the theory guarantees it past 2|O|)."
+                    if settles <= 2 * n_outliers + 1
+                    else "."
+                )
+                if settles
+                else "MoM-KDE's is not yet 0 at the largest S shown: h is too wide or |O| too large."
+            )
+        )
 
 st.header("When does MoM-KDE help?")
 st.markdown(
     "Measured on the paper's four schemes (JS to the true density × 1000, lower is better; KDE with the "
     "cross-validated h → MoM-KDE with its robust defaults, S = 2⌈εn⌉+1 and the robust h, ε = the true ratio; "
-    "in brackets, the KDE with the robust h):")
+    "in brackets, the KDE with the robust h):"
+)
 st.table(WHEN_IT_HELPS)
 st.markdown(
     "- **It helps** when the outliers are a minority of every neighbourhood they sit in: spread out "
@@ -71,21 +107,29 @@ st.markdown(
     "the KDE's JS. And **no density** can flag outliers denser than the inliers (a spike on a mode, "
     "the digit 0 among digits): their AUC is below 0.5 whatever the estimator.\n"
     "- **It needs** the right S and h: S > 2|O| (too few blocks keep the bump) and an h a spike cannot "
-    "capture (cross-validation shrinks h to fit the spike, and the median of spiky blocks is a needle).")
+    "capture (cross-validation shrinks h to fit the spike, and the median of spiky blocks is a needle)."
+)
 
 st.header("What it costs")
 table_col, timing_col = st.columns([2, 3])
 with table_col:
     st.markdown("Theoretical complexity (paper, table 1), for n points:")
-    st.table(pd.DataFrame(
-        {"Learning": ["—", "O(n_iter · n²)", "O(n_iter · n²)", "—", "O(n²)"],
-         "Evaluation": ["O(n)"] * 5,
-         "Iterative": ["no", "yes", "yes", "no", "no"]},
-        index=["KDE", "RKDE", "SPKDE", "MoM-KDE", "Screened KDE"]))
-    st.caption("MoM-KDE needs no learning step: its fit only shuffles the indices into blocks. The screened "
-               "KDE (not in the paper) is a MoM-KDE fit plus a KDE fit: it scores the n training points with "
-               "MoM-KDE and with a pilot KDE (O(n) a point), then fits a KDE on the points kept. Choosing a "
-               "bandwidth is not counted.")
+    st.table(
+        pd.DataFrame(
+            {
+                "Learning": ["—", "O(n_iter · n²)", "O(n_iter · n²)", "—", "O(n²)"],
+                "Evaluation": ["O(n)"] * 5,
+                "Iterative": ["no", "yes", "yes", "no", "no"],
+            },
+            index=["KDE", "RKDE", "SPKDE", "MoM-KDE", "Screened KDE"],
+        )
+    )
+    st.caption(
+        "MoM-KDE needs no learning step: its fit only shuffles the indices into blocks. The screened "
+        "KDE (not in the paper) is a MoM-KDE fit plus a KDE fit: it scores the n training points with "
+        "MoM-KDE and with a pilot KDE (O(n) a point), then fits a KDE on the points kept. Choosing a "
+        "bandwidth is not counted."
+    )
 
 
 @st.fragment
@@ -93,19 +137,25 @@ def timings() -> None:
     """Measure on demand (a few seconds), in a fragment so the rest of the page is not rerun."""
     largest = st.select_slider("Largest n", [500, 1000, 2000, 4000], value=1000, **url("nmax"))
     sizes = tuple(n for n in (125, 250, 500, 1000, 2000, 4000) if n <= largest)
-    if st.button("Measure on this machine", key="measure") or st.session_state.get(f"measured_{largest}"):
+    if st.button("Measure on this machine", key="measure") or st.session_state.get(
+        f"measured_{largest}"
+    ):
         bar = st.progress(0.0, text="Timing fit and evaluation…")
-        times = measure_times(sizes, 1000, 0, _progress=lambda f: bar.progress(f, text="Timing fit and evaluation…"))
+        times = measure_times(
+            sizes, 1000, 0, _progress=lambda f: bar.progress(f, text="Timing fit and evaluation…")
+        )
         bar.empty()
         st.session_state[f"measured_{largest}"] = True
         st.plotly_chart(timing_figure(times), key="timing_figure", config={"displaylogo": False})
         slopes = ", ".join(f"{METHOD_LABELS[m]} {v:.1f}" for m, v in timing_slopes(times).items())
-        st.caption("Seconds against n on log-log axes (solid: fit, dotted: evaluation at 1000 points; grey: "
-                   f"slopes 1 and 2). Measured fit slopes here: {slopes}. RKDE and SPKDE learn in O(n_iter · n²) "
-                   "in theory, but at these sizes the n² Gram products run in fast BLAS code and the "
-                   "per-iteration overhead and the number of iterations weigh as much, so the slope stays "
-                   "between 1 and 2; it approaches 2 only at larger n. Every method uses Scott's h here; the screened "
-                   "KDE's fit includes its screen's choice of the robust h (MoM-KDE's default).")
+        st.caption(
+            "Seconds against n on log-log axes (solid: fit, dotted: evaluation at 1000 points; grey: "
+            f"slopes 1 and 2). Measured fit slopes here: {slopes}. RKDE and SPKDE learn in O(n_iter · n²) "
+            "in theory, but at these sizes the n² Gram products run in fast BLAS code and the "
+            "per-iteration overhead and the number of iterations weigh as much, so the slope stays "
+            "between 1 and 2; it approaches 2 only at larger n. Every method uses Scott's h here; the screened "
+            "KDE's fit includes its screen's choice of the robust h (MoM-KDE's default)."
+        )
 
 
 with timing_col:

@@ -8,13 +8,21 @@ import streamlit as st
 from app_support.captions import WHY, below_chance, ratio_span, sweep_summary
 from app_support.compute import run_sweep, runner_methods
 from app_support.widgets import SCHEME_LABELS, methods_select, scheme_select, url, user_errors
-from momkde_core.io._csv_safety import to_csv_text
 from momkde_core.experiments._runner import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
+from momkde_core.io._csv_safety import to_csv_text
 from momkde_core.plots import metric_vs_ratio_figure
 
 #: The app's names (the runner's S rule ``mom_kde`` is ``mom_kde_rule`` here: see ``display_names``).
-SWEEP_METHODS = ("kde", "mom_kde_auto", "kde_robust", "mom_kde_rule", "mom_kde_oracle", "rkde", "spkde",
-                 "screened_kde")
+SWEEP_METHODS = (
+    "kde",
+    "mom_kde_auto",
+    "kde_robust",
+    "mom_kde_rule",
+    "mom_kde_oracle",
+    "rkde",
+    "spkde",
+    "screened_kde",
+)
 FIGURES = {
     "js": "Jensen-Shannon divergence to the true density (lower is better).",
     "kl_fhat_f": "KL(f̂ ‖ f): mass the estimate puts where the true density has little, e.g. on outliers.",
@@ -25,13 +33,13 @@ FIGURES = {
 #: ratio is counted from the curves in each figure's caption.
 SCHEME_WHY = {
     "uniform": "Uniform outliers are spread out: each block holds few, so the median drops them where "
-               "S > 2|O| leaves usable blocks; the captions count the ratios where MoM-KDE (auto) wins.",
+    "S > 2|O| leaves usable blocks; the captions count the ratios where MoM-KDE (auto) wins.",
     "regular_gaussian": "Gaussian outliers between the modes form a bump that fewer than half of the "
-                        "blocks hold once S > 2|O|; beyond ~25 % of outliers the blocks are too small to "
-                        "hold it off (the captions count the ratios where MoM-KDE (auto) wins).",
+    "blocks hold once S > 2|O|; beyond ~25 % of outliers the blocks are too small to "
+    "hold it off (the captions count the ratios where MoM-KDE (auto) wins).",
     "thin_gaussian": "A thin spike captures the cross-validated h (it shrinks to fit the spike): the methods "
-                     "sharing that h cannot help, while MoM-KDE (auto) and the KDE with the robust h choose "
-                     "an h the spike cannot capture.",
+    "sharing that h cannot help, while MoM-KDE (auto) and the KDE with the robust h choose "
+    "an h the spike cannot capture.",
     "adversarial": WHY["adversarial"].format(share=0.39),
 }
 PROTOCOLS = {"honest": "honest", "paper": "paper"}
@@ -41,56 +49,117 @@ st.title("Contamination sweep")
 side = st.sidebar
 scheme = scheme_select(side, SYNTHETIC_SCHEMES)
 dim = side.segmented_control("Dimension", [1, 2], default=1, **url("dim")) or 1
-step = side.segmented_control("Ratio step", [0.1, 0.05], default=0.1, **url("step"),
-                              help="0.05 is the paper's grid (twice the work).") or 0.1
+step = (
+    side.segmented_control(
+        "Ratio step",
+        [0.1, 0.05],
+        default=0.1,
+        **url("step"),
+        help="0.05 is the paper's grid (twice the work).",
+    )
+    or 0.1
+)
 n_inliers = side.select_slider("Inliers", [200, 500, 1000], value=500, **url("n"))
 reps = side.slider("Repetitions", 1, 20, 3, **url("reps"), help="The paper uses 10.")
-protocol = side.segmented_control("Protocol", list(PROTOCOLS), default="honest", **url("proto"),
-                                  help="honest: what a user can do (h by CV on the contaminated sample). "
-                                       "paper: h by CV on the clean inliers and SPKDE told the true ratio "
-                                       "(knowledge a user lacks).") or "honest"
-share = side.segmented_control("Share stated to SPKDE, the auto methods and the screened KDE", list(SHARES),
-                               default="guess", format_func=SHARES.get, **url("share")) or "guess"
-methods = methods_select(side, SWEEP_METHODS, default=("kde", "mom_kde_auto", "rkde", "spkde"),
-                         help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h, the library's defaults. "
-                              "MoM-KDE (S rule): a held-out S rule with the CV h. The oracle tries 20 "
-                              "values of S and keeps the best JS (it needs the true density, as in the paper). "
-                              "Screened KDE: MoM-KDE (auto) as a screen, then a KDE with its own CV h "
-                              "on the rows kept.")
+protocol = (
+    side.segmented_control(
+        "Protocol",
+        list(PROTOCOLS),
+        default="honest",
+        **url("proto"),
+        help="honest: what a user can do (h by CV on the contaminated sample). "
+        "paper: h by CV on the clean inliers and SPKDE told the true ratio "
+        "(knowledge a user lacks).",
+    )
+    or "honest"
+)
+share = (
+    side.segmented_control(
+        "Share stated to SPKDE, the auto methods and the screened KDE",
+        list(SHARES),
+        default="guess",
+        format_func=SHARES.get,
+        **url("share"),
+    )
+    or "guess"
+)
+methods = methods_select(
+    side,
+    SWEEP_METHODS,
+    default=("kde", "mom_kde_auto", "rkde", "spkde"),
+    help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h, the library's defaults. "
+    "MoM-KDE (S rule): a held-out S rule with the CV h. The oracle tries 20 "
+    "values of S and keeps the best JS (it needs the true density, as in the paper). "
+    "Screened KDE: MoM-KDE (auto) as a screen, then a KDE with its own CV h "
+    "on the rows kept.",
+)
 seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
 ratios = [round(step * k, 2) for k in range(1, int(round(0.5 / step)) + 1)]
 
-stated = "the true ratio" if share == "true" or protocol == "paper" else f"a guessed share of {CONTAMINATION_GUESS:g}"
+stated = (
+    "the true ratio"
+    if share == "true" or protocol == "paper"
+    else f"a guessed share of {CONTAMINATION_GUESS:g}"
+)
 st.markdown(
     f"The paper's experiment, live, under the **{protocol}** protocol: for each outlier ratio, draw "
     f"{reps} contaminated sample(s) of {n_inliers} inliers, fit every estimator and score it against the true "
     "density. "
-    + ("The bandwidth is cross-validated on the contaminated sample (what a user can do) and shared by KDE, "
-       "MoM-KDE (S rule), RKDE and SPKDE; the auto methods choose the robust h themselves. "
-       if protocol == "honest" else
-       "The bandwidth is cross-validated on the clean inliers only (an oracle, as in the paper's code). ")
-    + ("The screened KDE cross-validates its own h on the rows its screen keeps. " if "screened_kde" in methods
-       else "")
+    + (
+        "The bandwidth is cross-validated on the contaminated sample (what a user can do) and shared by KDE, "
+        "MoM-KDE (S rule), RKDE and SPKDE; the auto methods choose the robust h themselves. "
+        if protocol == "honest"
+        else "The bandwidth is cross-validated on the clean inliers only (an oracle, as in the paper's code). "
+    )
+    + (
+        "The screened KDE cross-validates its own h on the rows its screen keeps. "
+        if "screened_kde" in methods
+        else ""
+    )
     + f"SPKDE and the auto methods{' and the screened KDE' if 'screened_kde' in methods else ''} are told "
-      f"{stated}. Lines: means over the repetitions; bands: ± one std."
+    f"{stated}. Lines: means over the repetitions; bands: ± one std."
 )
 st.info(SCHEME_LABELS[scheme] + ". " + SCHEME_WHY[scheme], icon=":material/lightbulb:")
 
 with user_errors():
     if not methods:
         raise ValueError("choose at least one method")
-    results = run_sweep("synthetic", [scheme], ratios, reps, seed, runner_methods(methods), dim=dim,
-                        n_inliers=n_inliers, protocol=protocol, contamination=None if share == "true" else "guess")
-    challenger = next((m for m in ("mom_kde_auto", "mom_kde_rule") if m in set(results["method"])), None)
+    results = run_sweep(
+        "synthetic",
+        [scheme],
+        ratios,
+        reps,
+        seed,
+        runner_methods(methods),
+        dim=dim,
+        n_inliers=n_inliers,
+        protocol=protocol,
+        contamination=None if share == "true" else "guess",
+    )
+    challenger = next(
+        (m for m in ("mom_kde_auto", "mom_kde_rule") if m in set(results["method"])), None
+    )
     cols = st.columns(2)
     for i, (metric, sentence) in enumerate(FIGURES.items()):
         with cols[i % 2]:
-            st.plotly_chart(metric_vs_ratio_figure(results, metric), key=f"sweep_{metric}",
-                            config={"displaylogo": False})
-            summary = sweep_summary(results, metric, challenger, metric != "auc") if challenger else ""
+            st.plotly_chart(
+                metric_vs_ratio_figure(results, metric),
+                key=f"sweep_{metric}",
+                config={"displaylogo": False},
+            )
+            summary = (
+                sweep_summary(results, metric, challenger, metric != "auc") if challenger else ""
+            )
             if metric == "auc" and (low := below_chance(results)):
-                summary += (f" At ratio {ratio_span([r for _, r in low])} every method's AUC is below 0.5: the "
-                            "outliers are denser than the inliers (a spike), so a density ranks them as normal.")
+                summary += (
+                    f" At ratio {ratio_span([r for _, r in low])} every method's AUC is below 0.5: the "
+                    "outliers are denser than the inliers (a spike), so a density ranks them as normal."
+                )
             st.caption(f"{sentence} {summary}")
-    st.download_button("Download the results (CSV)", to_csv_text(results),
-                       file_name=f"momkde_sweep_{scheme}_{dim}d.csv", mime="text/csv", key="download")
+    st.download_button(
+        "Download the results (CSV)",
+        to_csv_text(results),
+        file_name=f"momkde_sweep_{scheme}_{dim}d.csv",
+        mime="text/csv",
+        key="download",
+    )

@@ -38,8 +38,8 @@ from app_support.widgets import (
     url,
     user_errors,
 )
-from momkde_core.io._csv_safety import to_csv_text
 from momkde_core.io import numeric_matrix, text_in_numeric_columns
+from momkde_core.io._csv_safety import to_csv_text
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -50,14 +50,14 @@ UPLOAD = "(upload a file)"
 #: What each bundled sample teaches (assets/make_samples.py makes them).
 SAMPLE_LESSONS = {
     "sensor_glitches.csv": "**Where MoM-KDE wins.** A sensor stuck at one value for 60 readings makes a tight "
-                           "cluster: the KDE grows a hill on it and ranks it as normal, while the cluster sits in "
-                           "too few blocks to move MoM-KDE's median, which ranks every glitch first.",
+    "cluster: the KDE grows a hill on it and ranks it as normal, while the cluster sits in "
+    "too few blocks to move MoM-KDE's median, which ranks every glitch first.",
     "spike_on_a_mode.csv": "**Where every density method fails.** The outliers are a spike on top of an inlier "
-                           "mode (the paper's adversarial scheme): they sit where the inliers are densest, so any "
-                           "density, robust or not, scores them as the most normal points (every AUC below 0.5).",
+    "mode (the paper's adversarial scheme): they sit where the inliers are densest, so any "
+    "density, robust or not, scores them as the most normal points (every AUC below 0.5).",
     "card_transactions.csv": "**A real-looking table.** An id, a timestamp and text columns are left out of the "
-                             "scores, the label is found by its name; card-testing bursts and large night "
-                             "purchases are the fraud, and the densities rank them first.",
+    "scores, the label is found by its name; card-testing bursts and large night "
+    "purchases are the fraud, and the densities rank them first.",
 }
 FILE_STATE = ("plot", "score", "label", "outlier")  # widgets whose choices belong to one file
 #: The background of a flagged row in the tables (the light tone of the figures' flag rings).
@@ -68,8 +68,10 @@ ROWS_PAST_THRESHOLD = 5
 MAX_LISTED = 500
 
 st.title("Your data")
-st.markdown("Upload a CSV with a header line, or pick a sample. Choose 1 or 2 columns to draw, any numeric "
-            "columns to score; a label column, if you have one, gives each method's AUC.")
+st.markdown(
+    "Upload a CSV with a header line, or pick a sample. Choose 1 or 2 columns to draw, any numeric "
+    "columns to score; a label column, if you have one, gives each method's AUC."
+)
 
 side = st.sidebar
 samples = [name for name in SAMPLE_LESSONS if (ASSETS / name).exists()]
@@ -99,8 +101,9 @@ def highlight_flagged(rows: pd.DataFrame) -> Styler:
     threshold shows where it cuts the ranking. A Styler replaces every cell by its text, so
     floats are written with 6 significant digits (pandas' default would pad them to 6 decimals)."""
     floats = [c for c in rows.columns if pd.api.types.is_float_dtype(rows[c])]
-    return (rows.style.apply(lambda row: [FLAGGED_ROW if row["flagged"] else ""] * len(row), axis=1)
-            .format("{:.6g}", subset=floats, na_rep=""))
+    return rows.style.apply(
+        lambda row: [FLAGGED_ROW if row["flagged"] else ""] * len(row), axis=1
+    ).format("{:.6g}", subset=floats, na_rep="")
 
 
 source = side.selectbox("Data", [UPLOAD, *samples], **url("sample"))
@@ -113,47 +116,88 @@ else:
 
 if raw is None:
     if set(st.query_params) & set(FILE_STATE):
-        st.info("This link was made with an uploaded file. Files are not part of links (they stay on the "
-                "computer that uploaded them): upload the same file and the link's columns and settings apply.",
-                icon=":material/link:")
+        st.info(
+            "This link was made with an uploaded file. Files are not part of links (they stay on the "
+            "computer that uploaded them): upload the same file and the link's columns and settings apply.",
+            icon=":material/link:",
+        )
     st.info("Upload a CSV in the sidebar, or choose one of the samples to start.")
     st.stop()
 
 with user_errors():
     frame = read_csv_bytes(raw, MAX_BYTES)
     if frame.attrs.get("encoding") not in (None, "utf-8") or frame.attrs.get("decimal") == ",":
-        st.caption(f"Read as {frame.attrs['encoding']} text, separator {frame.attrs['separator']!r}, "
-                   f"decimal {frame.attrs['decimal']!r}.")
+        st.caption(
+            f"Read as {frame.attrs['encoding']} text, separator {frame.attrs['separator']!r}, "
+            f"decimal {frame.attrs['decimal']!r}."
+        )
     keep = row_sample(len(frame), MAX_ROWS, 0)
     if len(keep) < len(frame):
-        st.warning(f"The file has {len(frame):,} rows: a random sample of {MAX_ROWS:,} of them is used "
-                   "to keep the page responsive.")
+        st.warning(
+            f"The file has {len(frame):,} rows: a random sample of {MAX_ROWS:,} of them is used "
+            "to keep the page responsive."
+        )
         frame = frame.iloc[keep]
     columns = list(frame.columns)
     for column in text_in_numeric_columns(frame):
         try:
             numeric_matrix(frame, [column])
         except ValueError as err:
-            st.warning(f"{err}: fix the file, or drop that column; it is left out of the "
-                       "default choices.", icon=":material/warning:")
+            st.warning(
+                f"{err}: fix the file, or drop that column; it is left out of the default choices.",
+                icon=":material/warning:",
+            )
     roles = guess_roles(frame)
     identity = source if source != UPLOAD else hashlib.sha256(raw).hexdigest()
-    reset_on_new_file(identity, {"plot": list(roles.draw), "score": list(roles.features), "label": roles.label})
-    plot_cols = side.multiselect("Columns to draw (1 or 2)", columns, max_selections=2, **url("plot"),
-                                 **default_unless_set("plot", default=list(roles.draw)))
-    score_cols = side.multiselect("Columns to score", columns, **url("score"),
-                                  **default_unless_set("score", default=list(roles.features)))
-    label_col = side.selectbox("Label column (optional)", [None, *columns], **url("label"),
-                               **default_unless_set("label", index=[None, *columns].index(roles.label)),
-                               format_func=lambda c: "none" if c is None else str(c))
-    left_out = [*(f"{c} (an id)" for c in roles.ids),
-                *(str(c) for c in columns if c not in roles.features and c not in roles.ids and c != roles.label)]
+    reset_on_new_file(
+        identity, {"plot": list(roles.draw), "score": list(roles.features), "label": roles.label}
+    )
+    plot_cols = side.multiselect(
+        "Columns to draw (1 or 2)",
+        columns,
+        max_selections=2,
+        **url("plot"),
+        **default_unless_set("plot", default=list(roles.draw)),
+    )
+    score_cols = side.multiselect(
+        "Columns to score",
+        columns,
+        **url("score"),
+        **default_unless_set("score", default=list(roles.features)),
+    )
+    label_col = side.selectbox(
+        "Label column (optional)",
+        [None, *columns],
+        **url("label"),
+        **default_unless_set("label", index=[None, *columns].index(roles.label)),
+        format_func=lambda c: "none" if c is None else str(c),
+    )
+    left_out = [
+        *(f"{c} (an id)" for c in roles.ids),
+        *(
+            str(c)
+            for c in columns
+            if c not in roles.features and c not in roles.ids and c != roles.label
+        ),
+    ]
     if left_out:
-        side.caption("Not scored by default: " + ", ".join(left_out)
-                     + (f" (the first {MAX_DEFAULT_FEATURES} numeric columns are)" if roles.truncated else "") + ".")
+        side.caption(
+            "Not scored by default: "
+            + ", ".join(left_out)
+            + (
+                f" (the first {MAX_DEFAULT_FEATURES} numeric columns are)"
+                if roles.truncated
+                else ""
+            )
+            + "."
+        )
     drop_missing = side.toggle("Drop rows with missing values", value=True, **url("dropna"))
-    scale = side.toggle("Standardise columns", value=True, **url("std"),
-                        help="Centre and scale every column so that one bandwidth suits all of them.")
+    scale = side.toggle(
+        "Standardise columns",
+        value=True,
+        **url("std"),
+        help="Centre and scale every column so that one bandwidth suits all of them.",
+    )
     side.header("Estimators")
     methods = methods_select(side) or list(DEFAULT_METHODS)  # none chosen: the paper's four
 
@@ -161,24 +205,36 @@ with user_errors():
         st.info("Choose at least one column to draw and one to score.")
         st.stop()
     used = list(dict.fromkeys([*plot_cols, *score_cols]))
-    _, kept = numeric_matrix(frame, used, drop_missing=True) if drop_missing else (None, frame.index)
+    _, kept = (
+        numeric_matrix(frame, used, drop_missing=True) if drop_missing else (None, frame.index)
+    )
     data = frame.loc[kept]
     if len(data) < len(frame):
         st.caption(f"{len(frame) - len(data):,} row(s) with missing values dropped.")
     is_outlier = None
     if label_col is not None and label_values(data[label_col]) > MAX_LABEL_VALUES:
-        st.warning(f"{label_col!r} has {label_values(data[label_col]):,} distinct values: a label names a few "
-                   "classes (such as 0 / 1 or ok / fraud), so no AUC is computed.", icon=":material/warning:")
+        st.warning(
+            f"{label_col!r} has {label_values(data[label_col]):,} distinct values: a label names a few "
+            "classes (such as 0 / 1 or ok / fraud), so no AUC is computed.",
+            icon=":material/warning:",
+        )
     elif label_col is not None:
         counts = data[label_col].dropna().astype(str).value_counts()
         values = sorted(counts.index)
         rarest = counts.idxmin()  # outliers are the minority, by default
         if st.session_state.get("_label_of") not in (None, (identity, label_col)) or (
-                "outlier" in st.session_state and st.session_state["outlier"] not in values):
-            st.session_state["outlier"] = rarest  # a new file or label: its rarest class, not the old value
+            "outlier" in st.session_state and st.session_state["outlier"] not in values
+        ):
+            st.session_state["outlier"] = (
+                rarest  # a new file or label: its rarest class, not the old value
+            )
         st.session_state["_label_of"] = (identity, label_col)
-        outlier_value = side.selectbox("Label of the outliers", values, **url("outlier"),
-                                       **default_unless_set("outlier", index=values.index(rarest)))
+        outlier_value = side.selectbox(
+            "Label of the outliers",
+            values,
+            **url("outlier"),
+            **default_unless_set("outlier", index=values.index(rarest)),
+        )
         is_outlier = (data[label_col].astype(str) == outlier_value).to_numpy()
     X_plot = numeric_matrix(data, plot_cols)
     X_score = numeric_matrix(data, score_cols)
@@ -189,28 +245,44 @@ with user_errors():
     settings = estimator_controls(side, n_fit, n_outliers, default_blocks=15, min_share=0.01)
     fit_rows = row_sample(len(data), MAX_FIT, settings.seed)
     if len(fit_rows) < len(data):
-        st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {len(data):,}.")
+        st.caption(
+            f"The estimators are fitted on {MAX_FIT:,} random rows and score all {len(data):,}."
+        )
 
     eps = settings.contamination
     h = select_bandwidth(X_plot[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
-    h_score = select_bandwidth(X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
+    h_score = select_bandwidth(
+        X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps
+    )
     detections = {}
     for method in methods:
         try:
-            detections[method] = detect_rows(method, X_score[fit_rows], X_score, h_score,
-                                             relevant(method, settings), eps)
-        except (ValueError, ArithmeticError) as err:  # SPKDE's Gram matrix underflows in hundreds of dimensions
-            st.warning(f"{METHOD_LABELS[method]} gives no scores on these {len(score_cols)} column(s): {err}")
-    flag_by = side.selectbox("Flag rows with", list(detections), **url("flag"),
-                             **default_unless_set("flag", index=list(detections).index("mom_kde")
-                                                  if "mom_kde" in detections else 0),
-                             help="The method whose flagged rows the figure marks; the tables and the "
-                                  "download carry every method's flags.")
+            detections[method] = detect_rows(
+                method, X_score[fit_rows], X_score, h_score, relevant(method, settings), eps
+            )
+        except (
+            ValueError,
+            ArithmeticError,
+        ) as err:  # SPKDE's Gram matrix underflows in hundreds of dimensions
+            st.warning(
+                f"{METHOD_LABELS[method]} gives no scores on these {len(score_cols)} column(s): {err}"
+            )
+    flag_by = side.selectbox(
+        "Flag rows with",
+        list(detections),
+        **url("flag"),
+        **default_unless_set(
+            "flag", index=list(detections).index("mom_kde") if "mom_kde" in detections else 0
+        ),
+        help="The method whose flagged rows the figure marks; the tables and the "
+        "download carry every method's flags.",
+    )
     flagged = detections[flag_by]["flagged"] if flag_by else None
     aucs = {}
     if is_outlier is not None:
-        aucs = metric_table({m: {"scores": d["score"]} for m, d in detections.items()}, None, 1.0,
-                            is_outlier)["AUC"].to_dict()
+        aucs = metric_table(
+            {m: {"scores": d["score"]} for m, d in detections.items()}, None, 1.0, is_outlier
+        )["AUC"].to_dict()
 
     st.subheader("Where the density grows bumps")
     grid = plot_grid(X_plot, h)
@@ -222,59 +294,107 @@ with user_errors():
     if X_plot.shape[1] == 1:
         fig = density_1d_figure(grid.axes[0], curves, X_plot[:, 0], is_outlier, flagged=flagged)
         fig.update_xaxes(title_text=str(plot_cols[0]) + (" (standardised)" if scale else ""))
-        reading = ("Ticks below the axis: the rows" + (", the label's outliers red" if n_outliers else "")
-                   + (f"; the lowest row (purple): the rows {flagger} flags." if flag_by else "."))
+        reading = (
+            "Ticks below the axis: the rows"
+            + (", the label's outliers red" if n_outliers else "")
+            + (f"; the lowest row (purple): the rows {flagger} flags." if flag_by else ".")
+        )
     else:
-        fig = density_2d_figure(*grid.axes, curves, X_plot, is_outlier, axis_titles=tuple(map(str, plot_cols)),
-                                flagged=flagged)
-        reading = ("One colour scale for all maps (a spike above it takes the top colour)"
-                   + ("; grey dots (first map): the rows" + (" the label calls inliers" if n_outliers else ""))
-                   + ("; red dots: the label's outliers" if n_outliers else "")
-                   + (f"; circled: the rows {flagger} flags." if flag_by else "."))
+        fig = density_2d_figure(
+            *grid.axes,
+            curves,
+            X_plot,
+            is_outlier,
+            axis_titles=tuple(map(str, plot_cols)),
+            flagged=flagged,
+        )
+        reading = (
+            "One colour scale for all maps (a spike above it takes the top colour)"
+            + (
+                "; grey dots (first map): the rows"
+                + (" the label calls inliers" if n_outliers else "")
+            )
+            + ("; red dots: the label's outliers" if n_outliers else "")
+            + (f"; circled: the rows {flagger} flags." if flag_by else ".")
+        )
     st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})
-    h_robust = (select_bandwidth(X_plot[fit_rows], "robust", settings.kernel, settings.seed, eps)
-                if settings.bandwidth == "cv" else None)
+    h_robust = (
+        select_bandwidth(X_plot[fit_rows], "robust", settings.kernel, settings.seed, eps)
+        if settings.bandwidth == "cv"
+        else None
+    )
     why = reasons(None, n_fit, n_outliers or 0, settings.n_blocks, h, h_robust, None)
-    st.caption(" ".join([
-        f"h = {h:.3g}, S = {settings.n_blocks}: MoM-KDE ignores a group of rows that sits in fewer than half of "
-        "the blocks, so where the KDE rises over a small group and MoM-KDE stays low, that group is a likely "
-        "cluster of outliers.", *why,
-        *([screened_note(results["screened_kde"], own_bandwidth(settings))] if "screened_kde" in results else []),
-        reading]))
+    st.caption(
+        " ".join(
+            [
+                f"h = {h:.3g}, S = {settings.n_blocks}: MoM-KDE ignores a group of rows that sits in fewer than half of "
+                "the blocks, so where the KDE rises over a small group and MoM-KDE stays low, that group is a likely "
+                "cluster of outliers.",
+                *why,
+                *(
+                    [screened_note(results["screened_kde"], own_bandwidth(settings))]
+                    if "screened_kde" in results
+                    else []
+                ),
+                reading,
+            ]
+        )
+    )
     if flag_by:
         n_flagged = int(flagged.sum())
-        sampled = (f" (fitted on {n_fit:,} of the {len(data):,} rows; on the others the share can differ a little)"
-                   if n_fit < len(data) else "")
-        st.caption(f"{flagger} flags {n_flagged:,} of {len(data):,} rows ({n_flagged / len(data):.1%}): the stated "
-                   f"share ε = {eps:g}. The threshold is the ε-quantile of the scores of the rows the detector was "
-                   f"fitted on (as IsolationForest sets it), so ε of them are flagged, up to ties{sampled}. "
-                   "Move ε in the sidebar to flag more or fewer rows.")
+        sampled = (
+            f" (fitted on {n_fit:,} of the {len(data):,} rows; on the others the share can differ a little)"
+            if n_fit < len(data)
+            else ""
+        )
+        st.caption(
+            f"{flagger} flags {n_flagged:,} of {len(data):,} rows ({n_flagged / len(data):.1%}): the stated "
+            f"share ε = {eps:g}. The threshold is the ε-quantile of the scores of the rows the detector was "
+            f"fitted on (as IsolationForest sets it), so ε of them are flagged, up to ties{sampled}. "
+            "Move ε in the sidebar to flag more or fewer rows."
+        )
 
     st.subheader("Most anomalous rows")
     if aucs:
         table = pd.DataFrame({"AUC": aucs}).rename(index=METHOD_LABELS)
         st.table(table.T.style.format("{:.3f}", na_rep="—"))
-        st.caption(auc_verdict(aucs) + " AUC of the density as an outlier score against your label (1: every "
-                   "outlier scored lower than every inlier, 0.5: chance).")
+        st.caption(
+            auc_verdict(aucs)
+            + " AUC of the density as an outlier score against your label (1: every "
+            "outlier scored lower than every inlier, 0.5: chance)."
+        )
     scored = data.copy()
     for method, d in detections.items():
         scored[f"score_{method}"] = d["score"]
         scored[f"is_outlier_{method}"] = d["flagged"]
     tabs = st.tabs([METHOD_LABELS[m] for m in detections])
-    for tab, (method, d) in zip(tabs, detections.items()):
+    for tab, d in zip(tabs, detections.values()):
         with tab:
             listed = min(int(d["flagged"].sum()) + ROWS_PAST_THRESHOLD, MAX_LISTED)
             ranked = np.argsort(d["score"], kind="stable")[:listed]
-            flags = pd.DataFrame({"score": d["score"][ranked], "flagged": d["flagged"][ranked]},
-                                 index=data.index[ranked])
+            flags = pd.DataFrame(
+                {"score": d["score"][ranked], "flagged": d["flagged"][ranked]},
+                index=data.index[ranked],
+            )
             # a file's own "score" column (say, from momkde score) stays, named apart
             rows = data.iloc[ranked].rename(columns=lambda c: f"{c} (file)" if c in flags else c)
             st.dataframe(highlight_flagged(pd.concat([flags, rows], axis=1)))
-    st.caption(f"Each method's flagged rows (shaded), the most anomalous first, then the {ROWS_PAST_THRESHOLD} rows "
-               f"just above its threshold ({MAX_LISTED} rows at most). Score: the log density (in {len(score_cols)} column(s), h = {h_score:.3g}"
-               + ("; the screened KDE's own h, cross-validated on the rows it keeps"
-                  if "screened_kde" in detections and own_bandwidth(settings) else "") + ") "
-               "minus the threshold, negative for the flagged rows. The download has every row with each method's "
-               "score_<method> and is_outlier_<method>.")
-    st.download_button("Download the data with every method's score and flags (CSV)", to_csv_text(scored),
-                       file_name="momkde_scores.csv", mime="text/csv", key="download")
+    st.caption(
+        f"Each method's flagged rows (shaded), the most anomalous first, then the {ROWS_PAST_THRESHOLD} rows "
+        f"just above its threshold ({MAX_LISTED} rows at most). Score: the log density (in {len(score_cols)} column(s), h = {h_score:.3g}"
+        + (
+            "; the screened KDE's own h, cross-validated on the rows it keeps"
+            if "screened_kde" in detections and own_bandwidth(settings)
+            else ""
+        )
+        + ") "
+        "minus the threshold, negative for the flagged rows. The download has every row with each method's "
+        "score_<method> and is_outlier_<method>."
+    )
+    st.download_button(
+        "Download the data with every method's score and flags (CSV)",
+        to_csv_text(scored),
+        file_name="momkde_scores.csv",
+        mime="text/csv",
+        key="download",
+    )

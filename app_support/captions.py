@@ -25,18 +25,18 @@ SMALL_BLOCK = 3.0
 #: Why MoM-KDE fails, one plain sentence each (the measured numbers are in Learn).
 WHY = {
     "adversarial": "The outliers sit on an inlier mode: about {share:.0%} of the blocks hold one, so the "
-                   "median there is a high quantile of the clean blocks and no S removes the bump; MoM-KDE "
-                   "loses on this scheme, a KDE with the robust h does better.",
+    "median there is a high quantile of the clean blocks and no S removes the bump; MoM-KDE "
+    "loses on this scheme, a KDE with the robust h does better.",
     "below_guide": "S = {S} is below the guide S > 2|O| = {guide}: about {share:.0%} of the blocks hold an "
-                   "outlier, so the median keeps their bump.",
+    "outlier, so the median keeps their bump.",
     "spike_h": "h = {h:.3g} is {ratio:.1f}x smaller than the robust rule's {h_robust:.3g}: it fitted the "
-               "spike of outliers, so every block KDE is spiky and their median cannot help.",
+    "spike of outliers, so every block KDE is spiky and their median cannot help.",
     "small_blocks": "Blocks of about {size:.1f} points are too small: each block KDE is a few narrow bumps, "
-                    "so their median is noisy or vanishes between points.",
+    "so their median is noisy or vanishes between points.",
     "clean": "Without outliers there is nothing to resist: the median of S block KDEs is noisier than "
-             "their mean (MoM-KDE typically costs 1.5-1.7x the KDE's JS).",
+    "their mean (MoM-KDE typically costs 1.5-1.7x the KDE's JS).",
     "works": "The outliers sit in fewer than half of the blocks (about {share:.0%}) and away from the "
-             "inliers, so the median ignores them.",
+    "inliers, so the median ignores them.",
 }
 
 
@@ -50,7 +50,7 @@ def share_of_blocks_with_outlier(n_blocks: int, n_outliers: int) -> float:
 
 
 def compare_to_kde(values: Mapping[str, float], metric: str = "JS") -> str:
-    """"MoM-KDE is 6.1x closer to the true density than the KDE (JS 0.004 vs 0.027)", or
+    """ "MoM-KDE is 6.1x closer to the true density than the KDE (JS 0.004 vs 0.027)", or
     further, or about as close; with the closest method named when it is another one.
     ``values`` maps methods to a divergence (lower is better); NaNs are skipped."""
     finite = {m: v for m, v in values.items() if v is not None and np.isfinite(v)}
@@ -70,8 +70,15 @@ def compare_to_kde(values: Mapping[str, float], metric: str = "JS") -> str:
     return verdict + "."
 
 
-def reasons(scheme: str | None, n: int, n_outliers: int, n_blocks: int, h: float, h_robust: float | None,
-            mom_wins: bool | None) -> list[str]:
+def reasons(
+    scheme: str | None,
+    n: int,
+    n_outliers: int,
+    n_blocks: int,
+    h: float,
+    h_robust: float | None,
+    mom_wins: bool | None,
+) -> list[str]:
     """The failure modes (or the success) that apply to this view, one sentence each.
 
     ``scheme`` is the contamination scheme when known (None for a user's file),
@@ -101,10 +108,16 @@ def screened_note(result: Mapping[str, np.ndarray], own_rule: bool) -> str:
     ``own_rule`` says whether that h is its own cross-validation or the slider's."""
     h = list(dict.fromkeys(f"{v:.3g}" for v in np.ravel(result["bandwidth"])))
     kept = np.asarray(result["kept"], bool)
-    source = (f"cross-validated on the {int(kept.sum()):,} rows it kept" if own_rule
-              else f"the slider's, on the {int(kept.sum()):,} rows it kept")
-    aside = (f"its MoM-KDE screen set {int((~kept).sum()):,} of {len(kept):,} rows aside" if not kept.all()
-             else "no row was set aside")
+    source = (
+        f"cross-validated on the {int(kept.sum()):,} rows it kept"
+        if own_rule
+        else f"the slider's, on the {int(kept.sum()):,} rows it kept"
+    )
+    aside = (
+        f"its MoM-KDE screen set {int((~kept).sum()):,} of {len(kept):,} rows aside"
+        if not kept.all()
+        else "no row was set aside"
+    )
     return f"Screened KDE: h = {' and '.join(h)}{' per feature' if len(h) > 1 else ''}, {source}; {aside}."
 
 
@@ -115,8 +128,10 @@ def auc_verdict(aucs: Mapping[str, float]) -> str:
     if not finite:
         return ""
     if max(finite.values()) < CHANCE_AUC:
-        return ("Every AUC is below 0.5: the outliers are denser than the inliers (a spike, or a cluster on "
-                "a mode), so any density scores them as normal; no choice of S or h changes that.")
+        return (
+            "Every AUC is below 0.5: the outliers are denser than the inliers (a spike, or a cluster on "
+            "a mode), so any density scores them as normal; no choice of S or h changes that."
+        )
     best = max(finite, key=finite.get)
     text = f"{method_label(best)} ranks the outliers best (AUC {finite[best]:.3f}"
     if best != "kde" and "kde" in finite:
@@ -124,8 +139,10 @@ def auc_verdict(aucs: Mapping[str, float]) -> str:
     return text + ")."
 
 
-def sweep_summary(results: pd.DataFrame, metric: str, challenger: str, lower_is_better: bool) -> str:
-    """"MoM-KDE (auto) beats the KDE at 7 of 10 ratios" for ``metric`` (means over
+def sweep_summary(
+    results: pd.DataFrame, metric: str, challenger: str, lower_is_better: bool
+) -> str:
+    """ "MoM-KDE (auto) beats the KDE at 7 of 10 ratios" for ``metric`` (means over
     repetitions), or "" when either method is missing."""
     sub = results[results["metric"] == metric]
     means = sub.groupby(["method", "ratio"])["value"].mean().unstack("method")
@@ -140,11 +157,16 @@ def below_chance(results: pd.DataFrame) -> list[tuple[str, float]]:
     """(source, ratio) cells whose best method's mean AUC is below chance: there the outliers
     are denser than the inliers, which no density-based score can overcome."""
     auc = results[results["metric"] == "auc"]
-    best = auc.groupby(["source", "ratio", "method"])["value"].mean().groupby(["source", "ratio"]).max()
+    best = (
+        auc.groupby(["source", "ratio", "method"])["value"]
+        .mean()
+        .groupby(["source", "ratio"])
+        .max()
+    )
     return [cell for cell, value in best.items() if value < CHANCE_AUC]
 
 
 def ratio_span(ratios: list[float]) -> str:
-    """"0.3-0.5" for a sorted run of ratios, "0.5" for one."""
+    """ "0.3-0.5" for a sorted run of ratios, "0.5" for one."""
     lo, hi = min(ratios), max(ratios)
     return f"{lo:g}" if math.isclose(lo, hi) else f"{lo:g}-{hi:g}"

@@ -65,10 +65,17 @@ def relevant(method: str, s: Settings) -> Settings:
     """``s`` with the settings ``method`` ignores reset, so that moving S (or the stated share,
     for the methods not told it) does not invalidate the cached fits of the methods it does not
     concern. The screened KDE keeps the bandwidth only as "its own rule" or the slider's h."""
-    bandwidth = "" if method != "screened_kde" else SCREENED_RULE if own_bandwidth(s) else s.bandwidth
-    return replace(s, bandwidth=bandwidth, n_blocks=s.n_blocks if method == "mom_kde" else 1,
-                   contamination=s.contamination if method in TOLD_THE_SHARE else 0.0,
-                   seed=s.seed if method in SEEDED else 0, auto_blocks=False)
+    bandwidth = (
+        "" if method != "screened_kde" else SCREENED_RULE if own_bandwidth(s) else s.bandwidth
+    )
+    return replace(
+        s,
+        bandwidth=bandwidth,
+        n_blocks=s.n_blocks if method == "mom_kde" else 1,
+        contamination=s.contamination if method in TOLD_THE_SHARE else 0.0,
+        seed=s.seed if method in SEEDED else 0,
+        auto_blocks=False,
+    )
 
 
 def make_estimator(method: str, h: float, s: Settings):
@@ -87,20 +94,27 @@ def make_estimator(method: str, h: float, s: Settings):
     if method == "spkde":
         return SPKDE(bandwidth=h, kernel=s.kernel, contamination=s.contamination)
     if method == "screened_kde":
-        return ScreenedKDE(contamination=s.contamination, bandwidth=SCREENED_RULE if own_bandwidth(s) else h,
-                           kernel=s.kernel, random_state=s.seed)
+        return ScreenedKDE(
+            contamination=s.contamination,
+            bandwidth=SCREENED_RULE if own_bandwidth(s) else h,
+            kernel=s.kernel,
+            random_state=s.seed,
+        )
     raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def synthetic_sample(scheme: str, n_inliers: int, ratio: float, dim: int, seed: int) -> ContaminatedSample:
+def synthetic_sample(
+    scheme: str, n_inliers: int, ratio: float, dim: int, seed: int
+) -> ContaminatedSample:
     """The paper's contaminated sample (cached: the same controls give the same points)."""
     return make_contaminated(scheme, n_inliers=n_inliers, ratio=ratio, dim=dim, random_state=seed)
 
 
 @st.cache_data(max_entries=128, show_spinner="Choosing the bandwidth…")
-def select_bandwidth(X: np.ndarray, rule: str | float, kernel: str, seed: int,
-                     contamination: float = 0.1) -> float:
+def select_bandwidth(
+    X: np.ndarray, rule: str | float, kernel: str, seed: int, contamination: float = 0.1
+) -> float:
     """h for ``rule`` ("robust", "cv", "scott" or a float), then shared by the estimators (the
     screened KDE's own rule aside: :func:`own_bandwidth`) so the comparison is about
     robustness alone. "robust" is the h that ``MoMKDE(n_blocks="auto",
@@ -110,8 +124,15 @@ def select_bandwidth(X: np.ndarray, rule: str | float, kernel: str, seed: int,
     cached runs)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        h = float(bandwidth_rules.select_bandwidth(np.asarray(X, dtype=float), rule, get_kernel(kernel),
-                                                   random_state=seed, contamination=contamination))
+        h = float(
+            bandwidth_rules.select_bandwidth(
+                np.asarray(X, dtype=float),
+                rule,
+                get_kernel(kernel),
+                random_state=seed,
+                contamination=contamination,
+            )
+        )
     for warning in caught:
         st.warning(str(warning.message), icon=":material/warning:")
     return h
@@ -124,8 +145,15 @@ def plot_grid(X: np.ndarray, h: float) -> Grid:
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
-def fit_evaluate(method: str, X: np.ndarray, axes: tuple[np.ndarray, ...], h: float, s: Settings,
-                 with_blocks: bool = False, score_points: bool = True) -> dict[str, np.ndarray]:
+def fit_evaluate(
+    method: str,
+    X: np.ndarray,
+    axes: tuple[np.ndarray, ...],
+    h: float,
+    s: Settings,
+    with_blocks: bool = False,
+    score_points: bool = True,
+) -> dict[str, np.ndarray]:
     """Fit ``method`` on X; its density on the grid ``axes``, log density at X, (for MoM-KDE
     with ``with_blocks``) the S block KDEs on the normalised median's scale, and (for the
     screened KDE) its own bandwidth ``bandwidth`` (one per feature) and the rows it kept,
@@ -142,8 +170,14 @@ def fit_evaluate(method: str, X: np.ndarray, axes: tuple[np.ndarray, ...], h: fl
     return out
 
 
-def fit_all(methods: list[str], X: np.ndarray, axes: tuple[np.ndarray, ...], h: float, s: Settings,
-            with_blocks: bool = False) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
+def fit_all(
+    methods: list[str],
+    X: np.ndarray,
+    axes: tuple[np.ndarray, ...],
+    h: float,
+    s: Settings,
+    with_blocks: bool = False,
+) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
     """``fit_evaluate`` for each method; a method whose parameters are invalid (e.g. SPKDE
     with a non-Gaussian kernel) lands in the second dict with its message, not in an error."""
     results, failures = {}, {}
@@ -163,8 +197,12 @@ def _safe(fn, *args) -> float:
         return float("nan")
 
 
-def metric_table(results: dict[str, dict[str, np.ndarray]], truth: np.ndarray | None, cell: float,
-                 is_outlier: np.ndarray | None) -> pd.DataFrame:
+def metric_table(
+    results: dict[str, dict[str, np.ndarray]],
+    truth: np.ndarray | None,
+    cell: float,
+    is_outlier: np.ndarray | None,
+) -> pd.DataFrame:
     """JS, both KLs (against the true density ``truth`` on the grid) and AUC per method.
 
     Rows are methods; a metric that cannot be computed (no true density, one class only)
@@ -183,7 +221,9 @@ def metric_table(results: dict[str, dict[str, np.ndarray]], truth: np.ndarray | 
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
-def _example_one_sample(n_inliers: int, n_outliers: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _example_one_sample(
+    n_inliers: int, n_outliers: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Example 1's sample: inliers U[-1, 1], then outliers U[-3, 3] (X, is_outlier)."""
     rng = np.random.RandomState(seed)
     X = np.concatenate([rng.uniform(-1, 1, n_inliers), rng.uniform(-3, 3, n_outliers)])[:, None]
@@ -191,22 +231,39 @@ def _example_one_sample(n_inliers: int, n_outliers: int, seed: int) -> tuple[np.
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def example_one_errors(n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: float,
-                       seed: int) -> dict[str, np.ndarray]:
+def example_one_errors(
+    n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: float, seed: int
+) -> dict[str, np.ndarray]:
     """|f̂(x0) - f(x0)| of the KDE and of MoM-KDE for every S in 1..``max_blocks`` (cached apart
     from S, so that moving the S slider does not refit the whole curve)."""
     X, _ = _example_one_sample(n_inliers, n_outliers, seed)
     f_x0 = 0.5 if abs(x0) <= 1 else 0.0
     blocks = np.arange(1, max_blocks + 1)
-    mom_err = np.array([abs(MoMKDE(n_blocks=int(S), bandwidth=h, kernel="tophat", normalize=False,
-                                   random_state=seed).fit(X).pdf([[x0]])[0] - f_x0) for S in blocks])
+    mom_err = np.array(
+        [
+            abs(
+                MoMKDE(
+                    n_blocks=int(S),
+                    bandwidth=h,
+                    kernel="tophat",
+                    normalize=False,
+                    random_state=seed,
+                )
+                .fit(X)
+                .pdf([[x0]])[0]
+                - f_x0
+            )
+            for S in blocks
+        ]
+    )
     kde_err = abs(KDE(bandwidth=h, kernel="tophat").fit(X).pdf([[x0]])[0] - f_x0)
     return {"blocks": blocks, "kde": np.full(len(blocks), kde_err), "mom_kde": mom_err}
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def example_one(n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: float, seed: int,
-                n_blocks: int) -> dict[str, object]:
+def example_one(
+    n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: float, seed: int, n_blocks: int
+) -> dict[str, object]:
     """The paper's Example 1: inliers U[-1, 1], outliers U[-3, 3], tophat kernel, point x0.
 
     Returns the sample, KDE and MoM-KDE (``n_blocks`` blocks) on a grid, and the error
@@ -220,14 +277,19 @@ def example_one(n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: 
     truth = np.where(np.abs(xs) <= 1, 0.5, 0.0)
     errors = example_one_errors(n_inliers, n_outliers, h, max_blocks, x0, seed)
     kde = KDE(bandwidth=h, kernel="tophat").fit(X)
-    mom = MoMKDE(n_blocks=n_blocks, bandwidth=h, kernel="tophat", normalize=False,
-                 random_state=seed).fit(X)
+    mom = MoMKDE(
+        n_blocks=n_blocks, bandwidth=h, kernel="tophat", normalize=False, random_state=seed
+    ).fit(X)
     near_x0 = is_outlier & (np.abs(X[:, 0] - x0) <= h)
-    return {"X": X, "is_outlier": is_outlier, "xs": xs,
-            "curves": {"truth": truth, "kde": kde.pdf_grid(xs), "mom_kde": mom.pdf_grid(xs)},
-            "blocks": errors["blocks"],
-            "errors": {"kde": errors["kde"], "mom_kde": errors["mom_kde"]},
-            "n_blocks_with_outlier_near_x0": int(np.unique(mom.block_of_[near_x0]).size)}
+    return {
+        "X": X,
+        "is_outlier": is_outlier,
+        "xs": xs,
+        "curves": {"truth": truth, "kde": kde.pdf_grid(xs), "mom_kde": mom.pdf_grid(xs)},
+        "blocks": errors["blocks"],
+        "errors": {"kde": errors["kde"], "mom_kde": errors["mom_kde"]},
+        "n_blocks_with_outlier_near_x0": int(np.unique(mom.block_of_[near_x0]).size),
+    }
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -242,7 +304,9 @@ def measure_times(sizes: tuple[int, ...], n_eval: int, seed: int, _progress=None
     rows = []
     total = len(sizes) * len(METHODS)
     for i, n in enumerate(sizes):
-        data = make_contaminated("uniform", n_inliers=int(round(0.9 * n)), ratio=0.1, dim=1, random_state=seed)
+        data = make_contaminated(
+            "uniform", n_inliers=int(round(0.9 * n)), ratio=0.1, dim=1, random_state=seed
+        )
         h = select_bandwidth(data.X, "scott", "gaussian", seed)
         Y = np.linspace(data.X.min(), data.X.max(), n_eval)[:, None]
         s = Settings(bandwidth=h, kernel="gaussian", n_blocks=21, contamination=0.1, seed=seed)
@@ -253,8 +317,10 @@ def measure_times(sizes: tuple[int, ...], n_eval: int, seed: int, _progress=None
             t1 = time.perf_counter()
             est.pdf(Y)
             t2 = time.perf_counter()
-            rows += [{"method": method, "n": len(data.X), "phase": "fit", "seconds": t1 - t0},
-                     {"method": method, "n": len(data.X), "phase": "evaluate", "seconds": t2 - t1}]
+            rows += [
+                {"method": method, "n": len(data.X), "phase": "fit", "seconds": t1 - t0},
+                {"method": method, "n": len(data.X), "phase": "evaluate", "seconds": t2 - t1},
+            ]
             if _progress is not None:
                 _progress((i * len(METHODS) + j + 1) / total)
     return pd.DataFrame(rows)
@@ -279,8 +345,9 @@ def row_sample(n: int, max_rows: int, seed: int) -> np.ndarray:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def detect_rows(method: str, X_fit: np.ndarray, X: np.ndarray, h: float, s: Settings,
-                contamination: float) -> dict[str, np.ndarray]:
+def detect_rows(
+    method: str, X_fit: np.ndarray, X: np.ndarray, h: float, s: Settings, contamination: float
+) -> dict[str, np.ndarray]:
     """``method`` as an :class:`~momkde_core.detector.OutlierDetector` fitted on ``X_fit``,
     applied to every row of ``X``: ``score`` (the decision function, log density minus the
     threshold: negative for outliers, the lower the more anomalous) and ``flagged``
@@ -304,17 +371,38 @@ def standardized(X: np.ndarray) -> np.ndarray:
 
 
 @st.cache_data(max_entries=1024, show_spinner=False)
-def sweep_rows(kind: str, source: str, ratio: float, reps: int, seed: int, methods: tuple[str, ...],
-               dim: int = 1, n_inliers: int = 1000, data_dir: str | None = None, protocol: str = "honest",
-               contamination: float | None | str = "guess") -> pd.DataFrame:
+def sweep_rows(
+    kind: str,
+    source: str,
+    ratio: float,
+    reps: int,
+    seed: int,
+    methods: tuple[str, ...],
+    dim: int = 1,
+    n_inliers: int = 1000,
+    data_dir: str | None = None,
+    protocol: str = "honest",
+    contamination: float | None | str = "guess",
+) -> pd.DataFrame:
     """The experiment runner's rows for one source at one ratio (all repetitions), cached
     separately so that raising the repetitions or adding a ratio reruns only what is new.
     ``protocol`` and ``contamination`` (the share stated to SPKDE and the robust defaults:
     "guess" for 0.2, None for the true ratio) are those of ``make_tasks``."""
     from momkde_core.experiments._runner import make_tasks, run_experiments
 
-    tasks = make_tasks(kind, [source], ratios=[ratio], reps=reps, seed=seed, methods=methods, dim=dim,
-                       n_inliers=n_inliers, data_dir=data_dir, protocol=protocol, contamination=contamination)
+    tasks = make_tasks(
+        kind,
+        [source],
+        ratios=[ratio],
+        reps=reps,
+        seed=seed,
+        methods=methods,
+        dim=dim,
+        n_inliers=n_inliers,
+        data_dir=data_dir,
+        protocol=protocol,
+        contamination=contamination,
+    )
     return run_experiments(tasks)
 
 
@@ -331,15 +419,25 @@ def runner_methods(methods) -> tuple[str, ...]:
     return tuple("mom_kde" if m == "mom_kde_rule" else m for m in methods)
 
 
-def run_sweep(kind: str, sources: list[str], ratios: list[float], reps: int, seed: int,
-              methods: tuple[str, ...], **options) -> pd.DataFrame:
+def run_sweep(
+    kind: str,
+    sources: list[str],
+    ratios: list[float],
+    reps: int,
+    seed: int,
+    methods: tuple[str, ...],
+    **options,
+) -> pd.DataFrame:
     """``sweep_rows`` over sources x ratios with a progress bar; the concatenated tidy table,
     methods named for display (:func:`display_names`)."""
     jobs = [(source, ratio) for source in sources for ratio in ratios]
     bar = st.progress(0.0, text="Running the sweep…")
     parts = []
     for i, (source, ratio) in enumerate(jobs):
-        bar.progress(i / len(jobs), text=f"{source.replace('_', ' ')}, ratio {ratio:.2f} ({i + 1} of {len(jobs)})")
+        bar.progress(
+            i / len(jobs),
+            text=f"{source.replace('_', ' ')}, ratio {ratio:.2f} ({i + 1} of {len(jobs)})",
+        )
         parts.append(sweep_rows(kind, source, ratio, reps, seed, methods, **options))
     bar.empty()
     return display_names(pd.concat(parts, ignore_index=True))
@@ -348,8 +446,11 @@ def run_sweep(kind: str, sources: list[str], ratios: list[float], reps: int, see
 def latest_results(prefix: str, directory: Path = RESULTS_DIR) -> Path | None:
     """The stored results file ``<prefix>_<k>reps.csv.gz`` with the most repetitions k (the
     newest reproduction: a 50-repetition run replaces a 10-repetition one), or None."""
-    found = {int(m.group(1)): path for path in directory.glob(f"{prefix}_*reps.csv.gz")
-             if (m := re.fullmatch(re.escape(prefix) + r"_(\d+)reps\.csv\.gz", path.name))}
+    found = {
+        int(m.group(1)): path
+        for path in directory.glob(f"{prefix}_*reps.csv.gz")
+        if (m := re.fullmatch(re.escape(prefix) + r"_(\d+)reps\.csv\.gz", path.name))
+    }
     return found[max(found)] if found else None
 
 

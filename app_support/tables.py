@@ -15,14 +15,29 @@ import pandas as pd
 
 #: Names that make a column the label, when it also has few distinct values (not "y": in many
 #: tables y is a coordinate or a continuous target).
-LABEL_NAMES = frozenset({"label", "labels", "class", "target", "outlier", "is_outlier", "anomaly",
-                         "is_anomaly", "fraud", "is_fraud", "status"})
+LABEL_NAMES = frozenset(
+    {
+        "label",
+        "labels",
+        "class",
+        "target",
+        "outlier",
+        "is_outlier",
+        "anomaly",
+        "is_anomaly",
+        "fraud",
+        "is_fraud",
+        "status",
+    }
+)
 #: A label names classes: a column with more distinct values is not taken (nor scored) as one.
 MAX_LABEL_VALUES = 20
 #: Features scored by default: a density in hundreds of dimensions says nothing (every point
 #: is isolated), so a wide table starts with the first ones and the user adds more.
 MAX_DEFAULT_FEATURES = 20
-_ID_NAME = re.compile(r"(^|[_\s-])(id|ids|idx|index|key|uuid|row)$|^(id|index|row_?id|row_?number)$", re.I)
+_ID_NAME = re.compile(
+    r"(^|[_\s-])(id|ids|idx|index|key|uuid|row)$|^(id|index|row_?id|row_?number)$", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -61,11 +76,23 @@ def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
     The feature drawn first is the one with the most distinct values (not a count, an hour or
     a flag, whose ties make cross-validated bandwidths collapse).
     """
-    label = next((c for c in frame.columns if str(c).strip().lower() in LABEL_NAMES
-                  and 2 <= label_values(frame[c]) <= MAX_LABEL_VALUES), None)
+    label = next(
+        (
+            c
+            for c in frame.columns
+            if str(c).strip().lower() in LABEL_NAMES
+            and 2 <= label_values(frame[c]) <= MAX_LABEL_VALUES
+        ),
+        None,
+    )
     numeric = [c for c in frame.select_dtypes("number").columns if c != label]
     ids = tuple(c for c in numeric if is_id_column(frame[c]))
     features = [c for c in numeric if c not in ids]
     draw = sorted(features, key=lambda c: -frame[c].nunique())[:1]
-    return ColumnRoles(label=label, ids=ids, features=tuple(features[:MAX_DEFAULT_FEATURES]), draw=tuple(draw),
-                       truncated=len(features) > MAX_DEFAULT_FEATURES)
+    return ColumnRoles(
+        label=label,
+        ids=ids,
+        features=tuple(features[:MAX_DEFAULT_FEATURES]),
+        draw=tuple(draw),
+        truncated=len(features) > MAX_DEFAULT_FEATURES,
+    )

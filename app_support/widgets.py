@@ -14,8 +14,8 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from momkde_core.plots import METHOD_LABELS
 from momkde_core.bandwidth._robust import n_blocks_for
+from momkde_core.plots import METHOD_LABELS
 from momkde_core.synthetic import SCHEMES
 
 from .compute import DEFAULT_METHODS, METHODS, Settings
@@ -39,8 +39,20 @@ SCHEME_LABELS: dict[str, str] = {
 #: The highest outlier share offered: at 1/2 no median can tell outliers from inliers, and
 #: S > 2|O| would need more blocks than points.
 MAX_SHARE = 0.45
-BANDWIDTH_RULES: dict[str, str] = {"robust": "robust", "cv": "CV", "scott": "Scott", "manual": "slider"}
-KERNEL_CHOICES: tuple[str, ...] = ("gaussian", "tophat", "epanechnikov", "linear", "cosine", "exponential")
+BANDWIDTH_RULES: dict[str, str] = {
+    "robust": "robust",
+    "cv": "CV",
+    "scott": "Scott",
+    "manual": "slider",
+}
+KERNEL_CHOICES: tuple[str, ...] = (
+    "gaussian",
+    "tophat",
+    "epanechnikov",
+    "linear",
+    "cosine",
+    "exponential",
+)
 
 
 def url(key: str) -> dict[str, str]:
@@ -60,9 +72,14 @@ def user_errors() -> Iterator[None]:
 
 def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
     """The contamination scheme (the paper's four, or none), described under the picker."""
-    scheme = container.selectbox("Contamination scheme", schemes, format_func=SCHEME_CODES.get, **url("scheme"),
-                                 help="How the outliers are drawn (paper, section 5). Inliers: "
-                                      "0.5 N(0, 0.5) + 0.5 N(6, 0.5); N(mean, standard deviation).")
+    scheme = container.selectbox(
+        "Contamination scheme",
+        schemes,
+        format_func=SCHEME_CODES.get,
+        **url("scheme"),
+        help="How the outliers are drawn (paper, section 5). Inliers: "
+        "0.5 N(0, 0.5) + 0.5 N(6, 0.5); N(mean, standard deviation).",
+    )
     container.caption(SCHEME_LABELS[scheme])
     return scheme
 
@@ -71,8 +88,12 @@ def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
 _METHOD_OF_LABEL: dict[str, str] = {label: method for method, label in METHOD_LABELS.items()}
 
 
-def methods_select(container=st, options: tuple[str, ...] = METHODS, default: tuple[str, ...] = DEFAULT_METHODS,
-                   help: str | None = None) -> list[str]:
+def methods_select(
+    container=st,
+    options: tuple[str, ...] = METHODS,
+    default: tuple[str, ...] = DEFAULT_METHODS,
+    help: str | None = None,
+) -> list[str]:
     """The methods to show, picked by their codes, which the URL holds: the method keys
     (``kde``, ``mom_kde``, ``rkde``, ``spkde``, ``screened_kde``, as ``momkde score`` names them; the sweeps add
     ``mom_kde_auto``, ``mom_kde_rule``...). The figures' legends give the full names, and the
@@ -84,17 +105,28 @@ def methods_select(container=st, options: tuple[str, ...] = METHODS, default: tu
     choice. An empty choice is returned as it is: each page decides what that means.
     """
     linked = st.query_params.get_all("methods")
-    legacy = "methods" not in st.session_state and any(value in _METHOD_OF_LABEL for value in linked)
+    legacy = "methods" not in st.session_state and any(
+        value in _METHOD_OF_LABEL for value in linked
+    )
     if legacy:
-        st.session_state["methods"] = [m for m in (_METHOD_OF_LABEL.get(v, v) for v in linked) if m in options]
+        st.session_state["methods"] = [
+            m for m in (_METHOD_OF_LABEL.get(v, v) for v in linked) if m in options
+        ]
     described = ", ".join(f"{m}: {METHOD_LABELS[m]}" for m in options)
-    return list(container.multiselect("Methods", options, **url("methods"),
-                                      **({} if legacy else {"default": list(default)}),
-                                      help=(help + " " if help else "") + described + "."))
+    return list(
+        container.multiselect(
+            "Methods",
+            options,
+            **url("methods"),
+            **({} if legacy else {"default": list(default)}),
+            help=(help + " " if help else "") + described + ".",
+        )
+    )
 
 
-def estimator_controls(container, n: int, n_outliers: int | None, default_blocks: int = 21,
-                       min_share: float = 0.0) -> Settings:
+def estimator_controls(
+    container, n: int, n_outliers: int | None, default_blocks: int = 21, min_share: float = 0.0
+) -> Settings:
     """The stated outlier share, bandwidth, kernel, S and seed, shared by the data pages.
 
     ``min_share`` is the smallest share offered: 0 (no outliers: S = 1, the KDE) where the page
@@ -105,37 +137,76 @@ def estimator_controls(container, n: int, n_outliers: int | None, default_blocks
     (the points fitted) bounds the S slider, so the theory's guide S > 2|O| is reachable for
     every share below 1/2; ``n_outliers`` (when known) says whether S meets it.
     """
-    eps = container.slider("Expected share of outliers ε", min_share, MAX_SHARE, 0.1, 0.01, **url("eps"),
-                           help="The one knob a user states (as for IsolationForest or LOF): it sets S "
-                                "auto = 2⌈εn⌉+1, what the robust h trims, SPKDE's share, the screened KDE's screen"
-                                + (" and the share of rows flagged" if min_share > 0 else "") + ". No labels are read.")
-    mode = container.segmented_control("Bandwidth h", list(BANDWIDTH_RULES), default="robust",
-                                       format_func=BANDWIDTH_RULES.get, **url("hmode"),
-                                       help="robust: the h with the best trimmed leave-own-block-out likelihood "
-                                            "(a spike of outliers cannot capture it). CV: the paper's "
-                                            "cross-validation of the plain KDE (a spike captures it). "
-                                            "The same h is used for every estimator but the screened "
-                                            "KDE, which cross-validates its own on the rows it keeps "
-                                            "(the slider's h applies to it too).") or "robust"
+    eps = container.slider(
+        "Expected share of outliers ε",
+        min_share,
+        MAX_SHARE,
+        0.1,
+        0.01,
+        **url("eps"),
+        help="The one knob a user states (as for IsolationForest or LOF): it sets S "
+        "auto = 2⌈εn⌉+1, what the robust h trims, SPKDE's share, the screened KDE's screen"
+        + (" and the share of rows flagged" if min_share > 0 else "")
+        + ". No labels are read.",
+    )
+    mode = (
+        container.segmented_control(
+            "Bandwidth h",
+            list(BANDWIDTH_RULES),
+            default="robust",
+            format_func=BANDWIDTH_RULES.get,
+            **url("hmode"),
+            help="robust: the h with the best trimmed leave-own-block-out likelihood "
+            "(a spike of outliers cannot capture it). CV: the paper's "
+            "cross-validation of the plain KDE (a spike captures it). "
+            "The same h is used for every estimator but the screened "
+            "KDE, which cross-validates its own on the rows it keeps "
+            "(the slider's h applies to it too).",
+        )
+        or "robust"
+    )
     bandwidth: str | float = mode
     if mode == "manual":
         bandwidth = container.slider("h", 0.02, 2.0, 0.3, 0.01, **url("h"))
-    kernel = container.selectbox("Kernel", KERNEL_CHOICES, **url("kernel"),
-                                 help="SPKDE needs the Gaussian kernel.")
-    auto = (container.segmented_control("S, number of blocks of MoM-KDE", ["auto", "manual"], default="auto",
-                                        **url("Smode"), help="auto: S = 2⌈εn⌉+1, the fewest blocks that "
-                                        "the expected outliers cannot hold a majority of. The screened KDE's "
-                                        "screen always uses S auto.") or "auto") == "auto"
+    kernel = container.selectbox(
+        "Kernel", KERNEL_CHOICES, **url("kernel"), help="SPKDE needs the Gaussian kernel."
+    )
+    auto = (
+        container.segmented_control(
+            "S, number of blocks of MoM-KDE",
+            ["auto", "manual"],
+            default="auto",
+            **url("Smode"),
+            help="auto: S = 2⌈εn⌉+1, the fewest blocks that "
+            "the expected outliers cannot hold a majority of. The screened KDE's "
+            "screen always uses S auto.",
+        )
+        or "auto"
+    ) == "auto"
     if auto:
         blocks = n_blocks_for(n, eps)
     else:
-        blocks = container.slider("S", 1, max(n, 2), min(default_blocks, n), **url("S"),
-                                  help="S = 1 is the plain KDE. At most one block per point.")
+        blocks = container.slider(
+            "S",
+            1,
+            max(n, 2),
+            min(default_blocks, n),
+            **url("S"),
+            help="S = 1 is the plain KDE. At most one block per point.",
+        )
     guide = ""
     if n_outliers:
         verdict = "meets" if blocks > 2 * n_outliers else "is below"
         guide = f"; it {verdict} the guide S > 2|O| = {2 * n_outliers}"
-    container.caption(f"S = {blocks}" + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "") + guide + ".")
+    container.caption(
+        f"S = {blocks}" + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "") + guide + "."
+    )
     seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
-    return Settings(bandwidth=bandwidth, kernel=kernel, n_blocks=int(blocks), contamination=float(eps),
-                    seed=seed, auto_blocks=auto)
+    return Settings(
+        bandwidth=bandwidth,
+        kernel=kernel,
+        n_blocks=int(blocks),
+        contamination=float(eps),
+        seed=seed,
+        auto_blocks=auto,
+    )

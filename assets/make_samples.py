@@ -27,13 +27,19 @@ def sensor_glitches(rng: np.random.Generator) -> pd.DataFrame:
     temp = np.where(night, rng.normal(14, 1.2, n), rng.normal(22, 1.5, n))
     humidity = np.where(night, rng.normal(78, 4, n), rng.normal(55, 5, n)) + 0.5 * (temp - 18)
     glitch = 60
-    rows = pd.DataFrame({
-        "hour": np.concatenate([np.where(night, rng.integers(0, 7, n), rng.integers(8, 20, n)),
-                                rng.integers(0, 24, glitch)]),
-        "temperature_c": np.concatenate([temp, rng.normal(30, 0.2, glitch)]),
-        "humidity_pct": np.concatenate([humidity, rng.normal(40, 0.5, glitch)]),
-        "status": ["ok"] * n + ["glitch"] * glitch,
-    })
+    rows = pd.DataFrame(
+        {
+            "hour": np.concatenate(
+                [
+                    np.where(night, rng.integers(0, 7, n), rng.integers(8, 20, n)),
+                    rng.integers(0, 24, glitch),
+                ]
+            ),
+            "temperature_c": np.concatenate([temp, rng.normal(30, 0.2, glitch)]),
+            "humidity_pct": np.concatenate([humidity, rng.normal(40, 0.5, glitch)]),
+            "status": ["ok"] * n + ["glitch"] * glitch,
+        }
+    )
     return rows.sample(frac=1.0, random_state=1).round(2)
 
 
@@ -43,19 +49,32 @@ def transactions(rng: np.random.Generator) -> pd.DataFrame:
     large night purchases. Teaches reading a real table: the id and text columns are left
     out of the scores, the label is found by its name, and the densities rank the fraud."""
     n, testing, large = 1500, 50, 20
-    amount = np.concatenate([rng.lognormal(3.2, 0.6, n), np.clip(rng.normal(1.0, 0.3, testing), 0.5, None),
-                             rng.lognormal(6.5, 0.4, large)])
-    hour = np.concatenate([rng.normal(14, 3.5, n) % 24, rng.normal(3, 1.0, testing) % 24,
-                           rng.uniform(0, 5, large)])
+    amount = np.concatenate(
+        [
+            rng.lognormal(3.2, 0.6, n),
+            np.clip(rng.normal(1.0, 0.3, testing), 0.5, None),
+            rng.lognormal(6.5, 0.4, large),
+        ]
+    )
+    hour = np.concatenate(
+        [rng.normal(14, 3.5, n) % 24, rng.normal(3, 1.0, testing) % 24, rng.uniform(0, 5, large)]
+    )
     total = n + testing + large
     day = rng.integers(1, 29, total)
-    frame = pd.DataFrame({
-        "timestamp": [f"2024-03-{d:02d} {int(h):02d}:{int(60 * (h % 1)):02d}" for d, h in zip(day, hour)],
-        "merchant": rng.choice(["grocery", "fuel", "restaurant", "online", "travel"], total),
-        "country": rng.choice(["FR", "DE", "IT", "ES", "NL"], total, p=[0.5, 0.2, 0.1, 0.1, 0.1]),
-        "amount_eur": amount.round(2), "hour": hour.round(2),
-        "is_fraud": np.r_[np.zeros(n, int), np.ones(testing + large, int)],
-    }).sample(frac=1.0, random_state=2)
+    frame = pd.DataFrame(
+        {
+            "timestamp": [
+                f"2024-03-{d:02d} {int(h):02d}:{int(60 * (h % 1)):02d}" for d, h in zip(day, hour)
+            ],
+            "merchant": rng.choice(["grocery", "fuel", "restaurant", "online", "travel"], total),
+            "country": rng.choice(
+                ["FR", "DE", "IT", "ES", "NL"], total, p=[0.5, 0.2, 0.1, 0.1, 0.1]
+            ),
+            "amount_eur": amount.round(2),
+            "hour": hour.round(2),
+            "is_fraud": np.r_[np.zeros(n, int), np.ones(testing + large, int)],
+        }
+    ).sample(frac=1.0, random_state=2)
     return frame.assign(row_id=np.arange(100_001, 100_001 + total))[["row_id", *frame.columns]]
 
 
@@ -71,8 +90,11 @@ def spike_on_a_mode() -> pd.DataFrame:
 def main() -> None:
     """Write every sample next to this script."""
     rng = np.random.default_rng(0)
-    for name, frame in {"sensor_glitches.csv": sensor_glitches(rng), "card_transactions.csv": transactions(rng),
-                        "spike_on_a_mode.csv": spike_on_a_mode()}.items():
+    for name, frame in {
+        "sensor_glitches.csv": sensor_glitches(rng),
+        "card_transactions.csv": transactions(rng),
+        "spike_on_a_mode.csv": spike_on_a_mode(),
+    }.items():
         frame.to_csv(HERE / name, index=False)
         print(name, len(frame), "rows,", (HERE / name).stat().st_size, "bytes")
 

@@ -38,18 +38,26 @@ from sklearn.svm import OneClassSVM
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, ScreenedKDE, metrics  # noqa: E402
-from momkde_core.datasets import DATASETS, DatasetNotFoundError  # noqa: E402
+from momkde_core.datasets import (  # noqa: E402
+    DATASETS,
+    DatasetNotFoundError,
+    contaminated_sample,  # noqa: E402
+)
 from momkde_core.experiments._runner import _dataset, task_seed  # noqa: E402
-from momkde_core.datasets import contaminated_sample  # noqa: E402
 
 FIXED_S = 21
 
 
 def _detector(estimator) -> Callable[[np.ndarray, float, int, float], np.ndarray]:
     """Scores (high = normal) of an OutlierDetector around ``estimator(share, seed, h_cv)``."""
+
     def score(X: np.ndarray, share: float, seed: int, h_cv: float) -> np.ndarray:
-        return OutlierDetector(estimator(share, seed, h_cv), contamination=share).fit(X) \
+        return (
+            OutlierDetector(estimator(share, seed, h_cv), contamination=share)
+            .fit(X)
             .score_samples(X)
+        )
+
     return score
 
 
@@ -80,11 +88,20 @@ def run_sample(name: str, ratio: float, rep: int, seed: int, methods: list[str])
         start = time.perf_counter()
         scores = METHODS[method](X, ratio, seed % 2**31, h_cv)
         seconds = time.perf_counter() - start + (cv_seconds if method in USES_CV else 0.0)
-        rows.append({"source": name, "ratio": ratio, "rep": rep, "seed": seed, "method": method,
-                     "n": len(X), "d": X.shape[1],
-                     "auc": metrics.auc(scores, is_outlier),
-                     "average_precision": average_precision_score(is_outlier, -scores),
-                     "seconds": seconds})
+        rows.append(
+            {
+                "source": name,
+                "ratio": ratio,
+                "rep": rep,
+                "seed": seed,
+                "method": method,
+                "n": len(X),
+                "d": X.shape[1],
+                "auc": metrics.auc(scores, is_outlier),
+                "average_precision": average_precision_score(is_outlier, -scores),
+                "seconds": seconds,
+            }
+        )
     return rows
 
 
@@ -94,8 +111,9 @@ def markdown_table(table: pd.DataFrame, digits: int) -> str:
     lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
     for key, row in table.iterrows():
         keys = key if isinstance(key, tuple) else (key,)
-        lines.append("| " + " | ".join([str(k) for k in keys]
-                                        + [f"{v:.{digits}f}" for v in row]) + " |")
+        lines.append(
+            "| " + " | ".join([str(k) for k in keys] + [f"{v:.{digits}f}" for v in row]) + " |"
+        )
     return "\n".join(lines)
 
 
@@ -118,19 +136,25 @@ def main() -> None:
             print(f"skipping {name}: {err}", file=sys.stderr)
         else:
             names.append(name)
-    jobs = [(n, r, k, task_seed(args.seed, n, r, k)) for n in names for r in args.ratios
-            for k in range(args.reps)]
+    jobs = [
+        (n, r, k, task_seed(args.seed, n, r, k))
+        for n in names
+        for r in args.ratios
+        for k in range(args.reps)
+    ]
     start = time.perf_counter()
     results = Parallel(n_jobs=args.jobs)(delayed(run_sample)(*job, args.methods) for job in jobs)
     wall = time.perf_counter() - start
     df = pd.DataFrame([row for rows in results for row in rows])
     if args.out is not None:
         from momkde_core.io._csv_safety import write_csv
+
         write_csv(df, args.out)
     print(f"{len(jobs)} samples in {wall:.0f} s ({args.jobs} jobs)\n")
     for metric in ("auc", "average_precision", "seconds"):
-        table = df.pivot_table(index=["source", "ratio"], columns="method", values=metric,
-                               aggfunc="mean")[args.methods]
+        table = df.pivot_table(
+            index=["source", "ratio"], columns="method", values=metric, aggfunc="mean"
+        )[args.methods]
         print(f"mean {metric}\n{markdown_table(table, 3 if metric != 'seconds' else 4)}\n")
 
 

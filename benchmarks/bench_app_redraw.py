@@ -49,7 +49,9 @@ from benchmarks.browser import (  # noqa: E402
 
 URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual"  # S on its slider (default: auto)
 SLIDERS = {"S": "S", "ratio": "Outlier ratio |O| / n"}  # each control's exact label
-MOM_KDE_STROKE = "rgb(194, 24, 91)"  # METHOD_COLORS["mom_kde"] (#C2185B); the block KDEs are rgba(…, 0.25)
+MOM_KDE_STROKE = (
+    "rgb(194, 24, 91)"  # METHOD_COLORS["mom_kde"] (#C2185B); the block KDEs are rgba(…, 0.25)
+)
 POLL_S = 0.010
 TIMEOUT_S = 120.0
 
@@ -63,9 +65,22 @@ MOM_KDE_PATH_JS = """(stroke) => {
 def start_server(port: int) -> subprocess.Popen:
     """``streamlit run app.py`` from the repository root; returns once it answers its health check."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     for _ in range(240):
@@ -149,18 +164,29 @@ def summary(name: str, moves: list[dict]) -> str:
     drawn = [m["redraw"] for m in moves if m["redraw"] is not None]
     missed = len(moves) - len(drawn)
     idle = [m["idle"] for m in moves]
-    text = (f"{name:<28} n={len(moves):2d}  redraw median {statistics.median(drawn):6.3f} s  "
-            f"max {max(drawn):6.3f} s" if drawn else f"{name:<28} n={len(moves):2d}  no redraw seen")
+    text = (
+        f"{name:<28} n={len(moves):2d}  redraw median {statistics.median(drawn):6.3f} s  "
+        f"max {max(drawn):6.3f} s"
+        if drawn
+        else f"{name:<28} n={len(moves):2d}  no redraw seen"
+    )
     text += f"  | run over: median {statistics.median(idle):6.3f} s  max {max(idle):6.3f} s"
     return text + (f"  ({missed} move(s) without a redraw)" if missed else "")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--moves", type=int, default=10, help="slider moves per slider (default 10)")
+    parser.add_argument(
+        "--moves", type=int, default=10, help="slider moves per slider (default 10)"
+    )
     parser.add_argument("--query", default="", help="more URL parameters, e.g. hmode=cv")
-    parser.add_argument("--dim", type=int, choices=[1, 2], default=1,
-                        help="the 1-D view (curves) or the 2-D one (contour maps)")
+    parser.add_argument(
+        "--dim",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="the 1-D view (curves) or the 2-D one (contour maps)",
+    )
     args = parser.parse_args()
     port = free_port()
     server = start_server(port)
@@ -170,22 +196,37 @@ def main() -> None:
             try:
                 tab = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
                 errors: list[str] = []
-                tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error"
-                       and not is_path_probe(msg.location.get("url", "")) else None)
+                tab.on(
+                    "console",
+                    lambda msg: (
+                        errors.append(msg.text)
+                        if msg.type == "error" and not is_path_probe(msg.location.get("url", ""))
+                        else None
+                    ),
+                )
                 t0 = time.perf_counter()
-                url_path = URL_PATH + ("&dim=2" if args.dim == 2 else "") \
+                url_path = (
+                    URL_PATH
+                    + ("&dim=2" if args.dim == 2 else "")
                     + (f"&{args.query}" if args.query else "")
+                )
                 drawn = CONTOUR if args.dim == 2 else TRACE
                 tab.goto(f"http://127.0.0.1:{port}/{url_path}")
                 wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
                 tab.wait_for_selector(drawn, timeout=TIMEOUT_S * 1000)
                 tab.wait_for_function(f"() => document.querySelectorAll('{drawn}').length > 0")
                 wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
-                print(f"first load of /{url_path}: {time.perf_counter() - t0:.2f} s "
-                      f"({tab.locator(drawn).count()} {'contour paths' if args.dim == 2 else 'traces'})")
+                print(
+                    f"first load of /{url_path}: {time.perf_counter() - t0:.2f} s "
+                    f"({tab.locator(drawn).count()} {'contour paths' if args.dim == 2 else 'traces'})"
+                )
                 results: dict[str, list[dict]] = {}
                 for name, label in SLIDERS.items():
-                    results[name], seen, key = [], {slider_value(slider_thumb(tab, label))}, "ArrowRight"
+                    results[name], seen, key = (
+                        [],
+                        {slider_value(slider_thumb(tab, label))},
+                        "ArrowRight",
+                    )
                     for _ in range(args.moves):
                         if key == "ArrowRight" and at_max(slider_thumb(tab, label)):
                             key = "ArrowLeft"
@@ -194,8 +235,10 @@ def main() -> None:
                         seen.add(move["to"])
                         results[name].append(move)
                         redraw = "   none" if move["redraw"] is None else f"{move['redraw']:7.3f}"
-                        print(f"  {name:>5} {move['from']:>5} -> {move['to']:<5} redraw {redraw} s  "
-                              f"run over {move['idle']:7.3f} s{'  (cached)' if move['cached'] else ''}")
+                        print(
+                            f"  {name:>5} {move['from']:>5} -> {move['to']:<5} redraw {redraw} s  "
+                            f"run over {move['idle']:7.3f} s{'  (cached)' if move['cached'] else ''}"
+                        )
                 print()
                 for name, moves in results.items():
                     print(summary(f"{name} (all moves)", moves))

@@ -48,8 +48,9 @@ def peak_mib(fn) -> float:
 
 def sklearn_mom(X: np.ndarray, points: np.ndarray, h: float, block_of: np.ndarray) -> np.ndarray:
     """The straightforward MoM-KDE: one scikit-learn KernelDensity per block, then the median."""
-    logs = [KernelDensity(bandwidth=h).fit(X[block_of == s]).score_samples(points)
-            for s in range(S)]
+    logs = [
+        KernelDensity(bandwidth=h).fit(X[block_of == s]).score_samples(points) for s in range(S)
+    ]
     return np.median(np.exp(logs), axis=0)
 
 
@@ -82,55 +83,85 @@ def naive_spkde(X: np.ndarray, h: float, beta: float, iters: int) -> np.ndarray:
 def row(label: str, ours, peer, peer_label: str, memory_of=None) -> str:
     t_ours, t_peer = best_time(ours), best_time(peer, repeat=2)
     mem = f"{peak_mib(memory_of or ours):.1f}"
-    return (f"| {label} | {t_ours * 1e3:.1f} ms | {mem} MiB | {peer_label}: "
-            f"{t_peer * 1e3:.1f} ms | {t_peer / t_ours:.1f}x |")
+    return (
+        f"| {label} | {t_ours * 1e3:.1f} ms | {mem} MiB | {peer_label}: "
+        f"{t_peer * 1e3:.1f} ms | {t_peer / t_ours:.1f}x |"
+    )
 
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    lines = ["| task | ours | peak memory | straightforward way | speed-up |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| task | ours | peak memory | straightforward way | speed-up |",
+        "|---|---|---|---|---|",
+    ]
     xs = np.linspace(-3, 9, 1024)
     for n in (10**3, 10**4, 10**5):
         X = np.r_[rng.normal(0, 0.5, n // 2), rng.normal(6, 0.5, n - n // 2)][:, None]
         est = MoMKDE(n_blocks=S, bandwidth=0.2, random_state=0, normalize=False).fit(X)
-        lines.append(row(f"MoM-KDE S=20, 1-D grid of 1024, n={n:,}",
-                         lambda: est.pdf_grid(xs),
-                         lambda: sklearn_mom(X, xs[:, None], 0.2, est.block_of_),
-                         "KernelDensity per block"))
+        lines.append(
+            row(
+                f"MoM-KDE S=20, 1-D grid of 1024, n={n:,}",
+                lambda: est.pdf_grid(xs),
+                lambda: sklearn_mom(X, xs[:, None], 0.2, est.block_of_),
+                "KernelDensity per block",
+            )
+        )
     g = np.linspace(-3, 6, 128)
     mesh = np.stack([m.ravel() for m in np.meshgrid(g, g, indexing="ij")], 1)
     for n in (10**3, 10**4):
         X = np.r_[rng.normal(0, 0.5, (n // 2, 2)), rng.normal(3, 0.5, (n - n // 2, 2))]
         est = MoMKDE(n_blocks=S, bandwidth=0.3, random_state=0, normalize=False).fit(X)
-        lines.append(row(f"MoM-KDE S=20, 2-D grid 128x128, n={n:,}",
-                         lambda: est.pdf_grid(g, g),
-                         lambda: sklearn_mom(X, mesh, 0.3, est.block_of_),
-                         "KernelDensity per block"))
+        lines.append(
+            row(
+                f"MoM-KDE S=20, 2-D grid 128x128, n={n:,}",
+                lambda: est.pdf_grid(g, g),
+                lambda: sklearn_mom(X, mesh, 0.3, est.block_of_),
+                "KernelDensity per block",
+            )
+        )
     digits = load_digits().data
     est = MoMKDE(n_blocks=S, bandwidth="scott", random_state=0).fit(digits)
-    lines.append(row("MoM-KDE S=20, score Digits (n=1797, d=64)",
-                     lambda: est.score_samples(digits),
-                     lambda: sklearn_mom(digits, digits, est.bandwidth_, est.block_of_),
-                     "KernelDensity per block"))
+    lines.append(
+        row(
+            "MoM-KDE S=20, score Digits (n=1797, d=64)",
+            lambda: est.score_samples(digits),
+            lambda: sklearn_mom(digits, digits, est.bandwidth_, est.block_of_),
+            "KernelDensity per block",
+        )
+    )
     for n in (1000, 5000):
         X = np.r_[rng.normal(0, 0.5, (int(n * 0.9), 2)), rng.uniform(-3, 6, (n // 10, 2))]
         rk = RKDE(bandwidth=0.3).fit(X)
-        lines.append(row(f"RKDE fit, 2-D, n={n:,} ({rk.n_iter_} iterations)",
-                         lambda: RKDE(bandwidth=0.3).fit(X),
-                         lambda: naive_rkde(X, 0.3, rk.n_iter_), "n x n Gram, same iterations"))
+        lines.append(
+            row(
+                f"RKDE fit, 2-D, n={n:,} ({rk.n_iter_} iterations)",
+                lambda: RKDE(bandwidth=0.3).fit(X),
+                lambda: naive_rkde(X, 0.3, rk.n_iter_),
+                "n x n Gram, same iterations",
+            )
+        )
         sp = SPKDE(bandwidth=0.3, contamination=0.1).fit(X)
-        lines.append(row(f"SPKDE fit, 2-D, n={n:,} ({sp.n_iter_} iterations)",
-                         lambda: SPKDE(bandwidth=0.3, contamination=0.1).fit(X),
-                         lambda: naive_spkde(X, 0.3, 1 / 0.9, sp.n_iter_),
-                         "n x n Gram, plain projected gradient, same iterations"))
+        lines.append(
+            row(
+                f"SPKDE fit, 2-D, n={n:,} ({sp.n_iter_} iterations)",
+                lambda: SPKDE(bandwidth=0.3, contamination=0.1).fit(X),
+                lambda: naive_spkde(X, 0.3, 1 / 0.9, sp.n_iter_),
+                "n x n Gram, plain projected gradient, same iterations",
+            )
+        )
     for n in (1000, 10**4):
         X = np.r_[rng.normal(0, 0.5, n // 2), rng.normal(6, 0.5, n - n // 2)][:, None]
         grid = cv_grid(X)
         search = GridSearchCV(KernelDensity(), {"bandwidth": grid}, cv=5)
-        lines.append(row(f'bandwidth "cv" (25 values, 5 folds), 1-D, n={n:,}',
-                         lambda: KDE(bandwidth="cv", random_state=0).fit(X),
-                         lambda: search.fit(X), "GridSearchCV(KernelDensity)"))
+        lines.append(
+            row(
+                f'bandwidth "cv" (25 values, 5 folds), 1-D, n={n:,}',
+                lambda: KDE(bandwidth="cv", random_state=0).fit(X),
+                lambda: search.fit(X),
+                "GridSearchCV(KernelDensity)",
+            )
+        )
     print("\n".join(lines))
 
 

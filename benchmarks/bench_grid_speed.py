@@ -60,15 +60,18 @@ def median_time(fn, repeat: int) -> tuple[float, float]:
 
 
 def wide_axes(X: np.ndarray, nodes: int) -> list[np.ndarray]:
-    return [np.linspace(X[:, k].min() - WIDEN, X[:, k].max() + WIDEN, nodes)
-            for k in range(X.shape[1])]
+    return [
+        np.linspace(X[:, k].min() - WIDEN, X[:, k].max() + WIDEN, nodes) for k in range(X.shape[1])
+    ]
 
 
 def ours(method: str, X: np.ndarray, axes: list[np.ndarray]):
     def run():
-        est = KDE(bandwidth=H) if method == "kde" else \
-            MoMKDE(n_blocks=S, bandwidth=H, random_state=0)
+        est = (
+            KDE(bandwidth=H) if method == "kde" else MoMKDE(n_blocks=S, bandwidth=H, random_state=0)
+        )
         return est.fit(X).pdf_grid(*axes)
+
     return run
 
 
@@ -93,10 +96,15 @@ def kdepy_mom(X: np.ndarray, axes: list[np.ndarray]):
 
     def run():
         shuffled = X[np.random.default_rng(0).permutation(len(X))]
-        values = np.stack([FFTKDE(kernel="gaussian", bw=H).fit(block).evaluate(points)
-                           for block in np.array_split(shuffled, S)])
+        values = np.stack(
+            [
+                FFTKDE(kernel="gaussian", bw=H).fit(block).evaluate(points)
+                for block in np.array_split(shuffled, S)
+            ]
+        )
         median = np.median(values, axis=0)
         return median / (median.sum() * cell)
+
     return run
 
 
@@ -105,6 +113,7 @@ def statsmodels_fft(X: np.ndarray, nodes: int):
         kde = sm.nonparametric.KDEUnivariate(X[:, 0])
         kde.fit(kernel="gau", bw=H, fft=True, gridsize=nodes, cut=WIDEN / H)
         return kde.density
+
     return run
 
 
@@ -135,10 +144,13 @@ def table_row(name: str, method: str, n: int, d: int, repeat: int) -> str:
 
     def cell(t):
         return f"{t[0] * 1e3:.1f} ms ({t[1] * 1e3:.1f})"
-    return (f"| {name} | {cell(ours_t)} | {cell(kdepy_t)} | "
-            f"{cell(sm_t) if sm_t else '(no 2-D FFT)'} | {ours_t[0] / kdepy_t[0]:.1f}x "
-            f"({ours_t[1] / kdepy_t[1]:.1f}x) | "
-            + (f"{cell(mom_t)} | {ours_t[0] / mom_t[0]:.2f}x |" if mom_t else "| |"))
+
+    return (
+        f"| {name} | {cell(ours_t)} | {cell(kdepy_t)} | "
+        f"{cell(sm_t) if sm_t else '(no 2-D FFT)'} | {ours_t[0] / kdepy_t[0]:.1f}x "
+        f"({ours_t[1] / kdepy_t[1]:.1f}x) | "
+        + (f"{cell(mom_t)} | {ours_t[0] / mom_t[0]:.2f}x |" if mom_t else "| |")
+    )
 
 
 def big_grid(d: int) -> dict:
@@ -161,10 +173,15 @@ def big_grid(d: int) -> dict:
     run()
     traced = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return {"seconds": seconds, "cpu": cpu, "fit": fit_seconds, "pdf_grid": grid_seconds,
-            "warm_up": warm_up,
-            "traced_peak_gib": traced / 2**30,
-            "max_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
+    return {
+        "seconds": seconds,
+        "cpu": cpu,
+        "fit": fit_seconds,
+        "pdf_grid": grid_seconds,
+        "warm_up": warm_up,
+        "traced_peak_gib": traced / 2**30,
+        "max_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+    }
 
 
 def scoring(d: int = 10, n: int = 10**5) -> dict:
@@ -192,8 +209,9 @@ def gram_fits(n: int = 20_000, dense_fits: bool = False) -> list[str]:
     X = np.vstack([rng.standard_normal((n - m, 2)), rng.uniform(-6, 6, (m, 2))])
     lines = []
     for est, products, gram_h in (
-            (RKDE(), lambda e: e.scale_n_iter_ + e.n_iter_ + 2, lambda e: e._fitted.h),
-            (SPKDE(), lambda e: e.n_iter_ + 3, lambda e: np.sqrt(2) * e._fitted.h)):
+        (RKDE(), lambda e: e.scale_n_iter_ + e.n_iter_ + 2, lambda e: e._fitted.h),
+        (SPKDE(), lambda e: e.n_iter_ + 3, lambda e: np.sqrt(2) * e._fitted.h),
+    ):
         engine._MEMO.clear()
         c0, t0 = time.process_time(), time.perf_counter()
         est.fit(X)
@@ -208,10 +226,12 @@ def gram_fits(n: int = 20_000, dense_fits: bool = False) -> list[str]:
             t1 = time.perf_counter()
             dense.matvec(v)
             per_product.append(time.perf_counter() - t1)
-        line = (f"{type(est).__name__} 2-D, n = {n}: fit {wall:.2f} s (CPU {cpu:.2f} s), "
-                f"{products(est)} Gram products, {path} path; dense path: "
-                f"{np.median(per_product):.2f} s per product, x {products(est)} = "
-                f"{np.median(per_product) * products(est):.0f} s")
+        line = (
+            f"{type(est).__name__} 2-D, n = {n}: fit {wall:.2f} s (CPU {cpu:.2f} s), "
+            f"{products(est)} Gram products, {path} path; dense path: "
+            f"{np.median(per_product):.2f} s per product, x {products(est)} = "
+            f"{np.median(per_product) * products(est):.0f} s"
+        )
         if dense_fits:
             with_dense = type(est)(**est.get_params())
             t1 = time.perf_counter()
@@ -228,8 +248,13 @@ def gram_fits(n: int = 20_000, dense_fits: bool = False) -> list[str]:
 
 def in_child(what: str) -> dict:
     """Run ``--child WHAT`` in a fresh process (its own peak memory) and read its JSON."""
-    done = subprocess.run([sys.executable, __file__, "--child", what], capture_output=True,
-                          text=True, check=True, cwd=os.getcwd())
+    done = subprocess.run(
+        [sys.executable, __file__, "--child", what],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=os.getcwd(),
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -243,8 +268,9 @@ def main() -> None:
     parser.add_argument("--child", choices=["grid1d", "grid2d", "score"], default=None)
     args = parser.parse_args()
     if args.child:
-        result = {"grid1d": lambda: big_grid(1), "grid2d": lambda: big_grid(2),
-                  "score": scoring}[args.child]()
+        result = {"grid1d": lambda: big_grid(1), "grid2d": lambda: big_grid(2), "score": scoring}[
+            args.child
+        ]()
         print(json.dumps(result))
         return
     print(f"load before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
@@ -253,10 +279,12 @@ def main() -> None:
             print(line, flush=True)
         print(f"load after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
         return
-    print("| task (h = 0.2, grid = data range + 15 h; 1024 nodes, 2-D 128 x 128) | momkde "
-          "fit + pdf_grid | KDEpy FFTKDE (one KDE) | statsmodels FFT (one KDE) | ratio "
-          "to KDEpy | MoM-KDE from 20 KDEpy FFTKDEs | ratio to it |  (wall clock, median; "
-          "in brackets: CPU time)")
+    print(
+        "| task (h = 0.2, grid = data range + 15 h; 1024 nodes, 2-D 128 x 128) | momkde "
+        "fit + pdf_grid | KDEpy FFTKDE (one KDE) | statsmodels FFT (one KDE) | ratio "
+        "to KDEpy | MoM-KDE from 20 KDEpy FFTKDEs | ratio to it |  (wall clock, median; "
+        "in brackets: CPU time)"
+    )
     print("|---|---|---|---|---|---|---|")
     for name, method, n, d in TABLE:
         if args.only is None or args.only == name:
@@ -264,14 +292,19 @@ def main() -> None:
     if args.big:
         for what in ("grid1d", "grid2d"):
             r = in_child(what)
-            print(f"MoM-KDE S=20, {what[-2:]}, n = 1e7: fit + pdf_grid {r['seconds']:.2f} s (CPU "
-                  f"{r['cpu']:.2f} s; fit {r['fit']:.2f} s, pdf_grid {r['pdf_grid']:.2f} s), "
-                  f"after a warm-up of {r['warm_up']:.2f} s on 1e4 points; traced peak "
-                  f"{r['traced_peak_gib']:.2f} GiB, max RSS {r['max_rss_gib']:.2f} GiB",
-                  flush=True)
+            print(
+                f"MoM-KDE S=20, {what[-2:]}, n = 1e7: fit + pdf_grid {r['seconds']:.2f} s (CPU "
+                f"{r['cpu']:.2f} s; fit {r['fit']:.2f} s, pdf_grid {r['pdf_grid']:.2f} s), "
+                f"after a warm-up of {r['warm_up']:.2f} s on 1e4 points; traced peak "
+                f"{r['traced_peak_gib']:.2f} GiB, max RSS {r['max_rss_gib']:.2f} GiB",
+                flush=True,
+            )
         r = in_child("score")
-        print(f"score_samples d = 10, n = m = 1e5: KDE {r['kde']:.1f} s (CPU {r['kde_cpu']:.1f} s)"
-              f", MoM-KDE S=20 {r['mom']:.1f} s (CPU {r['mom_cpu']:.1f} s)", flush=True)
+        print(
+            f"score_samples d = 10, n = m = 1e5: KDE {r['kde']:.1f} s (CPU {r['kde_cpu']:.1f} s)"
+            f", MoM-KDE S=20 {r['mom']:.1f} s (CPU {r['mom_cpu']:.1f} s)",
+            flush=True,
+        )
     print(f"load after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
 
 

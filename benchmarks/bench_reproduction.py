@@ -32,23 +32,32 @@ def main() -> None:
     parser.add_argument("--protocol", choices=ex.PROTOCOLS, default="honest")
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--out", type=Path, default=None, help="also save the results table")
-    parser.add_argument("--methods", nargs="+", choices=ex.ALL_METHODS, default=list(ex.ALL_METHODS))
+    parser.add_argument(
+        "--methods", nargs="+", choices=ex.ALL_METHODS, default=list(ex.ALL_METHODS)
+    )
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
 
     if args.profile:
-        tasks = ex.make_tasks("synthetic", ratios=[0.1, 0.3, 0.5], reps=1, protocol=args.protocol,
-                              methods=args.methods)
+        tasks = ex.make_tasks(
+            "synthetic",
+            ratios=[0.1, 0.3, 0.5],
+            reps=1,
+            protocol=args.protocol,
+            methods=args.methods,
+        )
         profiler = cProfile.Profile()
         profiler.runcall(lambda: [ex.run_task(t) for t in tasks])
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(35)
         return
 
-    tasks = ex.make_tasks("synthetic", reps=args.reps, protocol=args.protocol,
-                          methods=args.methods)
-    print(f"{len(tasks)} samples, methods {' '.join(args.methods)}, protocol {args.protocol}, "
-          f"{args.jobs} jobs on "
-          f"{os.cpu_count()} cores", flush=True)
+    tasks = ex.make_tasks("synthetic", reps=args.reps, protocol=args.protocol, methods=args.methods)
+    print(
+        f"{len(tasks)} samples, methods {' '.join(args.methods)}, protocol {args.protocol}, "
+        f"{args.jobs} jobs on "
+        f"{os.cpu_count()} cores",
+        flush=True,
+    )
     start = time.perf_counter()
     df = ex.run_experiments(tasks, n_jobs=args.jobs, progress=True)
     total = time.perf_counter() - start

@@ -43,20 +43,45 @@ from sklearn.neighbors import KernelDensity
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from robust_density_settings import (CLEAN_SETTINGS, CLEAN_STATED, EVAL_SETTINGS,  # noqa: E402
-                                     FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS, FRESH_SETTINGS,
-                                     RATIOS, SEEDS, SIZES, STATED)
+from robust_density_settings import (
+    CLEAN_SETTINGS,
+    CLEAN_STATED,
+    EVAL_SETTINGS,  # noqa: E402
+    FRESH_CLEAN,
+    FRESH_RATIOS,
+    FRESH_SEEDS,
+    FRESH_SETTINGS,
+    RATIOS,
+    SEEDS,
+    SIZES,
+    STATED,
+)
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, metrics  # noqa: E402
 from momkde_core._engine._grid import Grid  # noqa: E402
 
 GRID = {1: 2048, 2: 160}
 #: family -> (settings, ratios, seeds)
-FAMILIES = {"eval": (EVAL_SETTINGS, RATIOS, SEEDS), "clean": (CLEAN_SETTINGS, RATIOS, SEEDS),
-            "fresh": (FRESH_SETTINGS, FRESH_RATIOS, FRESH_SEEDS),
-            "fresh_clean": (FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS)}
-COLUMNS = ("setting", "dim", "ratio", "n", "seed", "method", "stated", "eps", "js", "set_aside",
-           "recall", "error")
+FAMILIES = {
+    "eval": (EVAL_SETTINGS, RATIOS, SEEDS),
+    "clean": (CLEAN_SETTINGS, RATIOS, SEEDS),
+    "fresh": (FRESH_SETTINGS, FRESH_RATIOS, FRESH_SEEDS),
+    "fresh_clean": (FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS),
+}
+COLUMNS = (
+    "setting",
+    "dim",
+    "ratio",
+    "n",
+    "seed",
+    "method",
+    "stated",
+    "eps",
+    "js",
+    "set_aside",
+    "recall",
+    "error",
+)
 
 
 def _grid(setting) -> Grid:
@@ -65,13 +90,15 @@ def _grid(setting) -> Grid:
 
 def _sklearn_kd(X: np.ndarray, grid: Grid, seed: int) -> np.ndarray:
     scott = X.std(axis=0, ddof=1).mean() * len(X) ** (-1 / (X.shape[1] + 4))
-    search = GridSearchCV(KernelDensity(), {"bandwidth": np.geomspace(0.05, 2, 20) * scott},
-                          cv=5).fit(X)
+    search = GridSearchCV(
+        KernelDensity(), {"bandwidth": np.geomspace(0.05, 2, 20) * scott}, cv=5
+    ).fit(X)
     return np.exp(search.best_estimator_.score_samples(grid.points)).reshape(grid.shape)
 
 
 def _kdepy_isj(X: np.ndarray, grid: Grid) -> np.ndarray:
     from KDEpy import FFTKDE
+
     x = X[:, 0]
     est = FFTKDE(bw="ISJ").fit(x)
     lo, hi = min(x.min(), grid.axes[0][0]), max(x.max(), grid.axes[0][-1])
@@ -89,8 +116,16 @@ def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
     rows = []
 
     def add(method, values, stated="true", eps=ratio, **extra):
-        rows.append(dict(base, method=method, stated=stated, eps=eps,
-                         js=metrics.js_divergence(values, truth, grid.cell), **extra))
+        rows.append(
+            dict(
+                base,
+                method=method,
+                stated=stated,
+                eps=eps,
+                js=metrics.js_divergence(values, truth, grid.cell),
+                **extra,
+            )
+        )
 
     cv = KDE("cv", random_state=seed).fit(X)
     add("kde_cv", cv.pdf_grid(*grid.axes))
@@ -98,8 +133,11 @@ def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
     if setting.dim == 1:
         add("kdepy_isj", _kdepy_isj(X, grid))
     add("rkde", RKDE(cv.bandwidth_).fit(X).pdf_grid(*grid.axes))
-    cases = ([(k, ratio * f) for k, f in STATED.items()] if ratio > 0
-             else [(f"{e}", e) for e in CLEAN_STATED])
+    cases = (
+        [(k, ratio * f) for k, f in STATED.items()]
+        if ratio > 0
+        else [(f"{e}", e) for e in CLEAN_STATED]
+    )
     if ratio > 0:
         add("spkde", SPKDE(cv.bandwidth_, contamination=ratio).fit(X).pdf_grid(*grid.axes))
     for label, eps in cases:
@@ -109,14 +147,30 @@ def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
                 mom = MoMKDE(contamination=eps, random_state=seed).fit(X)
                 add("mom_kde", mom.pdf_grid(*grid.axes), label, eps)
             except ValueError as err:  # a fit that raises is reported, not hidden
-                rows.append(dict(base, method="mom_kde", stated=label, eps=eps, js=np.nan,
-                                 error=str(err)[:120]))
-            fits = {name: ScreenedKDE(contamination=eps, cut=cut, random_state=seed).fit(X)
-                    for name, cut in (("screened_kde", "calibrated"), ("screened_ratio", "ratio"))}
+                rows.append(
+                    dict(
+                        base,
+                        method="mom_kde",
+                        stated=label,
+                        eps=eps,
+                        js=np.nan,
+                        error=str(err)[:120],
+                    )
+                )
+            fits = {
+                name: ScreenedKDE(contamination=eps, cut=cut, random_state=seed).fit(X)
+                for name, cut in (("screened_kde", "calibrated"), ("screened_ratio", "ratio"))
+            }
         for name, est in fits.items():
             kept = est.inlier_mask_
-            add(name, est.pdf_grid(*grid.axes), label, eps, set_aside=float(1 - kept.mean()),
-                recall=float((~kept)[is_out].mean()) if is_out.any() else np.nan)
+            add(
+                name,
+                est.pdf_grid(*grid.axes),
+                label,
+                eps,
+                set_aside=float(1 - kept.mean()),
+                recall=float((~kept)[is_out].mean()) if is_out.any() else np.nan,
+            )
     return rows
 
 
@@ -132,9 +186,10 @@ def main(argv=None) -> None:
     for family in args.family:
         settings, ratios, seeds = FAMILIES[family]
         for setting in settings:
-            for ratio in (ratios if setting.outliers is not None else (0.0,)):
-                cells += [(setting, ratio, n, seed) for n in args.sizes
-                          for seed in seeds[:args.seeds]]
+            for ratio in ratios if setting.outliers is not None else (0.0,):
+                cells += [
+                    (setting, ratio, n, seed) for n in args.sizes for seed in seeds[: args.seeds]
+                ]
     out = Path(args.out)
     done = set()
     if out.exists():
@@ -143,7 +198,8 @@ def main(argv=None) -> None:
     todo = [c for c in cells if (c[0].name, c[1], c[2], c[3]) not in done]
     print(f"{len(todo)} of {len(cells)} cells to run", flush=True)
     results = Parallel(n_jobs=args.jobs, return_as="generator_unordered", verbose=5)(
-        delayed(run_cell)(*cell) for cell in todo)
+        delayed(run_cell)(*cell) for cell in todo
+    )
     for rows in results:
         frame = pd.DataFrame(rows).reindex(columns=COLUMNS)
         frame.to_csv(out, mode="a", header=not out.exists(), index=False)

@@ -15,8 +15,16 @@ import socket
 from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package: never a downloaded browser build
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TRACE = ".js-plotly-plot .scatterlayer .trace"
 
 
@@ -30,14 +38,17 @@ def is_path_probe(url: str) -> bool:
     """Streamlit's frontend, opened on a page's path (/explore), first looks for its server
     endpoints under that path (/explore/_stcore/health), gets a 404, then finds them at the
     root: expected noise, not an app error."""
-    return "/_stcore/" in url and not url.split("://", 1)[-1].split("/", 1)[-1].startswith("_stcore/")
+    return "/_stcore/" in url and not url.split("://", 1)[-1].split("/", 1)[-1].startswith(
+        "_stcore/"
+    )
 
 
 def wait_until_idle(tab, timeout: float = 60_000) -> None:
     """Wait for the app to load and for the script run to finish (no running indicator)."""
     tab.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     tab.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout)
+        """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout
+    )
 
 
 def curve_path(tab) -> str:

@@ -65,7 +65,9 @@ try:
     import psutil
 except ImportError:  # the /proc fallback below
     psutil = None
-GONE = (OSError, psutil.Error) if psutil else (OSError,)  # what reading a process that has exited raises
+GONE = (
+    (OSError, psutil.Error) if psutil else (OSError,)
+)  # what reading a process that has exited raises
 
 VIEWPORT = {"width": 1400, "height": 900}
 SAMPLE_EVERY_S = 0.25
@@ -87,8 +89,10 @@ ERRORS_JS = """() => Array.from(document.querySelectorAll(
                          '[data-testid="stException"], [data-testid="stAlertContentError"]'))
                      .map(e => e.innerText.trim())"""
 #: The first render is over: the run is, and the figure is drawn (or an error shown instead).
-RENDERED_JS = (f"() => ({IDLE_JS})() && (document.querySelectorAll('{TRACE}, .js-plotly-plot .contourlayer path')"
-               f".length > 0 || ({ERRORS_JS})().length > 0)")
+RENDERED_JS = (
+    f"() => ({IDLE_JS})() && (document.querySelectorAll('{TRACE}, .js-plotly-plot .contourlayer path')"
+    f".length > 0 || ({ERRORS_JS})().length > 0)"
+)
 REDRAWN_JS = f"(before) => ({CURVES_JS})() !== before && ({IDLE_JS})()"
 
 
@@ -98,11 +102,18 @@ def _own_usage(pid: int) -> tuple[int, float, list[int]]:
     if psutil is not None:
         proc = psutil.Process(pid)
         with proc.oneshot():
-            return proc.memory_info().rss, sum(proc.cpu_times()[:4]), [c.pid for c in proc.children()]
+            return (
+                proc.memory_info().rss,
+                sum(proc.cpu_times()[:4]),
+                [c.pid for c in proc.children()],
+            )
     status = Path(f"/proc/{pid}/status").read_text()
     stat = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     children = " ".join(p.read_text() for p in Path(f"/proc/{pid}/task").glob("*/children")).split()
-    rss = next((int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:")), 0)
+    rss = next(
+        (int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmRSS:")),
+        0,
+    )
     return rss, sum(map(int, stat[11:15])) / os.sysconf("SC_CLK_TCK"), [int(c) for c in children]
 
 
@@ -131,8 +142,16 @@ async def sample_usage(server_pid: int, samples: list[dict], t0: float) -> None:
     every ``SAMPLE_EVERY_S`` until cancelled."""
     while True:
         server, client = usage(server_pid), usage(os.getpid(), skip=server_pid)
-        samples.append({"t_s": round(time.perf_counter() - t0, 3), "server_rss": server[0], "server_cpu_s": server[1],
-                        "client_rss": client[0], "client_cpu_s": client[1], "machine_cpu_s": machine_busy()})
+        samples.append(
+            {
+                "t_s": round(time.perf_counter() - t0, 3),
+                "server_rss": server[0],
+                "server_cpu_s": server[1],
+                "client_rss": client[0],
+                "client_cpu_s": client[1],
+                "machine_cpu_s": machine_busy(),
+            }
+        )
         await asyncio.sleep(SAMPLE_EVERY_S)
 
 
@@ -148,12 +167,15 @@ async def record_errors(tab, result: dict) -> None:
             result["page_errors"].append(text)
 
 
-async def run_session(browser, base: str, result: dict, moves: int, args: argparse.Namespace) -> None:
+async def run_session(
+    browser, base: str, result: dict, moves: int, args: argparse.Namespace
+) -> None:
     """One user: open Explore at ``result["url"]``, then move the slider ``moves`` times.
     Fills ``result`` as it goes, so a session cut by the global time limit keeps what it did."""
     timeout_ms = args.timeout * 1000
     context = await browser.new_context(viewport=VIEWPORT)
     try:
+
         async def refuse(route):
             result["external_requests"].append(route.request.url)
             await route.abort()
@@ -161,8 +183,14 @@ async def run_session(browser, base: str, result: dict, moves: int, args: argpar
         await context.route(lambda url: not is_local(url), refuse)
         tab = await context.new_page()
         tab.set_default_timeout(timeout_ms)
-        tab.on("console", lambda msg: result["console_errors"].append(msg.text)
-               if msg.type == "error" and not is_path_probe(msg.location.get("url", "")) else None)
+        tab.on(
+            "console",
+            lambda msg: (
+                result["console_errors"].append(msg.text)
+                if msg.type == "error" and not is_path_probe(msg.location.get("url", ""))
+                else None
+            ),
+        )
         tab.on("pageerror", lambda err: result["console_errors"].append(str(err)))
 
         start = time.perf_counter()
@@ -174,12 +202,22 @@ async def run_session(browser, base: str, result: dict, moves: int, args: argpar
         result["render_s"] = time.perf_counter() - start
         figure = await tab.evaluate(CURVES_JS)
         result["figure"] = hashlib.sha1(figure.encode()).hexdigest()[:12]
-        seed = await tab.locator('[data-testid="stNumberInput"]').filter(has_text="Seed").locator("input").input_value()
+        seed = (
+            await tab.locator('[data-testid="stNumberInput"]')
+            .filter(has_text="Seed")
+            .locator("input")
+            .input_value()
+        )
         if seed != str(result["seed"]):
-            result["page_errors"].append(f"the Seed box shows {seed}, not the URL's {result['seed']}")
+            result["page_errors"].append(
+                f"the Seed box shows {seed}, not the URL's {result['seed']}"
+            )
 
-        thumb = tab.locator('[data-testid="stSlider"]').filter(
-            has=tab.get_by_text(SLIDERS[args.slider], exact=True)).locator('input[type="range"]')
+        thumb = (
+            tab.locator('[data-testid="stSlider"]')
+            .filter(has=tab.get_by_text(SLIDERS[args.slider], exact=True))
+            .locator('input[type="range"]')
+        )
         result["values"].append(await thumb.input_value())
         for _ in range(moves):
             await thumb.focus()
@@ -209,15 +247,30 @@ def view_url(query: str, seed: int) -> str:
 
 def new_result(session: int, query: str) -> dict:
     """What a session collects: session ``k`` opens the view with ``seed=k``."""
-    return {"session": session, "seed": session, "url": view_url(query, session), "render_s": None,
-            "redraws_s": [], "values": [], "figure": None, "page_errors": [], "console_errors": [],
-            "external_requests": [], "failure": None}
+    return {
+        "session": session,
+        "seed": session,
+        "url": view_url(query, session),
+        "render_s": None,
+        "redraws_s": [],
+        "values": [],
+        "figure": None,
+        "page_errors": [],
+        "console_errors": [],
+        "external_requests": [],
+        "failure": None,
+    }
 
 
-async def run_all(base: str, server_pid: int, args: argparse.Namespace) -> tuple[dict, list[dict], list]:
+async def run_all(
+    base: str, server_pid: int, args: argparse.Namespace
+) -> tuple[dict, list[dict], list]:
     """A warm-up session (seed 0, no move: the server imports the app's modules), then all
     sessions at once in one Chromium (one context each), while the server's memory is sampled."""
-    warmup, results = new_result(0, args.query), [new_result(k, args.query) for k in range(1, args.sessions + 1)]
+    warmup, results = (
+        new_result(0, args.query),
+        [new_result(k, args.query) for k in range(1, args.sessions + 1)],
+    )
     samples: list[dict] = []
     limit = args.timeout * (args.moves + 2)
     async with async_playwright() as pw:
@@ -239,8 +292,12 @@ async def run_all(base: str, server_pid: int, args: argparse.Namespace) -> tuple
 
 def problems(r: dict) -> list[str]:
     """Everything that went wrong in session ``r``, one line each."""
-    return (([r["failure"]] if r["failure"] else []) + r["page_errors"] + r["console_errors"]
-            + [f"external request {url}" for url in r["external_requests"]])
+    return (
+        ([r["failure"]] if r["failure"] else [])
+        + r["page_errors"]
+        + r["console_errors"]
+        + [f"external request {url}" for url in r["external_requests"]]
+    )
 
 
 def session_ok(r: dict, moves: int) -> bool:
@@ -252,87 +309,161 @@ def stats(values: list[float]) -> dict:
     """Count, median, 90th percentile and maximum (None when there are no values)."""
     if not values:
         return {"n": 0, "median": None, "p90": None, "max": None}
-    return {"n": len(values), "median": float(np.median(values)), "p90": float(np.percentile(values, 90)),
-            "max": float(np.max(values))}
+    return {
+        "n": len(values),
+        "median": float(np.median(values)),
+        "p90": float(np.percentile(values, 90)),
+        "max": float(np.max(values)),
+    }
 
 
-def summarise(warmup: dict, results: list[dict], samples: list[dict], started: int,
-              args: argparse.Namespace, load: dict) -> dict:
+def summarise(
+    warmup: dict,
+    results: list[dict],
+    samples: list[dict],
+    started: int,
+    args: argparse.Namespace,
+    load: dict,
+) -> dict:
     """The figures of the run: times, errors, memory (MiB), CPU seconds and the machine's load."""
     first, last = samples[0], samples[-1]
     wall = last["t_s"] - first["t_s"]
-    cpu = {who: last[f"{who}_cpu_s"] - first[f"{who}_cpu_s"] for who in ("server", "client", "machine")}
+    cpu = {
+        who: last[f"{who}_cpu_s"] - first[f"{who}_cpu_s"] for who in ("server", "client", "machine")
+    }
     runs = 1 + sum((r["render_s"] is not None) + len(r["redraws_s"]) for r in results)
     return {
-        "sessions": args.sessions, "moves": args.moves, "slider": SLIDERS[args.slider], "timeout_s": args.timeout,
-        "query": args.query, "warmup_ok": session_ok(warmup, 0), "cold_render_s": warmup["render_s"],
+        "sessions": args.sessions,
+        "moves": args.moves,
+        "slider": SLIDERS[args.slider],
+        "timeout_s": args.timeout,
+        "query": args.query,
+        "warmup_ok": session_ok(warmup, 0),
+        "cold_render_s": warmup["render_s"],
         "sessions_ok": sum(session_ok(r, args.moves) for r in results),
         "distinct_first_figures": len({r["figure"] for r in results if r["figure"]}),
         "render_s": stats([r["render_s"] for r in results if r["render_s"] is not None]),
         "redraw_s": stats([t for r in results for t in r["redraws_s"]]),
         "errors": sum(len(problems(r)) for r in [warmup, *results]),
-        "server_rss_mib": {"started": started / 2**20, "peak": max(x["server_rss"] for x in samples) / 2**20,
-                           "end": last["server_rss"] / 2**20},
+        "server_rss_mib": {
+            "started": started / 2**20,
+            "peak": max(x["server_rss"] for x in samples) / 2**20,
+            "end": last["server_rss"] / 2**20,
+        },
         "client_rss_peak_mib": max(x["client_rss"] for x in samples) / 2**20,
-        "wall_s": wall, "script_runs": runs,
-        "cpu_s": {**cpu, "others": cpu["machine"] - cpu["server"] - cpu["client"], "capacity": wall * os.cpu_count()},
-        "load_average": load, "cpus": os.cpu_count(),
+        "wall_s": wall,
+        "script_runs": runs,
+        "cpu_s": {
+            **cpu,
+            "others": cpu["machine"] - cpu["server"] - cpu["client"],
+            "capacity": wall * os.cpu_count(),
+        },
+        "load_average": load,
+        "cpus": os.cpu_count(),
         "thread_settings": {k: os.environ[k] for k in THREAD_VARIABLES if k in os.environ},
     }
 
 
 def report(summary: dict, warmup: dict, results: list[dict]) -> str:
     """The printed table, then one line per problem."""
+
     def row(name: str, s: dict) -> str:
         if not s["n"]:
             return f"{name:<14} n=0"
         return f"{name:<14} n={s['n']:<3} median {s['median']:6.2f} s   p90 {s['p90']:6.2f} s   max {s['max']:6.2f} s"
 
     rss, cpu, cold = summary["server_rss_mib"], summary["cpu_s"], summary["cold_render_s"]
-    lines = [f"{summary['sessions']} sessions x {summary['moves']} moves of '{summary['slider']}' "
-             f"({summary['cpus']} CPUs, load average before {summary['load_average']['before']}, "
-             f"after {summary['load_average']['after']}"
-             + "".join(f", {k}={v}" for k, v in summary["thread_settings"].items()) + ")",
-             "warm-up        " + (f"{cold:.2f} s (one session, seed 0, cold server)" if cold else "failed"),
-             row("first render", summary["render_s"]), row("redraw", summary["redraw_s"]),
-             f"sessions ok    {summary['sessions_ok']} of {summary['sessions']}, errors {summary['errors']}, "
-             f"{summary['distinct_first_figures']} distinct first figures",
-             f"server RSS     {rss['started']:.0f} MiB when started, peak {rss['peak']:.0f} MiB, "
-             f"{rss['end']:.0f} MiB at the end (browsers: peak {summary['client_rss_peak_mib']:.0f} MiB)",
-             f"CPU seconds    {summary['wall_s']:.0f} s wall x {summary['cpus']} CPUs = {cpu['capacity']:.0f}: "
-             f"server {cpu['server']:.0f} ({cpu['server'] / summary['script_runs']:.2f} per script run), "
-             f"browsers and driver {cpu['client']:.0f}, other processes {cpu['others']:.0f}"]
-    return "\n".join(lines + [f"  session {r['session']} (seed {r['seed']}): {p}"
-                              for r in [warmup, *results] for p in problems(r)])
+    lines = [
+        f"{summary['sessions']} sessions x {summary['moves']} moves of '{summary['slider']}' "
+        f"({summary['cpus']} CPUs, load average before {summary['load_average']['before']}, "
+        f"after {summary['load_average']['after']}"
+        + "".join(f", {k}={v}" for k, v in summary["thread_settings"].items())
+        + ")",
+        "warm-up        "
+        + (f"{cold:.2f} s (one session, seed 0, cold server)" if cold else "failed"),
+        row("first render", summary["render_s"]),
+        row("redraw", summary["redraw_s"]),
+        f"sessions ok    {summary['sessions_ok']} of {summary['sessions']}, errors {summary['errors']}, "
+        f"{summary['distinct_first_figures']} distinct first figures",
+        f"server RSS     {rss['started']:.0f} MiB when started, peak {rss['peak']:.0f} MiB, "
+        f"{rss['end']:.0f} MiB at the end (browsers: peak {summary['client_rss_peak_mib']:.0f} MiB)",
+        f"CPU seconds    {summary['wall_s']:.0f} s wall x {summary['cpus']} CPUs = {cpu['capacity']:.0f}: "
+        f"server {cpu['server']:.0f} ({cpu['server'] / summary['script_runs']:.2f} per script run), "
+        f"browsers and driver {cpu['client']:.0f}, other processes {cpu['others']:.0f}",
+    ]
+    return "\n".join(
+        lines
+        + [
+            f"  session {r['session']} (seed {r['seed']}): {p}"
+            for r in [warmup, *results]
+            for p in problems(r)
+        ]
+    )
 
 
 def write(out: Path, summary: dict, warmup: dict, results: list[dict], samples: list[dict]) -> None:
     """``load_test.json`` (summary, every session, the usage samples) and ``load_test.csv``."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "load_test.json").write_text(json.dumps(
-        {"summary": summary, "warmup": warmup, "sessions": results, "samples": samples}, indent=1))
+    (out / "load_test.json").write_text(
+        json.dumps(
+            {"summary": summary, "warmup": warmup, "sessions": results, "samples": samples},
+            indent=1,
+        )
+    )
     moves = summary["moves"]
     with open(out / "load_test.csv", "w", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["session", "seed", "ok", "render_s", *(f"redraw_{i + 1}_s" for i in range(moves)), "errors"])
+        writer.writerow(
+            [
+                "session",
+                "seed",
+                "ok",
+                "render_s",
+                *(f"redraw_{i + 1}_s" for i in range(moves)),
+                "errors",
+            ]
+        )
         for r in results:
             redraws = [f"{t:.3f}" for t in r["redraws_s"]] + [""] * (moves - len(r["redraws_s"]))
             render = "" if r["render_s"] is None else f"{r['render_s']:.3f}"
-            writer.writerow([r["session"], r["seed"], session_ok(r, moves), render, *redraws, " | ".join(problems(r))])
+            writer.writerow(
+                [
+                    r["session"],
+                    r["seed"],
+                    session_ok(r, moves),
+                    render,
+                    *redraws,
+                    " | ".join(problems(r)),
+                ]
+            )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sessions", type=int, default=10, help="concurrent browser sessions (default 10)")
+    parser.add_argument(
+        "--sessions", type=int, default=10, help="concurrent browser sessions (default 10)"
+    )
     parser.add_argument("--moves", type=int, default=5, help="slider moves per session (default 5)")
-    parser.add_argument("--slider", choices=list(SLIDERS), default="ratio",
-                        help="the slider moved: ratio (a new sample, everything refitted; default) or S "
-                             "(only MoM-KDE refitted)")
-    parser.add_argument("--timeout", type=float, default=180.0,
-                        help="seconds allowed for a first render or a redraw (default 180)")
+    parser.add_argument(
+        "--slider",
+        choices=list(SLIDERS),
+        default="ratio",
+        help="the slider moved: ratio (a new sample, everything refitted; default) or S "
+        "(only MoM-KDE refitted)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=180.0,
+        help="seconds allowed for a first render or a redraw (default 180)",
+    )
     parser.add_argument("--query", default="", help="more URL parameters, e.g. n=200 or hmode=cv")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results",
-                        help="folder for load_test.json and load_test.csv (default benchmarks/results)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=REPO / "benchmarks" / "results",
+        help="folder for load_test.json and load_test.csv (default benchmarks/results)",
+    )
     args = parser.parse_args()
     if args.sessions < 1 or args.moves < 0 or args.timeout <= 0:
         parser.error("--sessions must be >= 1, --moves >= 0 and --timeout > 0")
@@ -341,7 +472,9 @@ def main() -> int:
     server = start_server(port)
     try:
         started = usage(server.pid)[0]
-        warmup, results, samples = asyncio.run(run_all(f"http://127.0.0.1:{port}", server.pid, args))
+        warmup, results, samples = asyncio.run(
+            run_all(f"http://127.0.0.1:{port}", server.pid, args)
+        )
     finally:
         stop_server(server)
     load["after"] = [round(x, 2) for x in os.getloadavg()]

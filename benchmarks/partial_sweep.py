@@ -33,11 +33,19 @@ def main() -> None:
     args = parser.parse_args()
     sweep_file = args.results.with_name(args.results.name + ex.SweepFile.SUFFIX)
     settings = json.loads(Path(str(sweep_file) + ".json").read_text(encoding="utf-8"))
-    tasks = ex.make_tasks(settings["kind"], ratios=args.ratios, reps=args.reps, seed=args.seed,
-                          first_rep=args.first_rep,
-                          protocol=settings["protocol"], methods=settings["methods"],
-                          dim=settings["dim"], n_inliers=settings["n_inliers"],
-                          scale=settings["scale"], contamination=settings["contamination"])
+    tasks = ex.make_tasks(
+        settings["kind"],
+        ratios=args.ratios,
+        reps=args.reps,
+        seed=args.seed,
+        first_rep=args.first_rep,
+        protocol=settings["protocol"],
+        methods=settings["methods"],
+        dim=settings["dim"],
+        n_inliers=settings["n_inliers"],
+        scale=settings["scale"],
+        contamination=settings["contamination"],
+    )
     sweep = ex.SweepFile(args.results, tasks)
     if sweep.settings != settings:
         raise SystemExit(f"{sweep_file.name}: settings not understood: {settings}")
@@ -45,10 +53,17 @@ def main() -> None:
     cells = {(t.source, t.ratio) for t in tasks}
     per_rep = done.drop_duplicates(["source", "ratio", "rep"]).groupby("rep").size()
     whole = sorted(int(r) for r, n in per_rep.items() if n == len(cells))
-    print(f"{done['seed'].nunique()} of {len(tasks)} samples finished; repetitions finished "
-          f"for all {len(cells)} cells: {len(whole)} ({', '.join(map(str, whole)) or 'none'})")
-    print("samples finished per source: " + ", ".join(
-        f"{s} {n}" for s, n in done.drop_duplicates("seed").groupby("source", sort=False).size().items()))
+    print(
+        f"{done['seed'].nunique()} of {len(tasks)} samples finished; repetitions finished "
+        f"for all {len(cells)} cells: {len(whole)} ({', '.join(map(str, whole)) or 'none'})"
+    )
+    print(
+        "samples finished per source: "
+        + ", ".join(
+            f"{s} {n}"
+            for s, n in done.drop_duplicates("seed").groupby("source", sort=False).size().items()
+        )
+    )
     if args.out is not None:
         write_csv(done[done["rep"].isin(whole)], args.out)
         print(f"wrote the {len(whole)} whole repetitions to {args.out}")

@@ -39,8 +39,14 @@ def wins_over_kde(means: pd.DataFrame, methods: list[str]) -> pd.Series:
     """How many of the goal cells (schemes x GOAL_RATIOS) each method has a lower JS than kde."""
     cols = [c for c in means.columns if any(abs(c - r) < 1e-9 for r in GOAL_RATIOS)]
     kde = means.xs("kde", level="method")[cols]
-    return pd.Series({m: int((means.xs(m, level="method")[cols] < kde).to_numpy().sum())
-                      for m in methods if m != "kde"}, name=f"cells won of {kde.size}")
+    return pd.Series(
+        {
+            m: int((means.xs(m, level="method")[cols] < kde).to_numpy().sum())
+            for m in methods
+            if m != "kde"
+        },
+        name=f"cells won of {kde.size}",
+    )
 
 
 def main() -> None:

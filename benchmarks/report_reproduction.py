@@ -18,22 +18,30 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from report_auto import markdown
 
 COMPARISONS: tuple[tuple[str, str], ...] = (
-    ("mom_kde_auto", "kde"), ("mom_kde_oracle", "kde"), ("mom_kde_oracle_blockh", "kde"),
-    ("mom_kde", "kde"), ("mom_kde_blockh", "kde"), ("mom_kde_auto", "rkde"),
-    ("mom_kde_auto", "spkde"), ("mom_kde_oracle", "rkde"), ("mom_kde_oracle", "spkde"),
+    ("mom_kde_auto", "kde"),
+    ("mom_kde_oracle", "kde"),
+    ("mom_kde_oracle_blockh", "kde"),
+    ("mom_kde", "kde"),
+    ("mom_kde_blockh", "kde"),
+    ("mom_kde_auto", "rkde"),
+    ("mom_kde_auto", "spkde"),
+    ("mom_kde_oracle", "rkde"),
+    ("mom_kde_oracle", "spkde"),
 )
 
 
 def means_at(df: pd.DataFrame, metric: str, ratios: list[float]) -> pd.DataFrame:
     """Mean ``metric`` with one row per (source, ratio) and one column per method."""
-    part = df[(df["metric"] == metric) & np.isclose(df["ratio"].to_numpy()[:, None],
-                                                    np.asarray(ratios)).any(axis=1)]
-    table = part.pivot_table(index=["source", "ratio"], columns="method", values="value",
-                             aggfunc="mean", sort=False)
+    part = df[
+        (df["metric"] == metric)
+        & np.isclose(df["ratio"].to_numpy()[:, None], np.asarray(ratios)).any(axis=1)
+    ]
+    table = part.pivot_table(
+        index=["source", "ratio"], columns="method", values="value", aggfunc="mean", sort=False
+    )
     methods = [m for m in pd.unique(df["method"]) if m in table.columns]
     table = table[methods]
     table.index = [f"{s} | {r:g}" for s, r in table.index]
@@ -58,16 +66,22 @@ def wins(df: pd.DataFrame) -> pd.DataFrame:
 def oracle_s1_share(df: pd.DataFrame) -> pd.Series:
     """Share of samples (%) where the oracle's S is 1 (the KDE), per source."""
     rows = df[(df["method"] == "mom_kde_oracle") & (df["metric"] == "js")]
-    return (rows.groupby("source", sort=False)["n_blocks"].apply(lambda s: 100 * (s == 1).mean())
-            .round(0))
+    return (
+        rows.groupby("source", sort=False)["n_blocks"]
+        .apply(lambda s: 100 * (s == 1).mean())
+        .round(0)
+    )
 
 
 def auc_above_kde(df: pd.DataFrame) -> pd.DataFrame:
     """Ratios at which each method's mean AUC is strictly above the KDE's, per source."""
     auc = df[df["metric"] == "auc"].groupby(["source", "ratio", "method"], sort=False)["value"]
     auc = auc.mean().unstack("method")
-    rows = {f"{m} > kde": (auc[m] > auc["kde"]).groupby(level="source", sort=False).sum()
-            for m in pd.unique(df["method"]) if m != "kde"}
+    rows = {
+        f"{m} > kde": (auc[m] > auc["kde"]).groupby(level="source", sort=False).sum()
+        for m in pd.unique(df["method"])
+        if m != "kde"
+    }
     table = pd.DataFrame(rows).T
     table.index.name = "mean AUC above the KDE, ratios of 10"
     return table.astype(int)
@@ -90,8 +104,10 @@ def main() -> None:
     for metric in ("js", "auc"):
         print(f"Mean {metric}:\n\n{markdown(means_at(df, metric, args.ratios), digits=3)}\n")
     print(markdown(wins(df), digits=0) + "\n")
-    print("Oracle picks S = 1 (% of samples): " + ", ".join(
-        f"{s} {v:.0f} %" for s, v in oracle_s1_share(df).items()))
+    print(
+        "Oracle picks S = 1 (% of samples): "
+        + ", ".join(f"{s} {v:.0f} %" for s, v in oracle_s1_share(df).items())
+    )
     n_inf = int((~np.isfinite(df.loc[df["metric"].str.startswith("kl"), "value"])).sum())
     print(f"KL values that are infinite or NaN: {n_inf}")
 

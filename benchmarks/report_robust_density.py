@@ -36,31 +36,47 @@ def report(kind: str, path: str) -> str:
         df = df.drop_duplicates(KEYS + ["stated", col])
     d = _with_reference(df, col, "kde_cv")
     cont, clean = d[d.ratio > 0], d[d.ratio == 0]
-    parts = [f"{len(df.drop_duplicates(KEYS))} cells ({cont.drop_duplicates(KEYS).shape[0]} "
-             f"contaminated, {clean.drop_duplicates(KEYS).shape[0]} clean)"]
-    parts += ["\nShare of contaminated cells where the method beats KDE-cv, by the share "
-              "stated:\n", _table(cont, col, "stated", "win", "mean"),
-              "\nMedian JS ratio to KDE-cv, contaminated cells:\n",
-              _table(cont, col, "stated", "rel", "median")]
+    parts = [
+        f"{len(df.drop_duplicates(KEYS))} cells ({cont.drop_duplicates(KEYS).shape[0]} "
+        f"contaminated, {clean.drop_duplicates(KEYS).shape[0]} clean)"
+    ]
+    parts += [
+        "\nShare of contaminated cells where the method beats KDE-cv, by the share stated:\n",
+        _table(cont, col, "stated", "win", "mean"),
+        "\nMedian JS ratio to KDE-cv, contaminated cells:\n",
+        _table(cont, col, "stated", "rel", "median"),
+    ]
     true = cont[cont.stated == "true"]
-    parts += ["\nWins against KDE-cv by setting (share stated true):\n",
-              _table(true, col, "setting", "win", "mean")]
+    parts += [
+        "\nWins against KDE-cv by setting (share stated true):\n",
+        _table(true, col, "setting", "win", "mean"),
+    ]
     if kind == "eval":
         per_cell = cont.set_index(KEYS + ["stated", col]).js.unstack(col)
         duel = (per_cell.screened_kde < per_cell.mom_kde).rename("win").reset_index()
-        parts += ["\nScreenedKDE beats MoM-KDE (the same stated share), share of cells:\n",
-                  _table(duel, "setting", "stated", "win", "mean")]
-        others = true.pivot_table(index=col, values=["win", "rel"],
-                                  aggfunc={"win": "mean", "rel": "median"})
-        parts += ["\nEvery method at the true share: wins against KDE-cv and median JS ratio:\n",
-                  others.to_markdown(floatfmt=".2f", missingval="-")]
+        parts += [
+            "\nScreenedKDE beats MoM-KDE (the same stated share), share of cells:\n",
+            _table(duel, "setting", "stated", "win", "mean"),
+        ]
+        others = true.pivot_table(
+            index=col, values=["win", "rel"], aggfunc={"win": "mean", "rel": "median"}
+        )
+        parts += [
+            "\nEvery method at the true share: wins against KDE-cv and median JS ratio:\n",
+            others.to_markdown(floatfmt=".2f", missingval="-"),
+        ]
     if len(clean):
-        parts += ["\nClean densities: median JS ratio to KDE-cv, by share stated:\n",
-                  clean.pivot_table(index=col, columns=["setting", "stated"], values="rel",
-                                    aggfunc="median").to_markdown(floatfmt=".2f", missingval="-")]
+        parts += [
+            "\nClean densities: median JS ratio to KDE-cv, by share stated:\n",
+            clean.pivot_table(
+                index=col, columns=["setting", "stated"], values="rel", aggfunc="median"
+            ).to_markdown(floatfmt=".2f", missingval="-"),
+        ]
     if "error" in df and df.error.notna().any():
-        parts += [f"\nFits that raised: {int(df.error.notna().sum())}: "
-                  + "; ".join(sorted(set(df.error.dropna())))]
+        parts += [
+            f"\nFits that raised: {int(df.error.notna().sum())}: "
+            + "; ".join(sorted(set(df.error.dropna())))
+        ]
     return "\n".join(parts)
 
 

@@ -43,8 +43,14 @@ from joblib import Parallel, delayed
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from robust_density_settings import (CLEAN_SETTINGS, CLEAN_STATED, DEV_CLEAN,  # noqa: E402
-                                     DEV_SETTINGS, EVAL_SETTINGS, STATED)
+from robust_density_settings import (
+    CLEAN_SETTINGS,
+    CLEAN_STATED,
+    DEV_CLEAN,  # noqa: E402
+    DEV_SETTINGS,
+    EVAL_SETTINGS,
+    STATED,
+)
 from screen_design_study import grid_of, js_of  # noqa: E402
 
 from momkde_core import KDE, MoMKDE  # noqa: E402
@@ -59,8 +65,12 @@ def null_excess(source, screen: MoMKDE, h_pilot, n: int, seed: int) -> np.ndarra
     out = []
     for b in range(NULL_DRAWS):
         draws = source.sample(n, random_state=np.random.default_rng([seed, b, 7]))
-        twin = MoMKDE(n_blocks=screen.n_blocks_, bandwidth=screen.bandwidth_,
-                      contamination=screen.contamination_, random_state=seed + b + 1).fit(draws)
+        twin = MoMKDE(
+            n_blocks=screen.n_blocks_,
+            bandwidth=screen.bandwidth_,
+            contamination=screen.contamination_,
+            random_state=seed + b + 1,
+        ).fit(draws)
         pilot, level = KDE(h_pilot).fit(draws).score_samples(draws), twin.score_samples(draws)
         out.append(np.c_[pilot - level, pilot, level])
     return np.concatenate(out)
@@ -86,26 +96,38 @@ def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
     def screen_of(share: float):
         if share not in screens:
             screen = MoMKDE(contamination=share, random_state=seed).fit(X)
-            screens[share] = (screen, screen.score_samples(X),
-                              null_excess(screen, screen, cv.bandwidth_, n, seed))
+            screens[share] = (
+                screen,
+                screen.score_samples(X),
+                null_excess(screen, screen, cv.bandwidth_, n, seed),
+            )
         return screens[share]
 
-    cases = ([(k, ratio * f) for k, f in STATED.items()] if ratio > 0
-             else [(f"clean_{e}", e) for e in CLEAN_STATED])
+    cases = (
+        [(k, ratio * f) for k, f in STATED.items()]
+        if ratio > 0
+        else [(f"clean_{e}", e) for e in CLEAN_STATED]
+    )
     for label, eps in cases:
         flags = {}
         for tag, share in (("", eps), ("_2eps", min(2 * eps, 0.45))):
             screen, level, null = screen_of(round(share, 6))
             excess = pilot - level
             if not tag:
-                rows.append(dict(base, rule="mom_kde", stated=label,
-                                 js=js_of(screen, setting, grid, truth)))
+                rows.append(
+                    dict(base, rule="mom_kde", stated=label, js=js_of(screen, setting, grid, truth))
+                )
             flags["ratio" + tag] = excess > LOG_TEN
             for match in "ps":
                 first = calibrated(excess, pilot, level, null, match)
                 kept = KDE(cv.bandwidth_).fit(X[~first])
-                second = calibrated(excess, pilot, level,
-                                    null_excess(kept, screen, cv.bandwidth_, n, seed + 100), match)
+                second = calibrated(
+                    excess,
+                    pilot,
+                    level,
+                    null_excess(kept, screen, cv.bandwidth_, n, seed + 100),
+                    match,
+                )
                 flags[f"cal{match}{tag}"] = first
                 flags[f"cal{match}2{tag}"] = second
                 flags[f"cal{match}2u{tag}"] = second | (first & (excess > LOG_TEN))
@@ -116,10 +138,17 @@ def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
                 flag = np.zeros(n, bool)
                 flag[order[:cap]] = True
             fit = KDE("cv", random_state=seed).fit(X[~flag])
-            rows.append(dict(base, rule=rule, stated=label, js=js_of(fit, setting, grid, truth),
-                             set_aside=flag.mean(),
-                             recall=flag[is_out].mean() if is_out.any() else np.nan,
-                             false=flag[~is_out].mean()))
+            rows.append(
+                dict(
+                    base,
+                    rule=rule,
+                    stated=label,
+                    js=js_of(fit, setting, grid, truth),
+                    set_aside=flag.mean(),
+                    recall=flag[is_out].mean() if is_out.any() else np.nan,
+                    false=flag[~is_out].mean(),
+                )
+            )
     return rows
 
 
@@ -129,10 +158,14 @@ def main(argv=None) -> None:
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
     seeds, sizes = (11, 23), (500, 2000)
-    cells = [(s, 0.0, n, seed) for s in DEV_CLEAN + CLEAN_SETTINGS for n in sizes
-             for seed in seeds]
-    cells += [(s, r, n, seed) for s in DEV_SETTINGS + EVAL_SETTINGS for r in (0.05, 0.2)
-              for n in sizes for seed in seeds]
+    cells = [(s, 0.0, n, seed) for s in DEV_CLEAN + CLEAN_SETTINGS for n in sizes for seed in seeds]
+    cells += [
+        (s, r, n, seed)
+        for s in DEV_SETTINGS + EVAL_SETTINGS
+        for r in (0.05, 0.2)
+        for n in sizes
+        for seed in seeds
+    ]
     out = Parallel(n_jobs=args.jobs, verbose=5)(delayed(run_cell)(*cell) for cell in cells)
     frame = pd.DataFrame([row for rows in out for row in rows])
     frame.to_csv(args.out, index=False)

@@ -38,14 +38,32 @@ from joblib import Parallel, delayed
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from robust_density_settings import (CLEAN_STATED, DEV_CLEAN, DEV_SEEDS, DEV_SETTINGS,  # noqa: E402
-                                     RATIOS, SIZES, STATED)
+from robust_density_settings import (
+    CLEAN_STATED,
+    DEV_CLEAN,
+    DEV_SEEDS,
+    DEV_SETTINGS,  # noqa: E402
+    RATIOS,
+    SIZES,
+    STATED,
+)
 
 from momkde_core import KDE, MoMKDE, metrics  # noqa: E402
 from momkde_core._engine._grid import Grid  # noqa: E402
 
-RULES = ("share", "ratio", "ratio_loo", "ratio_2eps", "ratio_iter", "soft", "soft_2eps",
-         "ratio100", "ratio1000", "ratio_2eps100", "ratio_2eps1000")
+RULES = (
+    "share",
+    "ratio",
+    "ratio_loo",
+    "ratio_2eps",
+    "ratio_iter",
+    "soft",
+    "soft_2eps",
+    "ratio100",
+    "ratio1000",
+    "ratio_2eps100",
+    "ratio_2eps1000",
+)
 LOG_TEN = np.log(10.0)
 GRID = {1: 2048, 2: 160}
 
@@ -77,18 +95,39 @@ def run_cell(setting, ratio, n, seed, rules=RULES):
     kde = KDE("cv", random_state=seed).fit(X)
     s_kde, s_loo = kde.score_samples(X), loo_scores(kde, X)
     base = {"setting": setting.name, "ratio": ratio, "n": n, "seed": seed}
-    rows = [dict(base, stated=None, eps=None, rule="kde_cv", js=js_of(kde, setting, grid, truth),
-                 flagged=0.0, recall=np.nan)]
-    cases = ([(k, ratio * f) for k, f in STATED.items()] if ratio > 0
-             else [(f"clean_{e}", e) for e in CLEAN_STATED])
+    rows = [
+        dict(
+            base,
+            stated=None,
+            eps=None,
+            rule="kde_cv",
+            js=js_of(kde, setting, grid, truth),
+            flagged=0.0,
+            recall=np.nan,
+        )
+    ]
+    cases = (
+        [(k, ratio * f) for k, f in STATED.items()]
+        if ratio > 0
+        else [(f"clean_{e}", e) for e in CLEAN_STATED]
+    )
     for label, eps in cases:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             mom = MoMKDE(contamination=eps, random_state=seed).fit(X)
             mom2 = MoMKDE(contamination=min(2 * eps, 0.45), random_state=seed).fit(X)
         s_mom, s_mom2 = mom.score_samples(X), mom2.score_samples(X)
-        rows.append(dict(base, stated=label, eps=eps, rule="mom_kde",
-                         js=js_of(mom, setting, grid, truth), flagged=np.nan, recall=np.nan))
+        rows.append(
+            dict(
+                base,
+                stated=label,
+                eps=eps,
+                rule="mom_kde",
+                js=js_of(mom, setting, grid, truth),
+                flagged=np.nan,
+                recall=np.nan,
+            )
+        )
         for rule in rules:
             weight = None
             if rule == "share":
@@ -118,9 +157,17 @@ def run_cell(setting, ratio, n, seed, rules=RULES):
             else:
                 fit = KDE("cv", random_state=seed).fit(X, sample_weight=weight)
             recall = flag[is_out].mean() if is_out.any() else np.nan
-            rows.append(dict(base, stated=label, eps=eps, rule=rule,
-                             js=js_of(fit, setting, grid, truth), flagged=flag.mean(),
-                             recall=recall))
+            rows.append(
+                dict(
+                    base,
+                    stated=label,
+                    eps=eps,
+                    rule=rule,
+                    js=js_of(fit, setting, grid, truth),
+                    flagged=flag.mean(),
+                    recall=recall,
+                )
+            )
     return rows
 
 
@@ -130,15 +177,18 @@ def main(argv=None) -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--ratios", type=float, nargs="+", default=list(RATIOS))
     parser.add_argument("--rules", nargs="+", choices=RULES, default=list(RULES))
-    parser.add_argument("--seeds", type=int, default=len(DEV_SEEDS),
-                        help="the first this many dev seeds")
+    parser.add_argument(
+        "--seeds", type=int, default=len(DEV_SEEDS), help="the first this many dev seeds"
+    )
     args = parser.parse_args(argv)
-    seeds = DEV_SEEDS[:args.seeds]
-    cells = [(s, r, n, seed) for s in DEV_SETTINGS for r in args.ratios for n in SIZES
-             for seed in seeds]
+    seeds = DEV_SEEDS[: args.seeds]
+    cells = [
+        (s, r, n, seed) for s in DEV_SETTINGS for r in args.ratios for n in SIZES for seed in seeds
+    ]
     cells += [(s, 0.0, n, seed) for s in DEV_CLEAN for n in SIZES for seed in seeds]
     out = Parallel(n_jobs=args.jobs, verbose=5)(
-        delayed(run_cell)(s, r, n, seed, args.rules) for s, r, n, seed in cells)
+        delayed(run_cell)(s, r, n, seed, args.rules) for s, r, n, seed in cells
+    )
     df = pd.DataFrame([row for rows in out for row in rows])
     df.to_csv(args.out, index=False)
     print(f"{len(df)} rows -> {args.out}")

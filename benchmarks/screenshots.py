@@ -22,16 +22,23 @@ from benchmarks.bench_app_redraw import start_server, stop_server  # noqa: E402
 from benchmarks.browser import CHROMIUM, CHROMIUM_ARGS, free_port, wait_until_idle  # noqa: E402
 
 #: Image name -> the page's URL path (with the query that shows what the README says).
-PAGES = {"home": "", "explore": "explore", "sweep": "sweep",
-         "your_data": "your_data?sample=sensor_glitches.csv", "real_data": "real_data",
-         "learn": "learn"}
+PAGES = {
+    "home": "",
+    "explore": "explore",
+    "sweep": "sweep",
+    "your_data": "your_data?sample=sensor_glitches.csv",
+    "real_data": "real_data",
+    "learn": "learn",
+}
 VIEWPORT = {"width": 1400, "height": 1000}
 FIGURE = ".js-plotly-plot .scatterlayer .trace"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", choices=[*PAGES, []], help="pages to photograph (default: all)")
+    parser.add_argument(
+        "names", nargs="*", choices=[*PAGES, []], help="pages to photograph (default: all)"
+    )
     names = parser.parse_args().names or list(PAGES)
     port = free_port()
     server = start_server(port)

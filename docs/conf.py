@@ -49,14 +49,22 @@ _LITERAL = re.compile(r"(``.+?``)")
 
 
 def _escape_bars(app, what, name, obj, options, lines):
-    lines[:] = ["".join(part if part.startswith("``") else part.replace("|", "\\|")
-                        for part in _LITERAL.split(line)) for line in lines]
+    lines[:] = [
+        "".join(
+            part if part.startswith("``") else part.replace("|", "\\|")
+            for part in _LITERAL.split(line)
+        )
+        for line in lines
+    ]
 
 
 def _skip_foreign(app, what, name, obj, skip, options):
     """Leave out what scikit-learn adds to our classes (get_params, the set_*_request methods)."""
-    if getattr(obj, "__module__", "") and not obj.__module__.startswith("momkde_core") \
-            and what == "class":
+    if (
+        getattr(obj, "__module__", "")
+        and not obj.__module__.startswith("momkde_core")
+        and what == "class"
+    ):
         return True
     return None
 

@@ -14,7 +14,21 @@ from .estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
 from .kernels import KERNELS, get_kernel
 from .synthetic import make_contaminated
 
-__all__ = ["KDE", "MoMKDE", "RKDE", "SPKDE", "ScreenedKDE", "KERNELS", "OutlierDetector",
-           "config_context", "get_config", "get_kernel", "load_dataset", "make_contaminated",
-           "make_detector", "metrics", "set_config"]
+__all__ = [
+    "KDE",
+    "MoMKDE",
+    "RKDE",
+    "SPKDE",
+    "ScreenedKDE",
+    "KERNELS",
+    "OutlierDetector",
+    "config_context",
+    "get_config",
+    "get_kernel",
+    "load_dataset",
+    "make_contaminated",
+    "make_detector",
+    "metrics",
+    "set_config",
+]
 __version__ = "0.1.0"

@@ -64,8 +64,9 @@ def get_config() -> dict:
 
 def _check(name: str, value) -> None:
     if name == "n_threads":
-        if value is not None and (not isinstance(value, Integral) or isinstance(value, bool)
-                                  or value < 1):
+        if value is not None and (
+            not isinstance(value, Integral) or isinstance(value, bool) or value < 1
+        ):
             raise ValueError(f"n_threads must be None or a positive integer, got {value!r}")
     elif name == "working_memory":
         if not isinstance(value, Real) or isinstance(value, bool) or not value >= 1:
@@ -74,8 +75,11 @@ def _check(name: str, value) -> None:
         raise ValueError(f"memo_size must be a number of MiB >= 0, got {value!r}")
 
 
-def set_config(n_threads: int | None = None, working_memory: float | None = None,
-               memo_size: float | None = None) -> None:
+def set_config(
+    n_threads: int | None = None,
+    working_memory: float | None = None,
+    memo_size: float | None = None,
+) -> None:
     """Set the tuning knobs for this thread and the threads started afterwards.
 
     Parameters
@@ -138,8 +142,9 @@ def config_context(**changes) -> Iterator[None]:
     """
     unknown = set(changes) - set(_DEFAULTS)
     if unknown:
-        raise TypeError(f"unknown configuration key(s) {sorted(unknown)}; known: "
-                        f"{sorted(_DEFAULTS)}")
+        raise TypeError(
+            f"unknown configuration key(s) {sorted(unknown)}; known: {sorted(_DEFAULTS)}"
+        )
     for name, value in changes.items():
         if not (name == "n_threads" and value is None):
             _check(name, value)

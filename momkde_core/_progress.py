@@ -19,8 +19,14 @@ class Progress:
     a terminal; on a terminal the line is erased at the end.
     """
 
-    def __init__(self, desc: str, unit: str, total: int | None = None, enabled: bool = True,
-                 stream: TextIO | None = None):
+    def __init__(
+        self,
+        desc: str,
+        unit: str,
+        total: int | None = None,
+        enabled: bool = True,
+        stream: TextIO | None = None,
+    ):
         self.desc, self.unit, self.total, self.enabled = desc, unit, total, enabled
         self.stream = sys.stderr if stream is None else stream
         self.done = 0

@@ -21,9 +21,9 @@ from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
+from .bandwidth._robust import MAX_CONTAMINATION
 from .estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
 from .estimators._base import _seeded_clone
-from .bandwidth._robust import MAX_CONTAMINATION
 
 #: Method names of ``momkde score`` and the app, in the order they are listed.
 METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
@@ -78,9 +78,11 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         if self.estimator is None:
             estimator = _mom_kde(self.contamination, self.random_state)
         elif not callable(getattr(self.estimator, "score_samples", None)):
-            raise TypeError(f"estimator must have a score_samples method (a density estimator "
-                            f"such as KDE, MoMKDE or sklearn's KernelDensity); "
-                            f"{type(self.estimator).__name__} has none")
+            raise TypeError(
+                f"estimator must have a score_samples method (a density estimator "
+                f"such as KDE, MoMKDE or sklearn's KernelDensity); "
+                f"{type(self.estimator).__name__} has none"
+            )
         else:
             estimator = _seeded_clone(self.estimator, self.random_state)
         if "normalize" in estimator.get_params(deep=False):
@@ -88,9 +90,11 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         estimator.fit(X)
         scores = _batched_scores(estimator, X)
         if np.isnan(scores).any():
-            raise ValueError(f"{type(estimator).__name__}.score_samples gave NaN for "
-                             f"{int(np.isnan(scores).sum())} training row(s): no threshold "
-                             "can be set")
+            raise ValueError(
+                f"{type(estimator).__name__}.score_samples gave NaN for "
+                f"{int(np.isnan(scores).sum())} training row(s): no threshold "
+                "can be set"
+            )
         self.estimator_ = estimator
         self.offset_ = _lower_quantile(scores, self.contamination)
         return self
@@ -118,8 +122,9 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         return np.where(self.decision_function(X) < 0, -1, 1)
 
 
-def make_detector(method: str, contamination: float = 0.1,
-                  random_state: int | np.random.RandomState | None = None) -> OutlierDetector:
+def make_detector(
+    method: str, contamination: float = 0.1, random_state: int | np.random.RandomState | None = None
+) -> OutlierDetector:
     """The unfitted detector behind a method name of ``momkde score`` and the app.
 
     ``mom_kde``: MoMKDE(n_blocks="auto", contamination) (S and h from the stated share);
@@ -137,36 +142,46 @@ def make_detector(method: str, contamination: float = 0.1,
         "kde": lambda: KDE(bandwidth="cv", random_state=random_state),
         "mom_kde": lambda: _mom_kde(contamination, random_state),
         "rkde": lambda: RKDE(bandwidth="cv", random_state=random_state),
-        "spkde": lambda: SPKDE(bandwidth="cv", contamination=contamination,
-                               random_state=random_state),
-        "screened_kde": lambda: ScreenedKDE(contamination=_below_half(contamination),
-                                            random_state=random_state),
+        "spkde": lambda: SPKDE(
+            bandwidth="cv", contamination=contamination, random_state=random_state
+        ),
+        "screened_kde": lambda: ScreenedKDE(
+            contamination=_below_half(contamination), random_state=random_state
+        ),
     }[method]()
     return OutlierDetector(estimator, contamination=contamination)
 
 
 def _mom_kde(contamination: float, random_state=None) -> MoMKDE:
     """MoMKDE with the robust defaults for ``contamination``; ValueError from 0.5 on."""
-    return MoMKDE(n_blocks="auto", contamination=_below_half(contamination),
-                  random_state=random_state)
+    return MoMKDE(
+        n_blocks="auto", contamination=_below_half(contamination), random_state=random_state
+    )
 
 
 def _below_half(contamination: float) -> float:
     """``contamination``, or ValueError from 0.5 on (what a median screen needs)."""
     if not contamination < MAX_CONTAMINATION:
-        raise ValueError(f"MoM-KDE needs a contamination below {MAX_CONTAMINATION} (at one half "
-                         "no median can tell the outliers from the inliers), got "
-                         f"{contamination!r}; state a smaller share or wrap another estimator")
+        raise ValueError(
+            f"MoM-KDE needs a contamination below {MAX_CONTAMINATION} (at one half "
+            "no median can tell the outliers from the inliers), got "
+            f"{contamination!r}; state a smaller share or wrap another estimator"
+        )
     return contamination
 
 
 def _check_contamination(contamination) -> None:
     """ValueError, worded as scikit-learn's for IsolationForest, unless in (0, 0.5]."""
-    ok = (isinstance(contamination, Real) and not isinstance(contamination, bool)
-          and 0.0 < contamination <= MAX_CONTAMINATION)
+    ok = (
+        isinstance(contamination, Real)
+        and not isinstance(contamination, bool)
+        and 0.0 < contamination <= MAX_CONTAMINATION
+    )
     if not ok:
-        raise ValueError("The 'contamination' parameter of OutlierDetector must be a float in "
-                         f"the range (0.0, 0.5]. Got {contamination!r} instead.")
+        raise ValueError(
+            "The 'contamination' parameter of OutlierDetector must be a float in "
+            f"the range (0.0, 0.5]. Got {contamination!r} instead."
+        )
 
 
 def _batched_scores(estimator, X) -> np.ndarray:
@@ -176,10 +191,15 @@ def _batched_scores(estimator, X) -> np.ndarray:
     step = max(1, BATCH_VALUES // int(getattr(estimator, "n_blocks_", 1)))
     if n <= step:
         return np.asarray(estimator.score_samples(X), dtype=float)
-    return np.concatenate([
-        np.asarray(estimator.score_samples(_safe_indexing(X, slice(lo, min(n, lo + step)))),
-                   dtype=float)
-        for lo in range(0, n, step)])
+    return np.concatenate(
+        [
+            np.asarray(
+                estimator.score_samples(_safe_indexing(X, slice(lo, min(n, lo + step)))),
+                dtype=float,
+            )
+            for lo in range(0, n, step)
+        ]
+    )
 
 
 def _lower_quantile(scores: np.ndarray, share: float) -> float:

@@ -13,9 +13,9 @@ over R^d, so that log K_h(x - y) = log_profile(r) - log_norm(d) - d log h.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Callable
+from functools import cache
 
 import numpy as np
 from scipy import integrate, special
@@ -56,8 +56,9 @@ class Kernel:
             return float(self.log_norm_closed(d))
         return _numeric_log_norm(self.name, d)
 
-    def log_kernel_sq(self, sq_dist: np.ndarray, h: float, d: int,
-                      out: np.ndarray | None = None) -> np.ndarray:
+    def log_kernel_sq(
+        self, sq_dist: np.ndarray, h: float, d: int, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """log K_h at squared distances: log k(sqrt(sq)/h) - log c_d - d log h (into
         ``out`` when given: a reused buffer spares a large temporary's page faults)."""
         if self.name == "gaussian":  # the hot path: no square root, one temporary
@@ -163,34 +164,46 @@ def _exponential(r):
     return -np.asarray(r, dtype=float)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _numeric_log_norm(name: str, d: int) -> float:
     """log of the integral of k(||u||) over R^d = area(S^(d-1)) * int_0^1 k(r) r^(d-1) dr."""
     profile = KERNELS[name].log_profile
-    value, _ = integrate.quad(lambda r: np.exp(profile(r)) * r ** (d - 1), 0.0, 1.0,
-                              epsabs=0.0, epsrel=1e-13, limit=200)
+    value, _ = integrate.quad(
+        lambda r: np.exp(profile(r)) * r ** (d - 1), 0.0, 1.0, epsabs=0.0, epsrel=1e-13, limit=200
+    )
     return _log_sphere_area(d) + np.log(value)
 
 
 KERNELS: dict[str, Kernel] = {
-    "gaussian": Kernel("gaussian", _gaussian, 8.8,
-                       lambda d: 0.5 * d * np.log(2.0 * np.pi), True),
+    "gaussian": Kernel("gaussian", _gaussian, 8.8, lambda d: 0.5 * d * np.log(2.0 * np.pi), True),
     "tophat": Kernel("tophat", _tophat, 1.0, _log_unit_ball_volume, False),
-    "epanechnikov": Kernel("epanechnikov", _epanechnikov, 1.0,
-                           lambda d: _log_unit_ball_volume(d) + np.log(2.0 / (d + 2.0)), False),
-    "linear": Kernel("linear", _linear, 1.0,
-                     lambda d: _log_unit_ball_volume(d) - np.log(d + 1.0), False),
+    "epanechnikov": Kernel(
+        "epanechnikov",
+        _epanechnikov,
+        1.0,
+        lambda d: _log_unit_ball_volume(d) + np.log(2.0 / (d + 2.0)),
+        False,
+    ),
+    "linear": Kernel(
+        "linear", _linear, 1.0, lambda d: _log_unit_ball_volume(d) - np.log(d + 1.0), False
+    ),
     "cosine": Kernel("cosine", _cosine, 1.0, None, False),
-    "exponential": Kernel("exponential", _exponential, 40.0,
-                          lambda d: _log_unit_ball_volume(d) + special.gammaln(d + 1.0), False),
+    "exponential": Kernel(
+        "exponential",
+        _exponential,
+        40.0,
+        lambda d: _log_unit_ball_volume(d) + special.gammaln(d + 1.0),
+        False,
+    ),
 }
 
 
 def get_kernel(name: str) -> Kernel:
     """The kernel called ``name`` (aliases: uniform = tophat, triangular = linear)."""
     if not isinstance(name, str):
-        raise InvalidParameterError(f"kernel must be a string, got {name!r}; allowed: "
-                                    f"{sorted(KERNELS)}")
+        raise InvalidParameterError(
+            f"kernel must be a string, got {name!r}; allowed: {sorted(KERNELS)}"
+        )
     key = KERNEL_ALIASES.get(name.lower(), name.lower())
     if key not in KERNELS:
         allowed = sorted(KERNELS) + sorted(KERNEL_ALIASES)

@@ -166,8 +166,12 @@ def metric_vs_ratio_figure(
         height=460,
     )
     if metric == "auc":  # read against chance: below 0.5 the density ranks outliers as normal
-        fig.add_hline(y=CHANCE_AUC, line=dict(color="#1F2430", dash="dot", width=1.5),
-                      annotation_text="chance (0.5)", annotation_position="bottom right")
+        fig.add_hline(
+            y=CHANCE_AUC,
+            line=dict(color="#1F2430", dash="dot", width=1.5),
+            annotation_text="chance (0.5)",
+            annotation_position="bottom right",
+        )
         fig.update_yaxes(range=[0.0, 1.02])
     else:
         fig.update_yaxes(rangemode="nonnegative")  # every metric is >= 0
@@ -183,8 +187,13 @@ def _sample_groups(n: int, is_outlier: np.ndarray | None) -> list[tuple[str, np.
     return [(name, m) for name, m in (("inliers", ~mask), ("outliers", mask)) if m.any()]
 
 
-def _add_rug(fig: go.Figure, x: np.ndarray, is_outlier: np.ndarray | None, y_level: float,
-             flagged: np.ndarray | None = None) -> None:
+def _add_rug(
+    fig: go.Figure,
+    x: np.ndarray,
+    is_outlier: np.ndarray | None,
+    y_level: float,
+    flagged: np.ndarray | None = None,
+) -> None:
     """Tick marks of the sample under a 1-D density: inliers grey, outliers red, and the
     rows an outlier detector ``flagged`` as a second row of ticks below them.
 
@@ -201,10 +210,24 @@ def _add_rug(fig: go.Figure, x: np.ndarray, is_outlier: np.ndarray | None, y_lev
     for name, m, color, level in rows:
         low, high = f"{(level + 0.5) * y_level:.6g}", f"{(level - 0.5) * y_level:.6g}"
         path = "".join(f"M{v:.6g},{low}V{high}" for v in x[m])
-        fig.add_shape(type="path", path=path, xref="x", yref="y", layer="above",
-                      line=dict(color=color, width=1))
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=color, width=1),
-                                 name=f"{name} ({int(m.sum())})", hoverinfo="skip"))
+        fig.add_shape(
+            type="path",
+            path=path,
+            xref="x",
+            yref="y",
+            layer="above",
+            line=dict(color=color, width=1),
+        )
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                line=dict(color=color, width=1),
+                name=f"{name} ({int(m.sum())})",
+                hoverinfo="skip",
+            )
+        )
 
 
 def _block_trace(xs: np.ndarray, blocks: np.ndarray, max_blocks: int) -> go.Scatter:
@@ -258,15 +281,26 @@ def density_1d_figure(
                 y=np.asarray(curves[method], dtype=float),
                 mode="lines",
                 name=method_label(method),
-                line=dict(color=method_color(method), width=2 if is_truth else 2.5,
-                          dash="dash" if is_truth else "solid"),
-                hovertemplate="x = %{x:.3g}<br>density %{y:.3g}<extra>" + method_label(method) + "</extra>",
+                line=dict(
+                    color=method_color(method),
+                    width=2 if is_truth else 2.5,
+                    dash="dash" if is_truth else "solid",
+                ),
+                hovertemplate="x = %{x:.3g}<br>density %{y:.3g}<extra>"
+                + method_label(method)
+                + "</extra>",
             )
         )
     if X is not None:
         _add_rug(fig, X, is_outlier, -0.04 * peak, flagged)
-    fig.update_layout(**_LAYOUT, title=title, height=height, xaxis_title="x", yaxis_title="density",
-                      hovermode="closest")
+    fig.update_layout(
+        **_LAYOUT,
+        title=title,
+        height=height,
+        xaxis_title="x",
+        yaxis_title="density",
+        hovermode="closest",
+    )
     low = -0.12 if flagged is not None and np.any(flagged) else -0.08
     fig.update_yaxes(range=[low * peak, 1.12 * peak], zeroline=True)
     return fig
@@ -306,56 +340,98 @@ def density_2d_figure(
     rows = -(-len(methods) // cols)
     notes = panel_notes or {}
     titles = [method_label(m) + (f" · {notes[m]}" if notes.get(m) else "") for m in methods]
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles,
-                        shared_xaxes=True, shared_yaxes=True, horizontal_spacing=0.03,
-                        vertical_spacing=0.08)
+    fig = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=titles,
+        shared_xaxes=True,
+        shared_yaxes=True,
+        horizontal_spacing=0.03,
+        vertical_spacing=0.08,
+    )
     zmax, capped = shared_colour_cap(surfaces)
     pts = None if X is None else np.asarray(X, dtype=float)
     faint, red = ("rgba(225,230,240,0.5)", 2), ("rgba(255,70,70,0.95)", 4)  # colour, size
     marker = {"sample": faint, "inliers": faint, "outliers": red}
     groups = [] if pts is None else _sample_groups(len(pts), is_outlier)
-    ring = None if pts is None or flagged is None or not np.any(flagged) else np.asarray(flagged, bool)
+    ring = (
+        None if pts is None or flagged is None or not np.any(flagged) else np.asarray(flagged, bool)
+    )
     for i, method in enumerate(methods):
         row, col = i // cols + 1, i % cols + 1
         fig.add_trace(
             go.Contour(
-                x=xs, y=ys, z=np.asarray(surfaces[method], dtype=float).T, name=method_label(method),
-                colorscale="Viridis", zmin=0, zmax=zmax, line=dict(width=0.4),
+                x=xs,
+                y=ys,
+                z=np.asarray(surfaces[method], dtype=float).T,
+                name=method_label(method),
+                colorscale="Viridis",
+                zmin=0,
+                zmax=zmax,
+                line=dict(width=0.4),
                 contours=dict(start=0.0, end=zmax, size=zmax / 14),
                 showscale=i == 0,
                 colorbar=dict(title="density<br>(capped)" if capped else "density", thickness=12),
-                hovertemplate="(%{x:.2f}, %{y:.2f})<br>density %{z:.3g}<extra>" + method_label(method) + "</extra>",
+                hovertemplate="(%{x:.2f}, %{y:.2f})<br>density %{z:.3g}<extra>"
+                + method_label(method)
+                + "</extra>",
             ),
-            row=row, col=col,
+            row=row,
+            col=col,
         )
         for name, m in groups:
             if name != "outliers" and i > 0:
                 continue
             color, size = marker[name]
             fig.add_trace(
-                _markers(int(m.sum()))(x=pts[m, 0], y=pts[m, 1], mode="markers", name=f"{name} ({int(m.sum())})",
-                             marker=dict(size=size, color=color), legendgroup=name,
-                             showlegend=i == 0, hoverinfo="skip"),
-                row=row, col=col,
+                _markers(int(m.sum()))(
+                    x=pts[m, 0],
+                    y=pts[m, 1],
+                    mode="markers",
+                    name=f"{name} ({int(m.sum())})",
+                    marker=dict(size=size, color=color),
+                    legendgroup=name,
+                    showlegend=i == 0,
+                    hoverinfo="skip",
+                ),
+                row=row,
+                col=col,
             )
         if ring is not None:
             fig.add_trace(
-                _markers(int(ring.sum()))(x=pts[ring, 0], y=pts[ring, 1], mode="markers",
-                             name=f"flagged ({int(ring.sum())})", legendgroup="flagged", showlegend=i == 0,
-                             marker=dict(size=8, color="rgba(0,0,0,0)", line=dict(color="#F3E5F5", width=1.5)),
-                             hoverinfo="skip"),
-                row=row, col=col,
+                _markers(int(ring.sum()))(
+                    x=pts[ring, 0],
+                    y=pts[ring, 1],
+                    mode="markers",
+                    name=f"flagged ({int(ring.sum())})",
+                    legendgroup="flagged",
+                    showlegend=i == 0,
+                    marker=dict(
+                        size=8, color="rgba(0,0,0,0)", line=dict(color="#F3E5F5", width=1.5)
+                    ),
+                    hoverinfo="skip",
+                ),
+                row=row,
+                col=col,
             )
     if rows * cols > len(methods):  # the legend takes the free panel at the bottom right
-        legend = dict(orientation="v", yanchor="middle", y=0.5 / rows, xanchor="left",
-                      x=(cols - 1) / cols + 0.03)
+        legend = dict(
+            orientation="v",
+            yanchor="middle",
+            y=0.5 / rows,
+            xanchor="left",
+            x=(cols - 1) / cols + 0.03,
+        )
         bottom = 10
     else:  # below the plots, under the axis titles
-        legend = dict(orientation="h", yanchor="top", y=-70 / (panel_height * rows),
-                      xanchor="left", x=0)
+        legend = dict(
+            orientation="h", yanchor="top", y=-70 / (panel_height * rows), xanchor="left", x=0
+        )
         bottom = 50
-    fig.update_layout(**{**_LAYOUT, "margin": dict(l=10, r=10, t=40, b=bottom), "legend": legend},
-                      height=panel_height * rows + 60 + bottom)
+    fig.update_layout(
+        **{**_LAYOUT, "margin": dict(l=10, r=10, t=40, b=bottom), "legend": legend},
+        height=panel_height * rows + 60 + bottom,
+    )
     fig.update_xaxes(range=[float(xs[0]), float(xs[-1])])
     fig.update_xaxes(title_text=axis_titles[0], row=rows)
     fig.update_yaxes(range=[float(ys[0]), float(ys[-1])])
@@ -368,7 +444,9 @@ def _markers(count: int) -> type:
     return go.Scatter if count <= SVG_MARKERS else go.Scattergl
 
 
-def shared_colour_cap(surfaces: dict[str, np.ndarray], headroom: float = 1.25) -> tuple[float, bool]:
+def shared_colour_cap(
+    surfaces: dict[str, np.ndarray], headroom: float = 1.25
+) -> tuple[float, bool]:
     """The top of the colour scale the panels of :func:`density_2d_figure` share, and whether
     it cuts off higher values.
 
@@ -387,7 +465,9 @@ def shared_colour_cap(surfaces: dict[str, np.ndarray], headroom: float = 1.25) -
 
 
 def error_vs_blocks_figure(
-    blocks: np.ndarray, errors: dict[str, np.ndarray], threshold: float | None = None,
+    blocks: np.ndarray,
+    errors: dict[str, np.ndarray],
+    threshold: float | None = None,
     title: str | None = None,
 ) -> go.Figure:
     """Error of each method at one point against the number of blocks S.
@@ -397,13 +477,29 @@ def error_vs_blocks_figure(
     """
     fig = go.Figure()
     for method in _ordered_methods(errors):
-        fig.add_trace(go.Scatter(x=blocks, y=errors[method], mode="lines+markers", name=method_label(method),
-                                 line=dict(color=method_color(method), width=2.5, shape="hv")))
+        fig.add_trace(
+            go.Scatter(
+                x=blocks,
+                y=errors[method],
+                mode="lines+markers",
+                name=method_label(method),
+                line=dict(color=method_color(method), width=2.5, shape="hv"),
+            )
+        )
     if threshold is not None:
-        fig.add_vline(x=threshold, line=dict(color="#1F2430", dash="dot"),
-                      annotation_text="S = 2|O|", annotation_position="top right")
-    fig.update_layout(**_LAYOUT, title=title, xaxis_title="number of blocks S",
-                      yaxis_title="|f̂(x₀) − f(x₀)|", height=360)
+        fig.add_vline(
+            x=threshold,
+            line=dict(color="#1F2430", dash="dot"),
+            annotation_text="S = 2|O|",
+            annotation_position="top right",
+        )
+    fig.update_layout(
+        **_LAYOUT,
+        title=title,
+        xaxis_title="number of blocks S",
+        yaxis_title="|f̂(x₀) − f(x₀)|",
+        height=360,
+    )
     fig.update_yaxes(rangemode="nonnegative")  # an error is >= 0 (all zero with |O| = 0)
     return fig
 
@@ -423,8 +519,11 @@ def timing_slopes(times: pd.DataFrame, phase: str = "fit") -> dict[str, float]:
 def _log_ticks(low: float, high: float) -> list[float]:
     """1-2-5 ticks covering [low, high] (positive): labelled log axes even when the data span
     less than one decade (Plotly then labels only minor ticks such as "2" and "5")."""
-    ticks = [m * 10.0**e for e in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1)
-             for m in (1, 2, 5)]
+    ticks = [
+        m * 10.0**e
+        for e in range(int(np.floor(np.log10(low))) - 1, int(np.ceil(np.log10(high))) + 1)
+        for m in (1, 2, 5)
+    ]
     inside = [t for t in ticks if low / 1.5 <= t <= high * 1.5]
     return inside or ticks
 
@@ -444,26 +543,47 @@ def timing_figure(times: pd.DataFrame, title: str | None = None) -> go.Figure:
         fits = times[(times["phase"] == "fit") & (times["n"] == sizes[0])]
         anchor = float(fits["seconds"].max()) if len(fits) else float(positive.max())
         for slope, dash in ((1, "dot"), (2, "dash")):
-            fig.add_trace(go.Scatter(
-                x=sizes, y=anchor * (sizes / sizes[0]) ** slope, mode="lines", name=f"slope {slope} (n{'²' if slope == 2 else ''})",
-                line=dict(color="#9AA0AE", dash=dash, width=1.5), hoverinfo="skip"))
+            fig.add_trace(
+                go.Scatter(
+                    x=sizes,
+                    y=anchor * (sizes / sizes[0]) ** slope,
+                    mode="lines",
+                    name=f"slope {slope} (n{'²' if slope == 2 else ''})",
+                    line=dict(color="#9AA0AE", dash=dash, width=1.5),
+                    hoverinfo="skip",
+                )
+            )
     dashes = {"fit": "solid", "evaluate": "dot"}
     for method in _ordered_methods(times["method"].unique()):
         for phase, dash in dashes.items():
             s = times[(times["method"] == method) & (times["phase"] == phase)].sort_values("n")
             if s.empty:
                 continue
-            fig.add_trace(go.Scatter(
-                x=s["n"], y=s["seconds"], mode="lines+markers", name=f"{method_label(method)} {phase}",
-                legendgroup=method, line=dict(color=method_color(method), dash=dash, width=2.5),
-                hovertemplate="n = %{x}<br>%{y:.3g} s<extra>" + f"{method_label(method)} {phase}" + "</extra>",
-            ))
-    fig.update_layout(**_LAYOUT, title=title, xaxis_title="n (points)", yaxis_title="seconds", height=420)
+            fig.add_trace(
+                go.Scatter(
+                    x=s["n"],
+                    y=s["seconds"],
+                    mode="lines+markers",
+                    name=f"{method_label(method)} {phase}",
+                    legendgroup=method,
+                    line=dict(color=method_color(method), dash=dash, width=2.5),
+                    hovertemplate="n = %{x}<br>%{y:.3g} s<extra>"
+                    + f"{method_label(method)} {phase}"
+                    + "</extra>",
+                )
+            )
+    fig.update_layout(
+        **_LAYOUT, title=title, xaxis_title="n (points)", yaxis_title="seconds", height=420
+    )
     fig.update_xaxes(type="log", tickvals=list(sizes), ticktext=[f"{int(n):,}" for n in sizes])
     if len(positive):
         yticks = _log_ticks(float(positive.min()), float(positive.max()))
-        fig.update_yaxes(type="log", tickvals=yticks, ticktext=[f"{t:g}" for t in yticks],
-                         range=[np.log10(positive.min()) - 0.15, np.log10(positive.max()) + 0.15])
+        fig.update_yaxes(
+            type="log",
+            tickvals=yticks,
+            ticktext=[f"{t:g}" for t in yticks],
+            range=[np.log10(positive.min()) - 0.15, np.log10(positive.max()) + 0.15],
+        )
     else:
         fig.update_yaxes(type="log")
     return fig

@@ -222,6 +222,7 @@ class _CleanDensity:
 
     def _law(self):
         from scipy import stats
+
         if self.name == "gamma_2_1":
             return stats.gamma(2.0)
         if self.name == "student_t3":
@@ -251,15 +252,23 @@ class _CleanDensity:
         return (weights * np.exp(-z * z / 2)).sum(axis=1) / (INLIER_S * math.sqrt(2 * math.pi))
 
 
-def make_clean(name: str, n: int = 1000,
-               random_state: int | np.random.RandomState | None = None) -> ContaminatedSample:
+def make_clean(
+    name: str, n: int = 1000, random_state: int | np.random.RandomState | None = None
+) -> ContaminatedSample:
     """n points from one of :data:`CLEAN_DENSITIES` (1-D, no outliers), with its true density."""
     if name not in CLEAN_DENSITIES:
-        raise ValueError(f"unknown clean density {name!r}; allowed: "
-                         f"{', '.join(map(repr, CLEAN_DENSITIES))}")
+        raise ValueError(
+            f"unknown clean density {name!r}; allowed: {', '.join(map(repr, CLEAN_DENSITIES))}"
+        )
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
         raise ValueError(f"n must be an integer >= 2, got {n!r}")
     density = _CleanDensity(name)
     X = density.sample(int(n), check_random_state(random_state))
-    return ContaminatedSample(X=X, is_outlier=np.zeros(len(X), dtype=bool), true_pdf=density,
-                              scheme=name, ratio=0.0, n_outliers=0)
+    return ContaminatedSample(
+        X=X,
+        is_outlier=np.zeros(len(X), dtype=bool),
+        true_pdf=density,
+        scheme=name,
+        ratio=0.0,
+        n_outliers=0,
+    )

@@ -26,6 +26,8 @@ def ida_dir() -> Path:
     env = os.environ.get("MOMKDE_DATA_DIR")
     path = Path(env) if env else SHARED_IDA
     if not (path / "banana.csv.gz").exists():
-        pytest.skip(f"IDA data sets not found in {path}: set MOMKDE_DATA_DIR to the folder "
-                    "holding banana.csv.gz, german.csv.gz and titanic.csv.gz")
+        pytest.skip(
+            f"IDA data sets not found in {path}: set MOMKDE_DATA_DIR to the folder "
+            "holding banana.csv.gz, german.csv.gz and titanic.csv.gz"
+        )
     return path

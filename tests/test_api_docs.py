@@ -24,9 +24,22 @@ def test_docs_build_without_warnings(tmp_path: Path) -> None:
             pytest.skip(f"{package} is not installed (pip install -e '.[docs]')")
     out = tmp_path / "html"
     result = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-         str(ROOT / "docs"), str(out)],
-        capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-q",
+            "-b",
+            "html",
+            str(ROOT / "docs"),
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-4000:]
     for page in GUIDE:
         assert (out / "guide" / f"{page}.html").is_file(), page

@@ -40,7 +40,9 @@ def test_home_shows_kde_and_mom_kde_and_links():
     assert {"True density", "KDE", "MoM-KDE"} <= set(_names(full))
     assert zoom["layout"]["yaxis"]["range"][1] < 0.1  # the tails' bumps are visible there
     assert len(at.get("page_link")) == 5
-    assert "exactly 0 outside [-1.29, 1.31]" in at.caption[0].value  # read off the curve, not [-1, 1]
+    assert (
+        "exactly 0 outside [-1.29, 1.31]" in at.caption[0].value
+    )  # read off the curve, not [-1, 1]
     assert "S = 1: MoM-KDE is the KDE itself" in _open(o="0").caption[0].value
 
 
@@ -66,13 +68,21 @@ def test_explore_1d_all_methods_blocks_and_metrics():
     assert "S = 41 is below the guide" in _caption(at, "Here MoM-KDE")
 
 
-@pytest.mark.parametrize(("params", "says"), [
-    ({"scheme": "thin"}, ["closer to the true density than the KDE", "fewer than half of the blocks"]),
-    ({"scheme": "thin", "hmode": "CV", "Smode": "manual", "S": "261"},
-     ["further from the true density", "fitted the spike of outliers"]),
-    ({"scheme": "adversarial"}, ["further from the true density", "on an inlier mode"]),
-    ({"scheme": "none"}, ["Without outliers there is nothing to resist"]),
-])
+@pytest.mark.parametrize(
+    ("params", "says"),
+    [
+        (
+            {"scheme": "thin"},
+            ["closer to the true density than the KDE", "fewer than half of the blocks"],
+        ),
+        (
+            {"scheme": "thin", "hmode": "CV", "Smode": "manual", "S": "261"},
+            ["further from the true density", "fitted the spike of outliers"],
+        ),
+        ({"scheme": "adversarial"}, ["further from the true density", "on an inlier mode"]),
+        ({"scheme": "none"}, ["Without outliers there is nothing to resist"]),
+    ],
+)
 def test_explore_caption_says_who_wins_and_why(params, says):
     """The walkthrough's contradictions: the caption follows the figure, failure modes included."""
     at = _open("app_pages/explore.py", **params)
@@ -146,7 +156,13 @@ def test_your_data_discrete_column_warns_about_cv():
     It is not what the page draws by default (the column with the most distinct values)."""
     default = _open("app_pages/your_data.py", sample="sensor_glitches.csv")
     assert default.sidebar.multiselect[0].value != ["hour"]
-    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", plot="hour", score="hour", hmode="CV")
+    at = _open(
+        "app_pages/your_data.py",
+        sample="sensor_glitches.csv",
+        plot="hour",
+        score="hour",
+        hmode="CV",
+    )
     assert any("smallest candidate" in w.value for w in at.warning), [w.value for w in at.warning]
 
 
@@ -165,7 +181,9 @@ def test_learn_example_one():
     assert "MoM-KDE" in errors and "KDE" in errors
 
 
-@pytest.mark.parametrize("sample", ["sensor_glitches.csv", "card_transactions.csv", "spike_on_a_mode.csv"])
+@pytest.mark.parametrize(
+    "sample", ["sensor_glitches.csv", "card_transactions.csv", "spike_on_a_mode.csv"]
+)
 def test_your_data_samples(sample):
     at = _open("app_pages/your_data.py", sample=sample)
     assert not at.error, [e.value for e in at.error]
@@ -212,8 +230,14 @@ def test_roles_of_columns():
 
     from app_support.tables import guess_roles
 
-    frame = pd.DataFrame({"row_id": [3, 1, 2, 4], "x": [0.1, 0.5, 0.2, 0.9], "y": [1.5, 2.5, 0.5, 3.5],
-                          "customer_key": [11, 52, 7, 9]})
+    frame = pd.DataFrame(
+        {
+            "row_id": [3, 1, 2, 4],
+            "x": [0.1, 0.5, 0.2, 0.9],
+            "y": [1.5, 2.5, 0.5, 3.5],
+            "customer_key": [11, 52, 7, 9],
+        }
+    )
     roles = guess_roles(frame)
     assert roles.label is None and roles.ids == ("row_id", "customer_key")
     assert roles.features == ("x", "y")
@@ -283,7 +307,13 @@ def test_method_codes_in_the_url_and_old_links():
     labels still selects the same methods."""
     at = _open("app_pages/explore.py", methods=["kde", "mom_kde"])
     assert at.sidebar.multiselect(key="methods").value == ["kde", "mom_kde"]
-    assert at.sidebar.multiselect(key="methods").options == ["kde", "mom_kde", "rkde", "spkde", "screened_kde"]
+    assert at.sidebar.multiselect(key="methods").options == [
+        "kde",
+        "mom_kde",
+        "rkde",
+        "spkde",
+        "screened_kde",
+    ]
     old = _open("app_pages/real_data.py", sets=["iris"], methods=["KDE", "MoM-KDE (S rule, CV h)"])
     assert old.sidebar.multiselect(key="methods").value == ["kde", "mom_kde_rule"]
     assert set(_names(_figures(old)[0])) >= {"KDE", "MoM-KDE (S rule, CV h)"}
@@ -299,18 +329,30 @@ def test_screened_kde_settings_and_cache_keys():
     s = Settings(bandwidth="robust", kernel="gaussian", n_blocks=21, contamination=0.1, seed=3)
     est = make_estimator("screened_kde", 0.4, relevant("screened_kde", s))
     assert (est.bandwidth, est.contamination, est.random_state) == ("cv", 0.1, 3)
-    assert make_estimator("screened_kde", 0.4, relevant("screened_kde", replace(s, bandwidth=0.4))).bandwidth == 0.4
+    assert (
+        make_estimator(
+            "screened_kde", 0.4, relevant("screened_kde", replace(s, bandwidth=0.4))
+        ).bandwidth
+        == 0.4
+    )
     key = relevant("screened_kde", s)
     assert relevant("screened_kde", replace(s, n_blocks=41, auto_blocks=True)) == key
     assert relevant("screened_kde", replace(s, bandwidth="scott")) == key  # its own rule either way
-    for moved in (dict(contamination=0.2), dict(seed=4), dict(kernel="epanechnikov"), dict(bandwidth=0.4)):
+    for moved in (
+        dict(contamination=0.2),
+        dict(seed=4),
+        dict(kernel="epanechnikov"),
+        dict(bandwidth=0.4),
+    ):
         assert relevant("screened_kde", replace(s, **moved)) != key, moved
 
 
 def test_explore_screened_kde_1d():
     """Chosen on Explore: its own line (a colour no other curve has), its row in the metrics,
     and the note of the h it cross-validated on the rows it kept; the slider's h applies to it."""
-    at = _open("app_pages/explore.py", n="500", scheme="thin", methods=["kde", "mom_kde", "screened_kde"])
+    at = _open(
+        "app_pages/explore.py", n="500", scheme="thin", methods=["kde", "mom_kde", "screened_kde"]
+    )
     (fig,) = _figures(at)
     lines = {t["name"]: t["line"]["color"] for t in fig["data"] if t.get("mode") == "lines"}
     assert {"True density", "KDE", "MoM-KDE", "Screened KDE"} <= set(lines)
@@ -319,7 +361,9 @@ def test_explore_screened_kde_1d():
     assert set(at.table[0].value.columns) >= {"JS", "AUC"}
     note = _caption(at, "Screened KDE: h = ")
     assert "cross-validated on the" in note and "rows aside" in note
-    manual = _open("app_pages/explore.py", n="500", hmode="slider", h="0.3", methods=["screened_kde"])
+    manual = _open(
+        "app_pages/explore.py", n="500", hmode="slider", h="0.3", methods=["screened_kde"]
+    )
     assert "h = 0.3, the slider's" in _caption(manual, "Screened KDE: h = ")
     assert _names(_figures(manual)[0])[:2] == ["True density", "Screened KDE"]
 
@@ -327,7 +371,11 @@ def test_explore_screened_kde_1d():
 def test_explore_screened_kde_2d():
     at = _open("app_pages/explore.py", dim="2", n="200", methods=["kde", "screened_kde"])
     (fig,) = _figures(at)
-    assert [t["name"] for t in fig["data"] if t["type"] == "contour"] == ["True density", "KDE", "Screened KDE"]
+    assert [t["name"] for t in fig["data"] if t["type"] == "contour"] == [
+        "True density",
+        "KDE",
+        "Screened KDE",
+    ]
     titles = [a["text"] for a in fig["layout"]["annotations"]]
     assert any(t.startswith("Screened KDE · JS ") for t in titles)
     assert "Screened KDE" in at.table[0].value.index
@@ -348,8 +396,12 @@ def test_your_data_screened_kde(downloads):
 
     import pandas as pd
 
-    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", methods=["kde", "screened_kde"],
-               flag="screened_kde")
+    at = _open(
+        "app_pages/your_data.py",
+        sample="sensor_glitches.csv",
+        methods=["kde", "screened_kde"],
+        flag="screened_kde",
+    )
     assert not at.error, [e.value for e in at.error]
     assert at.sidebar.selectbox(key="flag").options == ["kde", "screened_kde"]
     assert "Screened KDE" in _aucs(at)
@@ -357,7 +409,9 @@ def test_your_data_screened_kde(downloads):
     csv = pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
     n_flagged = int(csv["is_outlier_screened_kde"].sum())
     assert abs(n_flagged - round(0.1 * len(csv))) <= 1
-    assert f"Screened KDE flags {n_flagged:,} of {len(csv):,} rows" in _caption(at, "Screened KDE flags")
+    assert f"Screened KDE flags {n_flagged:,} of {len(csv):,} rows" in _caption(
+        at, "Screened KDE flags"
+    )
     assert "Screened KDE: h = " in _caption(at, "h = ")
 
 

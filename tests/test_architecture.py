@@ -17,15 +17,21 @@ PACKAGE = ROOT / "momkde_core"
 # docs/architecture.md, "Layers": the lowest first; a module may import from its own layer
 # or a lower one. The package's __init__ (the public API) sits above everything.
 LAYERS: dict[str, int] = {
-    "momkde_core._config": 0, "momkde_core._progress": 0, "momkde_core._columns": 0,
-    "momkde_core.kernels": 0, "momkde_core.metrics": 0, "momkde_core.synthetic": 0,
-    "momkde_core.io": 0, "momkde_core.datasets": 0,
+    "momkde_core._config": 0,
+    "momkde_core._progress": 0,
+    "momkde_core._columns": 0,
+    "momkde_core.kernels": 0,
+    "momkde_core.metrics": 0,
+    "momkde_core.synthetic": 0,
+    "momkde_core.io": 0,
+    "momkde_core.datasets": 0,
     "momkde_core._engine": 1,
     "momkde_core._blocks": 2,
     "momkde_core.bandwidth": 3,
     "momkde_core.estimators": 4,
     "momkde_core.detector": 5,
-    "momkde_core.experiments": 6, "momkde_core.plots": 6,
+    "momkde_core.experiments": 6,
+    "momkde_core.plots": 6,
     "momkde_core.cli": 7,
     "momkde_core": 8,
 }
@@ -60,7 +66,7 @@ def _imports(path: Path, module: str | None = None) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
@@ -87,8 +93,10 @@ def test_every_module_has_a_layer() -> None:
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_imports_from_a_higher_layer(module: str) -> None:
     higher = sorted(t for t in GRAPH[module] if _layer(t) > _layer(module))
-    assert not higher, (f"{module} (layer {_layer(module)}) imports {higher} from a higher "
-                        "layer: see docs/architecture.md, 'Where does a change go'")
+    assert not higher, (
+        f"{module} (layer {_layer(module)}) imports {higher} from a higher "
+        "layer: see docs/architecture.md, 'Where does a change go'"
+    )
 
 
 def test_the_modules_import_no_cycle() -> None:
@@ -98,7 +106,7 @@ def test_the_modules_import_no_cycle() -> None:
         state[name] = 1
         for target in sorted(GRAPH.get(name, ())):
             if state.get(target) == 1:
-                cycle = path[path.index(target):] + [target] if target in path else [target]
+                cycle = path[path.index(target) :] + [target] if target in path else [target]
                 pytest.fail(f"import cycle: {' -> '.join(cycle)}")
             if target in GRAPH and not state.get(target):
                 visit(target, path + [target])
@@ -113,8 +121,9 @@ def test_the_rule_sees_function_level_imports(tmp_path: Path) -> None:
     """The checker itself: an import inside a function is found (a cycle hidden that way is
     what the rule exists to catch)."""
     probe = tmp_path / "_probe.py"
-    probe.write_text("def f():\n    from ..estimators import MoMKDE\n    return MoMKDE\n",
-                     encoding="utf-8")
+    probe.write_text(
+        "def f():\n    from ..estimators import MoMKDE\n    return MoMKDE\n", encoding="utf-8"
+    )
     found = _imports(probe, "momkde_core.bandwidth._probe")
     assert found == {"momkde_core.estimators"}
     assert _layer("momkde_core.estimators") > _layer("momkde_core.bandwidth._probe")
@@ -124,12 +133,15 @@ def test_the_library_imports_without_the_app_packages() -> None:
     """``pip install momkde`` has neither streamlit nor plotly: every module but the plots
     imports without them, and no module imports the app's helpers."""
     modules = [m for m in MODULES if m != "momkde_core.plots"]
-    code = ("import sys\n"
-            "for name in ('streamlit', 'plotly', 'app_support', 'tqdm'):\n"
-            "    sys.modules[name] = None  # an import of it raises ImportError\n"
-            "import importlib\n"
-            f"for m in {modules!r}:\n"
-            "    importlib.import_module(m)\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=ROOT, timeout=300)
+    code = (
+        "import sys\n"
+        "for name in ('streamlit', 'plotly', 'app_support', 'tqdm'):\n"
+        "    sys.modules[name] = None  # an import of it raises ImportError\n"
+        "import importlib\n"
+        f"for m in {modules!r}:\n"
+        "    importlib.import_module(m)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-3000:]

@@ -16,9 +16,15 @@ def _direct(x, axis, h):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**16), h=st.floats(0.005, 5.0), nodes=st.integers(1, 3 * ANCHOR + 5),
-       spread=st.floats(0.1, 30.0), lo=st.floats(-1000.0, 1000.0), width=st.floats(0.1, 40.0),
-       linspace=st.booleans())
+@given(
+    seed=st.integers(0, 2**16),
+    h=st.floats(0.005, 5.0),
+    nodes=st.integers(1, 3 * ANCHOR + 5),
+    spread=st.floats(0.1, 30.0),
+    lo=st.floats(-1000.0, 1000.0),
+    width=st.floats(0.1, 40.0),
+    linspace=st.booleans(),
+)
 def test_factors_match_numpy_far_tails_included(seed, h, nodes, spread, lo, width, linspace):
     """Every entry where the direct exponential is above 1e-290 within 1e-11 relative of it
     plus the conditioning of the direct formula (t up to 37 times the nodes' offsets from
@@ -28,8 +34,11 @@ def test_factors_match_numpy_far_tails_included(seed, h, nodes, spread, lo, widt
     one node, points far outside the axis (the walks re-anchored every ANCHOR steps)."""
     rng = np.random.default_rng(seed)
     x = rng.normal(lo + width / 2, spread, 300)
-    axis = (np.linspace(lo, lo + width, nodes) if linspace or nodes == 1 else
-            lo + (width / (nodes - 1)) * np.arange(nodes))
+    axis = (
+        np.linspace(lo, lo + width, nodes)
+        if linspace or nodes == 1
+        else lo + (width / (nodes - 1)) * np.arange(nodes)
+    )
     got = gaussian_axis_factors(x, axis, h, EXP_FLOOR)
     if got is None:  # nodes more than 1e-12 step off an even spacing: the direct path's
         return

@@ -42,6 +42,7 @@ def test_isj_agrees_with_kdepy_on_its_grid(kind: str, n: int) -> None:
     if importlib.util.find_spec("KDEpy") is None:
         pytest.skip("KDEpy (the reference ISJ) is not installed (pip install -e '.[test]')")
     from KDEpy import bw_selection
+
     x = _sample(kind, n)
     R = np.ptp(x)
     pad = max(R / 2, 6.0)  # KDEpy's grid: autogrid(boundary_abs=6, boundary_rel=0.5), 2^10 nodes
@@ -83,8 +84,13 @@ def test_every_estimator_takes_isj_and_the_other_rules_are_kept() -> None:
     assert RULES == ("scott", "silverman", "cv", "robust", "isj")
     x = _sample("bimodal", 300)
     h = isj(x)
-    for est in (KDE("isj"), MoMKDE(bandwidth="isj", random_state=0), RKDE("isj"),
-                SPKDE("isj"), KDE("ISJ")):
+    for est in (
+        KDE("isj"),
+        MoMKDE(bandwidth="isj", random_state=0),
+        RKDE("isj"),
+        SPKDE("isj"),
+        KDE("ISJ"),
+    ):
         assert est.fit(x).bandwidth_ == h  # (the same isj call on the same data: exact)
 
 
@@ -96,7 +102,8 @@ def test_isj_uses_the_weights() -> None:
     assert h_w != pytest.approx(isj(x), rel=1e-3)
     # reliability weights: a constant factor changes nothing
     assert KDE("isj").fit(x, sample_weight=np.full(400, 2.5)).bandwidth_ == pytest.approx(
-        isj(x), rel=1e-12)
+        isj(x), rel=1e-12
+    )
 
 
 def test_isj_refuses_more_than_one_feature() -> None:
@@ -104,12 +111,15 @@ def test_isj_refuses_more_than_one_feature() -> None:
         KDE("isj").fit(np.random.default_rng(0).normal(size=(50, 2)))
 
 
-@pytest.mark.parametrize("x, message", [
-    (np.ones(20), "zero spread"),
-    (np.array([1.5]), "at least 2 distinct points"),
-    (np.array([0.0, 1.0, 2.0]), "did not converge"),
-    (np.r_[np.zeros(50), np.ones(50)], "look discrete"),
-])
+@pytest.mark.parametrize(
+    "x, message",
+    [
+        (np.ones(20), "zero spread"),
+        (np.array([1.5]), "at least 2 distinct points"),
+        (np.array([0.0, 1.0, 2.0]), "did not converge"),
+        (np.r_[np.zeros(50), np.ones(50)], "look discrete"),
+    ],
+)
 def test_isj_fails_with_a_clear_error(x: np.ndarray, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         select_bandwidth(x[:, None], "isj", GAUSS)

@@ -8,8 +8,12 @@ from hypothesis import strategies as st
 
 from momkde_core._engine import _binned_product as binned_product
 from momkde_core._engine import _sums as engine
-from momkde_core._engine._binned_product import (BAND_RADIUS, CELLS_PER_BANDWIDTH, binned_product_sums,
-                                        binning_cells)
+from momkde_core._engine._binned_product import (
+    BAND_RADIUS,
+    CELLS_PER_BANDWIDTH,
+    binned_product_sums,
+    binning_cells,
+)
 from momkde_core._engine._binning import bin_blocks
 from momkde_core._engine._sums import block_grid_sums, block_log_sums
 from momkde_core.kernels import get_kernel
@@ -49,8 +53,7 @@ def test_equals_linear_binning_summed_directly(batch):
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 16, 10**6])
-def test_runs_of_nodes_each_over_their_band_of_cells_equal_the_whole_product(monkeypatch,
-                                                                             chunk):
+def test_runs_of_nodes_each_over_their_band_of_cells_equal_the_whole_product(monkeypatch, chunk):
     """The products by runs of NODE_CHUNK nodes of x, each over the cells within its
     reach, give the linearly binned sums (to 1e-12 of the peak) on a grid that reaches far
     beyond the data on one side, where whole runs of nodes have no cell within reach (0)."""
@@ -68,8 +71,13 @@ def test_runs_of_nodes_each_over_their_band_of_cells_equal_the_whole_product(mon
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), h=st.floats(0.05, 3.0), n=st.integers(1, 300),
-       nodes=st.integers(2, 40), spread=st.floats(0.01, 50.0))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    h=st.floats(0.05, 3.0),
+    n=st.integers(1, 300),
+    nodes=st.integers(2, 40),
+    spread=st.floats(0.01, 50.0),
+)
 def test_within_binning_error_of_the_exact_sums(seed, h, n, nodes, spread):
     """Against the exact sums (log space, all pairs): within (1/16)^2 / 4 of the peak (one
     kernel's), the linear binning's error in the plane, whatever the data's spread next to
@@ -105,8 +113,9 @@ def test_points_beyond_reach_and_nan_are_left_out():
     cells = binning_cells(extra, axes, 0.3, BAND_RADIUS * 0.3)[0][2]
     assert cells > binning_cells(X, axes, 0.3, BAND_RADIUS * 0.3)[0][2]  # (other shapes)
     np.testing.assert_allclose(got, base, rtol=2 * cells * np.finfo(float).eps, atol=0)
-    far = binned_product_sums(X + 100.0, np.array([0, 200]), axes, 0.3, np.ones(200),
-                              _log_norm(0.3))
+    far = binned_product_sums(
+        X + 100.0, np.array([0, 200]), axes, 0.3, np.ones(200), _log_norm(0.3)
+    )
     assert far.shape == (1, 30, 31) and not far.any()
 
 
@@ -158,8 +167,7 @@ def test_no_points_give_zeros_and_a_bad_layout_is_refused():
     compiled loop never sees bounds beyond the rows or a weight missing."""
     axes = [np.linspace(0, 1, 5), np.linspace(0, 1, 4)]
     for backend in ("auto", "binned"):
-        got = block_grid_sums(np.zeros((0, 2)), np.array([0, 0]), axes, GAUSS, 0.3,
-                              backend=backend)
+        got = block_grid_sums(np.zeros((0, 2)), np.array([0, 0]), axes, GAUSS, 0.3, backend=backend)
         assert got.shape == (1, 5, 4) and not got.any()
     X = np.zeros((1000, 2))
     with pytest.raises(ValueError, match="block bounds"):

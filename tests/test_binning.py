@@ -46,8 +46,13 @@ def _reference(X, bounds, w, steps, origins, sizes, order):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**16), d=st.sampled_from([1, 2]), n_blocks=st.integers(1, 6),
-       taylor=st.booleans(), spread=st.floats(0.5, 20.0))
+@given(
+    seed=st.integers(0, 2**16),
+    d=st.sampled_from([1, 2]),
+    n_blocks=st.integers(1, 6),
+    taylor=st.booleans(),
+    spread=st.floats(0.5, 20.0),
+)
 def test_binning_matches_direct_scatter_adds(seed, d, n_blocks, taylor, spread):
     """Moments and linear shares per block equal a direct np.add.at, points beyond the grid
     (the data spread past it on purpose) left out, empty blocks all zero."""
@@ -71,8 +76,9 @@ def test_binning_matches_direct_scatter_adds(seed, d, n_blocks, taylor, spread):
     tops = [z if order is not None else z - 1 for z in sizes]
     pos = [X[:, k] * (1.0 / steps[k]) + (shift - origins[k] / steps[k]) for k in range(d)]
     out_of_grid = ~np.logical_and.reduce([(p >= 0) & (p < t) for p, t in zip(pos, tops)])
-    np.testing.assert_array_equal(left_out, [out_of_grid[bounds[s]:bounds[s + 1]].sum()
-                                             for s in range(n_blocks)])
+    np.testing.assert_array_equal(
+        left_out, [out_of_grid[bounds[s] : bounds[s + 1]].sum() for s in range(n_blocks)]
+    )
 
 
 def test_taylor_moments_are_refused_in_two_dimensions():
@@ -89,11 +95,11 @@ def test_total_weight_is_kept_for_points_inside_the_grid():
     w = rng.uniform(0.5, 1.5, 5000)
     bounds = np.array([0, 2000, 5000])
     lin = bin_blocks(X, bounds, w, [0.05, 0.07], [-1.2, -1.3], [50, 40], None)
-    np.testing.assert_allclose(lin.sum(axis=(1, 2, 3)), [w[:2000].sum(), w[2000:].sum()],
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        lin.sum(axis=(1, 2, 3)), [w[:2000].sum(), w[2000:].sum()], rtol=1e-12
+    )
     tay = bin_blocks(X[:, :1], bounds, w, [0.05], [-1.2], [50], 3)
-    np.testing.assert_allclose(tay[:, 0].sum(axis=-1), [w[:2000].sum(), w[2000:].sum()],
-                               rtol=1e-12)
+    np.testing.assert_allclose(tay[:, 0].sum(axis=-1), [w[:2000].sum(), w[2000:].sum()], rtol=1e-12)
 
 
 def test_non_finite_coordinates_never_become_an_index():
@@ -106,16 +112,18 @@ def test_non_finite_coordinates_never_become_an_index():
     assert one[0, 0].sum() == 2.0  # 0.5 and 0.2
 
 
-@pytest.mark.parametrize("bounds, w, sizes", [
-    (np.array([0, 10]), np.ones(3), [20]),     # bounds beyond the rows
-    (np.array([0, 2, 1]), np.ones(3), [20]),   # decreasing bounds
-    (np.array([0, 3]), np.ones(2), [20]),      # a weight missing
-    (np.array([0, 3]), np.ones(3), [20, 20]),  # a size per feature, not two
-])
+@pytest.mark.parametrize(
+    "bounds, w, sizes",
+    [
+        (np.array([0, 10]), np.ones(3), [20]),  # bounds beyond the rows
+        (np.array([0, 2, 1]), np.ones(3), [20]),  # decreasing bounds
+        (np.array([0, 3]), np.ones(2), [20]),  # a weight missing
+        (np.array([0, 3]), np.ones(3), [20, 20]),  # a size per feature, not two
+    ],
+)
 def test_a_wrong_layout_is_a_value_error_not_a_read_past_the_arrays(bounds, w, sizes):
     with pytest.raises(ValueError, match="bin_blocks needs"):
-        bin_blocks(np.zeros((3, 1)), bounds, w, [0.1] * len(sizes), [0.0] * len(sizes),
-                   sizes, None)
+        bin_blocks(np.zeros((3, 1)), bounds, w, [0.1] * len(sizes), [0.0] * len(sizes), sizes, None)
 
 
 @pytest.mark.parametrize("d, order", [(1, 3), (1, None), (2, None)])

@@ -23,8 +23,15 @@ import pytest
 
 # the helpers shared with the browser benchmarks (the repository root is on sys.path by
 # pyproject.toml's pythonpath): an error importing them is the suite's own, and fails
-from benchmarks.browser import (CHROMIUM, CHROMIUM_ARGS, TRACE, curve_path, free_port, is_path_probe,
-                                wait_until_idle)
+from benchmarks.browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    TRACE,
+    curve_path,
+    free_port,
+    is_path_probe,
+    wait_until_idle,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -33,11 +40,15 @@ PAGES = ["", "explore", "sweep?reps=1&n=200", "your_data", "real_data?reps=1&set
 
 # skipped only for a missing optional component, named; a broken install fails on import
 if not CHROMIUM.exists():
-    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium package to run the browser tests",
-                allow_module_level=True)
+    pytest.skip(
+        f"{CHROMIUM} is missing: install Debian's chromium package to run the browser tests",
+        allow_module_level=True,
+    )
 if importlib.util.find_spec("playwright") is None:
-    pytest.skip("the playwright python package is not installed (pip install -e '.[test]')",
-                allow_module_level=True)
+    pytest.skip(
+        "the playwright python package is not installed (pip install -e '.[test]')",
+        allow_module_level=True,
+    )
 from playwright import sync_api  # noqa: E402
 
 
@@ -46,9 +57,23 @@ def server() -> Iterator[str]:
     """``streamlit run app.py`` on a free port, stopped when the module's tests are done."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(REPO)},
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -80,8 +105,14 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     tab = context.new_page()
     tab.console_errors = []
-    tab.on("console", lambda msg: tab.console_errors.append(msg.text)
-           if msg.type == "error" and not is_path_probe(msg.location.get("url", "")) else None)
+    tab.on(
+        "console",
+        lambda msg: (
+            tab.console_errors.append(msg.text)
+            if msg.type == "error" and not is_path_probe(msg.location.get("url", ""))
+            else None
+        ),
+    )
     tab.on("pageerror", lambda err: tab.console_errors.append(str(err)))
     yield tab
     context.close()
@@ -104,15 +135,21 @@ def test_explore_slider_redraws_and_screenshot(server, page):
     wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
     before = curve_path(page)
-    thumb = page.locator('[data-testid="stSlider"]').filter(has=page.get_by_text("S", exact=True)).locator(
-        'input[type="range"]')
+    thumb = (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has=page.get_by_text("S", exact=True))
+        .locator('input[type="range"]')
+    )
     thumb.focus()
     start = time.perf_counter()
     for _ in range(5):
         page.keyboard.press("ArrowRight")
     page.wait_for_function(
         """(before) => Array.from(document.querySelectorAll('.js-plotly-plot .scatterlayer .trace path.js-line'))
-                       .map(p => p.getAttribute('d')).join('|') !== before""", arg=before, timeout=30_000)
+                       .map(p => p.getAttribute('d')).join('|') !== before""",
+        arg=before,
+        timeout=30_000,
+    )
     elapsed = time.perf_counter() - start
     print(f"slider redraw: {elapsed:.3f} s")
     wait_until_idle(page)
@@ -129,7 +166,10 @@ BAD_FILES = {
     "no_numbers.csv": (b"name,comment\nalpha,hello\nbeta,world\n", "no numeric column"),
     "empty.csv": (b"", "empty"),
     "image.csv": (b"\x89PNG\x00\x00binary", "binary"),
-    "letters.csv": ("température;humidité\nchaud;humide\n".encode("latin-1"), "température, humidité"),
+    "letters.csv": (
+        "température;humidité\nchaud;humide\n".encode("latin-1"),
+        "température, humidité",
+    ),
     "one_row.csv": (b"x,y\n1,2\n", "at least 2"),
     "constant.csv": (b"x,y\n1,2\n1,3\n1,4\n", "constant"),
 }
@@ -163,10 +203,16 @@ def test_text_in_numbers_is_named(server, page, tmp_path):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-@pytest.mark.parametrize(("name", "content"), [
-    ("latin1.csv", "température;humidité\n" + "".join(f"{i},5;{i * 2},25\n" for i in range(30))),
-    ("utf16.csv", "température,humidité\n" + "".join(f"{i}.5,{i * 2}.25\n" for i in range(30))),
-])
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        (
+            "latin1.csv",
+            "température;humidité\n" + "".join(f"{i},5;{i * 2},25\n" for i in range(30)),
+        ),
+        ("utf16.csv", "température,humidité\n" + "".join(f"{i}.5,{i * 2}.25\n" for i in range(30))),
+    ],
+)
 def test_encodings_and_decimal_commas_are_read(server, page, tmp_path, name, content):
     """Latin-1 headers are not mangled, UTF-16 is not called binary, a semicolon file with
     decimal commas is read as numbers; the page says how it read the file."""
@@ -177,7 +223,10 @@ def test_encodings_and_decimal_commas_are_read(server, page, tmp_path, name, con
     wait_until_idle(page)
     sidebar = page.locator('[data-testid="stSidebar"]').inner_text()
     assert "température" in sidebar and "humidité" in sidebar
-    assert any(t.startswith("Read as") for t in page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
+    assert any(
+        t.startswith("Read as")
+        for t in page.locator('[data-testid="stCaptionContainer"]').all_inner_texts()
+    )
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
@@ -186,12 +235,16 @@ def test_wide_csv_scores_without_a_traceback(server, page, tmp_path):
     nothing), and no method's failure becomes a traceback box."""
     rng = np.random.default_rng(0)
     wide = tmp_path / "wide.csv"
-    pd.DataFrame(rng.normal(size=(300, 500)).round(3), columns=[f"c{i}" for i in range(500)]).to_csv(wide, index=False)
+    pd.DataFrame(
+        rng.normal(size=(300, 500)).round(3), columns=[f"c{i}" for i in range(500)]
+    ).to_csv(wide, index=False)
     _upload(page, server, wide)
     page.wait_for_selector(TRACE, timeout=90_000)
     wait_until_idle(page, 90_000)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert "the first 20 numeric columns are" in page.locator('[data-testid="stSidebar"]').inner_text()
+    assert (
+        "the first 20 numeric columns are" in page.locator('[data-testid="stSidebar"]').inner_text()
+    )
     assert page.console_errors == []
 
 
@@ -206,8 +259,9 @@ def test_2d_caption_names_no_missing_lines(server, page):
 def test_million_row_file_is_sampled_with_a_notice(server, page, tmp_path):
     rng = np.random.default_rng(0)
     big = tmp_path / "big.csv"
-    pd.DataFrame({"a": rng.normal(size=1_000_000).round(4),
-                  "b": rng.normal(size=1_000_000).round(4)}).to_csv(big, index=False)
+    pd.DataFrame(
+        {"a": rng.normal(size=1_000_000).round(4), "b": rng.normal(size=1_000_000).round(4)}
+    ).to_csv(big, index=False)
     _upload(page, server, big)
     notice = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="random sample")
     notice.first.wait_for(timeout=90_000)
@@ -228,7 +282,9 @@ def test_switching_sample_shows_the_new_files_columns(server, page):
     page.get_by_role("option", name="sensor_glitches.csv").click()
     page.wait_for_function(
         """() => { const m = document.querySelector('[data-testid="stSidebar"] [data-testid="stMultiSelect"]');
-                   return m && !m.innerText.includes('amount_eur'); }""", timeout=60_000)
+                   return m && !m.innerText.includes('amount_eur'); }""",
+        timeout=60_000,
+    )
     wait_until_idle(page)
     drawn, scored = (pickers.nth(i).inner_text() for i in (0, 1))
     assert "amount_eur" not in drawn + scored
@@ -236,12 +292,15 @@ def test_switching_sample_shows_the_new_files_columns(server, page):
     # the label of the outliers follows the file too (it showed the previous file's value)
     # (the pickers above are drawn before it in the same script run: wait for the run to
     # reach it, as a loaded machine may show the old value for a moment)
-    outlier = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Label of the outliers")
+    outlier = page.locator(
+        '[data-testid="stSidebar"] [data-testid="stSelectbox"]', has_text="Label of the outliers"
+    )
     page.wait_for_function(
         """() => Array.from(document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stSelectbox"]'))
                      .some(b => b.innerText.includes('Label of the outliers')
                                 && Array.from(b.querySelectorAll('input')).some(i => i.value.includes('glitch')))""",
-        timeout=60_000)
+        timeout=60_000,
+    )
     shown = outlier.inner_text() + " ".join(i.input_value() for i in outlier.locator("input").all())
     assert "glitch" in shown, outlier.inner_html()
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -252,10 +311,11 @@ def test_download_escapes_formulas(server, page, tmp_path):
     download with each of them behind a "'" (a spreadsheet shows text, runs no formula);
     numbers such as -1.5 are untouched, and every method's flags are there."""
     rng = np.random.default_rng(0)
-    texts = ["=HYPERLINK(\"http://evil\",\"x\")", "+1+2", "-2+3", "@SUM(A1)", "plain"]
+    texts = ['=HYPERLINK("http://evil","x")', "+1+2", "-2+3", "@SUM(A1)", "plain"]
     upload = tmp_path / "formulas.csv"
-    pd.DataFrame({"x": np.round(rng.normal(size=50), 3), "note": [texts[i % 5] for i in range(50)]}) \
-        .assign(x=lambda d: d["x"].where(d.index != 0, -1.5)).to_csv(upload, index=False)
+    pd.DataFrame(
+        {"x": np.round(rng.normal(size=50), 3), "note": [texts[i % 5] for i in range(50)]}
+    ).assign(x=lambda d: d["x"].where(d.index != 0, -1.5)).to_csv(upload, index=False)
     _upload(page, server, upload)
     page.wait_for_selector(TRACE, timeout=60_000)
     wait_until_idle(page)
@@ -275,7 +335,9 @@ def test_method_links_hold_codes_and_old_links_still_work(server, page):
     page.goto(f"{server}/real_data?sets=iris&methods=KDE&methods=MoM-KDE+(S+rule,+CV+h)")
     wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
-    picker = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]', has_text="Methods")
+    picker = page.locator(
+        '[data-testid="stSidebar"] [data-testid="stMultiSelect"]', has_text="Methods"
+    )
     assert picker.inner_text().split()[1:] == ["kde", "mom_kde_rule"]
     page.goto(f"{server}/explore?n=200&methods=KDE&methods=MoM-KDE")
     wait_until_idle(page)

@@ -13,17 +13,37 @@ import pandas as pd
 import pytest
 
 import momkde_core.cli._main as cli
-from momkde_core.experiments import _runner as ex
 from momkde_core import make_contaminated, metrics
 from momkde_core.cli._main import _Reservoir, main
+from momkde_core.experiments import _runner as ex
 
 
 @pytest.fixture(scope="module")
 def results_csv(tmp_path_factory):
     out = tmp_path_factory.mktemp("run") / "results.csv"
-    code = main(["reproduce", "synthetic", "--reps", "2", "--ratios", "0.1", "0.2",
-                 "--schemes", "thin_gaussian", "--n-inliers", "200", "--seed", "3",
-                 "--methods", "kde", "mom_kde_oracle", "spkde", "--out", str(out)])
+    code = main(
+        [
+            "reproduce",
+            "synthetic",
+            "--reps",
+            "2",
+            "--ratios",
+            "0.1",
+            "0.2",
+            "--schemes",
+            "thin_gaussian",
+            "--n-inliers",
+            "200",
+            "--seed",
+            "3",
+            "--methods",
+            "kde",
+            "mom_kde_oracle",
+            "spkde",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     return out
 
@@ -38,32 +58,62 @@ def test_reproduce_writes_the_tidy_table(results_csv):
 
 def test_block_bandwidth_flag_adds_the_two_block_aware_methods(tmp_path):
     out = tmp_path / "blockh.csv"
-    assert main(["reproduce", "synthetic", "--reps", "1", "--ratios", "0.2", "--schemes",
-                 "uniform", "--n-inliers", "100", "--methods", "kde", "--block-bandwidth",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "reproduce",
+                "synthetic",
+                "--reps",
+                "1",
+                "--ratios",
+                "0.2",
+                "--schemes",
+                "uniform",
+                "--n-inliers",
+                "100",
+                "--methods",
+                "kde",
+                "--block-bandwidth",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert set(pd.read_csv(out)["method"]) == {"kde", *ex.BLOCKH_METHODS}
 
 
 def test_figures_write_offline_html_per_source_and_metric(results_csv, tmp_path, capsys):
     assert main(["figures", str(results_csv), "--out", str(tmp_path / "figs")]) == 0
     files = sorted(p.name for p in (tmp_path / "figs").iterdir())
-    assert files == [f"thin_gaussian_{m}.html" for m in sorted(("js", "kl_fhat_f", "kl_f_fhat", "auc"))]
+    assert files == [
+        f"thin_gaussian_{m}.html" for m in sorted(("js", "kl_fhat_f", "kl_f_fhat", "auc"))
+    ]
     html = (tmp_path / "figs" / "thin_gaussian_js.html").read_text()
     assert "MoM-KDE (oracle S)" in html and "SPKDE" in html and "KDE" in html
     assert "plotly.js v" in html or "Plotly" in html[:200000]  # plotly.js inlined, works offline
-    assert "<script src=\"https://cdn.plot.ly" not in html
+    assert '<script src="https://cdn.plot.ly' not in html
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["reproduce", "synthetic", "--ratios", "1.5", "--out", "x.csv"], "ratio must be in (0, 1)"),
-    (["reproduce", "synthetic", "--schemes", "bogus", "--out", "x.csv"], "invalid choice"),
-    (["reproduce", "synthetic", "--reps", "0", "--out", "x.csv"], "must be >= 1"),
-    (["reproduce", "synthetic"], "--out"),
-    (["reproduce", "synthetic", "--datasets", "iris", "--out", "x.csv"], "--datasets does not apply to synthetic"),
-    (["reproduce", "synthetic", "--out", "/no/such/dir/x.csv"], "does not exist"),
-    (["figures", "/no/such/file.csv", "--out", "figs"], "cannot read"),
-    (["frobnicate"], "invalid choice"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["reproduce", "synthetic", "--ratios", "1.5", "--out", "x.csv"],
+            "ratio must be in (0, 1)",
+        ),
+        (["reproduce", "synthetic", "--schemes", "bogus", "--out", "x.csv"], "invalid choice"),
+        (["reproduce", "synthetic", "--reps", "0", "--out", "x.csv"], "must be >= 1"),
+        (["reproduce", "synthetic"], "--out"),
+        (
+            ["reproduce", "synthetic", "--datasets", "iris", "--out", "x.csv"],
+            "--datasets does not apply to synthetic",
+        ),
+        (["reproduce", "synthetic", "--out", "/no/such/dir/x.csv"], "does not exist"),
+        (["figures", "/no/such/file.csv", "--out", "figs"], "cannot read"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(argv, message, capsys):
     try:
         code = main(argv)
@@ -80,15 +130,30 @@ def test_figures_as_static_svg_for_documents(results_csv, tmp_path):
     if importlib.util.find_spec("kaleido") is None:
         pytest.skip("static images need kaleido (the docs extra): pip install -e '.[docs]'")
     out = tmp_path / "svg"
-    assert main(["figures", str(results_csv), "--out", str(out), "--format", "svg",
-                 "--methods", "kde", "mom_kde_oracle"]) == 0
+    assert (
+        main(
+            [
+                "figures",
+                str(results_csv),
+                "--out",
+                str(out),
+                "--format",
+                "svg",
+                "--methods",
+                "kde",
+                "mom_kde_oracle",
+            ]
+        )
+        == 0
+    )
     svg = (out / "thin_gaussian_js.svg").read_text()
     assert svg.lstrip().startswith("<svg") and "MoM-KDE (oracle S)" in svg
     assert "SPKDE" not in svg  # only the methods asked for
 
 
-def test_figures_report_an_unknown_method_and_a_failed_render_in_one_line(results_csv, tmp_path,
-                                                                         capsys, monkeypatch):
+def test_figures_report_an_unknown_method_and_a_failed_render_in_one_line(
+    results_csv, tmp_path, capsys, monkeypatch
+):
     assert main(["figures", str(results_csv), "--out", str(tmp_path), "--methods", "nope"]) == 2
     assert "no method(s) nope" in capsys.readouterr().err
 
@@ -110,8 +175,25 @@ def test_figures_reject_a_csv_that_is_not_a_results_table(tmp_path, capsys):
 
 def test_real_data_sets_not_installed_are_skipped_with_a_warning(tmp_path, capsys):
     out = tmp_path / "real.csv"
-    code = main(["reproduce", "real", "--datasets", "banana", "iris", "--data-dir", str(tmp_path),
-                 "--reps", "1", "--ratios", "0.1", "--methods", "kde", "--out", str(out)])
+    code = main(
+        [
+            "reproduce",
+            "real",
+            "--datasets",
+            "banana",
+            "iris",
+            "--data-dir",
+            str(tmp_path),
+            "--reps",
+            "1",
+            "--ratios",
+            "0.1",
+            "--methods",
+            "kde",
+            "--out",
+            str(out),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 0
     assert "skipping banana" in err and "MOMKDE_DATA_DIR" in err
@@ -120,14 +202,21 @@ def test_real_data_sets_not_installed_are_skipped_with_a_warning(tmp_path, capsy
 
 # --- momkde score ---------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def table(tmp_path_factory):
     """A CSV of 400 rows: two numeric columns with 10 % planted outliers, an integer id,
     a text column with formulas, and the label."""
     data = make_contaminated("uniform", n_inliers=360, ratio=0.1, dim=2, random_state=0)
-    df = pd.DataFrame({"id": range(len(data.X)), "a": data.X[:, 0], "b": data.X[:, 1] * 100,
-                       "note": ["=HYPERLINK(\"http://x\")" if i % 40 == 0 else "ok" for i in range(len(data.X))],
-                       "label": data.is_outlier.astype(int)})
+    df = pd.DataFrame(
+        {
+            "id": range(len(data.X)),
+            "a": data.X[:, 0],
+            "b": data.X[:, 1] * 100,
+            "note": ['=HYPERLINK("http://x")' if i % 40 == 0 else "ok" for i in range(len(data.X))],
+            "label": data.is_outlier.astype(int),
+        }
+    )
     path = tmp_path_factory.mktemp("score") / "data.csv"
     df.to_csv(path, index=False)
     return path, df
@@ -157,8 +246,23 @@ def test_score_writes_every_row_with_its_score_and_flag(table, tmp_path, capsys)
 def test_score_with_several_methods(table, tmp_path):
     path, df = table
     out = tmp_path / "scored.csv"
-    assert run_score(path, "--columns", "a", "b", "--method", "kde", "mom_kde", "spkde",
-                     "--contamination", "0.05", "--out", out) == 0
+    assert (
+        run_score(
+            path,
+            "--columns",
+            "a",
+            "b",
+            "--method",
+            "kde",
+            "mom_kde",
+            "spkde",
+            "--contamination",
+            "0.05",
+            "--out",
+            out,
+        )
+        == 0
+    )
     scored = pd.read_csv(out)
     for method in ("kde", "mom_kde", "spkde"):
         flags = scored[f"is_outlier_{method}"]
@@ -171,8 +275,13 @@ def test_score_with_several_methods(table, tmp_path):
 def test_score_escapes_formulas_in_the_output(tmp_path):
     data = tmp_path / "evil.csv"
     rng = np.random.default_rng(0)
-    pd.DataFrame({"=cmd()": ["@SUM(A1)", "-2+3", "-1.5", "fine"] * 10, "x": rng.normal(size=40),
-                  "y": rng.normal(size=40)}).to_csv(data, index=False)
+    pd.DataFrame(
+        {
+            "=cmd()": ["@SUM(A1)", "-2+3", "-1.5", "fine"] * 10,
+            "x": rng.normal(size=40),
+            "y": rng.normal(size=40),
+        }
+    ).to_csv(data, index=False)
     out = tmp_path / "out.csv"
     assert run_score(data, "--method", "kde", "--out", out) == 0  # default: the numeric columns
     lines = out.read_text().splitlines()
@@ -182,8 +291,14 @@ def test_score_escapes_formulas_in_the_output(tmp_path):
 
 def test_score_defaults_to_the_numeric_columns_and_names_mostly_numeric_text(tmp_path, capsys):
     rng = np.random.default_rng(1)
-    df = pd.DataFrame({"x": rng.normal(size=50), "y": rng.normal(size=50), "name": ["n"] * 50,
-                       "typo": [str(v) for v in rng.normal(size=49)] + ["12,5 kg"]})
+    df = pd.DataFrame(
+        {
+            "x": rng.normal(size=50),
+            "y": rng.normal(size=50),
+            "name": ["n"] * 50,
+            "typo": [str(v) for v in rng.normal(size=49)] + ["12,5 kg"],
+        }
+    )
     df.to_csv(tmp_path / "d.csv", index=False)
     assert run_score(tmp_path / "d.csv", "--method", "kde", "--out", tmp_path / "o.csv") == 0
     err = capsys.readouterr().err
@@ -198,8 +313,10 @@ def test_score_drop_missing_leaves_those_rows_out(tmp_path, capsys):
     pd.DataFrame({"x": x, "y": rng.normal(size=60)}).to_csv(tmp_path / "d.csv", index=False)
     out = tmp_path / "o.csv"
     assert run_score(tmp_path / "d.csv", "--method", "kde", "--out", out) == 2
-    assert "2 row(s) have missing or infinite values (per column: 'x': 2); drop those rows " \
-           "(--drop-missing) or fill them in" in capsys.readouterr().err
+    assert (
+        "2 row(s) have missing or infinite values (per column: 'x': 2); drop those rows "
+        "(--drop-missing) or fill them in" in capsys.readouterr().err
+    )
     assert run_score(tmp_path / "d.csv", "--method", "kde", "--drop-missing", "--out", out) == 0
     assert len(pd.read_csv(out)) == 58
     assert "(2 with missing values left out)" in capsys.readouterr().err
@@ -215,21 +332,45 @@ def test_score_in_chunks_equals_score_in_one_chunk(tmp_path, fit_rows, capsys):
     n = 403
     ids = pd.array(range(n), dtype="Int64")
     ids[200] = pd.NA
-    df = pd.DataFrame({"id": ids, "x": rng.normal(size=n), "y": rng.gamma(2.0, size=n),
-                       "tag": rng.choice(["a", "=b", "-c"], size=n)})
+    df = pd.DataFrame(
+        {
+            "id": ids,
+            "x": rng.normal(size=n),
+            "y": rng.gamma(2.0, size=n),
+            "tag": rng.choice(["a", "=b", "-c"], size=n),
+        }
+    )
     df.to_csv(tmp_path / "d.csv", index=False)
     outputs = []
     for chunksize in ("1000000", "37", "1"):
         out = tmp_path / f"o{chunksize}.csv"
-        assert run_score(tmp_path / "d.csv", "--columns", "x", "y", "--method", "kde", "mom_kde",
-                         "--fit-rows", fit_rows, "--chunksize", chunksize, "--seed", "5",
-                         "--out", out) == 0
+        assert (
+            run_score(
+                tmp_path / "d.csv",
+                "--columns",
+                "x",
+                "y",
+                "--method",
+                "kde",
+                "mom_kde",
+                "--fit-rows",
+                fit_rows,
+                "--chunksize",
+                chunksize,
+                "--seed",
+                "5",
+                "--out",
+                out,
+            )
+            == 0
+        )
         outputs.append(pd.read_csv(out, dtype=str, keep_default_na=False))
     scores = ["score_kde", "score_mom_kde"]
     for other in outputs[1:]:
         pd.testing.assert_frame_equal(other.drop(columns=scores), outputs[0].drop(columns=scores))
-        np.testing.assert_allclose(other[scores].astype(float), outputs[0][scores].astype(float),
-                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            other[scores].astype(float), outputs[0][scores].astype(float), rtol=1e-12, atol=1e-12
+        )
     assert f"fitted on {min(n, int(fit_rows))}" in capsys.readouterr().err
 
 
@@ -239,14 +380,14 @@ def test_reservoir_is_a_uniform_sample_whatever_the_blocks():
     for seed in range(2000):
         reservoir = _Reservoir(10, 1, seed)
         for lo in range(0, 50, 7):
-            reservoir.add(stream[lo:lo + 7])
+            reservoir.add(stream[lo : lo + 7])
         sample = reservoir.sample[:, 0]
         assert len(set(sample)) == 10
         counts[sample.astype(int)] += 1
         if seed < 20:  # the same draws with other block sizes
             other = _Reservoir(10, 1, seed)
             for lo in range(0, 50, 3):
-                other.add(stream[lo:lo + 3])
+                other.add(stream[lo : lo + 3])
             np.testing.assert_array_equal(other.sample, reservoir.sample)
     assert np.abs(counts / 2000 - 0.2).max() < 0.05  # every row kept with probability 10/50
 
@@ -265,8 +406,12 @@ def test_a_failure_while_writing_leaves_no_file(table, tmp_path, monkeypatch):
 
     write = cli.write_csv
     monkeypatch.setattr(cli, "write_csv", fail_on_second_chunk)
-    assert run_score(path, "--columns", "a", "b", "--method", "kde", "--chunksize", "100",
-                     "--out", out) == 2
+    assert (
+        run_score(
+            path, "--columns", "a", "b", "--method", "kde", "--chunksize", "100", "--out", out
+        )
+        == 2
+    )
     assert out.read_text() == "the previous result\n"  # untouched
     assert sorted(p.name for p in tmp_path.iterdir()) == ["scored.csv"]  # no partial file left
 
@@ -274,22 +419,40 @@ def test_a_failure_while_writing_leaves_no_file(table, tmp_path, monkeypatch):
 def _bad_inputs(tmp_path):
     good = tmp_path / "good.csv"
     pd.DataFrame({"a": [1.0, 2.0, 3.5, 4.0], "b": [2.0, 1.0, 0.0, 5.0]}).to_csv(good, index=False)
-    files = {"text": "a,b\n1,2\n3,4\nabc,5\n6,7\n", "empty": "", "header": "a,b\n",
-             "binary": "a,b\n1\x002\n", "constant": "a,b\n1,2\n1,3\n1,4\n", "score": "a,score\n1,2\n3,4\n"}
+    files = {
+        "text": "a,b\n1,2\n3,4\nabc,5\n6,7\n",
+        "empty": "",
+        "header": "a,b\n",
+        "binary": "a,b\n1\x002\n",
+        "constant": "a,b\n1,2\n1,3\n1,4\n",
+        "score": "a,score\n1,2\n3,4\n",
+    }
     for name, text in files.items():
         (tmp_path / f"{name}.csv").write_text(text)
     (tmp_path / "folder").mkdir()
     return {
-        "text in a numeric column": ([tmp_path / "text.csv", "--columns", "a", "b"],
-                                     "column 'a' is not numeric: data row 3 holds 'abc'"),
-        "missing column": ([good, "--columns", "a", "zz"], "no column named 'zz'; columns are: a, b"),
-        "nonexistent output folder": ([good, "--out", tmp_path / "no" / "such" / "o.csv"],
-                                      "the folder of --out does not exist"),
+        "text in a numeric column": (
+            [tmp_path / "text.csv", "--columns", "a", "b"],
+            "column 'a' is not numeric: data row 3 holds 'abc'",
+        ),
+        "missing column": (
+            [good, "--columns", "a", "zz"],
+            "no column named 'zz'; columns are: a, b",
+        ),
+        "nonexistent output folder": (
+            [good, "--out", tmp_path / "no" / "such" / "o.csv"],
+            "the folder of --out does not exist",
+        ),
         "out is a folder": ([good, "--out", tmp_path / "folder"], "--out is a folder"),
         "out is the input": ([good, "--out", good], "--out is the input file"),
-        "contamination 0.7": ([good, "--contamination", "0.7"], "contamination must be in (0, 0.5]"),
-        "contamination 0.5 for mom_kde": ([good, "--contamination", "0.5"],
-                                          "MoM-KDE needs a contamination below 0.5"),
+        "contamination 0.7": (
+            [good, "--contamination", "0.7"],
+            "contamination must be in (0, 0.5]",
+        ),
+        "contamination 0.5 for mom_kde": (
+            [good, "--contamination", "0.5"],
+            "MoM-KDE needs a contamination below 0.5",
+        ),
         "empty file": ([tmp_path / "empty.csv"], "the file is empty"),
         "header only": ([tmp_path / "header.csv"], "the file has a header but no data rows"),
         "binary file": ([tmp_path / "binary.csv"], "the file is binary"),
@@ -302,11 +465,27 @@ def _bad_inputs(tmp_path):
     }
 
 
-@pytest.mark.parametrize("case", [
-    "text in a numeric column", "missing column", "nonexistent output folder", "out is a folder",
-    "out is the input", "contamination 0.7", "contamination 0.5 for mom_kde", "empty file",
-    "header only", "binary file", "constant column", "no such file", "output name taken",
-    "unknown method", "chunksize 0", "fit-rows 1"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "text in a numeric column",
+        "missing column",
+        "nonexistent output folder",
+        "out is a folder",
+        "out is the input",
+        "contamination 0.7",
+        "contamination 0.5 for mom_kde",
+        "empty file",
+        "header only",
+        "binary file",
+        "constant column",
+        "no such file",
+        "output name taken",
+        "unknown method",
+        "chunksize 0",
+        "fit-rows 1",
+    ],
+)
 def test_score_bad_input_exits_2_with_one_line(case, tmp_path, capsys):
     argv, message = _bad_inputs(tmp_path)[case]
     if "--out" not in argv:
@@ -324,16 +503,20 @@ def test_score_reports_text_after_the_first_chunk_with_its_row(tmp_path, capsys)
     (tmp_path / "late.csv").write_text(f"a,b\n{rows}\nx1,3\n")
     assert run_score(tmp_path / "late.csv", "--chunksize", "50", "--out", tmp_path / "o.csv") == 2
     err = capsys.readouterr().err.strip()
-    assert "column 'a' is not numeric: data row 120 holds 'x1' (1 non-numeric value(s) among data " \
-           "rows 101-120); name the columns to score with --columns" in err
+    assert (
+        "column 'a' is not numeric: data row 120 holds 'x1' (1 non-numeric value(s) among data "
+        "rows 101-120); name the columns to score with --columns" in err
+    )
     assert len(err.splitlines()) == 1
 
 
 # --- reproduce: arguments checked before computing; finished samples kept and resumed -------
 
+
 def _forbid_computing(monkeypatch):
     def computed(task):
         raise AssertionError(f"a sample was computed: {task}")
+
     monkeypatch.setattr(ex, "run_task", computed)
 
 
@@ -348,29 +531,45 @@ def _one_line_exit_2(argv, capsys):
     return err
 
 
-SMALL_SWEEP = ["reproduce", "synthetic", "--reps", "1", "--ratios", "0.1", "--schemes", "uniform",
-               "--n-inliers", "100", "--methods", "kde"]
+SMALL_SWEEP = [
+    "reproduce",
+    "synthetic",
+    "--reps",
+    "1",
+    "--ratios",
+    "0.1",
+    "--schemes",
+    "uniform",
+    "--n-inliers",
+    "100",
+    "--methods",
+    "kde",
+]
 
 
-@pytest.mark.parametrize("case, message", [
-    ("out is a folder", "--out is a folder"),
-    ("missing parent", "the folder of --out does not exist"),
-    ("partial is a folder", "r.csv.partial is a folder"),
-    ("scheduler notaurl", "--scheduler 'notaurl' is not a Dask scheduler address"),
-    ("scheduler without port", "is not a Dask scheduler address"),
-    ("reps text", "--reps: not an integer: 'ten'"),
-    ("reps 0", "--reps: must be >= 1, got 0"),
-    ("ratio 0", "--ratios: ratio must be in (0, 1), got 0"),
-    ("ratio text", "--ratios: not a number: 'x'"),
-    ("unknown method", "--methods: invalid choice: 'mom'"),
-    ("unknown data set", "--datasets: invalid choice: 'mnist'"),
-    ("data set of another kind", "--datasets does not apply to synthetic data"),
-    ("n-inliers 1", "n_inliers must be an integer >= 5"),
-    ("negative seed", "--seed: must be >= 0, got -1"),
-    ("jobs 0", "--jobs: must be >= 1 or -1 (all cores), got 0"),
-])
-def test_reproduce_checks_every_argument_before_computing(case, message, tmp_path, capsys,
-                                                          monkeypatch):
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("out is a folder", "--out is a folder"),
+        ("missing parent", "the folder of --out does not exist"),
+        ("partial is a folder", "r.csv.partial is a folder"),
+        ("scheduler notaurl", "--scheduler 'notaurl' is not a Dask scheduler address"),
+        ("scheduler without port", "is not a Dask scheduler address"),
+        ("reps text", "--reps: not an integer: 'ten'"),
+        ("reps 0", "--reps: must be >= 1, got 0"),
+        ("ratio 0", "--ratios: ratio must be in (0, 1), got 0"),
+        ("ratio text", "--ratios: not a number: 'x'"),
+        ("unknown method", "--methods: invalid choice: 'mom'"),
+        ("unknown data set", "--datasets: invalid choice: 'mnist'"),
+        ("data set of another kind", "--datasets does not apply to synthetic data"),
+        ("n-inliers 1", "n_inliers must be an integer >= 5"),
+        ("negative seed", "--seed: must be >= 0, got -1"),
+        ("jobs 0", "--jobs: must be >= 1 or -1 (all cores), got 0"),
+    ],
+)
+def test_reproduce_checks_every_argument_before_computing(
+    case, message, tmp_path, capsys, monkeypatch
+):
     _forbid_computing(monkeypatch)
     out = tmp_path / "r.csv"
     (tmp_path / "folder").mkdir()
@@ -404,8 +603,9 @@ def test_reproduce_refuses_an_unwritable_folder_before_computing(tmp_path, capsy
     locked.chmod(0o500)
     if os.access(locked, os.W_OK):  # root writes anywhere: the folder is made to look locked
         access = os.access
-        monkeypatch.setattr(cli.os, "access",
-                            lambda path, mode: Path(path) != locked and access(path, mode))
+        monkeypatch.setattr(
+            cli.os, "access", lambda path, mode: Path(path) != locked and access(path, mode)
+        )
     try:
         _forbid_computing(monkeypatch)
         err = _one_line_exit_2([*SMALL_SWEEP, "--out", locked / "r.csv"], capsys)
@@ -416,23 +616,56 @@ def test_reproduce_refuses_an_unwritable_folder_before_computing(tmp_path, capsy
 
 def test_reproduce_refuses_the_partial_file_of_another_sweep(tmp_path, capsys, monkeypatch):
     out = tmp_path / "r.csv"
-    ex.SweepFile(out, ex.make_tasks("synthetic", ["uniform"], [0.1], reps=1, n_inliers=100,
-                                    methods=["kde"], protocol="paper")).open()
+    ex.SweepFile(
+        out,
+        ex.make_tasks(
+            "synthetic",
+            ["uniform"],
+            [0.1],
+            reps=1,
+            n_inliers=100,
+            methods=["kde"],
+            protocol="paper",
+        ),
+    ).open()
     _forbid_computing(monkeypatch)
     err = _one_line_exit_2([*SMALL_SWEEP, "--out", out], capsys)
     assert "r.csv.partial holds another sweep (its protocol differ); rerun with --restart" in err
 
 
-SWEEP = ["reproduce", "synthetic", "--reps", "4", "--ratios", "0.1", "0.2", "0.3",
-         "--schemes", "uniform", "thin_gaussian", "--n-inliers", "150", "--seed", "2",
-         "--methods", "kde", "mom_kde_oracle", "spkde"]
+SWEEP = [
+    "reproduce",
+    "synthetic",
+    "--reps",
+    "4",
+    "--ratios",
+    "0.1",
+    "0.2",
+    "0.3",
+    "--schemes",
+    "uniform",
+    "thin_gaussian",
+    "--n-inliers",
+    "150",
+    "--seed",
+    "2",
+    "--methods",
+    "kde",
+    "mom_kde_oracle",
+    "spkde",
+]
 
 
 def _run_cli(*argv) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "momkde_core.cli", *map(str, argv)],
-                            cwd=Path(__file__).parents[1], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "momkde_core.cli", *map(str, argv)],
+        cwd=Path(__file__).parents[1],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -465,7 +698,8 @@ def test_a_killed_sweep_resumes_to_the_same_table(whole_sweep, tmp_path, how, jo
         assert proc.returncode == 130
         assert err.strip().splitlines()[-1] == (
             f"momkde: interrupted; the finished samples are kept in {partial}: run the same "
-            "command again to resume")
+            "command again to resume"
+        )
     assert not out.exists()
     done = pd.read_csv(partial)["seed"].nunique()
     assert 6 <= done < 24
@@ -493,8 +727,10 @@ def test_a_failed_sample_is_one_line_exit_1_and_a_rerun_finishes(tmp_path, capsy
     monkeypatch.setattr(ex, "run_task", fail_on_thin)
     assert main(argv) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err.startswith("momkde: error: 1 sample(s) failed, the first thin_gaussian ratio 0.2 "
-                          "rep 0") and "ValueError: injected" in err
+    assert (
+        err.startswith("momkde: error: 1 sample(s) failed, the first thin_gaussian ratio 0.2 rep 0")
+        and "ValueError: injected" in err
+    )
     assert "r.csv.partial: run the same command again" in err
     monkeypatch.setattr(ex, "run_task", real_run_task)
     assert main(argv) == 0
@@ -502,16 +738,24 @@ def test_a_failed_sample_is_one_line_exit_1_and_a_rerun_finishes(tmp_path, capsy
     assert pd.read_csv(out)["seed"].nunique() == 6
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda df: df.assign(value=df["value"].astype(object).where(df.index != 3, "=1+1")),
-     "column 'value' must hold numbers; data row 4 holds \"'=1+1\""),
-    (lambda df: df.assign(ratio=df["ratio"].astype(object).where(df.index != 0, "ten")),
-     "column 'ratio' must hold numbers; data row 1 holds 'ten'"),
-    (lambda df: df.drop(columns=["metric", "value"]), "missing column(s) metric, value"),
-    (lambda df: df.iloc[:0], "has no rows"),
-])
-def test_figures_check_the_table_before_drawing(results_csv, tmp_path, capsys, monkeypatch,
-                                                edit, message):
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda df: df.assign(value=df["value"].astype(object).where(df.index != 3, "=1+1")),
+            "column 'value' must hold numbers; data row 4 holds \"'=1+1\"",
+        ),
+        (
+            lambda df: df.assign(ratio=df["ratio"].astype(object).where(df.index != 0, "ten")),
+            "column 'ratio' must hold numbers; data row 1 holds 'ten'",
+        ),
+        (lambda df: df.drop(columns=["metric", "value"]), "missing column(s) metric, value"),
+        (lambda df: df.iloc[:0], "has no rows"),
+    ],
+)
+def test_figures_check_the_table_before_drawing(
+    results_csv, tmp_path, capsys, monkeypatch, edit, message
+):
     bad = tmp_path / "bad.csv"
     cli.write_csv(edit(pd.read_csv(results_csv)), bad)
 
@@ -530,14 +774,21 @@ def test_figures_give_each_runner_method_its_own_colour_and_name(tmp_path, monke
     from momkde_core import plots
 
     methods = list(ex.METHODS + ex.BLOCKH_METHODS + ("kde_robust",))
-    rows = [("uniform", r, k, k, m, 1, 0.3, "js", r + k / 10) for r in (0.1, 0.2) for k in range(2)
-            for m in methods]
+    rows = [
+        ("uniform", r, k, k, m, 1, 0.3, "js", r + k / 10)
+        for r in (0.1, 0.2)
+        for k in range(2)
+        for m in methods
+    ]
     table = tmp_path / "r.csv"
     cli.write_csv(pd.DataFrame(rows, columns=list(ex.COLUMNS)), table)
     drawn = []
     figure = plots.metric_vs_ratio_figure
-    monkeypatch.setattr(plots, "metric_vs_ratio_figure",
-                        lambda part, *a, **k: drawn.append(figure(part, *a, **k)) or drawn[-1])
+    monkeypatch.setattr(
+        plots,
+        "metric_vs_ratio_figure",
+        lambda part, *a, **k: drawn.append(figure(part, *a, **k)) or drawn[-1],
+    )
     assert main(["figures", str(table), "--out", str(tmp_path / "f")]) == 0
     lines = [t for t in drawn[0].data if t.mode == "lines+markers"]
     assert len(lines) == len(methods)

@@ -213,8 +213,16 @@ def test_read_user_csv_reads_one_column_and_a_utf8_bom() -> None:
 
 @pytest.mark.parametrize(
     ("encoding", "expected"),
-    [("utf-8", "utf-8"), ("utf-8-sig", "utf-8"), ("utf-16", "utf-16"), ("utf-16-le", "utf-16-le"),
-     ("utf-16-be", "utf-16-be"), ("utf-32", "utf-32"), ("latin-1", "cp1252"), ("cp1252", "cp1252")],
+    [
+        ("utf-8", "utf-8"),
+        ("utf-8-sig", "utf-8"),
+        ("utf-16", "utf-16"),
+        ("utf-16-le", "utf-16-le"),
+        ("utf-16-be", "utf-16-be"),
+        ("utf-32", "utf-32"),
+        ("latin-1", "cp1252"),
+        ("cp1252", "cp1252"),
+    ],
 )
 def test_read_user_csv_finds_the_encoding(encoding: str, expected: str) -> None:
     """Accented headers survive every common encoding (Latin-1 was mangled, UTF-16 refused)."""

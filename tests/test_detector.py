@@ -10,7 +10,16 @@ from sklearn.neighbors import KernelDensity
 from sklearn.utils.estimator_checks import check_estimator
 
 import momkde_core.detector as detector_module
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, make_contaminated, make_detector, metrics
+from momkde_core import (
+    KDE,
+    RKDE,
+    SPKDE,
+    MoMKDE,
+    OutlierDetector,
+    make_contaminated,
+    make_detector,
+    metrics,
+)
 
 ESTIMATORS = {
     "kde": lambda: KDE(bandwidth=0.4),
@@ -45,7 +54,9 @@ def test_share_flagged_on_the_training_data_is_the_contamination(sample, contami
     det = OutlierDetector(KDE(bandwidth=0.4), contamination=contamination).fit(sample.X)
     share = np.mean(det.predict(sample.X) == -1)
     assert abs(share - contamination) <= 1 / len(sample.X)
-    assert det.offset_ == pytest.approx(np.percentile(det.score_samples(sample.X), 100 * contamination))
+    assert det.offset_ == pytest.approx(
+        np.percentile(det.score_samples(sample.X), 100 * contamination)
+    )
 
 
 def test_decision_function_is_negative_exactly_for_outliers(sample):
@@ -60,7 +71,9 @@ def test_decision_function_is_negative_exactly_for_outliers(sample):
 def test_fit_predict_is_fit_then_predict(sample):
     det = OutlierDetector(MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0), contamination=0.05)
     # (the same fit and scores twice in this process: exact)
-    np.testing.assert_array_equal(det.fit_predict(sample.X), clone(det).fit(sample.X).predict(sample.X))
+    np.testing.assert_array_equal(
+        det.fit_predict(sample.X), clone(det).fit(sample.X).predict(sample.X)
+    )
 
 
 def test_default_is_robust_mom_kde_for_the_stated_share_without_normalisation(sample):
@@ -78,8 +91,11 @@ def test_normalisation_is_switched_off_in_the_clone_only(sample):
     assert original.normalize is True and det.estimator_.normalize is False
     normalised = clone(original).fit(sample.X).score_samples(sample.X)
     # normalising shifts every log density by one constant: no ranking changes
-    np.testing.assert_allclose(normalised - det.score_samples(sample.X),
-                               -clone(original).fit(sample.X).log_norm_, rtol=1e-12)
+    np.testing.assert_allclose(
+        normalised - det.score_samples(sample.X),
+        -clone(original).fit(sample.X).log_norm_,
+        rtol=1e-12,
+    )
 
 
 def test_finds_planted_outliers():
@@ -102,7 +118,9 @@ def test_pickle_round_trip_gives_the_same_predictions(sample):
     det = OutlierDetector(MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0)).fit(sample.X)
     again = pickle.loads(pickle.dumps(det))  # (same state, same calls: exact)
     np.testing.assert_array_equal(again.predict(sample.X), det.predict(sample.X))
-    np.testing.assert_array_equal(again.decision_function(sample.X), det.decision_function(sample.X))
+    np.testing.assert_array_equal(
+        again.decision_function(sample.X), det.decision_function(sample.X)
+    )
 
 
 def test_scores_in_batches_equal_scores_at_once(sample, monkeypatch):
@@ -127,7 +145,10 @@ def test_zero_density_rows_are_handled_without_nan():
     X = np.concatenate([np.linspace(0, 1, 90), 10.0 * np.arange(1, 11)])[:, None]
     est = MoMKDE(n_blocks=15, bandwidth=0.3, kernel="tophat", random_state=0)
     det = OutlierDetector(est, contamination=0.1).fit(X)
-    assert np.isneginf(det.score_samples(X)[-10:]).all() and np.isfinite(det.score_samples(X)[:90]).all()
+    assert (
+        np.isneginf(det.score_samples(X)[-10:]).all()
+        and np.isfinite(det.score_samples(X)[:90]).all()
+    )
     assert np.isfinite(det.offset_)  # the finite neighbour of the quantile, not NaN
     np.testing.assert_array_equal(det.predict(X) == -1, np.arange(100) >= 90)
     # more zero-density rows than the share: the threshold is -inf, they are ties, not flagged
@@ -144,8 +165,11 @@ def test_follows_scikit_learns_estimator_checks():
 
 @pytest.mark.parametrize("bad", [0, 0.0, -0.1, 0.51, 0.7, 1, True, "auto", None, np.nan])
 def test_contamination_outside_0_to_half_is_refused(sample, bad):
-    with pytest.raises(ValueError, match=r"'contamination' parameter of OutlierDetector must be a "
-                                         r"float in the range \(0.0, 0.5\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"'contamination' parameter of OutlierDetector must be a "
+        r"float in the range \(0.0, 0.5\]",
+    ):
         OutlierDetector(KDE(), contamination=bad).fit(sample.X)
 
 
@@ -170,12 +194,15 @@ def test_estimator_without_score_samples_is_refused(sample):
         OutlierDetector(KMeans(n_clusters=2)).fit(sample.X)
 
 
-@pytest.mark.parametrize("method, kind, params", [
-    ("mom_kde", MoMKDE, {"n_blocks": "auto", "contamination": 0.05, "random_state": 7}),
-    ("kde", KDE, {"bandwidth": "cv", "random_state": 7}),
-    ("rkde", RKDE, {"bandwidth": "cv", "random_state": 7}),
-    ("spkde", SPKDE, {"bandwidth": "cv", "contamination": 0.05, "random_state": 7}),
-])
+@pytest.mark.parametrize(
+    "method, kind, params",
+    [
+        ("mom_kde", MoMKDE, {"n_blocks": "auto", "contamination": 0.05, "random_state": 7}),
+        ("kde", KDE, {"bandwidth": "cv", "random_state": 7}),
+        ("rkde", RKDE, {"bandwidth": "cv", "random_state": 7}),
+        ("spkde", SPKDE, {"bandwidth": "cv", "contamination": 0.05, "random_state": 7}),
+    ],
+)
 def test_make_detector_maps_method_names_to_estimators(method, kind, params):
     det = make_detector(method, contamination=0.05, random_state=7)
     assert isinstance(det, OutlierDetector) and det.contamination == 0.05
@@ -184,7 +211,9 @@ def test_make_detector_maps_method_names_to_estimators(method, kind, params):
 
 
 def test_make_detector_checks_its_arguments_at_once():
-    with pytest.raises(ValueError, match="unknown method 'iforest'; allowed: kde, mom_kde, rkde, spkde"):
+    with pytest.raises(
+        ValueError, match="unknown method 'iforest'; allowed: kde, mom_kde, rkde, spkde"
+    ):
         make_detector("iforest")
     with pytest.raises(ValueError, match=r"range \(0.0, 0.5\]"):
         make_detector("kde", contamination=0.7)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import logsumexp
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import logsumexp
 
 from momkde_core._engine import _disc_pairs as disc_pairs
 from momkde_core._engine._disc_pairs import DiscPairs
@@ -25,8 +25,13 @@ def _sorted(node, point, sq):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), m=st.integers(1, 60),
-       side=st.floats(0.05, 3.0), scale=st.sampled_from([1e-3, 1.0, 1e3]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 300),
+    m=st.integers(1, 60),
+    side=st.floats(0.05, 3.0),
+    scale=st.sampled_from([1e-3, 1.0, 1e3]),
+)
 def test_pairs_equal_the_full_distance_matrix(seed, n, m, side, scale):
     """Points clustered and spread, nodes inside, beside and far outside the cell table and
     on points, radii from 0 to beyond the whole table and on the lattice of the points: the
@@ -59,8 +64,10 @@ def test_a_node_range_gives_its_slice_of_the_pairs():
     table = DiscPairs(points, 0.2)
     offsets = np.r_[0, np.cumsum(table.counts(nodes, radius))]
     whole = table.pairs(nodes, radius, offsets, 0, 200)
-    parts = [table.pairs(nodes, radius, offsets, j0, j1) for j0, j1 in
-             [(0, 17), (17, 18), (18, 18), (18, 150), (150, 200)]]
+    parts = [
+        table.pairs(nodes, radius, offsets, j0, j1)
+        for j0, j1 in [(0, 17), (17, 18), (18, 18), (18, 150), (150, 200)]
+    ]
     for k in range(3):  # (each node's pairs by the same compiled code: exact)
         np.testing.assert_array_equal(np.concatenate([p[k] for p in parts]), whole[k])
     assert len(whole[0]) == offsets[-1] > 0
@@ -77,16 +84,19 @@ def test_point_indices_refer_to_the_callers_order():
     np.testing.assert_allclose(sq[np.argsort(point)], [0.0, 0.01])
 
 
-@pytest.mark.parametrize("points, side, message", [
-    (np.zeros((0, 2)), 1.0, "non-empty"),
-    (np.zeros((3, 3)), 1.0, "non-empty"),
-    (np.zeros((3, 2)), 0.0, "positive"),
-    (np.zeros((3, 2)), np.nan, "positive"),
-    (np.zeros((3, 2)), 1e-320, "positive"),
-    (np.array([[0.0, 0.0], [np.nan, 1.0]]), 1.0, "finite"),
-    (np.array([[0.0, 0.0], [np.inf, 1.0]]), 1.0, "finite"),
-    (np.array([[0.0, 0.0], [1e9, 1e9]]), 1.0, "cells"),
-])
+@pytest.mark.parametrize(
+    "points, side, message",
+    [
+        (np.zeros((0, 2)), 1.0, "non-empty"),
+        (np.zeros((3, 3)), 1.0, "non-empty"),
+        (np.zeros((3, 2)), 0.0, "positive"),
+        (np.zeros((3, 2)), np.nan, "positive"),
+        (np.zeros((3, 2)), 1e-320, "positive"),
+        (np.array([[0.0, 0.0], [np.nan, 1.0]]), 1.0, "finite"),
+        (np.array([[0.0, 0.0], [np.inf, 1.0]]), 1.0, "finite"),
+        (np.array([[0.0, 0.0], [1e9, 1e9]]), 1.0, "cells"),
+    ],
+)
 def test_bad_tables_are_refused(points, side, message):
     with pytest.raises(ValueError, match=message):
         DiscPairs(points, side)
@@ -108,8 +118,11 @@ def test_points_on_cell_edges_and_nodes_on_points(side):
     grid = np.r_[np.arange(-10, 11) * 0.1, np.arange(-6, 7) / 3.0]
     points = np.stack(np.meshgrid(grid, grid[::3]), axis=-1).reshape(-1, 2)
     nodes = points[::7]
-    for radius in (np.full(len(nodes), 1e-300), np.full(len(nodes), 0.1),
-                   np.full(len(nodes), np.inf)):
+    for radius in (
+        np.full(len(nodes), 1e-300),
+        np.full(len(nodes), 0.1),
+        np.full(len(nodes), np.inf),
+    ):
         table = DiscPairs(points, side)
         counts = table.counts(nodes, radius)
         sq = ((nodes[:, None, :] - points[None, :, :]) ** 2).sum(axis=2)
@@ -118,11 +131,15 @@ def test_points_on_cell_edges_and_nodes_on_points(side):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), side=st.floats(0.05, 3.0),
-       scale=st.sampled_from([1e-3, 1.0, 1e3]), tile=st.sampled_from([1, 3, 4, 8]),
-       log_peak=st.floats(-50.0, 50.0))
-def test_mesh_gaussian_sums_bracket_the_pairs_within_reach(seed, n, side, scale, tile,
-                                                           log_peak):
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 300),
+    side=st.floats(0.05, 3.0),
+    scale=st.sampled_from([1e-3, 1.0, 1e3]),
+    tile=st.sampled_from([1, 3, 4, 8]),
+    log_peak=st.floats(-50.0, 50.0),
+)
+def test_mesh_gaussian_sums_bracket_the_pairs_within_reach(seed, n, side, scale, tile, log_peak):
     """Per mesh node: at least the sum over the points within its reach (every one of them
     is in its tile's disc), at most the sum over all points (the tile's disc may hold
     more), equal to it where the reach is infinite, 0 where the reach is negative; with
@@ -153,15 +170,17 @@ def test_mesh_gaussian_sums_bracket_the_pairs_within_reach(seed, n, side, scale,
     # threads sharing the columns of tiles (more threads than columns too) change no bit:
     # each tile is summed by one thread, in the same order (no BLAS), on any machine
     for workers in (2, 3, 20):
-        shared = table.mesh_gaussian_sums(axes, reach, weights, h, log_peak, tile=tile,
-                                          workers=workers)
+        shared = table.mesh_gaussian_sums(
+            axes, reach, weights, h, log_peak, tile=tile, workers=workers
+        )
         np.testing.assert_array_equal(shared.ravel(), got)
 
 
 @pytest.mark.parametrize("even", [True, False])
 @pytest.mark.parametrize("offset", [0.0, 15.0, 17.5])
 def test_mesh_gaussian_sums_match_log_space_sums_on_any_axes_and_to_the_underflow_edge(
-        even, offset):
+    even, offset
+):
     """With every point in reach, the tiles' sums equal the sums taken in log space to
     1e-12 relative wherever they are at least 1e-290 (below, the engine redoes a node in
     log space): on evenly spaced axes (two exponentials per point and tile, whose powers
@@ -192,6 +211,7 @@ def test_factors_assume_even_spacing_only_where_the_nodes_are_even_to_their_ulps
     nodes' own ulps exceed EVEN_NODES h (a tile's centre and step computed from them
     would be off by that much)."""
     from momkde_core._engine._axis_factors import evenly_spaced as _evenly_spaced
+
     h = 0.2
     near = np.linspace(-7.0, 9.0, 128)
     assert _evenly_spaced(near, h) and _evenly_spaced(near[::-1], h)
@@ -210,10 +230,17 @@ def test_mesh_gaussian_sums_on_a_decreasing_axis_equal_the_increasing_one():
     got_up = table.mesh_gaussian_sums(up, reach, np.ones(2), 0.3, 0.0)
     got_down = table.mesh_gaussian_sums([up[0][::-1], up[1]], reach, np.ones(2), 0.3, 0.0)
     np.testing.assert_allclose(got_down[::-1], got_up, rtol=1e-12, atol=0)
-    sq = ((np.stack(np.meshgrid(*up, indexing="ij"), axis=-1)[..., None, :]
-           - table.px.size * 0 - np.array([[0.0, 0.0], [0.1, -0.2]])) ** 2).sum(axis=-1)
-    np.testing.assert_allclose(got_up, np.exp(-sq / (2 * 0.09)).sum(axis=-1), rtol=1e-12,
-                               atol=1e-320)
+    sq = (
+        (
+            np.stack(np.meshgrid(*up, indexing="ij"), axis=-1)[..., None, :]
+            - table.px.size * 0
+            - np.array([[0.0, 0.0], [0.1, -0.2]])
+        )
+        ** 2
+    ).sum(axis=-1)
+    np.testing.assert_allclose(
+        got_up, np.exp(-sq / (2 * 0.09)).sum(axis=-1), rtol=1e-12, atol=1e-320
+    )
 
 
 def test_mesh_gaussian_sums_refuse_a_wrong_reach_or_log_peak():
@@ -226,9 +253,14 @@ def test_mesh_gaussian_sums_refuse_a_wrong_reach_or_log_peak():
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), m=st.integers(1, 60),
-       side=st.floats(0.05, 3.0), scale=st.sampled_from([1e-3, 1.0, 1e3]),
-       cap=st.sampled_from([4, 64, 2**18]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 300),
+    m=st.integers(1, 60),
+    side=st.floats(0.05, 3.0),
+    scale=st.sampled_from([1e-3, 1.0, 1e3]),
+    cap=st.sampled_from([4, 64, 2**18]),
+)
 def test_nearest_bounds_bound_the_nearest_distance(seed, n, m, side, scale, cap):
     """Nodes inside, beside and far outside the table, on points: the bound is at least the
     distance to the nearest point and at most that plus two cell diagonals (the transform's

@@ -68,8 +68,8 @@ def test_binned_cv_agrees_with_exact_cv():
     for h in grid[::6]:
         from sklearn.model_selection import KFold
 
-        from momkde_core.bandwidth._rules import _held_out_loglik  # the exact path, forced
         from momkde_core._engine._sums import block_log_sums
+        from momkde_core.bandwidth._rules import _held_out_loglik  # the exact path, forced
 
         folds = list(KFold(5, shuffle=True, random_state=0).split(X))
         order = np.concatenate([t for _, t in folds])
@@ -103,7 +103,7 @@ def test_mom_blocks_use_every_point_and_sizes_differ_by_at_most_one(n, S):
     # the stored blocks hold exactly the training rows, each in its labelled block
     assert sorted(est._fitted.X.ravel()) == list(X)
     for s in range(S):
-        rows = est._fitted.X[est._fitted.bounds[s]:est._fitted.bounds[s + 1], 0]
+        rows = est._fitted.X[est._fitted.bounds[s] : est._fitted.bounds[s + 1], 0]
         assert np.array_equal(np.sort(rows), np.flatnonzero(est.block_of_ == s))
     sizes = np.diff(est._fitted.bounds)
     assert np.array_equal(est._fitted.log_w, np.repeat(-np.log(sizes), sizes))
@@ -112,7 +112,7 @@ def test_mom_blocks_use_every_point_and_sizes_differ_by_at_most_one(n, S):
     order = np.random.RandomState(0).permutation(n) if S > 1 else np.arange(n)
     expected = np.empty(n, dtype=np.intp)
     for s in range(S):
-        expected[order[est._fitted.bounds[s]:est._fitted.bounds[s + 1]]] = s
+        expected[order[est._fitted.bounds[s] : est._fitted.bounds[s + 1]]] = s
     assert np.array_equal(est.block_of_, expected)
 
 
@@ -131,8 +131,9 @@ def test_mom_grid_without_weights_builds_no_per_row_arrays_and_matches_them(d):
     assert est._blocks[0] == "order"  # block_of_ not built yet
     sums, _ = est._fitted.grid_sums(axes, exact=True)
     fitted = est._fitted
-    per_row = engine.block_grid_sums(fitted.X, fitted.bounds, axes, fitted.kernel, fitted.h,
-                                     fitted.w, exact=True)
+    per_row = engine.block_grid_sums(
+        fitted.X, fitted.bounds, axes, fitted.kernel, fitted.h, fitted.w, exact=True
+    )
     np.testing.assert_allclose(sums, per_row, rtol=1e-9, atol=0)  # (FFT round-off: 6e-12)
     engine._MEMO.clear()
     assert np.array_equal(est.pdf_grid(*axes), by_block)  # (the same call again: to the bit)
@@ -146,8 +147,10 @@ def test_mom_is_the_median_of_block_kdes_from_sklearn(contaminated_1d):
     X, _ = contaminated_1d
     ys = np.linspace(-2, 8, 50)[:, None]
     est = MoMKDE(n_blocks=6, bandwidth=0.4, random_state=1, normalize=False).fit(X)
-    blocks = [np.exp(KernelDensity(bandwidth=0.4).fit(X[est.block_of_ == s, None])
-                     .score_samples(ys)) for s in range(6)]
+    blocks = [
+        np.exp(KernelDensity(bandwidth=0.4).fit(X[est.block_of_ == s, None]).score_samples(ys))
+        for s in range(6)
+    ]
     np.testing.assert_allclose(est.pdf(ys), np.median(blocks, axis=0), rtol=1e-9)
 
 
@@ -199,8 +202,7 @@ def test_example_1_tophat_mom_is_exact_at_x0():
     X = np.r_[rng.uniform(-1, 1, 500), rng.uniform(1.5, 2.5, n_out)]  # outliers near x0
     for h in (0.3, 0.6, 0.9):
         kde = KDE(bandwidth=h, kernel="tophat").fit(X)
-        mom = MoMKDE(n_blocks=2 * n_out + 1, bandwidth=h, kernel="tophat",
-                     random_state=0).fit(X)
+        mom = MoMKDE(n_blocks=2 * n_out + 1, bandwidth=h, kernel="tophat", random_state=0).fit(X)
         assert mom.pdf([2.0])[0] == 0.0  # the true density f(2) = 0
         assert kde.pdf([2.0])[0] > 0.0
 
@@ -280,8 +282,12 @@ def _dense_reference_rkde(X, h, loss, scale_from, percentiles, tol=1e-8, max_ite
     def rho(r):
         if loss == "huber":
             return np.where(r <= a, r * r / 2, a * r - a * a / 2).mean()
-        return np.mean([integrate.quad(lambda t: psi(np.array([t]))[0], 0, ri, points=[a, b, c])[0]
-                        for ri in r])
+        return np.mean(
+            [
+                integrate.quad(lambda t: psi(np.array([t]))[0], 0, ri, points=[a, b, c])[0]
+                for ri in r
+            ]
+        )
 
     w = np.ones(n) / n
     r = residuals(w)
@@ -296,8 +302,9 @@ def _dense_reference_rkde(X, h, loss, scale_from, percentiles, tol=1e-8, max_ite
     return params if loss == "hampel" else params[:1], w
 
 
-@pytest.mark.parametrize("loss, scale_from", [("hampel", "absolute"), ("huber", "absolute"),
-                                              ("hampel", "kde")])
+@pytest.mark.parametrize(
+    "loss, scale_from", [("hampel", "absolute"), ("huber", "absolute"), ("hampel", "kde")]
+)
 def test_rkde_loss_params_and_weights_match_a_dense_reference(loss, scale_from):
     rng = np.random.default_rng(21)
     X = np.r_[rng.normal(0, 1, (120, 2)), rng.uniform(-6, 6, (30, 2))]
@@ -356,10 +363,14 @@ def test_simplex_projection_matches_a_qp_solver():
     rng = np.random.default_rng(12)
     for _ in range(5):
         v = rng.normal(size=6)
-        ref = minimize(lambda a: np.sum((a - v) ** 2), np.full(6, 1 / 6), method="SLSQP",
-                       bounds=[(0, None)] * 6,
-                       constraints={"type": "eq", "fun": lambda a: a.sum() - 1},
-                       options={"ftol": 1e-14}).x
+        ref = minimize(
+            lambda a: np.sum((a - v) ** 2),
+            np.full(6, 1 / 6),
+            method="SLSQP",
+            bounds=[(0, None)] * 6,
+            constraints={"type": "eq", "fun": lambda a: a.sum() - 1},
+            options={"ftol": 1e-14},
+        ).x
         np.testing.assert_allclose(project_simplex(v), ref, atol=1e-6)
 
 
@@ -375,8 +386,11 @@ def test_clone_and_params(name):
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_score_samples_is_log_pdf_and_minus_inf_outside_support(name, contaminated_1d):
     X, _ = contaminated_1d
-    est = ESTIMATORS[name](bandwidth=0.3, kernel="epanechnikov") if name != "spkde" else \
-        ESTIMATORS[name](bandwidth=0.3)
+    est = (
+        ESTIMATORS[name](bandwidth=0.3, kernel="epanechnikov")
+        if name != "spkde"
+        else ESTIMATORS[name](bandwidth=0.3)
+    )
     est.fit(X)
     ys = np.array([-1.0, 0.0, 3.0, 100.0])
     logs = est.score_samples(ys)
@@ -441,8 +455,11 @@ def test_fitted_estimators_pickle(name, contaminated_1d):
     import pickle
 
     X, _ = contaminated_1d
-    est = ESTIMATORS[name](bandwidth=0.3, random_state=0) if name in ("kde", "rkde") else \
-        ESTIMATORS[name](bandwidth=0.3)
+    est = (
+        ESTIMATORS[name](bandwidth=0.3, random_state=0)
+        if name in ("kde", "rkde")
+        else ESTIMATORS[name](bandwidth=0.3)
+    )
     est.fit(X)
     twin = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(twin.pdf(X[:20]), est.pdf(X[:20]))  # (same state, same call)
@@ -475,7 +492,9 @@ def test_mom_with_disjoint_blocks_says_so():
 
 
 def test_bad_query_input():
-    est = MoMKDE(n_blocks=3, bandwidth=0.5, random_state=0).fit(np.random.rand(30, 2))
+    est = MoMKDE(n_blocks=3, bandwidth=0.5, random_state=0).fit(
+        np.random.default_rng(0).random((30, 2))
+    )
     with pytest.raises(ValueError, match="1 feature.*fitted on 2"):
         est.pdf(np.zeros((4, 1)))
     with pytest.raises(ValueError, match="NaN"):
@@ -492,17 +511,23 @@ finite_floats = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(X=arrays(np.float64, st.tuples(st.integers(2, 60), st.integers(1, 3)),
-                elements=finite_floats),
-       h=st.floats(1e-2, 1e2), kernel=st.sampled_from(["gaussian", "tophat", "epanechnikov",
-                                                       "exponential", "linear", "cosine"]),
-       S=st.integers(1, 60), seed=st.integers(0, 2**16))
+@given(
+    X=arrays(np.float64, st.tuples(st.integers(2, 60), st.integers(1, 3)), elements=finite_floats),
+    h=st.floats(1e-2, 1e2),
+    kernel=st.sampled_from(
+        ["gaussian", "tophat", "epanechnikov", "exponential", "linear", "cosine"]
+    ),
+    S=st.integers(1, 60),
+    seed=st.integers(0, 2**16),
+)
 def test_any_valid_input_gives_finite_non_negative_densities(X, h, kernel, S, seed):
     S = min(S, len(X))
     ys = np.random.default_rng(seed).normal(scale=10, size=(20, X.shape[1]))
-    for est in (KDE(bandwidth=h, kernel=kernel),
-                MoMKDE(n_blocks=S, bandwidth=h, kernel=kernel, random_state=seed),
-                RKDE(bandwidth=h, kernel=kernel, max_iter=20)):
+    for est in (
+        KDE(bandwidth=h, kernel=kernel),
+        MoMKDE(n_blocks=S, bandwidth=h, kernel=kernel, random_state=seed),
+        RKDE(bandwidth=h, kernel=kernel, max_iter=20),
+    ):
         try:
             est.fit(X)
         except ValueError as err:  # S blocks with no common support: said, not returned

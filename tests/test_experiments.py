@@ -14,13 +14,19 @@ from pandas.testing import assert_frame_equal
 from threadpoolctl import threadpool_limits
 
 from momkde_core import MoMKDE, metrics
-from momkde_core.experiments import _runner as ex
 from momkde_core.bandwidth._rules import select_bandwidth
+from momkde_core.experiments import _runner as ex
 from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import make_contaminated
 
-SMALL = dict(sources=["uniform", "adversarial"], ratios=[0.1, 0.3], reps=2, seed=7, n_inliers=200,
-             methods=ex.ALL_METHODS)
+SMALL = dict(
+    sources=["uniform", "adversarial"],
+    ratios=[0.1, 0.3],
+    reps=2,
+    seed=7,
+    n_inliers=200,
+    methods=ex.ALL_METHODS,
+)
 
 
 @contextmanager
@@ -31,8 +37,10 @@ def one_blas_thread_everywhere():
     BLAS configuration is made the same for all of them: by default a worker gets its
     share of the cores (cores / n_jobs BLAS threads), this process all of them, and a BLAS
     may split its sums by thread count."""
-    with threadpool_limits(limits=1, user_api="blas"), \
-            parallel_config(backend="loky", inner_max_num_threads=1):
+    with (
+        threadpool_limits(limits=1, user_api="blas"),
+        parallel_config(backend="loky", inner_max_num_threads=1),
+    ):
         yield
 
 
@@ -85,10 +93,19 @@ def test_sweep_is_bit_for_bit_reproducible_in_parallel(tasks, honest):
 
 
 def test_one_row_is_regenerated_from_its_seed_alone(honest):
-    row = honest[(honest["source"] == "adversarial") & (honest["method"] == "mom_kde_oracle")].iloc[-1]
+    row = honest[(honest["source"] == "adversarial") & (honest["method"] == "mom_kde_oracle")].iloc[
+        -1
+    ]
     data = make_contaminated("adversarial", 200, row["ratio"], 1, random_state=int(row["seed"]))
-    task = ex.Task(kind="synthetic", source="adversarial", ratio=row["ratio"], rep=int(row["rep"]),
-                   seed=int(row["seed"]), n_inliers=200, methods=ex.ALL_METHODS)
+    task = ex.Task(
+        kind="synthetic",
+        source="adversarial",
+        ratio=row["ratio"],
+        rep=int(row["rep"]),
+        seed=int(row["seed"]),
+        n_inliers=200,
+        methods=ex.ALL_METHODS,
+    )
     X, is_outlier, _ = ex.regenerate_sample(task)
     np.testing.assert_array_equal(X, data.X)  # (the same draws by the same code: bit for bit)
     np.testing.assert_array_equal(is_outlier, data.is_outlier)
@@ -103,15 +120,22 @@ def test_dask_cluster_gives_the_same_table(tasks, honest):
     if importlib.util.find_spec("distributed") is None:
         pytest.skip("dask.distributed is not installed (pip install -e '.[distributed]')")
     import distributed
+
     # (workers on threads of this process: BLAS on one thread for all, as for the table)
-    with one_blas_thread_everywhere(), distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with (
+        one_blas_thread_everywhere(),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+    ):
         on_dask = ex.run_experiments(tasks, scheduler=cluster.scheduler_address)
     assert_frame_equal(on_dask, honest, check_exact=True)
 
 
 def _kde_bandwidths(df):
-    return df[(df["method"] == "kde") & (df["metric"] == "js")].set_index(["source", "ratio", "rep"])["bandwidth"]
+    return df[(df["method"] == "kde") & (df["metric"] == "js")].set_index(
+        ["source", "ratio", "rep"]
+    )["bandwidth"]
 
 
 def test_paper_protocol_uses_the_inliers_for_cv_and_the_true_ratio_for_spkde(tasks, honest, paper):
@@ -120,8 +144,12 @@ def test_paper_protocol_uses_the_inliers_for_cv_and_the_true_ratio_for_spkde(tas
     # the paper's h is the CV bandwidth of the clean inliers, the honest one of the whole sample
     task = tasks[-1]
     X, is_outlier, _ = ex.regenerate_sample(task)
-    cv = lambda data: select_bandwidth(data, "cv", get_kernel("gaussian"),  # noqa: E731
-                                       random_state=ex._stream(task.seed, "cv"))
+
+    def cv(data):
+        return select_bandwidth(
+            data, "cv", get_kernel("gaussian"), random_state=ex._stream(task.seed, "cv")
+        )
+
     key = (task.source, task.ratio, task.rep)
     # (exact: the same candidate of the same grid, chosen by the same code in this process)
     with one_blas_thread_everywhere():
@@ -130,7 +158,9 @@ def test_paper_protocol_uses_the_inliers_for_cv_and_the_true_ratio_for_spkde(tas
     # the adversarial spike shrinks the honest CV bandwidth
     assert (h_honest.loc["adversarial"] < h_paper.loc["adversarial"]).all()
     # same seeds, same samples: the seed does not depend on the protocol
-    assert_frame_equal(paper[["source", "ratio", "rep", "seed"]], honest[["source", "ratio", "rep", "seed"]])
+    assert_frame_equal(
+        paper[["source", "ratio", "rep", "seed"]], honest[["source", "ratio", "rep", "seed"]]
+    )
 
 
 def test_spkde_gets_the_true_ratio_only_in_the_paper_protocol(tasks):
@@ -155,7 +185,9 @@ def test_oracle_s_is_on_the_grid_and_best_in_js(tasks, honest):
     truth = data.true_pdf(grid.points)
     js_oracle = rows.loc[rows["metric"] == "js", "value"].item()
     for s in candidates:
-        est = MoMKDE(int(s), h, normalize=False, random_state=ex._stream(task.seed, "blocks")).fit(X)
+        est = MoMKDE(int(s), h, normalize=False, random_state=ex._stream(task.seed, "blocks")).fit(
+            X
+        )
         p = est.pdf_grid(*grid.axes)
         assert js_oracle <= metrics.js_divergence(p, truth, grid.cell) + 1e-12
     assert js_oracle <= rows.loc[rows["metric"] == "js", "value"].item()
@@ -189,16 +221,19 @@ def test_real_data_rows_have_auc_only():
     assert df["value"].between(0, 1).all()
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(kind="simulated"), "kind"),
-    (dict(kind="synthetic", sources=["nope"]), "unknown scheme"),
-    (dict(kind="real", sources=["uniform"]), "unknown data set"),
-    (dict(kind="synthetic", ratios=[0.0]), "ratios"),
-    (dict(kind="synthetic", protocol="oracle"), "protocol"),
-    (dict(kind="synthetic", methods=["mom"]), "unknown method"),
-    (dict(kind="synthetic", reps=0), "reps"),
-    (dict(kind="synthetic", n_inliers=4), "n_inliers must be an integer >= 5"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(kind="simulated"), "kind"),
+        (dict(kind="synthetic", sources=["nope"]), "unknown scheme"),
+        (dict(kind="real", sources=["uniform"]), "unknown data set"),
+        (dict(kind="synthetic", ratios=[0.0]), "ratios"),
+        (dict(kind="synthetic", protocol="oracle"), "protocol"),
+        (dict(kind="synthetic", methods=["mom"]), "unknown method"),
+        (dict(kind="synthetic", reps=0), "reps"),
+        (dict(kind="synthetic", n_inliers=4), "n_inliers must be an integer >= 5"),
+    ],
+)
 def test_make_tasks_rejects_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ex.make_tasks(**kwargs)
@@ -212,8 +247,14 @@ def test_summarize_gives_one_cell_per_source_method_ratio(honest):
 
 # --- SweepFile: incremental writing and resuming -------------------------------------------
 
-RESUME = dict(sources=["uniform", "thin_gaussian"], ratios=[0.1, 0.2], reps=2, seed=5,
-              n_inliers=150, methods=["kde", "mom_kde_oracle", "spkde"])
+RESUME = dict(
+    sources=["uniform", "thin_gaussian"],
+    ratios=[0.1, 0.2],
+    reps=2,
+    seed=5,
+    n_inliers=150,
+    methods=["kde", "mom_kde_oracle", "spkde"],
+)
 
 
 @pytest.fixture(scope="module")
@@ -237,8 +278,9 @@ def test_sweep_file_gives_the_table_of_run_experiments(uninterrupted):
     assert_frame_equal(read, df, check_dtype=False)
 
 
-def test_a_failed_sample_keeps_the_others_and_a_rerun_computes_only_it(uninterrupted, tmp_path,
-                                                                       monkeypatch):
+def test_a_failed_sample_keeps_the_others_and_a_rerun_computes_only_it(
+    uninterrupted, tmp_path, monkeypatch
+):
     tasks, written, _ = uninterrupted
     out = tmp_path / "r.csv"
     failing = tasks[5]
@@ -252,8 +294,10 @@ def test_a_failed_sample_keeps_the_others_and_a_rerun_computes_only_it(uninterru
     monkeypatch.setattr(ex, "run_task", fail_once)
     sweep = ex.SweepFile(out, tasks)
     sweep.open()
-    with pytest.raises(ex.SweepIncomplete, match="1 sample.*thin_gaussian ratio 0.1 rep 1.*"
-                                                 "ArithmeticError: injected failure"):
+    with pytest.raises(
+        ex.SweepIncomplete,
+        match="1 sample.*thin_gaussian ratio 0.1 rep 1.*ArithmeticError: injected failure",
+    ):
         sweep.run()
     assert not out.exists()
     kept = pd.read_csv(sweep.partial)
@@ -273,8 +317,9 @@ def test_a_failed_sample_keeps_the_others_and_a_rerun_computes_only_it(uninterru
     assert not again.partial.exists() and not again.meta.exists()
 
 
-def test_a_row_cut_short_by_a_kill_is_recomputed_with_its_sample(uninterrupted, tmp_path,
-                                                                 monkeypatch):
+def test_a_row_cut_short_by_a_kill_is_recomputed_with_its_sample(
+    uninterrupted, tmp_path, monkeypatch
+):
     tasks, written, _ = uninterrupted
     out = tmp_path / "r.csv"
     sweep = ex.SweepFile(out, tasks[:3])
@@ -306,8 +351,9 @@ def test_a_partial_file_of_another_sweep_is_refused_not_mixed(uninterrupted, tmp
     out = tmp_path / "r.csv"
     ex.SweepFile(out, tasks).open()
     paper = [replace(t, protocol="paper") for t in tasks]
-    with pytest.raises(ValueError, match="holds another sweep .its protocol differ.; rerun with "
-                                         "--restart"):
+    with pytest.raises(
+        ValueError, match="holds another sweep .its protocol differ.; rerun with --restart"
+    ):
         ex.SweepFile(out, paper).open()
     assert ex.SweepFile(out, paper).open(restart=True) == 0
 
@@ -320,7 +366,9 @@ def test_a_sweep_computes_repetition_by_repetition(uninterrupted, tmp_path):
     todo = sweep.todo()
     assert sorted(todo, key=tasks.index) == tasks
     assert [t.rep for t in todo] == sorted(t.rep for t in tasks)
-    assert {(t.source, t.ratio) for t in todo[:len(tasks) // 2]} == {(t.source, t.ratio) for t in tasks}
+    assert {(t.source, t.ratio) for t in todo[: len(tasks) // 2]} == {
+        (t.source, t.ratio) for t in tasks
+    }
 
 
 def test_first_rep_draws_the_samples_of_a_longer_sweep():

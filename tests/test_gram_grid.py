@@ -41,8 +41,11 @@ def test_grid_products_within_their_bound(d, h, dtype):
     gram = GramOperator(X, GAUSSIAN, h, dtype=dtype, method="grid")
     assert gram.method == "grid"
     rng = np.random.default_rng(7)
-    for v in (np.full(len(X), 1.0 / len(X)), rng.standard_normal(len(X)),
-              rng.dirichlet(np.ones(len(X)))):
+    for v in (
+        np.full(len(X), 1.0 / len(X)),
+        rng.standard_normal(len(X)),
+        rng.dirichlet(np.ones(len(X))),
+    ):
         bound = GRAM_GRID_RTOL[np.dtype(dtype).name] * gram.diagonal * np.abs(v).sum()
         error = np.max(np.abs(gram.matvec(v) - _direct(X, h, v)))
         assert error <= bound
@@ -63,8 +66,9 @@ def test_grid_too_large_falls_back_to_dense():
     assert gram.method == "dense"
     v = np.random.default_rng(0).standard_normal(len(X))
     # (the dense path's BLAS distances lose ~eps * 1e10 to the outlier's coordinates)
-    np.testing.assert_allclose(gram.matvec(v), _direct(X, 0.3, v), rtol=0,
-                               atol=1e-8 * gram.diagonal * np.abs(v).sum())
+    np.testing.assert_allclose(
+        gram.matvec(v), _direct(X, 0.3, v), rtol=0, atol=1e-8 * gram.diagonal * np.abs(v).sum()
+    )
 
 
 def test_unknown_method_is_a_value_error():
@@ -88,16 +92,17 @@ def test_rkde_on_the_grid_path_matches_the_dense_fit(scale_from, monkeypatch):
     grid = _fit(RKDE(bandwidth=0.3, scale_from=scale_from), X, True, monkeypatch)
     assert (grid.n_iter_, grid.scale_n_iter_) == (dense.n_iter_, dense.scale_n_iter_)
     # measured: weights within 1.5e-10 of the largest, densities within 2e-12 of the peak
-    np.testing.assert_allclose(grid.weights_, dense.weights_, rtol=0,
-                               atol=1e-8 * dense.weights_.max())
+    np.testing.assert_allclose(
+        grid.weights_, dense.weights_, rtol=0, atol=1e-8 * dense.weights_.max()
+    )
     np.testing.assert_allclose(grid.loss_params_, dense.loss_params_, rtol=1e-9)
     pdf_dense = np.exp(dense.score_samples(Y))
-    np.testing.assert_allclose(np.exp(grid.score_samples(Y)), pdf_dense, rtol=0,
-                               atol=1e-9 * pdf_dense.max())
+    np.testing.assert_allclose(
+        np.exp(grid.score_samples(Y)), pdf_dense, rtol=0, atol=1e-9 * pdf_dense.max()
+    )
 
 
-def test_spkde_on_the_grid_path_matches_the_dense_fit_within_the_solvers_precision(
-        monkeypatch):
+def test_spkde_on_the_grid_path_matches_the_dense_fit_within_the_solvers_precision(monkeypatch):
     X = _contaminated(3000, 2, seed=1)
     Y = np.random.default_rng(2).uniform(-4, 4, (400, 2))
     dense = _fit(SPKDE(bandwidth=0.3), X, False, monkeypatch)
@@ -124,15 +129,16 @@ def test_spkde_on_the_grid_path_matches_the_dense_fit_within_the_solvers_precisi
     # 1.4e-3 of each other with OpenBLAS's SSE kernels, 2.2e-4 with its AVX ones). Allowed:
     # 8 float32 roundings of the terms, relative to J.
     resolution = np.finfo(np.float32).eps * sum(terms(dense.weights_)) / objective(dense.weights_)
-    assert objective(grid.weights_) == pytest.approx(objective(dense.weights_),
-                                                     rel=8 * resolution)
+    assert objective(grid.weights_) == pytest.approx(objective(dense.weights_), rel=8 * resolution)
     pdf_dense = np.exp(dense.score_samples(Y))
-    np.testing.assert_allclose(np.exp(grid.score_samples(Y)), pdf_dense, rtol=0,
-                               atol=1e-3 * pdf_dense.max())
+    np.testing.assert_allclose(
+        np.exp(grid.score_samples(Y)), pdf_dense, rtol=0, atol=1e-3 * pdf_dense.max()
+    )
 
 
-@pytest.mark.parametrize("make", [lambda v: RKDE(bandwidth=0.5, verbose=v),
-                                  lambda v: SPKDE(bandwidth=0.5, verbose=v)])
+@pytest.mark.parametrize(
+    "make", [lambda v: RKDE(bandwidth=0.5, verbose=v), lambda v: SPKDE(bandwidth=0.5, verbose=v)]
+)
 def test_verbose_logs_every_iteration(make, caplog):
     X = _contaminated(200, 2, seed=3)
     with caplog.at_level(logging.INFO, logger="momkde_core.estimators"):
@@ -151,7 +157,7 @@ def test_verbose_logs_every_iteration(make, caplog):
     # logging changes nothing (the same fit twice in this process: to the bit)
     np.testing.assert_array_equal(loud.weights_, quiet.weights_)
     if name == "RKDE":  # the logged objectives are the recorded history
-        logged = [float(m.rsplit(" ", 1)[1]) for m in iterations[-loud.n_iter_:]]
+        logged = [float(m.rsplit(" ", 1)[1]) for m in iterations[-loud.n_iter_ :]]
         np.testing.assert_allclose(logged, loud.objective_[1:], rtol=1e-9)
 
 
@@ -169,5 +175,6 @@ def test_dense_float32_matrix_holds_no_subnormal_entries():
     exact = np.exp(-0.5 * cdist(X, X, "sqeuclidean") / h**2) / (2 * np.pi * h * h)
     assert ((exact > 0) & (exact < np.finfo(np.float32).tiny)).sum() > 1000  # flushed ones
     v = np.random.default_rng(1).dirichlet(np.ones(len(X)))
-    np.testing.assert_allclose(gram.matvec(v), _direct(X, h, v), rtol=1e-6,
-                               atol=1e-7 * gram.diagonal)
+    np.testing.assert_allclose(
+        gram.matvec(v), _direct(X, h, v), rtol=1e-6, atol=1e-7 * gram.diagonal
+    )

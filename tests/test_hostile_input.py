@@ -14,17 +14,25 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 from sklearn.utils._param_validation import InvalidParameterError
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, OutlierDetector
-from momkde_core.bandwidth._rules import (_folds, cv_grid, cv_scores, feature_std, held_out_reach,
-                                   select_bandwidth)
-from momkde_core.kernels import get_kernel
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, ScreenedKDE
 from momkde_core._engine._scaling import MAX_SPAN
+from momkde_core.bandwidth._rules import (
+    _folds,
+    cv_grid,
+    cv_scores,
+    feature_std,
+    held_out_reach,
+    select_bandwidth,
+)
+from momkde_core.kernels import get_kernel
 
 ALL = {"kde": KDE, "mom": MoMKDE, "rkde": RKDE, "spkde": SPKDE, "screened": ScreenedKDE}
 
 
 def _make(name: str, **kw):
-    return ALL[name](random_state=0, **kw) if name in ("mom", "kde", "screened") else ALL[name](**kw)
+    return (
+        ALL[name](random_state=0, **kw) if name in ("mom", "kde", "screened") else ALL[name](**kw)
+    )
 
 
 def _assert_same_log_density(name: str, got: np.ndarray, want: np.ndarray) -> None:
@@ -40,6 +48,7 @@ def _assert_same_log_density(name: str, got: np.ndarray, want: np.ndarray) -> No
 
 # ---- the reproductions of issue #13 ---------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", sorted(ALL))
 def test_data_of_magnitude_1e160_give_the_scaled_density(name):
     """N(0, (1e160)^2): log f(0) = log f_1(0) - 160 log 10, f_1 the same estimate on the data
@@ -49,8 +58,11 @@ def test_data_of_magnitude_1e160_give_the_scaled_density(name):
     big = _make(name).fit(X * 1e160)
     unit = _make(name).fit(X)
     xs = np.linspace(-3, 3, 61)
-    _assert_same_log_density(name, big.score_samples(xs[:, None] * 1e160) + 160 * np.log(10),
-                             unit.score_samples(xs[:, None]))
+    _assert_same_log_density(
+        name,
+        big.score_samples(xs[:, None] * 1e160) + 160 * np.log(10),
+        unit.score_samples(xs[:, None]),
+    )
     grid = big.pdf_grid(xs * 1e160)  # (was an OverflowError)
     assert np.all(np.isfinite(grid)) and np.all(grid >= 0)
     _assert_same_log_density(name, np.log(grid * 1e160), np.log(unit.pdf_grid(xs)))
@@ -63,8 +75,9 @@ def test_data_of_spread_1e_300_are_no_zero_spread(name):
     unit = _make(name).fit(X)
     assert tiny.bandwidth_ == pytest.approx(unit.bandwidth_ * 1e-300, rel=1e-9)
     xs = np.linspace(-3, 3, 31)[:, None]
-    _assert_same_log_density(name, tiny.score_samples(xs * 1e-300) - 300 * np.log(10),
-                             unit.score_samples(xs))
+    _assert_same_log_density(
+        name, tiny.score_samples(xs * 1e-300) - 300 * np.log(10), unit.score_samples(xs)
+    )
     assert np.isfinite(tiny.pdf([[0.0]])[0])  # ~1e299: still a float64
 
 
@@ -104,6 +117,7 @@ def test_queries_far_beyond_reach_have_density_zero_not_nan():
 
 # ---- per-feature bandwidths -----------------------------------------------------------------
 
+
 def _two_scales(n: int = 300, seed: int = 6) -> np.ndarray:
     """Two features of scale 1 and 1000 (the example of issue #12)."""
     rng = np.random.default_rng(seed)
@@ -139,13 +153,15 @@ def test_a_per_feature_h_is_the_isotropic_estimate_on_rescaled_data(name):
         kw["n_blocks"] = 7
     per_feature = _make(name, bandwidth=H, **kw).fit(X)
     iso = _make(name, bandwidth=1.0, **kw).fit(X / H)
-    _assert_same_log_density(name, per_feature.score_samples(Y) + np.log(H).sum(),
-                             iso.score_samples(Y / H))
+    _assert_same_log_density(
+        name, per_feature.score_samples(Y) + np.log(H).sum(), iso.score_samples(Y / H)
+    )
     if name == "rkde":
         np.testing.assert_allclose(per_feature.weights_, iso.weights_, rtol=1e-9)
     if name == "rkde":
-        np.testing.assert_allclose(per_feature.loss_params_,
-                                   np.array(iso.loss_params_) / np.sqrt(np.prod(H)), rtol=1e-6)
+        np.testing.assert_allclose(
+            per_feature.loss_params_, np.array(iso.loss_params_) / np.sqrt(np.prod(H)), rtol=1e-6
+        )
 
 
 @pytest.mark.parametrize("name", sorted(ALL))
@@ -174,8 +190,11 @@ def test_per_feature_1d_grid_and_a_length_one_array_are_the_float():
 def test_cv_and_robust_search_a_multiple_of_the_scott_vector(rule):
     X = _two_scales(300)
     scott_h = KDE(bandwidth="scott").fit(X).bandwidth_
-    est = MoMKDE(bandwidth=rule, random_state=0).fit(X) if rule == "robust" else \
-        KDE(bandwidth=rule, random_state=0).fit(X)
+    est = (
+        MoMKDE(bandwidth=rule, random_state=0).fit(X)
+        if rule == "robust"
+        else KDE(bandwidth=rule, random_state=0).fit(X)
+    )
     ratio = est.bandwidth_ / scott_h
     assert ratio[0] == pytest.approx(ratio[1], rel=1e-12)
     assert 0.02 <= ratio[0] <= 2.0
@@ -204,11 +223,13 @@ def test_feature_std_is_numpy_where_numpy_works_and_exact_beyond():
     # scaling, roundings included)
     np.testing.assert_array_equal(feature_std(X), X.std(axis=0, ddof=1))
     for power in (-1000, -300, 250, 1000):  # 2^1000 ~ 1e301: numpy's variance is inf there
-        np.testing.assert_array_equal(np.ldexp(feature_std(np.ldexp(X, power)), -power),
-                                      X.std(axis=0, ddof=1))
+        np.testing.assert_array_equal(
+            np.ldexp(feature_std(np.ldexp(X, power)), -power), X.std(axis=0, ddof=1)
+        )
 
 
 # ---- CV with compact kernels ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kernel", ["tophat", "epanechnikov", "linear", "cosine"])
 def test_cv_with_a_compact_kernel_has_a_finite_smallest_candidate_on_20_seeds(kernel):
@@ -298,6 +319,7 @@ def test_a_2d_xs_is_refused_not_flattened():
 
 # ---- every path, any magnitude, up to 200 dimensions ----------------------------------------
 
+
 def _bandwidths(d: int):
     """A rule, a number relative to the data's scale, an extreme number, or one per feature."""
     return st.one_of(
@@ -319,22 +341,35 @@ def _resolve(spec, scale: float, d: int):
     return scale * 10.0 ** np.array(value)
 
 
-@settings(max_examples=int(os.environ.get("HOSTILE_EXAMPLES", 60)), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(data=st.data(), name=st.sampled_from(sorted(ALL)),
-       d=st.sampled_from([1, 1, 2, 2, 3, 30, 200]), n=st.integers(5, 40),
-       magnitude=st.integers(-300, 300), offset=st.integers(-300, 300),
-       kernel=st.sampled_from(["gaussian", "gaussian", "epanechnikov", "tophat"]),
-       seed=st.integers(0, 2**16))
-def test_every_path_gives_a_finite_valid_result_or_a_value_error(data, name, d, n, magnitude,
-                                                                 offset, kernel, seed):
+@settings(
+    max_examples=int(os.environ.get("HOSTILE_EXAMPLES", 60)),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    data=st.data(),
+    name=st.sampled_from(sorted(ALL)),
+    d=st.sampled_from([1, 1, 2, 2, 3, 30, 200]),
+    n=st.integers(5, 40),
+    magnitude=st.integers(-300, 300),
+    offset=st.integers(-300, 300),
+    kernel=st.sampled_from(["gaussian", "gaussian", "epanechnikov", "tophat"]),
+    seed=st.integers(0, 2**16),
+)
+def test_every_path_gives_a_finite_valid_result_or_a_value_error(
+    data, name, d, n, magnitude, offset, kernel, seed
+):
     rng = np.random.default_rng(seed)
     scale = 10.0**magnitude
     X = rng.standard_normal((n, d)) * scale + 10.0**offset * rng.choice([-1, 0, 1])
     bandwidth = _resolve(data.draw(_bandwidths(d)), scale, d)
     kernel = "gaussian" if name == "spkde" else kernel
-    est = _make(name, bandwidth=bandwidth, kernel=kernel,
-                **({"n_blocks": 3} if name == "mom" and n < 30 else {}))
+    est = _make(
+        name,
+        bandwidth=bandwidth,
+        kernel=kernel,
+        **({"n_blocks": 3} if name == "mom" and n < 30 else {}),
+    )
     if name in ("rkde", "spkde"):
         est.set_params(max_iter=20)
     with warnings.catch_warnings():
@@ -347,8 +382,9 @@ def test_every_path_gives_a_finite_valid_result_or_a_value_error(data, name, d, 
     event(f"fitted, d = {d}")
     H = np.broadcast_to(est.bandwidth_, (d,))
     assert np.all(np.isfinite(H) & (H > 0))
-    queries = np.r_[X[:5], X[:5] + scale * rng.standard_normal((5, d)),
-                    rng.uniform(-1, 1, (2, d)) * 1.7e308]
+    queries = np.r_[
+        X[:5], X[:5] + scale * rng.standard_normal((5, d)), rng.uniform(-1, 1, (2, d)) * 1.7e308
+    ]
     logs = est.score_samples(queries)
     assert not np.isnan(logs).any() and not np.isposinf(logs).any()
     if kernel == "gaussian" and name != "spkde":  # > 0 at the data (SPKDE may zero a point)
@@ -356,8 +392,10 @@ def test_every_path_gives_a_finite_valid_result_or_a_value_error(data, name, d, 
     for values in _finite_or_value_error(lambda: est.pdf(queries)):
         assert np.all(values >= 0)
     if d <= 2:
-        axes = [np.linspace(lo - 3 * s, hi + 3 * s, 17)
-                for lo, hi, s in zip(X.min(axis=0), X.max(axis=0), np.maximum(H, scale))]
+        axes = [
+            np.linspace(lo - 3 * s, hi + 3 * s, 17)
+            for lo, hi, s in zip(X.min(axis=0), X.max(axis=0), np.maximum(H, scale))
+        ]
         if all(np.isfinite(a).all() for a in axes):
             for grid in _finite_or_value_error(lambda: est.pdf_grid(*axes)):
                 assert grid.shape == (17,) * d and np.all(grid >= 0)
@@ -417,14 +455,17 @@ def test_grid_nodes_astronomically_many_bandwidths_apart_do_not_overflow_the_fft
     np.testing.assert_array_equal(est.pdf_grid(xs), est.pdf(xs[:, None]))
 
 
-@pytest.mark.parametrize("H, scale", [([0.3, 0.3], 1.0), ([0.3, 0.7], 1.0), ([1e150, 1e150], 1e160)])
+@pytest.mark.parametrize(
+    "H, scale", [([0.3, 0.3], 1.0), ([0.3, 0.7], 1.0), ([1e150, 1e150], 1e160)]
+)
 def test_the_frames_box_is_the_box_of_the_data_inside_it(H, scale):
     """working_frame hands the grids' engine the data's box inside the frame, taken from
     its own check (the map into the frame is monotone, rounding included): the same
     minima and maxima as the data mapped in, bit for bit, identity frame or not."""
     from momkde_core._columns import bounding_box
-    from momkde_core.kernels import get_kernel
     from momkde_core._engine._scaling import working_frame
+    from momkde_core.kernels import get_kernel
+
     X = np.random.default_rng(4).standard_normal((2000, 2)) * scale + [3.0 * scale, -scale]
     frame = working_frame(X, np.array(H), get_kernel("gaussian"))
     assert frame.identity == (H == [0.3, 0.3])

@@ -13,9 +13,9 @@ from sklearn.datasets import load_digits
 from sklearn.neighbors import KernelDensity
 
 from momkde_core import KDE, MoMKDE, get_kernel
+from momkde_core._config import chunk_elements, memo_bytes
 from momkde_core._engine import _disc_pairs as disc_pairs
 from momkde_core._engine import _sums as engine
-from momkde_core._config import chunk_elements, memo_bytes
 from momkde_core._engine import _threads as threads
 from momkde_core._engine._sums import block_grid_sums, block_log_sums
 from momkde_core.kernels import KERNELS
@@ -88,8 +88,11 @@ def test_block_log_sums_chunked_equals_naive(d):
     w = rng.random(257)
     ref = _naive_block_sums(X, bounds, Y, "gaussian", 0.4, w)
     for max_elements in (64, 5000, 2**21):  # tiny chunks split blocks across chunks
-        got = np.exp(block_log_sums(X, bounds, Y, get_kernel("gaussian"), 0.4, np.log(w),
-                                    max_elements=max_elements))
+        got = np.exp(
+            block_log_sums(
+                X, bounds, Y, get_kernel("gaussian"), 0.4, np.log(w), max_elements=max_elements
+            )
+        )
         np.testing.assert_allclose(got, ref, rtol=1e-10)
 
 
@@ -116,11 +119,14 @@ def test_digits_d64_never_underflows():
     train, query = X[300:], X[:40]
     h = 0.5
     sq = ((query[:, None, :] - train[None]) ** 2).sum(-1)
-    ref = logsumexp(-0.5 * sq / h**2, axis=1) - np.log(len(train)) - 64 * np.log(h) \
+    ref = (
+        logsumexp(-0.5 * sq / h**2, axis=1)
+        - np.log(len(train))
+        - 64 * np.log(h)
         - 32 * np.log(2 * np.pi)
+    )
     assert np.any(ref < -745)
-    np.testing.assert_allclose(KDE(bandwidth=h).fit(train).score_samples(query), ref,
-                               rtol=1e-12)
+    np.testing.assert_allclose(KDE(bandwidth=h).fit(train).score_samples(query), ref, rtol=1e-12)
     mom = MoMKDE(n_blocks=9, bandwidth=h, random_state=0).fit(train).score_samples(query)
     assert np.all(np.isfinite(mom))
 
@@ -203,8 +209,14 @@ def test_separable_batches_of_small_blocks_are_exact(group):
 def test_separable_sums_of_empty_blocks_are_zero():
     """Blocks without points (all of them here) give zero sums, not an error."""
     axes = [np.linspace(0, 1, 5), np.linspace(0, 1, 4)]
-    got = block_grid_sums(np.zeros((0, 2)), np.array([0, 0, 0]), axes, get_kernel("gaussian"),
-                          0.3, backend="separable")
+    got = block_grid_sums(
+        np.zeros((0, 2)),
+        np.array([0, 0, 0]),
+        axes,
+        get_kernel("gaussian"),
+        0.3,
+        backend="separable",
+    )
     assert got.shape == (2, 5, 4) and not got.any()
 
 
@@ -227,8 +239,12 @@ def test_uneven_axis_is_evaluated_exactly():
 
 
 @settings(max_examples=40, deadline=None)
-@given(kernel=st.sampled_from(ALL_KERNELS), h=st.floats(0.005, 2.0),
-       n_blocks=st.integers(1, 60), seed=st.integers(0, 2**16))
+@given(
+    kernel=st.sampled_from(ALL_KERNELS),
+    h=st.floats(0.005, 2.0),
+    n_blocks=st.integers(1, 60),
+    seed=st.integers(0, 2**16),
+)
 def test_score_samples_paths_agree_with_log_space(kernel, h, n_blocks, seed):
     """The banded, linear and log-space sums are three routes to the same exact values."""
     rng = np.random.default_rng(seed)
@@ -273,7 +289,11 @@ def test_gaussian_1d_grid_is_exact_to_1e6_relative_everywhere(weighted, n_blocks
     xs = np.linspace(X.min() - 15 * h, X.max() + 15 * h, 1024)
     est = MoMKDE(n_blocks, h, random_state=0, normalize=False).fit(X, sample_weight=w)
     grid = est.pdf_grid(xs)
-    ref = est._fitted.combine_log(block_log_sums(est._fitted.X, est._fitted.bounds, xs, est._fitted.kernel, h, est._fitted.log_w))
+    ref = est._fitted.combine_log(
+        block_log_sums(
+            est._fitted.X, est._fitted.bounds, xs, est._fitted.kernel, h, est._fitted.log_w
+        )
+    )
     assert ref.min() < -100
     np.testing.assert_allclose(np.log(grid), ref, rtol=0, atol=1e-6)
     if n_blocks == 1:
@@ -367,8 +387,13 @@ def test_replay_limits_keep_larger_evaluations_inside_the_block_only():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 40), st.integers(0, 200), st.floats(0.0, 0.95), st.integers(0, 2**31),
-       st.sampled_from([1, 7, 64, 2**16]))
+@given(
+    st.integers(1, 40),
+    st.integers(0, 200),
+    st.floats(0.0, 0.95),
+    st.integers(0, 2**31),
+    st.sampled_from([1, 7, 64, 2**16]),
+)
 def test_grid_median_is_numpys_median_bit_for_bit(n_blocks, n_nodes, zeros, seed, tile):
     """Whatever the tiling of the nodes (tiles of one node, ragged last tiles, one tile)."""
     from unittest import mock
@@ -385,9 +410,29 @@ def test_grid_median_is_numpys_median_bit_for_bit(n_blocks, n_nodes, zeros, seed
     np.testing.assert_array_equal(got, np.median(values, axis=0))
 
 
-@given(st.lists(st.one_of(st.floats(-2000.0, 800.0), st.sampled_from(
-    [-np.inf, np.inf, np.nan, -745.13, -745.14, -745.2, -745.21, -708.4, -700.0, -699.99])),
-    min_size=1, max_size=200))
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(-2000.0, 800.0),
+            st.sampled_from(
+                [
+                    -np.inf,
+                    np.inf,
+                    np.nan,
+                    -745.13,
+                    -745.14,
+                    -745.2,
+                    -745.21,
+                    -708.4,
+                    -700.0,
+                    -699.99,
+                ]
+            ),
+        ),
+        min_size=1,
+        max_size=200,
+    )
+)
 def test_exp_in_place_is_numpys_exp_bit_for_bit(values):
     """The fast underflow handling changes no result: 0 where exp is 0, the exact subnormal
     in the band, NaN and inf as numpy gives them (bit for bit: every value it keeps is
@@ -420,18 +465,24 @@ def test_slot_log_sums_equal_a_logsumexp_per_segment(lengths):
     log_k[:, 5] = -np.inf
     got = engine._slot_log_sums(log_k.copy(), starts, lengths)
     with np.errstate(divide="ignore"):
-        expected = np.stack([logsumexp(log_k[a:a + k], axis=0) for a, k in zip(starts, lengths)])
+        expected = np.stack([logsumexp(log_k[a : a + k], axis=0) for a, k in zip(starts, lengths)])
     np.testing.assert_array_equal(np.isneginf(got), np.isneginf(expected))
     finite = np.isfinite(expected)
     np.testing.assert_allclose(got[finite], expected[finite], rtol=1e-13)
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 4), kernel=st.sampled_from(sorted(KERNELS)),
-       h=st.sampled_from([0.02, 0.3, 2.0]), n_blocks=st.integers(1, 40),
-       chunk=st.sampled_from([7, 2**21]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    d=st.integers(1, 4),
+    kernel=st.sampled_from(sorted(KERNELS)),
+    h=st.sampled_from([0.02, 0.3, 2.0]),
+    n_blocks=st.integers(1, 40),
+    chunk=st.sampled_from([7, 2**21]),
+)
 def test_block_shifted_sums_are_the_log_sums_relative_to_each_querys_largest_term(
-        seed, d, kernel, h, n_blocks, chunk):
+    seed, d, kernel, h, n_blocks, chunk
+):
     """log(sums) + shift is block_log_sums (to 1e-10) wherever a block sum is above e^-690
     of the query's largest term; below, the shifted sum is at most that (0 or tiny). The
     shift is the largest log term (-inf where no point is within a compact kernel's reach),
@@ -439,8 +490,11 @@ def test_block_shifted_sums_are_the_log_sums_relative_to_each_querys_largest_ter
     rng = np.random.default_rng(seed)
     n = int(rng.integers(n_blocks, 200))
     X = rng.standard_normal((n, d)) * rng.choice([1.0, 5.0], (n, 1))
-    bounds = np.r_[0, np.sort(rng.choice(np.arange(1, n), n_blocks - 1, replace=False)), n] \
-        if n_blocks > 1 else np.array([0, n])
+    bounds = (
+        np.r_[0, np.sort(rng.choice(np.arange(1, n), n_blocks - 1, replace=False)), n]
+        if n_blocks > 1
+        else np.array([0, n])
+    )
     Y = rng.standard_normal((50, d)) * 4
     log_w = np.log(rng.uniform(0.1, 2.0, n))
     k = get_kernel(kernel)
@@ -451,8 +505,12 @@ def test_block_shifted_sums_are_the_log_sums_relative_to_each_querys_largest_ter
     np.testing.assert_allclose(shift, terms.max(axis=0), rtol=0, atol=1e-9)
     kept = np.isfinite(shift) & (logs >= shift - 690.0)
     with np.errstate(divide="ignore"):
-        np.testing.assert_allclose(np.log(sums[kept]) + np.broadcast_to(shift, logs.shape)[kept],
-                                   logs[kept], rtol=0, atol=1e-10)
+        np.testing.assert_allclose(
+            np.log(sums[kept]) + np.broadcast_to(shift, logs.shape)[kept],
+            logs[kept],
+            rtol=0,
+            atol=1e-10,
+        )
     assert np.all(sums[~kept] <= np.exp(-690.0))
     assert np.all(sums[:, ~np.isfinite(shift)] == 0)
 
@@ -501,7 +559,9 @@ def test_2d_grid_tails_are_exact_far_from_the_origin(offset, n, S, backend):
     # an expansion around the data's mean would round the nodes near 1e9 by ~1e-7)
     sq = ((nodes[:, None, :] - est._fitted.X[None]) ** 2).sum(axis=2)
     terms = -sq / (2 * h * h) - np.log(2 * np.pi * h * h) + est._fitted.log_w
-    logs = [logsumexp(terms[:, a:b], axis=1) for a, b in zip(est._fitted.bounds, est._fitted.bounds[1:])]
+    logs = [
+        logsumexp(terms[:, a:b], axis=1) for a, b in zip(est._fitted.bounds, est._fitted.bounds[1:])
+    ]
     ref = np.exp(np.median(logs, axis=0))
     np.testing.assert_allclose(grid[i[pick], j[pick]], ref, rtol=1e-9, atol=0)
 
@@ -523,10 +583,14 @@ def test_plane_tails_on_threads_equal_the_serial_ones_bit_for_bit(monkeypatch, n
     serial = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
     monkeypatch.setattr(engine, "PLANE_THREADED_NODES", 1)
     calls = []
-    monkeypatch.setattr(engine, "map_on_pool", lambda fn, items: calls.append(1)
-                        or threads.map_on_pool(fn, items))
-    monkeypatch.setattr(disc_pairs, "map_on_pool", lambda fn, items: calls.append(2)
-                        or threads.map_on_pool(fn, items))
+    monkeypatch.setattr(
+        engine, "map_on_pool", lambda fn, items: calls.append(1) or threads.map_on_pool(fn, items)
+    )
+    monkeypatch.setattr(
+        disc_pairs,
+        "map_on_pool",
+        lambda fn, items: calls.append(2) or threads.map_on_pool(fn, items),
+    )
     threaded = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
     assert calls == ([2] if n_blocks == 1 else [1])  # (the threaded path ran)
     assert serial.min() >= 0 and np.count_nonzero(serial) > 100
@@ -537,13 +601,13 @@ def test_plane_tails_on_threads_equal_the_serial_ones_bit_for_bit(monkeypatch, n
     # backend does beside its product): the same sums
     box = (X.min(axis=0), X.max(axis=0))
     tables = engine._plane_tables(X, bounds, w, axes, 0.3, box)
-    prepared = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo), box=box,
-                                     tables=tables)
+    prepared = engine.exact_at_nodes(
+        X, bounds, w, nodes, k, 0.3, mesh=(axes, redo), box=box, tables=tables
+    )
     np.testing.assert_array_equal(prepared, serial)  # (the same tables and distances: exact)
 
 
-def test_binned_grid_tails_with_tables_built_beside_or_block_by_block_are_the_same(
-        monkeypatch):
+def test_binned_grid_tails_with_tables_built_beside_or_block_by_block_are_the_same(monkeypatch):
     """The binned backend's exact tails with several blocks: the cell tables built on the
     second thread beside the product, or (beyond PREPARED_TABLES_BYTES) block by block, give
     the same grid to the bit."""
@@ -571,6 +635,7 @@ def test_the_tables_memory_estimate_bounds_what_the_tables_hold():
     axes = [np.linspace(-160, 160, 90), np.linspace(-155, 165, 80)]
     box = (X.min(axis=0), X.max(axis=0))
     tables = engine._plane_tables(X, bounds, w, axes, 0.1, box)
+
     def closure_bytes(fn) -> int:  # the arrays a distance map keeps (its lookup's too)
         total = 0
         for cell in fn.__closure__ or ():
@@ -588,4 +653,3 @@ def test_the_tables_memory_estimate_bounds_what_the_tables_hold():
     estimate = engine._plane_tables_bytes(len(X), 4, axes, 0.1, box)
     assert held > 4 * 8 * 10**6  # (the starts of ~1000 x 1000 cells per block)
     assert held <= estimate <= 2 * held
-

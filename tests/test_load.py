@@ -18,8 +18,10 @@ import pytest
 # pyproject.toml's pythonpath puts on sys.path: an error importing it is the suite's own and
 # fails (it needs no Chromium to be imported)
 if importlib.util.find_spec("playwright") is None:
-    pytest.skip("the playwright python package is not installed (pip install -e '.[test]')",
-                allow_module_level=True)
+    pytest.skip(
+        "the playwright python package is not installed (pip install -e '.[test]')",
+        allow_module_level=True,
+    )
 from benchmarks import load_test  # noqa: E402
 
 
@@ -29,8 +31,11 @@ def test_proc_fallback_agrees_with_psutil(monkeypatch):
         pytest.skip("psutil is not installed: only the /proc reading is available")
     # (read once the child has started: a child still loading Python grows by megabytes
     # between the two readings, which then differ by more than their 5 % on a busy machine)
-    child = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); "
-                              "time.sleep(30)"], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(30)"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert child.stdout.readline().strip() == "ready"
         with_psutil = load_test.usage(os.getpid())

@@ -203,7 +203,7 @@ def test_js_is_finite_with_subnormal_values() -> None:
     """A density with a subnormal node (the far tail of a KDE) is not 'disjoint': halving the
     smallest subnormal underflows to 0, which must not make KL(q || m) infinite."""
     x = np.linspace(-5.0, 5.0, 201)
-    p = np.exp(-x**2 / 2)
+    p = np.exp(-(x**2) / 2)
     p[0] = 0.0
     q = p.copy()
     q[0] = 5e-324  # the smallest positive double

@@ -67,8 +67,12 @@ def _outputs(name: str) -> dict[str, np.ndarray]:
     make, d = CASES[name]
     X = _data(d)
     est = make().fit(X)
-    out = {"bandwidth": np.atleast_1d(est.bandwidth_), "log_norm": np.atleast_1d(est.log_norm_),
-           "score_samples": est.score_samples(_query(d)), "pdf_train": est.pdf(X)}
+    out = {
+        "bandwidth": np.atleast_1d(est.bandwidth_),
+        "log_norm": np.atleast_1d(est.log_norm_),
+        "score_samples": est.score_samples(_query(d)),
+        "pdf_train": est.pdf(X),
+    }
     if d <= 2:
         axes = [np.linspace(-5, 11, 97 if d == 1 else 41)] * d
         out["pdf_grid"] = est.pdf_grid(*axes)
@@ -99,21 +103,26 @@ RTOL = {"kde": 1e-12, "mom": 1e-12, "rkde": 1e-9, "spkde": 1e-12}
 SPKDE_ATOL = 5e-3
 
 
-def _assert_close(name: str, key: str, value: np.ndarray, expected: np.ndarray,
-                  rtol: float) -> None:
+def _assert_close(
+    name: str, key: str, value: np.ndarray, expected: np.ndarray, rtol: float
+) -> None:
     finite = np.isfinite(expected)
     np.testing.assert_array_equal(np.isfinite(value), finite, err_msg=f"{name} {key}")
     np.testing.assert_array_equal(value[~finite], expected[~finite])
     scale = float(np.max(np.abs(expected[finite]), initial=0.0))
-    np.testing.assert_allclose(value[finite], expected[finite], rtol=rtol, atol=rtol * scale,
-                               err_msg=f"{name} {key}")
+    np.testing.assert_allclose(
+        value[finite], expected[finite], rtol=rtol, atol=rtol * scale, err_msg=f"{name} {key}"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_unweighted_results_match_the_pinned_ones(name: str) -> None:
     with np.load(PINNED) as pinned:
-        expected = {key.split("/", 1)[1]: pinned[key] for key in pinned.files
-                    if key.split("/", 1)[0] == name}
+        expected = {
+            key.split("/", 1)[1]: pinned[key]
+            for key in pinned.files
+            if key.split("/", 1)[0] == name
+        }
     got = _outputs(name)
     assert sorted(got) == sorted(expected)
     method = name.split("_", 1)[0]
@@ -124,15 +133,28 @@ def test_unweighted_results_match_the_pinned_ones(name: str) -> None:
             assert np.all(value >= 0) and np.all(expected[key] >= 0)
             assert abs(value.sum() - 1) <= len(value) * np.finfo(float).eps
         else:  # densities, to the QP's precision (SPKDE_ATOL)
-            density, pinned_density = ((np.exp(value), np.exp(expected[key]))
-                                       if key == "score_samples" else (value, expected[key]))
-            np.testing.assert_allclose(density, pinned_density, rtol=0,
-                                       atol=SPKDE_ATOL * pinned_density.max(),
-                                       err_msg=f"{name} {key}")
+            density, pinned_density = (
+                (np.exp(value), np.exp(expected[key]))
+                if key == "score_samples"
+                else (value, expected[key])
+            )
+            np.testing.assert_allclose(
+                density,
+                pinned_density,
+                rtol=0,
+                atol=SPKDE_ATOL * pinned_density.max(),
+                err_msg=f"{name} {key}",
+            )
 
 
 if __name__ == "__main__":
     PINNED.parent.mkdir(exist_ok=True)
-    np.savez_compressed(PINNED, **{f"{case}/{key}": value for case in sorted(CASES)
-                                   for key, value in _outputs(case).items()})
+    np.savez_compressed(
+        PINNED,
+        **{
+            f"{case}/{key}": value
+            for case in sorted(CASES)
+            for key, value in _outputs(case).items()
+        },
+    )
     print(f"wrote {PINNED}")

@@ -9,11 +9,16 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from momkde_core import KDE, MoMKDE, config_context, make_contaminated, metrics
-from momkde_core.experiments import _runner as ex
+from momkde_core.bandwidth._robust import (
+    BlockDistances,
+    _subsample,
+    estimate_contamination,
+    leave_own_block_out_scores,
+    n_blocks_for,
+)
 from momkde_core.bandwidth._rules import select_bandwidth
+from momkde_core.experiments import _runner as ex
 from momkde_core.kernels import get_kernel
-from momkde_core.bandwidth._robust import (BlockDistances, _subsample, estimate_contamination,
-                                         leave_own_block_out_scores, n_blocks_for)
 from momkde_core.synthetic import CLEAN_DENSITIES, make_clean
 
 GAUSS = get_kernel("gaussian")
@@ -62,16 +67,19 @@ def test_block_distances_log_sums_against_a_direct_logsumexp(kernel, n, S) -> No
     X = np.r_[rng.normal(size=(n - 3, 2)), [[40.0, 40.0], [40.1, 40.0], [-30.0, 5.0]]]
     k = get_kernel(kernel)
     by_block = BlockDistances(X, S, random_state=5)
-    assert sorted(set(np.bincount(by_block.block_of, minlength=S))) in ([n // S],
-                                                                        [n // S, n // S + 1])
+    assert sorted(set(np.bincount(by_block.block_of, minlength=S))) in (
+        [n // S],
+        [n // S, n // S + 1],
+    )
     sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
     for h in (0.02, 0.3, 2.0):
         got = by_block.log_sums(h, k, 2)
         log_k = k.log_kernel_sq(sq, h, 2)
         np.fill_diagonal(log_k, -np.inf)
         with np.errstate(divide="ignore"):
-            expected = np.stack([logsumexp(log_k[:, by_block.block_of == b], axis=1)
-                                 for b in range(S)], axis=1)
+            expected = np.stack(
+                [logsumexp(log_k[:, by_block.block_of == b], axis=1) for b in range(S)], axis=1
+            )
         nearest = log_k.max(axis=1, keepdims=True)
         lonely = np.isneginf(nearest[:, 0])  # (compact kernels: no other point in reach)
         assert np.isneginf(got[lonely]).all()
@@ -94,8 +102,13 @@ def test_scores_stay_finite_when_h_squared_overflows() -> None:
     by_block = BlockDistances(X, 7, random_state=0)
     logs = by_block.log_sums(1e160, GAUSS, 1)
     assert np.isfinite(logs).all()
-    np.testing.assert_allclose(logs, peak + np.log(np.bincount(by_block.block_of)[None, :]
-                                        - (by_block.block_of[:, None] == np.arange(7))))
+    np.testing.assert_allclose(
+        logs,
+        peak
+        + np.log(
+            np.bincount(by_block.block_of)[None, :] - (by_block.block_of[:, None] == np.arange(7))
+        ),
+    )
 
 
 def test_one_block_score_is_the_leave_one_out_kde() -> None:
@@ -103,8 +116,9 @@ def test_one_block_score_is_the_leave_one_out_kde() -> None:
     h = 0.5
     k = norm.pdf((X[:, 0][:, None] - X[:, 0][None, :]) / h) / h
     loo = (k.sum(axis=1) - k.diagonal()) / (len(X) - 1)
-    np.testing.assert_allclose(leave_own_block_out_scores(X, 1, h, GAUSS, 0), np.log(loo),
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        leave_own_block_out_scores(X, 1, h, GAUSS, 0), np.log(loo), rtol=1e-10
+    )
 
 
 def test_a_spike_does_not_capture_the_robust_bandwidth() -> None:
@@ -133,22 +147,36 @@ def test_defaults_cost_a_bounded_factor_on_a_clean_gaussian() -> None:
     js_auto, js_kde = [], []
     for seed in range(4):
         X = np.random.default_rng(seed).normal(size=(800, 1))
-        js_auto.append(metrics.js_divergence(
-            MoMKDE(contamination=0.01, random_state=0).fit(X).pdf_grid(xs), truth, cell))
-        js_kde.append(metrics.js_divergence(
-            KDE("cv", random_state=0).fit(X).pdf_grid(xs), truth, cell))
+        js_auto.append(
+            metrics.js_divergence(
+                MoMKDE(contamination=0.01, random_state=0).fit(X).pdf_grid(xs), truth, cell
+            )
+        )
+        js_kde.append(
+            metrics.js_divergence(KDE("cv", random_state=0).fit(X).pdf_grid(xs), truth, cell)
+        )
     assert np.mean(js_auto) < 3.0 * np.mean(js_kde)
 
 
 def test_auto_never_reads_labels_and_is_deterministic_for_a_seed() -> None:
     data = make_contaminated("regular_gaussian", n_inliers=300, ratio=0.1, random_state=4)
-    fits = [MoMKDE(contamination=c, random_state=7).fit(data.X, y)
-            for c, y in [(0.1, None), (0.1, data.is_outlier), (0.1, ~data.is_outlier),
-                         ("auto", None), ("auto", data.is_outlier)]]
+    fits = [
+        MoMKDE(contamination=c, random_state=7).fit(data.X, y)
+        for c, y in [
+            (0.1, None),
+            (0.1, data.is_outlier),
+            (0.1, ~data.is_outlier),
+            ("auto", None),
+            ("auto", data.is_outlier),
+        ]
+    ]
     # (exact: the labels are not read, so the same computation runs)
     for a, b in [(fits[0], fits[1]), (fits[0], fits[2]), (fits[3], fits[4])]:
-        assert (a.n_blocks_, a.bandwidth_, a.contamination_) == (b.n_blocks_, b.bandwidth_,
-                                                                 b.contamination_)
+        assert (a.n_blocks_, a.bandwidth_, a.contamination_) == (
+            b.n_blocks_,
+            b.bandwidth_,
+            b.contamination_,
+        )
         np.testing.assert_array_equal(a.pdf(data.X[:50]), b.pdf(data.X[:50]))
     assert 0.0 <= fits[3].contamination_ < 0.5
 
@@ -190,8 +218,7 @@ def test_estimated_contamination_sees_a_spike_and_its_known_failure_mode() -> No
     eps = estimate_contamination(spiky.X, GAUSS, select_bandwidth(spiky.X, "scott", GAUSS), 0)
     assert 0.05 < eps < 0.2
     clean = make_clean("two_modes_80_20", 1000, random_state=0)
-    eps_clean = estimate_contamination(clean.X, GAUSS,
-                                       select_bandwidth(clean.X, "scott", GAUSS), 0)
+    eps_clean = estimate_contamination(clean.X, GAUSS, select_bandwidth(clean.X, "scott", GAUSS), 0)
     assert eps_clean > 0.05
 
 
@@ -210,14 +237,28 @@ def test_clean_densities_integrate_to_one_and_match_their_samples(name: str) -> 
 
 
 def test_runner_measures_the_auto_methods_on_clean_and_contaminated_samples() -> None:
-    clean = ex.run_experiments(ex.make_tasks("clean", ["gamma_2_1"], reps=1, n_inliers=300,
-                                             methods=["kde", "mom_kde_auto", "kde_robust"]))
+    clean = ex.run_experiments(
+        ex.make_tasks(
+            "clean",
+            ["gamma_2_1"],
+            reps=1,
+            n_inliers=300,
+            methods=["kde", "mom_kde_auto", "kde_robust"],
+        )
+    )
     assert set(clean["method"]) == {"kde", "mom_kde_auto", "kde_robust"}
     auto_s = clean.loc[clean["method"] == "mom_kde_auto", "n_blocks"].iloc[0]
     assert auto_s == n_blocks_for(300, ex.CLEAN_CONTAMINATION)
     assert clean.loc[clean["metric"] == "js", "value"].between(0, 0.2).all()
-    tasks = ex.make_tasks("synthetic", ["thin_gaussian"], [0.2], reps=1, n_inliers=200,
-                          contamination=None, methods=ex.AUTO_METHODS)
+    tasks = ex.make_tasks(
+        "synthetic",
+        ["thin_gaussian"],
+        [0.2],
+        reps=1,
+        n_inliers=200,
+        contamination=None,
+        methods=ex.AUTO_METHODS,
+    )
     table = ex.run_experiments(tasks)
     s = table.groupby("method")["n_blocks"].first()
     n = 250  # 200 inliers + 50 outliers
@@ -226,12 +267,21 @@ def test_runner_measures_the_auto_methods_on_clean_and_contaminated_samples() ->
 
 
 def test_runner_auto_is_the_estimator_a_user_would_fit() -> None:
-    task = ex.make_tasks("synthetic", ["uniform"], [0.1], reps=1, n_inliers=200,
-                         methods=["mom_kde_auto", "kde_robust"])[0]
+    task = ex.make_tasks(
+        "synthetic",
+        ["uniform"],
+        [0.1],
+        reps=1,
+        n_inliers=200,
+        methods=["mom_kde_auto", "kde_robust"],
+    )[0]
     rows = ex.run_task(task)
     X, _, _ = ex.regenerate_sample(task)
-    user = MoMKDE(contamination=ex.CONTAMINATION_GUESS, random_state=ex._stream(task.seed, "blocks"),
-                  normalize=False).fit(X)
+    user = MoMKDE(
+        contamination=ex.CONTAMINATION_GUESS,
+        random_state=ex._stream(task.seed, "blocks"),
+        normalize=False,
+    ).fit(X)
     auto = [r for r in rows if r[4] == "mom_kde_auto"][0]
     robust = [r for r in rows if r[4] == "kde_robust"][0]
     # (exact: the runner and the user run the same code on the same sample, in this process)
@@ -246,6 +296,7 @@ def test_blocks_of_fewer_than_two_points_are_warned_about() -> None:
     with pytest.warns(UserWarning, match="fewer than 2 points"):
         MoMKDE(n_blocks=150, bandwidth=0.5, random_state=0).fit(X)
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         MoMKDE(contamination=0.2, bandwidth=0.5, random_state=0).fit(X)
@@ -260,7 +311,7 @@ def test_compact_kernels_get_a_robust_bandwidth_with_small_blocks(kernel) -> Non
     about as close to the truth as the Gaussian kernel's."""
     X = np.random.default_rng(5).standard_normal(1000)
     xs = np.linspace(-6, 6, 2401)
-    truth = np.exp(-xs**2 / 2) / np.sqrt(2 * np.pi)
+    truth = np.exp(-(xs**2) / 2) / np.sqrt(2 * np.pi)
     errors = {}
     for name in (kernel, "gaussian"):
         est = MoMKDE(kernel=name, random_state=0).fit(X)
@@ -272,23 +323,21 @@ def test_compact_kernels_get_a_robust_bandwidth_with_small_blocks(kernel) -> Non
 
 
 @pytest.mark.parametrize("dim, ratio", [(1, 0.1), (2, 0.3)])
-def test_candidates_on_two_threads_give_the_sequential_choice_silently(dim, ratio,
-                                                                       monkeypatch) -> None:
+def test_candidates_on_two_threads_give_the_sequential_choice_silently(
+    dim, ratio, monkeypatch
+) -> None:
     """The candidate bandwidths are scored on n_threads() threads: the same h as one
     after the other, and none of the candidates' tiny-block warnings reaches the user
     (at ratio 0.3 the blocks hold fewer than two points: each candidate's fit warns)."""
     import warnings
 
-
     data = make_contaminated("uniform", n_inliers=800, ratio=ratio, dim=dim, random_state=3)
     gauss = get_kernel("gaussian")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        threaded = select_bandwidth(data.X, "robust", gauss, random_state=1,
-                                    contamination=ratio)
+        threaded = select_bandwidth(data.X, "robust", gauss, random_state=1, contamination=ratio)
     with config_context(n_threads=1):
-        sequential = select_bandwidth(data.X, "robust", gauss, random_state=1,
-                                      contamination=ratio)
+        sequential = select_bandwidth(data.X, "robust", gauss, random_state=1, contamination=ratio)
     assert threaded == sequential
 
 
@@ -308,8 +357,9 @@ def test_the_search_threads_keep_the_callers_replay_limits(monkeypatch) -> None:
     monkeypatch.setattr(robust_defaults, "leave_own_block_out_scores", recording)
     data = make_contaminated("uniform", n_inliers=300, ratio=0.1, random_state=0)
     with engine.replay_limits(2**23, 2**28):
-        select_bandwidth(data.X, "robust", get_kernel("gaussian"), random_state=0,
-                         contamination=0.1)
+        select_bandwidth(
+            data.X, "robust", get_kernel("gaussian"), random_state=0, contamination=0.1
+        )
     assert len(seen) == 14 and set(seen) == {(2**23, 2**28)}
 
 
@@ -336,8 +386,9 @@ def test_a_grid_over_budget_integrates_by_sampling() -> None:
     assert normalize.log_integral(fitted, np.random.default_rng(5), grid_budget=np.inf) == grid
     assert len(calls) == 1
     assert normalize.log_integral(fitted, np.random.default_rng(5), grid_budget=calls[0][1]) == grid
-    sampled = normalize.log_integral(fitted, np.random.default_rng(5), n_draws=1024,
-                                     grid_budget=np.nextafter(calls[0][1], 0))
+    sampled = normalize.log_integral(
+        fitted, np.random.default_rng(5), n_draws=1024, grid_budget=np.nextafter(calls[0][1], 0)
+    )
     assert sampled == normalize._log_integral_importance(fitted, np.random.default_rng(5), 1024)
     assert abs(sampled - grid) < 0.05
 

@@ -16,7 +16,12 @@ from scipy import integrate, stats
 from sklearn.base import clone
 
 from momkde_core import KDE, MoMKDE, OutlierDetector, ScreenedKDE, make_contaminated, make_detector
-from momkde_core.estimators._screened import MIN_EXCESS, MIN_SAMPLED_MASS, NULL_NEIGHBOURS, _beyond_null
+from momkde_core.estimators._screened import (
+    MIN_EXCESS,
+    MIN_SAMPLED_MASS,
+    NULL_NEIGHBOURS,
+    _beyond_null,
+)
 
 
 def _clustered(n_in: int = 950, n_out: int = 50, seed: int = 0) -> np.ndarray:
@@ -99,8 +104,10 @@ def test_calibrated_cut_finds_a_cluster_in_the_inliers_own_tail(seed):
     assert est.inlier_mask_[:800].mean() > 0.97
     xs = np.linspace(-5, 5, 1001)
     truth = stats.norm.pdf(xs)
-    l1 = {name: np.abs(e.pdf(xs[:, None]) - truth).sum() * 0.01 for name, e in
-          {"screened": est, "kde": KDE("cv", random_state=seed).fit(X)}.items()}
+    l1 = {
+        name: np.abs(e.pdf(xs[:, None]) - truth).sum() * 0.01
+        for name, e in {"screened": est, "kde": KDE("cv", random_state=seed).fit(X)}.items()
+    }
     assert l1["screened"] < 0.5 * l1["kde"]  # the KDE puts a fifth of its mass (L1 0.4) there
 
 
@@ -110,8 +117,9 @@ def test_a_screen_too_thin_to_draw_from_leaves_the_first_pass_to_the_ratio_cut(m
     X = make_contaminated("uniform", n_inliers=1000, ratio=0.4, random_state=0).X
     drawn = []
     original = MoMKDE.sample
-    monkeypatch.setattr(MoMKDE, "sample",
-                        lambda self, *args, **kw: drawn.append(1) or original(self, *args, **kw))
+    monkeypatch.setattr(
+        MoMKDE, "sample", lambda self, *args, **kw: drawn.append(1) or original(self, *args, **kw)
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the thin median's own warning
         est = ScreenedKDE(contamination=0.4, random_state=0).fit(X)
@@ -129,9 +137,14 @@ def test_calibrated_cut_is_reproducible_and_its_null_window_is_the_nearest_level
     got = _beyond_null(levels, excess, null_levels, null_excess)
     order = np.argsort(null_levels)
     for level, e, flag in zip(levels, excess, got):  # brute force: the window of 50 nearest
-        start = int(np.clip(np.searchsorted(null_levels[order], level) - NULL_NEIGHBOURS // 2,
-                            0, len(order) - NULL_NEIGHBOURS))
-        window = null_excess[order][start:start + NULL_NEIGHBOURS]
+        start = int(
+            np.clip(
+                np.searchsorted(null_levels[order], level) - NULL_NEIGHBOURS // 2,
+                0,
+                len(order) - NULL_NEIGHBOURS,
+            )
+        )
+        window = null_excess[order][start : start + NULL_NEIGHBOURS]
         assert flag == (e > window.max() and e > MIN_EXCESS)
 
 
@@ -144,8 +157,9 @@ def test_a_custom_screen_is_cloned_seeded_and_keeps_the_stated_share():
     twin = clone(est)
     assert twin.get_params()["screen"] is not screen and not hasattr(twin, "inlier_mask_")
     # a screen's own share does not replace the stated one; its seed is ScreenedKDE's
-    mom = ScreenedKDE(contamination=0.05, screen=MoMKDE(contamination=0.3), cut="share",
-                      random_state=7).fit(X)
+    mom = ScreenedKDE(
+        contamination=0.05, screen=MoMKDE(contamination=0.3), cut="share", random_state=7
+    ).fit(X)
     assert mom.contamination_ == 0.05 and (~mom.inlier_mask_).sum() == 50
     assert mom.screen_.random_state == 7
 
@@ -155,8 +169,9 @@ def test_the_cut_never_sets_aside_half_of_the_rows():
     every row a candidate of the ratio cut: (n - 1) // 2 are set aside, the highest excess
     first."""
     X = np.random.default_rng(5).standard_normal((101, 1))
-    est = ScreenedKDE(contamination=0.1, screen=KDE(bandwidth=100.0), cut="ratio",
-                      random_state=0).fit(X)
+    est = ScreenedKDE(
+        contamination=0.1, screen=KDE(bandwidth=100.0), cut="ratio", random_state=0
+    ).fit(X)
     assert (~est.inlier_mask_).sum() == 50
     tiny = ScreenedKDE(contamination=0.3, bandwidth=0.5).fit([[0.0], [1.0]])
     assert tiny.inlier_mask_.all()  # fewer than 3 rows: nothing to screen
@@ -178,12 +193,15 @@ def test_auto_contamination_is_estimated_by_the_screen():
     assert not est.inlier_mask_[950:].any()
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"cut": "gap"}, "cut must be one of"),
-    ({"ratio": 1.0}, "ratio must be a finite number above 1"),
-    ({"ratio": True}, "ratio"),
-    ({"contamination": 0.5}, "contamination"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"cut": "gap"}, "cut must be one of"),
+        ({"ratio": 1.0}, "ratio must be a finite number above 1"),
+        ({"ratio": True}, "ratio"),
+        ({"contamination": 0.5}, "contamination"),
+    ],
+)
 def test_bad_parameters_are_refused_before_any_work(params, match):
     with pytest.raises(ValueError, match=match):
         ScreenedKDE(**params).fit(_clustered())
@@ -194,12 +212,15 @@ class _ScreenThatMustNotRun(KDE):
         raise AssertionError("the screen ran before the parameters were checked")
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"bandwidth": "bogus"}, "unknown bandwidth rule"),
-    ({"bandwidth": -1.0}, "bandwidth"),
-    ({"bandwidth": "isj"}, "1-D data only"),
-    ({"contamination": "auto"}, "needs the default screen"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"bandwidth": "bogus"}, "unknown bandwidth rule"),
+        ({"bandwidth": -1.0}, "bandwidth"),
+        ({"bandwidth": "isj"}, "1-D data only"),
+        ({"contamination": "auto"}, "needs the default screen"),
+    ],
+)
 def test_the_final_rule_and_auto_are_checked_before_the_screen_runs(params, match):
     X = np.random.default_rng(6).standard_normal((50, 2))
     with pytest.raises(ValueError, match=match):
@@ -277,5 +298,6 @@ def test_the_docstring_examples_run():
     import doctest
 
     import momkde_core.estimators._screened as module
+
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

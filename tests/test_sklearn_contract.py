@@ -13,10 +13,10 @@ from sklearn.neighbors import KernelDensity
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
-from momkde_core.bandwidth._rules import cv_scores
 from momkde_core._engine._sums import GramOperator
-from momkde_core.kernels import get_kernel
+from momkde_core.bandwidth._rules import cv_scores
 from momkde_core.estimators._kirwls import kirwls_with_params
+from momkde_core.kernels import get_kernel
 
 # check_fit1d asks fit to refuse a 1-D X with a ValueError; these estimators read it as one
 # feature, on purpose (a 1-D sample is the commonest density estimation input, and scipy's
@@ -26,8 +26,10 @@ EXPECTED_FAILED_CHECKS = {
 }
 
 
-@parametrize_with_checks([KDE(), MoMKDE(), RKDE(), SPKDE(), ScreenedKDE()],
-                         expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS)
+@parametrize_with_checks(
+    [KDE(), MoMKDE(), RKDE(), SPKDE(), ScreenedKDE()],
+    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,
+)
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -41,6 +43,7 @@ def _sample(n: int = 200, d: int = 1, seed: int = 0) -> np.ndarray:
 
 
 # ---- validation and feature names -------------------------------------------------------
+
 
 def test_a_dataframe_sets_feature_names_and_reordered_or_missing_columns_are_refused():
     frame = pd.DataFrame(_sample(60, 2), columns=["height", "weight"])
@@ -58,8 +61,11 @@ def test_a_dataframe_sets_feature_names_and_reordered_or_missing_columns_are_ref
 
 def test_clear_messages_are_kept_for_nan_empty_and_wrong_width():
     est = KDE(bandwidth=0.5).fit(_sample(20, 2))
-    with pytest.raises(ValueError, match=r"X has 1 features, but KDE is expecting 2 features"
-                                         r".*fitted on 2"):
+    with pytest.raises(
+        ValueError,
+        match=r"X has 1 features, but KDE is expecting 2 features"
+        r".*fitted on 2",
+    ):
         est.pdf(np.zeros((3, 1)))
     with pytest.raises(ValueError, match="inf values in 1 row"):
         est.pdf([[np.inf, 0.0]])
@@ -81,6 +87,7 @@ def test_one_sample_with_a_numeric_bandwidth_is_the_kernel_itself(name):
 
 # ---- sample weights ---------------------------------------------------------------------
 
+
 def test_kde_integer_weights_are_duplicated_rows():
     X = _sample(80)
     w = np.random.default_rng(1).integers(0, 4, len(X))
@@ -88,8 +95,7 @@ def test_kde_integer_weights_are_duplicated_rows():
     weighted = KDE(bandwidth=0.4, kernel="epanechnikov").fit(X, sample_weight=w)
     repeated = KDE(bandwidth=0.4, kernel="epanechnikov").fit(np.repeat(X, w, axis=0))
     np.testing.assert_allclose(weighted.pdf(ys), repeated.pdf(ys), rtol=1e-12, atol=1e-300)
-    np.testing.assert_allclose(weighted.pdf_grid(ys), repeated.pdf_grid(ys), rtol=1e-9,
-                               atol=1e-12)
+    np.testing.assert_allclose(weighted.pdf_grid(ys), repeated.pdf_grid(ys), rtol=1e-9, atol=1e-12)
     ref = KernelDensity(bandwidth=0.4, kernel="epanechnikov").fit(X, sample_weight=w)
     with np.errstate(divide="ignore"):  # scikit-learn's log(0) outside the support
         expected = ref.score_samples(ys[:, None])
@@ -111,8 +117,9 @@ def test_weighted_cv_is_the_weighted_held_out_likelihood():
     X = _sample(120)
     w = np.random.default_rng(4).uniform(0.5, 3.0, len(X))
     h = 0.3
-    score = cv_scores(X, get_kernel("gaussian"), np.array([h]), random_state=5,
-                      weights=w / w.sum())[0]
+    score = cv_scores(
+        X, get_kernel("gaussian"), np.array([h]), random_state=5, weights=w / w.sum()
+    )[0]
     total = 0.0
     for train, test in KFold(5, shuffle=True, random_state=5).split(X):
         kde = KernelDensity(bandwidth=h).fit(X[train], sample_weight=w[train])
@@ -126,11 +133,15 @@ def test_weighted_cv_is_the_weighted_held_out_likelihood():
 def test_unit_weights_are_the_unweighted_fit_and_zero_weights_drop_rows(name):
     X = _sample(90, 2)
     ys = _sample(20, 2, seed=9)
-    make = (lambda: ALL[name](bandwidth=0.5, random_state=0)) if name in ("mom", "screened") else \
-        (lambda: ALL[name](bandwidth=0.5))
+    make = (
+        (lambda: ALL[name](bandwidth=0.5, random_state=0))
+        if name in ("mom", "screened")
+        else (lambda: ALL[name](bandwidth=0.5))
+    )
     plain = make().fit(X)  # (the weighted arithmetic differs in the last bits)
-    np.testing.assert_allclose(make().fit(X, sample_weight=np.ones(len(X))).pdf(ys),
-                               plain.pdf(ys), rtol=1e-12)
+    np.testing.assert_allclose(
+        make().fit(X, sample_weight=np.ones(len(X))).pdf(ys), plain.pdf(ys), rtol=1e-12
+    )
     w = np.r_[np.ones(60), np.zeros(30)]
     dropped = make().fit(X, sample_weight=w)
     np.testing.assert_allclose(dropped.pdf(ys), make().fit(X[:60]).pdf(ys), rtol=1e-12)
@@ -145,9 +156,14 @@ def test_mom_integer_weights_are_duplicated_rows_within_their_block():
     w = np.random.default_rng(6).integers(1, 5, len(X))
     ys = np.linspace(-2, 6, 41)[:, None]
     est = MoMKDE(n_blocks=5, bandwidth=0.4, normalize=False, random_state=1).fit(X, sample_weight=w)
-    blocks = [np.exp(KernelDensity(bandwidth=0.4).fit(np.repeat(X[est.block_of_ == s],
-                                                                w[est.block_of_ == s], axis=0))
-                     .score_samples(ys)) for s in range(5)]
+    blocks = [
+        np.exp(
+            KernelDensity(bandwidth=0.4)
+            .fit(np.repeat(X[est.block_of_ == s], w[est.block_of_ == s], axis=0))
+            .score_samples(ys)
+        )
+        for s in range(5)
+    ]
     np.testing.assert_allclose(est.pdf(ys), np.median(blocks, axis=0), rtol=1e-10)
     assert np.all(np.bincount(est.block_of_) == 12)  # blocks count rows, not weight
 
@@ -156,11 +172,13 @@ def test_rkde_base_measure_with_integer_weights_is_kirwls_on_duplicated_rows():
     X = np.r_[_sample(50, 2), np.random.default_rng(7).uniform(-4, 8, (10, 2))]
     w = np.random.default_rng(8).integers(1, 4, len(X))
     kernel, params = get_kernel("gaussian"), (0.05, 0.08, 0.12)
-    weighted, _, history = kirwls_with_params(GramOperator(X, kernel, 0.5), "hampel", params,
-                                              100, 1e-10, base=w / w.sum())
+    weighted, _, history = kirwls_with_params(
+        GramOperator(X, kernel, 0.5), "hampel", params, 100, 1e-10, base=w / w.sum()
+    )
     rows = np.repeat(np.arange(len(X)), w)
-    repeated, _, history_rep = kirwls_with_params(GramOperator(X[rows], kernel, 0.5),
-                                                  "hampel", params, 100, 1e-10)
+    repeated, _, history_rep = kirwls_with_params(
+        GramOperator(X[rows], kernel, 0.5), "hampel", params, 100, 1e-10
+    )
     np.testing.assert_allclose(np.bincount(rows, repeated), weighted, rtol=1e-9, atol=1e-15)
     np.testing.assert_allclose(history, history_rep, rtol=1e-10)
     est = RKDE(bandwidth=0.5).fit(X, sample_weight=w)  # the estimator runs the same solver
@@ -170,7 +188,9 @@ def test_rkde_base_measure_with_integer_weights_is_kirwls_on_duplicated_rows():
 def test_spkde_integer_weights_are_duplicated_rows():
     """The same QP (same target, same convex hull): the same density, up to how far FISTA
     gets in 2000 iterations (4.5e-4 of the peak here, 1.4e-4 after 20000)."""
-    X = np.r_[np.random.default_rng(9).normal(0, 0.5, 30), np.random.default_rng(9).uniform(-4, 8, 6)]
+    X = np.r_[
+        np.random.default_rng(9).normal(0, 0.5, 30), np.random.default_rng(9).uniform(-4, 8, 6)
+    ]
     w = np.random.default_rng(10).integers(1, 4, len(X))
     ys = np.linspace(-4, 8, 61)
     make = lambda: SPKDE(bandwidth=0.4, contamination=0.2, max_iter=2000, tol=1e-14)  # noqa: E731
@@ -179,15 +199,22 @@ def test_spkde_integer_weights_are_duplicated_rows():
     np.testing.assert_allclose(weighted, repeated, atol=1e-3 * repeated.max())
 
 
-@pytest.mark.parametrize("weights, message", [
-    (-np.ones(10), "Negative"), (np.ones(9), "shape"), (np.zeros(10), "non-zero|every row"),
-    (np.r_[np.nan, np.ones(9)], "NaN")])
+@pytest.mark.parametrize(
+    "weights, message",
+    [
+        (-np.ones(10), "Negative"),
+        (np.ones(9), "shape"),
+        (np.zeros(10), "non-zero|every row"),
+        (np.r_[np.nan, np.ones(9)], "NaN"),
+    ],
+)
 def test_bad_weights_raise_a_value_error(weights, message):
     with pytest.raises(ValueError, match=message):
         KDE(bandwidth=0.5).fit(np.arange(10.0), sample_weight=weights)
 
 
 # ---- sampling ---------------------------------------------------------------------------
+
 
 def _cdf_of(est, lo: float, hi: float):
     """The estimate's CDF on [lo, hi], by the trapezoid rule on a fine grid (normalised)."""
@@ -213,8 +240,11 @@ SAMPLERS = {
 
 @pytest.mark.parametrize("name", sorted(SAMPLERS))
 def test_samples_follow_the_estimated_density_in_1d(name):
-    weights = np.random.default_rng(12).uniform(0.2, 3.0, len(CONTAMINATED)) \
-        if "weighted" in name else None
+    weights = (
+        np.random.default_rng(12).uniform(0.2, 3.0, len(CONTAMINATED))
+        if "weighted" in name
+        else None
+    )
     est = SAMPLERS[name]().fit(CONTAMINATED, sample_weight=weights)
     draws = est.sample(3000, random_state=13)
     assert draws.shape == (3000, 1)
@@ -240,8 +270,14 @@ def test_mom_samples_follow_the_estimated_density_in_2d():
     fine = np.linspace(-3, 4, 281)
     cell = (fine[1] - fine[0]) ** 2
     dens = est.pdf_grid(fine, fine)
-    mass = np.add.reduceat(np.add.reduceat(dens[:-1, :-1], np.arange(0, 280, 40), axis=0),
-                           np.arange(0, 280, 40), axis=1) * cell
+    mass = (
+        np.add.reduceat(
+            np.add.reduceat(dens[:-1, :-1], np.arange(0, 280, 40), axis=0),
+            np.arange(0, 280, 40),
+            axis=1,
+        )
+        * cell
+    )
     expected = mass / mass.sum() * counts.sum()
     live = expected > 5
     chi2 = np.sum((counts[live] - expected[live]) ** 2 / expected[live])

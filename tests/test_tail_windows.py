@@ -7,14 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from momkde_core.kernels import KERNELS, get_kernel
 from momkde_core._engine._tail_windows import window_sums
+from momkde_core.kernels import KERNELS, get_kernel
 
 
 def _direct(x, w, bounds, nodes, lows, highs, kernel, h):
     out = np.zeros((len(bounds) - 1, len(nodes)))
     for s in range(len(bounds) - 1):
-        xb, wb = x[bounds[s]:bounds[s + 1]], w[bounds[s]:bounds[s + 1]]
+        xb, wb = x[bounds[s] : bounds[s + 1]], w[bounds[s] : bounds[s + 1]]
         for j, g in enumerate(nodes):
             inside = (xb >= lows[s, j]) & (xb <= highs[s, j]) & (wb > 0)
             out[s, j] = (kernel.kernel_sq(np.square(g - xb[inside]), h, 1) * wb[inside]).sum()
@@ -22,8 +22,11 @@ def _direct(x, w, bounds, nodes, lows, highs, kernel, h):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), kernel=st.sampled_from(sorted(KERNELS)),
-       max_pairs=st.sampled_from([1, 7, 2**21]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    kernel=st.sampled_from(sorted(KERNELS)),
+    max_pairs=st.sampled_from([1, 7, 2**21]),
+)
 def test_window_sums_equal_the_direct_sums(seed, kernel, max_pairs):
     """Blocks of every size (empty ones too), weights with zeros, windows that overlap, nest,
     are empty (low > high) or hold a whole block; chunks of pairs down to one."""
@@ -39,8 +42,9 @@ def test_window_sums_equal_the_direct_sums(seed, kernel, max_pairs):
     lows, highs = np.round(centre - width, 1), np.round(centre + width, 1)
     k, h = get_kernel(kernel), 0.7
     got = window_sums(x, w, bounds, nodes, lows, highs, k, h, max_pairs)
-    np.testing.assert_allclose(got, _direct(x, w, bounds, nodes, lows, highs, k, h),
-                               rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(
+        got, _direct(x, w, bounds, nodes, lows, highs, k, h), rtol=1e-12, atol=1e-300
+    )
 
 
 def test_bad_layouts_are_refused():
@@ -52,5 +56,4 @@ def test_bad_layouts_are_refused():
     with pytest.raises(ValueError, match="block bounds"):
         window_sums(x, w, np.array([0, 5]), nodes, win, win, k, 1.0, 10)
     with pytest.raises(ValueError, match="one window per block and node"):
-        window_sums(x, w, np.array([0, 4]), nodes, np.zeros((2, 2)), np.zeros((2, 2)), k, 1.0,
-                    10)
+        window_sums(x, w, np.array([0, 4]), nodes, np.zeros((2, 2)), np.zeros((2, 2)), k, 1.0, 10)

@@ -94,6 +94,7 @@ def _squares_in_a_child() -> list[int]:
 def test_work_asked_for_from_a_pool_thread_runs_inline_instead_of_waiting_for_the_pool():
     """A task of the pool that maps or submits more work (both threads busy with such
     tasks) gets it done on its own thread: waiting for the pool would wait forever."""
+
     def task(k: int) -> list:
         inner = map_on_pool(lambda x: (x, threading.current_thread().name), range(3))
         done = submit_to_pool(lambda: k * 10).result(timeout=5)
@@ -107,8 +108,7 @@ def test_work_asked_for_from_a_pool_thread_runs_inline_instead_of_waiting_for_th
         map_on_pool(lambda _: submit_to_pool(lambda: 1 / 0).result(), [0])
 
 
-def test_a_block_that_need_not_wait_runs_at_once_while_another_thread_limits(
-        several_blas_threads):
+def test_a_block_that_need_not_wait_runs_at_once_while_another_thread_limits(several_blas_threads):
     """one_blas_thread(wait=False) while another thread is inside a limited block: it runs
     at once (BLAS is on one thread already) and leaves the limit to that thread."""
     inside, release, seen = threading.Event(), threading.Event(), {}
@@ -131,7 +131,8 @@ def test_a_block_that_need_not_wait_runs_at_once_while_another_thread_limits(
 
 
 def test_a_child_forked_inside_a_limited_block_gets_blas_back_and_its_own_lock(
-        several_blas_threads):
+    several_blas_threads,
+):
     """Forked while this thread limits BLAS: the child starts with the original limit and a
     free lock (a limited block there neither hangs nor is ignored)."""
     import multiprocessing

@@ -4,9 +4,27 @@ Layer 2 of the package (``docs/architecture.md``): above the numeric engine, bel
 bandwidth rules and the estimators, which both build and read fitted blocks.
 """
 
-from ._fitted import (FittedBlocks, block_labels, block_order, equal_weights, grid_median,
-                      log_median, median_of_blocks, shuffled_blocks)
+from ._fitted import (
+    FittedBlocks,
+    block_labels,
+    block_order,
+    equal_weights,
+    grid_median,
+    log_median,
+    median_of_blocks,
+    shuffled_blocks,
+)
 from ._normalize import importance_price, log_integral
 
-__all__ = ["FittedBlocks", "block_labels", "block_order", "equal_weights", "grid_median", "importance_price",
-           "log_integral", "log_median", "median_of_blocks", "shuffled_blocks"]
+__all__ = [
+    "FittedBlocks",
+    "block_labels",
+    "block_order",
+    "equal_weights",
+    "grid_median",
+    "importance_price",
+    "log_integral",
+    "log_median",
+    "median_of_blocks",
+    "shuffled_blocks",
+]

@@ -16,9 +16,19 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._engine import (LOG_SAFE_LINEAR, Frame, backend_costs, band_block_sums, band_pays_off,
-                       block_grid_sums, block_log_sums, exact_block_sums, exact_price,
-                       is_evenly_spaced, working_frame)
+from .._engine import (
+    LOG_SAFE_LINEAR,
+    Frame,
+    backend_costs,
+    band_block_sums,
+    band_pays_off,
+    block_grid_sums,
+    block_log_sums,
+    exact_block_sums,
+    exact_price,
+    is_evenly_spaced,
+    working_frame,
+)
 from ..kernels import Kernel
 
 MEDIAN_TILE_ELEMENTS = 2**16  # block sums per tile of the grid median (512 KiB: a core's L2)
@@ -56,14 +66,15 @@ def grid_median(values: np.ndarray) -> np.ndarray:
     middle = [(s - 1) // 2] if s % 2 else [s // 2 - 1, s // 2]
     step = max(1, MEDIAN_TILE_ELEMENTS // s)
     for a in range(0, flat.shape[1], step):
-        tile = flat[:, a:a + step]
+        tile = flat[:, a : a + step]
         # (a sum of the comparisons into int32: np.count_nonzero along an axis casts
         # them to intp first, 2x slower)
         live = (tile != 0).sum(axis=0, dtype=np.int32) > (s - 1) // 2
         if live.any():
             part = np.partition(tile.T[live], middle, axis=1)
-            out[a:a + step][live] = (part[:, middle[0]] if s % 2 else
-                                     (part[:, middle[0]] + part[:, middle[1]]) / 2.0)
+            out[a : a + step][live] = (
+                part[:, middle[0]] if s % 2 else (part[:, middle[0]] + part[:, middle[1]]) / 2.0
+            )
     return out.reshape(values.shape[1:])
 
 
@@ -87,9 +98,9 @@ def block_order(n: int, n_blocks: int, random_state) -> tuple[np.ndarray | None,
     return order, np.concatenate([[0], np.cumsum(sizes)])
 
 
-def shuffled_blocks(X: np.ndarray, n_blocks: int, random_state, base: np.ndarray | None = None
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None,
-                               np.ndarray | None]:
+def shuffled_blocks(
+    X: np.ndarray, n_blocks: int, random_state, base: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """MoM-KDE's blocks of X (:func:`block_order`): (X sorted by block, block bounds, log
     weights, weights, the shuffled order or None).
 
@@ -113,15 +124,17 @@ def shuffled_blocks(X: np.ndarray, n_blocks: int, random_state, base: np.ndarray
     return (X if order is None else np.take(X, order, axis=0)), bounds, log_w, w, order
 
 
-def median_of_blocks(X: np.ndarray, n_blocks: int, h: float, kernel: Kernel,
-                     random_state) -> FittedBlocks:
+def median_of_blocks(
+    X: np.ndarray, n_blocks: int, h: float, kernel: Kernel, random_state
+) -> FittedBlocks:
     """The fit of ``MoMKDE(n_blocks, h, kernel=kernel.name, random_state=random_state)`` on
     X (a float (n, d) array), unweighted, without its normalisation: what the robust
     bandwidth search scores for each candidate h."""
     frame = working_frame(X, np.full(X.shape[1], float(h)), kernel)
     Z, bounds, log_w, w, _ = shuffled_blocks(frame.inner(X), n_blocks, random_state)
-    return FittedBlocks(Z, bounds, kernel, frame.h, frame, median=True, log_w_values=log_w,
-                        w_values=w)
+    return FittedBlocks(
+        Z, bounds, kernel, frame.h, frame, median=True, log_w_values=log_w, w_values=w
+    )
 
 
 def block_labels(order: np.ndarray | None, bounds: np.ndarray) -> np.ndarray:
@@ -130,7 +143,7 @@ def block_labels(order: np.ndarray | None, bounds: np.ndarray) -> np.ndarray:
     labels = np.zeros(bounds[-1], dtype=np.intp)
     if order is not None and len(bounds) - 1 <= LABEL_LOOP_BLOCKS:
         for s in range(1, len(bounds) - 1):
-            labels[order[bounds[s]:bounds[s + 1]]] = s
+            labels[order[bounds[s] : bounds[s + 1]]] = s
     elif order is not None:
         labels[order] = np.repeat(np.arange(len(bounds) - 1), np.diff(bounds))
     return labels
@@ -243,25 +256,27 @@ class FittedBlocks:
         d = self.X.shape[1]
         if d == 1 and band_pays_off(self.X, Y, self.kernel, self.h):
             peak = self.kernel.log_kernel_sq(np.zeros(1), self.h, 1)[0]
-            stages.append((band_block_sums,
-                           -np.inf if self.kernel.compact else peak + np.log(1e-5)))
+            stages.append(
+                (band_block_sums, -np.inf if self.kernel.compact else peak + np.log(1e-5))
+            )
         if d <= 2:
             stages.append((exact_block_sums, LOG_SAFE_LINEAR))
         for block_sums, trusted_above in stages:
             with np.errstate(divide="ignore"):
-                logs = np.log(self.combine(block_sums(*args, Y[todo], self.kernel, self.h,
-                                                      self.w)))
+                logs = np.log(self.combine(block_sums(*args, Y[todo], self.kernel, self.h, self.w)))
             ok = logs >= trusted_above
             out[todo[ok]] = logs[ok]
             todo = todo[~ok]
             if not todo.size:
                 return out
-        out[todo] = self.combine_log(block_log_sums(*args, Y[todo], self.kernel, self.h,
-                                                    self.log_w))
+        out[todo] = self.combine_log(
+            block_log_sums(*args, Y[todo], self.kernel, self.h, self.log_w)
+        )
         return out
 
-    def grid_plan(self, axes: list[np.ndarray], exact: bool = False
-                  ) -> tuple[str, float, tuple | None]:
+    def grid_plan(
+        self, axes: list[np.ndarray], exact: bool = False
+    ) -> tuple[str, float, tuple | None]:
         """(the backend that computes the block sums on the mesh of ``axes`` in the frame, its
         price in the engine's units (:func:`momkde_core._engine.backend_costs`), the data's
         box for it): the cheapest backend on evenly spaced axes in d <= 2, else the exact
@@ -273,16 +288,28 @@ class FittedBlocks:
             return backend, costs[backend], box
         return "exact", exact_price(len(self.X), int(np.prod([len(a) for a in axes]))), None
 
-    def grid_sums(self, axes: list[np.ndarray], exact: bool = False,
-                  plan: tuple[str, float, tuple | None] | None = None
-                  ) -> tuple[np.ndarray, str]:
+    def grid_sums(
+        self,
+        axes: list[np.ndarray],
+        exact: bool = False,
+        plan: tuple[str, float, tuple | None] | None = None,
+    ) -> tuple[np.ndarray, str]:
         """(block sums on the mesh of ``axes``, in the frame; the backend that computed
         them). ``plan``: :meth:`grid_plan` for the same axes and ``exact``, when the caller
         has it."""
         backend, _, box = self.grid_plan(axes, exact) if plan is None else plan
         weights, block_factors = self.grid_weights()
-        sums = block_grid_sums(self.X, self.bounds, axes, self.kernel, self.h,
-                               weights, backend=backend, exact=exact, box=box)
+        sums = block_grid_sums(
+            self.X,
+            self.bounds,
+            axes,
+            self.kernel,
+            self.h,
+            weights,
+            backend=backend,
+            exact=exact,
+            box=box,
+        )
         if block_factors is not None:
             sums *= block_factors.reshape((-1,) + (1,) * len(axes))
         return sums, backend

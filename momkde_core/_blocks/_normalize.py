@@ -28,8 +28,12 @@ MAX_BLOCK_CELLS = 2**24  # S x grid nodes held at once (128 MiB); beyond: import
 IMPORTANCE_PRICE_PER_NODE = 2.0  # a draw's sum costs this many exact grid nodes' (importance_price)
 
 
-def log_integral(fitted: FittedBlocks, rng: np.random.Generator, n_draws: int = IS_SAMPLES,
-                 grid_budget: float | None = None) -> float:
+def log_integral(
+    fitted: FittedBlocks,
+    rng: np.random.Generator,
+    n_draws: int = IS_SAMPLES,
+    grid_budget: float | None = None,
+) -> float:
     """log of the integral of ``fitted``'s combined (un-normalised) block sums.
 
     Computed inside the fit's frame (:mod:`momkde_core._engine._scaling`): an affine map changes the
@@ -47,7 +51,10 @@ def log_integral(fitted: FittedBlocks, rng: np.random.Generator, n_draws: int = 
         spans = per_column(np.ptp, X) + 2 * margin
         counts = np.ceil(spans / (GRID_STEP_PER_BANDWIDTH[kernel.smooth][d] * h)).astype(int) + 1
         counts = np.maximum(counts, 64)
-        if counts.max() <= GRID_MAX_POINTS[d] and fitted.n_blocks * counts.prod() <= MAX_BLOCK_CELLS:
+        if (
+            counts.max() <= GRID_MAX_POINTS[d]
+            and fitted.n_blocks * counts.prod() <= MAX_BLOCK_CELLS
+        ):
             grid = grid_around(X, margin, counts)
             axes = list(grid.axes)
             plan = fitted.grid_plan(axes)
@@ -87,8 +94,12 @@ def _log_integral_importance(fitted: FittedBlocks, rng: np.random.Generator, n_d
     directions /= np.linalg.norm(directions, axis=1, keepdims=True)
     radii = kernel.sample_radius(d, half, rng)
     broad = stats.norm(X.mean(axis=0), np.sqrt(X.var(axis=0) + h * h))  # independent axes
-    draws = np.vstack([centers + h * radii[:, None] * directions,
-                       broad.rvs((n_draws - half, d), random_state=rng)])
+    draws = np.vstack(
+        [
+            centers + h * radii[:, None] * directions,
+            broad.rvs((n_draws - half, d), random_state=rng),
+        ]
+    )
     # the block KDEs at each draw, relative to the draw's largest term (what a block sum
     # loses there, below e^-700 of that term, cannot move the median or the mixture)
     shift, blocks = block_shifted_sums(X, bounds, draws, kernel, h, fitted.log_w)

@@ -80,8 +80,9 @@ def _factors(x, axis, step, inv_h, floor, out):  # pragma: no cover (compiled)
                     break
 
 
-def gaussian_axis_factors(x: np.ndarray, axis: np.ndarray, h: float, floor: float
-                          ) -> np.ndarray | None:
+def gaussian_axis_factors(
+    x: np.ndarray, axis: np.ndarray, h: float, floor: float
+) -> np.ndarray | None:
     """exp(-(x_i - axis_k)^2 / 2h^2), shape (len(x), len(axis)), entries below e^floor 0;
     None when ``axis`` is not increasing and evenly spaced to its ulps (:func:`evenly_spaced`:
     the recurrence needs g_k = g_0 + k step), for the caller to evaluate directly."""
@@ -93,8 +94,9 @@ def gaussian_axis_factors(x: np.ndarray, axis: np.ndarray, h: float, floor: floa
     out = np.zeros((len(x), m))
     if m == 0 or not len(x):
         return out
-    _factors(np.ascontiguousarray(x, dtype=np.float64), axis, float(step), 1.0 / h,
-             float(floor), out)
+    _factors(
+        np.ascontiguousarray(x, dtype=np.float64), axis, float(step), 1.0 / h, float(floor), out
+    )
     return out
 
 

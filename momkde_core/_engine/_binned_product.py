@@ -28,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._columns import bounding_box
 from ._axis_factors import gaussian_factors
 from ._binning import blocks_within_rows
-from .._columns import bounding_box
 from ._threads import one_blas_thread
 
 CELLS_PER_BANDWIDTH = 16.0  # linear binning on cells of h / 16: (1/16)^2 / 4 of the peak
@@ -42,8 +42,9 @@ NODE_CHUNK = 16  # nodes of x per product (measured against 8, 32, 64 and all: 2
 
 
 @njit(cache=True, nogil=True)
-def _gather_rows(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y, ky, first, last,
-                 out):  # pragma: no cover (compiled)
+def _gather_rows(
+    x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y, ky, first, last, out
+):  # pragma: no cover (compiled)
     """G_s (``out[s]``, cells of x by mesh nodes of y): per point, its cell's two K_y rows
     mixed by its y offset, times its weight split by its x offset between the cell's two
     columns; only the columns ``first..last`` where either K_y row is nonzero. (The band is sliced
@@ -72,9 +73,13 @@ def _gather_rows(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y, ky, 
                 g_right[t] += right * v
 
 
-def binning_cells(X: np.ndarray, axes: list[np.ndarray], h: float, reach: float,
-                  box: tuple[np.ndarray, np.ndarray] | None = None
-                  ) -> list[tuple[float, float, int]] | None:
+def binning_cells(
+    X: np.ndarray,
+    axes: list[np.ndarray],
+    h: float,
+    reach: float,
+    box: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[tuple[float, float, int]] | None:
     """Per axis (origin, step, corners) of the binning cells: steps of h / 16 over the
     data's range clipped to ``reach`` beyond the mesh (points farther from every node add
     nothing the product keeps); None when no point lies within reach of the mesh.
@@ -105,9 +110,16 @@ def _band(factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first.astype(np.int64), last.astype(np.int64)
 
 
-def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray], h: float,
-                        w: np.ndarray, log_norm: float, max_elements: int = MAX_GATHERED,
-                        box: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def binned_product_sums(
+    X: np.ndarray,
+    bounds: np.ndarray,
+    axes: list[np.ndarray],
+    h: float,
+    w: np.ndarray,
+    log_norm: float,
+    max_elements: int = MAX_GATHERED,
+    box: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """Per block, the linearly binned Gaussian sums on the mesh of two evenly spaced
     ``axes``, shape (S, len(axes[0]), len(axes[1])); ``log_norm`` the log of the kernel's
     normalising divisor (the factors are exp(-t^2 / 2)). Blocks go in batches whose
@@ -118,10 +130,17 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
     (:mod:`momkde_core._engine._threads`)."""
     n_blocks = len(bounds) - 1
     # the compiled loop does not check indices: the layout is checked here, once
-    if not (X.ndim == 2 and X.shape[1] == 2 and len(axes) == 2 and len(w) == len(X)
-            and blocks_within_rows(bounds, len(X))):
-        raise ValueError("binned_product_sums needs (n, 2) points, two axes, one weight per "
-                         "row and non-decreasing block bounds within the rows")
+    if not (
+        X.ndim == 2
+        and X.shape[1] == 2
+        and len(axes) == 2
+        and len(w) == len(X)
+        and blocks_within_rows(bounds, len(X))
+    ):
+        raise ValueError(
+            "binned_product_sums needs (n, 2) points, two axes, one weight per "
+            "row and non-decreasing block bounds within the rows"
+        )
     out = np.zeros((n_blocks, len(axes[0]), len(axes[1])))
     cells = binning_cells(X, axes, h, BAND_RADIUS * h, box)
     if cells is None:
@@ -149,13 +168,26 @@ def binned_product_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray
     gathered = np.empty((min(per, n_blocks), mx, len(axes[1])))
     for lo in range(0, n_blocks, per):
         hi = min(n_blocks, lo + per)
-        rows = gathered[:hi - lo]
+        rows = gathered[: hi - lo]
         rows.fill(0.0)
-        _gather_rows(x, y, bounds[lo:hi + 1], w, 1.0 / step_x, -x0 / step_x, float(mx - 1),
-                     1.0 / step_y, -y0 / step_y, float(my - 1), ky, first, last, rows)
+        _gather_rows(
+            x,
+            y,
+            bounds[lo : hi + 1],
+            w,
+            1.0 / step_x,
+            -x0 / step_x,
+            float(mx - 1),
+            1.0 / step_y,
+            -y0 / step_y,
+            float(my - 1),
+            ky,
+            first,
+            last,
+            rows,
+        )
         with one_blas_thread(wait=False):
             for j0, j1, c0, c1 in spans:
                 np.matmul(kx[c0:c1, j0:j1].T, rows[:, c0:c1], out=out[lo:hi, j0:j1])
     out *= np.exp(-log_norm)
     return out
-

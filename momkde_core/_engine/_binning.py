@@ -26,8 +26,9 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def _bin_1d(x, bounds, w, inv_step, offset, top, order, out,
-            left_out):  # pragma: no cover (compiled)
+def _bin_1d(
+    x, bounds, w, inv_step, offset, top, order, out, left_out
+):  # pragma: no cover (compiled)
     """1-D: Taylor moments 0..order at the nearest node, or linear binning if order < 0,
     into ``out`` of shape (S, cells, moments): a point's moments are adjacent (one cache
     line; ~1.5x faster than a row per moment)."""
@@ -62,8 +63,9 @@ def _bin_1d(x, bounds, w, inv_step, offset, top, order, out,
 
 
 @njit(cache=True, nogil=True)
-def _linear_2d(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y,
-               out, left_out):  # pragma: no cover (compiled)
+def _linear_2d(
+    x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y, out, left_out
+):  # pragma: no cover (compiled)
     """2-D linear binning: the weight split between the four corners of the point's cell."""
     for s in range(len(bounds) - 1):
         skipped = 0
@@ -86,14 +88,22 @@ def _linear_2d(x, y, bounds, w, inv_x, off_x, top_x, inv_y, off_y, top_y,
 def blocks_within_rows(bounds: np.ndarray, n_rows: int) -> bool:
     """Whether block bounds are non-decreasing and within ``n_rows`` rows: the layout the
     compiled loops index without checks."""
-    return len(bounds) == 0 or (bounds[0] >= 0 and bounds[-1] <= n_rows
-                                and bool(np.all(np.diff(bounds) >= 0)))
+    return len(bounds) == 0 or (
+        bounds[0] >= 0 and bounds[-1] <= n_rows and bool(np.all(np.diff(bounds) >= 0))
+    )
 
 
-def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[float],
-               origins: list[float], sizes: list[int], taylor_order: int | None,
-               left_out: np.ndarray | None = None, padded: list[int] | None = None
-               ) -> np.ndarray:
+def bin_blocks(
+    X: np.ndarray,
+    bounds: np.ndarray,
+    w: np.ndarray,
+    steps: list[float],
+    origins: list[float],
+    sizes: list[int],
+    taylor_order: int | None,
+    left_out: np.ndarray | None = None,
+    padded: list[int] | None = None,
+) -> np.ndarray:
     """Per block, the binned sums on the grid, shape (S, moments, *sizes), or
     (S, moments, *padded) with zeros beyond ``sizes`` (``padded`` >= sizes per axis: the
     FFT lengths, so that the transform needs no padded copy). In 1-D a strided view of
@@ -111,16 +121,20 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
     n_blocks = len(bounds) - 1
     bounds = np.ascontiguousarray(bounds, dtype=np.int64)
     # the compiled loops do not check indices: the layout is checked here, once
-    if not (len(steps) == len(origins) == len(sizes) == d and len(w) == len(X)
-            and blocks_within_rows(bounds, len(X))):
-        raise ValueError("bin_blocks needs one step, origin and size per feature, one weight "
-                         "per row and non-decreasing block bounds within the rows")
+    if not (
+        len(steps) == len(origins) == len(sizes) == d
+        and len(w) == len(X)
+        and blocks_within_rows(bounds, len(X))
+    ):
+        raise ValueError(
+            "bin_blocks needs one step, origin and size per feature, one weight "
+            "per row and non-decreasing block bounds within the rows"
+        )
     if taylor_order is not None and d != 1:
         raise ValueError("Taylor moments are binned in 1-D only")
     w = np.asarray(w, dtype=np.float64)  # (strided or a broadcast value: read in place)
     moments = 1 if taylor_order is None else taylor_order + 1
-    if padded is not None and not (len(padded) == d
-                                   and all(p >= z for p, z in zip(padded, sizes))):
+    if padded is not None and not (len(padded) == d and all(p >= z for p, z in zip(padded, sizes))):
         raise ValueError("bin_blocks' padded shape must be at least sizes on every axis")
     shape = sizes if padded is None else padded
     # (1-D: binned as (S, cells, moments), returned as (S, moments, cells): see _bin_1d)
@@ -137,10 +151,31 @@ def bin_blocks(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, steps: list[flo
     elif left_out.shape != (n_blocks,) or left_out.dtype != np.int64:
         raise ValueError("bin_blocks' left_out must be an int64 array of one entry per block")
     if d == 1:
-        _bin_1d(columns[0], bounds, w, inv[0], offsets[0], tops[0],
-                -1 if taylor_order is None else taylor_order, out, left_out)
+        _bin_1d(
+            columns[0],
+            bounds,
+            w,
+            inv[0],
+            offsets[0],
+            tops[0],
+            -1 if taylor_order is None else taylor_order,
+            out,
+            left_out,
+        )
         out = out.transpose(0, 2, 1)  # (a strided view: the FFT reads it as it is)
     else:
-        _linear_2d(columns[0], columns[1], bounds, w, inv[0], offsets[0], tops[0],
-                   inv[1], offsets[1], tops[1], out, left_out)
+        _linear_2d(
+            columns[0],
+            columns[1],
+            bounds,
+            w,
+            inv[0],
+            offsets[0],
+            tops[0],
+            inv[1],
+            offsets[1],
+            tops[1],
+            out,
+            left_out,
+        )
     return out

@@ -92,8 +92,27 @@ def _disc(px, py, starts, nx, ny, x0, y0, side, gx, gy, r, found):  # pragma: no
 
 
 @njit(cache=True, nogil=True)
-def _visit(px, py, starts, nx, ny, x0, y0, side, gx, gy, radius, j0, j1, offsets, fill,
-           node_out, point_out, sq_out, counts):  # pragma: no cover (compiled)
+def _visit(
+    px,
+    py,
+    starts,
+    nx,
+    ny,
+    x0,
+    y0,
+    side,
+    gx,
+    gy,
+    radius,
+    j0,
+    j1,
+    offsets,
+    fill,
+    node_out,
+    point_out,
+    sq_out,
+    counts,
+):  # pragma: no cover (compiled)
     """For the pairs of nodes j0..j1 - 1 (:func:`_disc`): count them (``fill`` False:
     into ``counts``) or write them (``fill`` True: from ``offsets[j] - offsets[j0]``)."""
     found = np.empty(64, np.int64)
@@ -134,8 +153,28 @@ def _run_factors(u, step, m, half, inv_2h2, base, f):  # pragma: no cover (compi
 
 
 @njit(cache=True, nogil=True)
-def _mesh_tiles(px, py, pw, starts, nx, ny, x0, y0, side, ax, ay, reach, tile, log_peak,
-                inv_2h2, even_x, even_y, first, every, out):  # pragma: no cover (compiled)
+def _mesh_tiles(
+    px,
+    py,
+    pw,
+    starts,
+    nx,
+    ny,
+    x0,
+    y0,
+    side,
+    ax,
+    ay,
+    reach,
+    tile,
+    log_peak,
+    inv_2h2,
+    even_x,
+    even_y,
+    first,
+    every,
+    out,
+):  # pragma: no cover (compiled)
     """Gaussian sums at the mesh nodes of ``ax`` x ``ay`` whose ``reach`` is >= 0 (NaN or
     negative: skipped), into ``out`` (same shape), by tiles of ``tile`` x ``tile`` nodes:
     the points within the largest of (reach + distance to the tile's centre) of its nodes
@@ -176,18 +215,15 @@ def _mesh_tiles(px, py, pw, starts, nx, ny, x0, y0, side, ax, ay, reach, tile, l
                 v = (k - 0.5 * (my - 1)) * step_y
                 base_y[k] = exp(-v * v * inv_2h2)
             # (the radius widened by 1e-12: a point at a node's reach stays in the tile's)
-            m, found = _disc(px, py, starts, nx, ny, x0, y0, side, cx, cy, r * (1.0 + 1e-12),
-                             found)
+            m, found = _disc(px, py, starts, nx, ny, x0, y0, side, cx, cy, r * (1.0 + 1e-12), found)
             acc[:] = 0.0
             for q in range(m):
                 p = found[q]
-                if not (even_y and _run_factors(py[p] - cy, step_y, my, half, inv_2h2, base_y,
-                                                fy)):
+                if not (even_y and _run_factors(py[p] - cy, step_y, my, half, inv_2h2, base_y, fy)):
                     for k in range(my):
                         e = py[p] - ay[j0 + k]
                         fy[k] = exp(half - e * e * inv_2h2)
-                if not (even_x and _run_factors(px[p] - cx, step_x, mx, half, inv_2h2, base_x,
-                                                fx)):
+                if not (even_x and _run_factors(px[p] - cx, step_x, mx, half, inv_2h2, base_x, fx)):
                     for k in range(mx):
                         e = px[p] - ax[i0 + k]
                         fx[k] = exp(half - e * e * inv_2h2)
@@ -253,20 +289,40 @@ class DiscPairs:
         self.px, self.py = np.empty(n), np.empty(n)
         self.order = np.empty(n, np.int64)
         self.x0, self.y0, self.nx, self.ny, self.starts = _cell_table(
-            x, y, self.side, self.px, self.py, self.order)
+            x, y, self.side, self.px, self.py, self.order
+        )
 
     def counts(self, nodes: np.ndarray, radius: np.ndarray) -> np.ndarray:
         """Per node, how many points lie within its radius (distance <= radius)."""
         gx, gy, radius = self._nodes(nodes, radius)
         counts = np.zeros(len(gx), dtype=np.int64)
         empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0)
-        _visit(self.px, self.py, self.starts, self.nx, self.ny, self.x0, self.y0, self.side,
-               gx, gy, radius, 0, len(gx), np.zeros(len(gx) + 1, np.int64), False,
-               empty_i, empty_i, empty_f, counts)
+        _visit(
+            self.px,
+            self.py,
+            self.starts,
+            self.nx,
+            self.ny,
+            self.x0,
+            self.y0,
+            self.side,
+            gx,
+            gy,
+            radius,
+            0,
+            len(gx),
+            np.zeros(len(gx) + 1, np.int64),
+            False,
+            empty_i,
+            empty_i,
+            empty_f,
+            counts,
+        )
         return counts
 
-    def pairs(self, nodes: np.ndarray, radius: np.ndarray, offsets: np.ndarray, j0: int,
-              j1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def pairs(
+        self, nodes: np.ndarray, radius: np.ndarray, offsets: np.ndarray, j0: int, j1: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(node index, point index in the caller's order, squared distance) of every pair
         of nodes j0..j1 - 1; ``offsets`` the cumulative counts (length nodes + 1)."""
         gx, gy, radius = self._nodes(nodes, radius)
@@ -274,14 +330,39 @@ class DiscPairs:
         node_out = np.empty(total, np.int64)
         point_out = np.empty(total, np.int64)
         sq_out = np.empty(total)
-        _visit(self.px, self.py, self.starts, self.nx, self.ny, self.x0, self.y0, self.side,
-               gx, gy, radius, j0, j1, np.ascontiguousarray(offsets, dtype=np.int64), True,
-               node_out, point_out, sq_out, np.zeros(0, np.int64))
+        _visit(
+            self.px,
+            self.py,
+            self.starts,
+            self.nx,
+            self.ny,
+            self.x0,
+            self.y0,
+            self.side,
+            gx,
+            gy,
+            radius,
+            j0,
+            j1,
+            np.ascontiguousarray(offsets, dtype=np.int64),
+            True,
+            node_out,
+            point_out,
+            sq_out,
+            np.zeros(0, np.int64),
+        )
         return node_out, self.order[point_out], sq_out
 
-    def mesh_gaussian_sums(self, axes: list[np.ndarray], reach: np.ndarray,
-                           weights: np.ndarray, h: float, log_peak: float,
-                           tile: int = MESH_TILE, workers: int = 1) -> np.ndarray:
+    def mesh_gaussian_sums(
+        self,
+        axes: list[np.ndarray],
+        reach: np.ndarray,
+        weights: np.ndarray,
+        h: float,
+        log_peak: float,
+        tile: int = MESH_TILE,
+        workers: int = 1,
+    ) -> np.ndarray:
         """Per node of the mesh of two ``axes`` whose ``reach`` (shape of the mesh) is >= 0,
         the sum of weights[i] exp(log_peak - |node - p_i|^2 / 2h^2) over the points
         within (at least) that reach (``weights`` in the caller's order); other nodes 0.
@@ -294,15 +375,32 @@ class DiscPairs:
         ax, ay = (np.ascontiguousarray(a, dtype=np.float64) for a in axes)
         reach = np.ascontiguousarray(reach, dtype=np.float64)
         if reach.shape != (len(ax), len(ay)) or not abs(log_peak) <= 50.0:
-            raise ValueError("mesh_gaussian_sums needs one reach per mesh node and "
-                             "|log_peak| <= 50")
+            raise ValueError(
+                "mesh_gaussian_sums needs one reach per mesh node and |log_peak| <= 50"
+            )
         if len(ax) and len(ay):  # (the mesh's corners pass the same checks as nodes)
             self._nodes(np.array([[ax.min(), ay.min()], [ax.max(), ay.max()]]), np.zeros(2))
         out = np.zeros(reach.shape)
         pw = np.ascontiguousarray(np.asarray(weights, dtype=np.float64)[self.order])
-        args = (self.px, self.py, pw, self.starts, self.nx, self.ny, self.x0, self.y0,
-                self.side, ax, ay, reach, int(tile), float(log_peak), 0.5 / (h * h),
-                evenly_spaced(ax, h), evenly_spaced(ay, h))
+        args = (
+            self.px,
+            self.py,
+            pw,
+            self.starts,
+            self.nx,
+            self.ny,
+            self.x0,
+            self.y0,
+            self.side,
+            ax,
+            ay,
+            reach,
+            int(tile),
+            float(log_peak),
+            0.5 / (h * h),
+            evenly_spaced(ax, h),
+            evenly_spaced(ay, h),
+        )
         workers = max(1, min(int(workers), -(-len(ax) // int(tile))))
         if workers == 1:
             _mesh_tiles(*args, 0, 1, out)
@@ -332,10 +430,12 @@ class DiscPairs:
 
         def bounds(nodes: np.ndarray) -> np.ndarray:
             return lookup(*self._nodes(nodes, np.zeros(len(nodes)))[:2])
+
         return bounds
 
-    def _distance_lookup(self, gx: np.ndarray, gy: np.ndarray
-                         ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def _distance_lookup(
+        self, gx: np.ndarray, gy: np.ndarray
+    ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
         """The distance transform over the cells grid extended to the box of the (checked)
         node coordinates ``gx``, ``gy``, and its lookup at other checked coordinates in that
         box (ValueError beyond it)."""
@@ -359,10 +459,12 @@ class DiscPairs:
         def lookup(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
             jx = merged(np.floor((gx - self.x0) / self.side), lo_x)
             jy = merged(np.floor((gy - self.y0) / self.side), lo_y)
-            if len(jx) and not (0 <= jx.min() and jx.max() < shape[0]
-                                and 0 <= jy.min() and jy.max() < shape[1]):
+            if len(jx) and not (
+                0 <= jx.min() and jx.max() < shape[0] and 0 <= jy.min() and jy.max() < shape[1]
+            ):
                 raise ValueError("nodes beyond the box the distance map was built for")
             return (distances[jx, jy] + np.sqrt(2.0) + SLACK) * (self.side * merge)
+
         return lookup
 
     def _nodes(self, nodes, radius):

@@ -88,8 +88,7 @@ class Frame:
     def inner_axis(self, axis: np.ndarray, feature: int) -> tuple[np.ndarray, np.ndarray]:
         """(the nodes of one grid axis within reach, in the frame; their mask on the axis)."""
         with np.errstate(over="ignore", invalid="ignore"):
-            z = axis if self.identity else \
-                (axis - self.shift[feature]) / self.H[feature] * self.h
+            z = axis if self.identity else (axis - self.shift[feature]) / self.H[feature] * self.h
         near = np.abs(z) <= FAR
         return z[near], near
 
@@ -118,12 +117,18 @@ def check_span(X: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(
             f"feature {j} spans 1e{log_ratio[j] / np.log(10):.0f} bandwidths (h = {H[j]:.3g}, "
             f"range {lo[j]:.3g} .. {hi[j]:.3g}); at most 1e{np.log10(MAX_SPAN):.0f} can be computed in "
-            "float64: use a larger bandwidth, or remove the far rows")
+            "float64: use a larger bandwidth, or remove the far rows"
+        )
     return lo, hi
 
 
-def working_frame(X: np.ndarray, H: np.ndarray, kernel: Kernel, gram_scale: float = 1.0,
-                  peak_limit: float = PEAK_LIMIT) -> Frame:
+def working_frame(
+    X: np.ndarray,
+    H: np.ndarray,
+    kernel: Kernel,
+    gram_scale: float = 1.0,
+    peak_limit: float = PEAK_LIMIT,
+) -> Frame:
     """The frame of a fit on X with per-feature bandwidths H (module docstring).
 
     ``gram_scale`` and ``peak_limit``: the kernel scale whose peak the estimator holds in
@@ -135,8 +140,11 @@ def working_frame(X: np.ndarray, H: np.ndarray, kernel: Kernel, gram_scale: floa
     if np.all(H == H[0]):
         h = float(H[0])
         log_peak = -kernel.log_norm(d) - d * np.log(gram_scale * h)
-        if (1.0 / SAFE_SCALE <= h <= SAFE_SCALE and max(-lo.min(), hi.max()) <= SAFE_SCALE
-                and abs(log_peak) <= np.log(peak_limit)):
+        if (
+            1.0 / SAFE_SCALE <= h <= SAFE_SCALE
+            and max(-lo.min(), hi.max()) <= SAFE_SCALE
+            and abs(log_peak) <= np.log(peak_limit)
+        ):
             return Frame(h, box=(lo, hi))
     frame = Frame(unit_bandwidth(kernel, d, gram_scale), lo / 2 + hi / 2, H.copy())
     # (inner is monotone, rounding included: it maps the extremes to the extremes)
@@ -151,7 +159,10 @@ def selection_frame(X: np.ndarray, scales: np.ndarray) -> Frame:
     scales = np.asarray(scales, dtype=float)
     h = float(scales[0])
     lo, hi = bounding_box(X)
-    if (np.all(scales == h) and 1.0 / SAFE_SCALE <= h <= SAFE_SCALE
-            and max(-lo.min(), hi.max()) <= SAFE_SCALE):
+    if (
+        np.all(scales == h)
+        and 1.0 / SAFE_SCALE <= h <= SAFE_SCALE
+        and max(-lo.min(), hi.max()) <= SAFE_SCALE
+    ):
         return Frame(h)
     return Frame(1.0, lo / 2 + hi / 2, scales.copy())

@@ -36,21 +36,27 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 from scipy import fft as sp_fft
 from scipy import sparse, special
 
+from .._columns import bounding_box
+from .._config import chunk_elements, memo_bytes, n_threads
+from ..kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
 from ._axis_factors import gaussian_factors
-from ._binned_product import BAND_FLOOR, BAND_RADIUS, MAX_GATHERED, binning_cells, binned_product_sums
+from ._binned_product import (
+    BAND_FLOOR,
+    BAND_RADIUS,
+    MAX_GATHERED,
+    binned_product_sums,
+    binning_cells,
+)
 from ._binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from ._binning import bin_blocks
-from .._columns import bounding_box
 from ._disc_pairs import MAX_DISTANCE_CELLS, MESH_TILE, DiscPairs
-from ..kernels import EXP_FLOOR, Kernel, exp_in_place, flushed_exp
 from ._tail_windows import pair_chunks, window_sums
-from .._config import chunk_elements, memo_bytes, n_threads
 from ._threads import map_on_pool, one_blas_thread, submit_to_pool
 
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
@@ -80,8 +86,13 @@ _MEMO_LOCK = threading.Lock()
 # perturbs a smooth kernel by (delta/h)^2 / 8 of its peak per axis, (delta/h)^2 / 4 in the
 # plane (a point at a cell's centre), hence 16 for the Gaussian (only binned linearly in
 # 2-D); kernels with a kink (all the others) converge only as delta/h.
-CELLS_PER_BANDWIDTH = {"gaussian": GAUSSIAN_CELLS, "exponential": 256.0, "epanechnikov": 512.0,
-                       "linear": 512.0, "cosine": 512.0}
+CELLS_PER_BANDWIDTH = {
+    "gaussian": GAUSSIAN_CELLS,
+    "exponential": 256.0,
+    "epanechnikov": 512.0,
+    "linear": 512.0,
+    "cosine": 512.0,
+}
 
 
 def _as_2d(a: np.ndarray) -> np.ndarray:
@@ -100,10 +111,16 @@ def _sq_dists(A: np.ndarray, B: np.ndarray, a_sq: np.ndarray, b_sq: np.ndarray) 
     return np.maximum(sq, 0.0, out=sq)
 
 
-def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
-                   h: float, log_weights: np.ndarray | None = None,
-                   max_elements: int | None = None,
-                   linear_first: bool = False) -> np.ndarray:
+def block_log_sums(
+    X: np.ndarray,
+    bounds: np.ndarray,
+    Y: np.ndarray,
+    kernel: Kernel,
+    h: float,
+    log_weights: np.ndarray | None = None,
+    max_elements: int | None = None,
+    linear_first: bool = False,
+) -> np.ndarray:
     """log sum_{i in block s} w_i K_h(Y_j - X_i) for every block s and query j, shape (S, m).
 
     Exact, in any dimension, with memory bounded by ``max_elements`` per working matrix.
@@ -124,16 +141,20 @@ def block_log_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ker
             out = np.log(exact_block_sums(X, bounds, Y, kernel, h, w))
         redo = np.flatnonzero((out < LOG_SAFE_LINEAR).any(axis=0))
         if redo.size:
-            out[:, redo] = block_log_sums(X, bounds, Y[redo], kernel, h, log_weights,
-                                          max_elements)
+            out[:, redo] = block_log_sums(X, bounds, Y[redo], kernel, h, log_weights, max_elements)
         return out
     return _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements)
 
 
-def block_shifted_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
-                       h: float, log_weights: np.ndarray | None = None,
-                       max_elements: int | None = None
-                       ) -> tuple[np.ndarray, np.ndarray]:
+def block_shifted_sums(
+    X: np.ndarray,
+    bounds: np.ndarray,
+    Y: np.ndarray,
+    kernel: Kernel,
+    h: float,
+    log_weights: np.ndarray | None = None,
+    max_elements: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """(shift, sums): per query j, ``shift[j]`` the largest log term max_i log(w_i K_h(Y_j -
     X_i)), and sums[s, j] = sum_{i in block s} w_i K_h(Y_j - X_i) exp(-shift[j]), shape
     (S, m), in linear space: log of a block sum is log(sums) + shift wherever it is within
@@ -176,8 +197,10 @@ def _block_members(bounds: np.ndarray, w: np.ndarray) -> sparse.csr_matrix:
     """The (S x n) sparse matrix of block memberships times the points' weights ``w``:
     a product with it sums a matrix's rows block by block in one C-level pass."""
     n_blocks = len(bounds) - 1
-    return sparse.csr_matrix((w, (np.repeat(np.arange(n_blocks), np.diff(bounds)),
-                                  np.arange(len(w)))), shape=(n_blocks, len(w)))
+    return sparse.csr_matrix(
+        (w, (np.repeat(np.arange(n_blocks), np.diff(bounds)), np.arange(len(w)))),
+        shape=(n_blocks, len(w)),
+    )
 
 
 def _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np.ndarray:
@@ -185,13 +208,19 @@ def _log_space_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np.nd
     out = np.full((len(bounds) - 1, len(Y)), -np.inf)
     # replayed for the same points and h (MoM-KDE refitted for another S with the same seed:
     # the oracle's and the rule's candidates), hence copied before they are summed in place
-    chunks = _replay(("log", X, Y, kernel, h, max_elements),
-                     lambda: _log_kernel_chunks(X, Y, kernel, h, max_elements), len(X) * len(Y))
+    chunks = _replay(
+        ("log", X, Y, kernel, h, max_elements),
+        lambda: _log_kernel_chunks(X, Y, kernel, h, max_elements),
+        len(X) * len(Y),
+    )
     for a, b, j0, j1, log_k in chunks:
         first = int(np.searchsorted(bounds, a, side="right") - 1)
         last = int(np.searchsorted(bounds, b - 1, side="right") - 1)
-        segments = [(s, max(bounds[s], a) - a, min(bounds[s + 1], b) - a)
-                    for s in range(first, last + 1) if bounds[s + 1] > bounds[s]]
+        segments = [
+            (s, max(bounds[s], a) - a, min(bounds[s + 1], b) - a)
+            for s in range(first, last + 1)
+            if bounds[s + 1] > bounds[s]
+        ]
         log_k = log_k.copy() if log_weights is None else log_k + log_weights[a:b, None]
         _accumulate_segments(out, log_k, segments, j0, j1)
     return out
@@ -241,7 +270,7 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
         buf = np.empty((rows, j1 - j0))
         block = right[j0:j1].T.copy()
         for a, b, ids, starts in tiles:
-            part = buf[:b - a]
+            part = buf[: b - a]
             np.matmul(left[a:b], block, out=part)
             np.exp(part, out=part)
             if len(ids) == 1:
@@ -252,7 +281,7 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
             out[:, j0:j1] = np.log(acc)
 
     spans = [(j0, min(m, j0 + cols)) for j0 in range(0, m, cols)]
-    probe = spans[:n_threads()]
+    probe = spans[: n_threads()]
     filled = np.diff(bounds) > 0  # (an empty block is -inf, rightly)
     # (the limit is process-wide and held under one lock, see momkde_core.threads: so
     # these tiles, which use both cores themselves, run one call at a time)
@@ -260,18 +289,16 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
         map_on_pool(lambda s: work(*s), probe)
         done = probe[-1][1]
         if (out[filled, :done] < LOG_SAFE_FAST).any(axis=0).mean() <= 0.5:
-            map_on_pool(lambda s: work(*s), spans[len(probe):])
+            map_on_pool(lambda s: work(*s), spans[len(probe) :])
             done = m
     redo = np.flatnonzero((out[filled, :done] < LOG_SAFE_FAST).any(axis=0))
     redo = np.concatenate([redo, np.arange(done, m)])
     if redo.size:
-        out[:, redo] = _log_space_sums(X, bounds, Y[redo], kernel, h, log_weights,
-                                       max_elements)
+        out[:, redo] = _log_space_sums(X, bounds, Y[redo], kernel, h, log_weights, max_elements)
     return out
 
 
-def _log_kernel_chunks(X: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float,
-                       max_elements: int):
+def _log_kernel_chunks(X: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float, max_elements: int):
     """Yield (a, b, j0, j1, log K_h(Y[j0:j1] - X[a:b])) with the points along axis 0.
 
     The chunks cover X x Y with at most ``max_elements`` entries each; each block of X stays
@@ -295,8 +322,9 @@ def _log_kernel_chunks(X: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float,
             yield a, b, j0, j1, kernel.log_kernel_sq(sq, h, d)
 
 
-def _accumulate_segments(out: np.ndarray, log_k: np.ndarray, segments: list, j0: int,
-                         j1: int) -> None:
+def _accumulate_segments(
+    out: np.ndarray, log_k: np.ndarray, segments: list, j0: int, j1: int
+) -> None:
     """out[s, j0:j1] = logaddexp(out[s, j0:j1], logsumexp of log_k's rows of segment s).
 
     ``log_k`` has the points along axis 0. Up to 64 segments: one max-shifted reduction each.
@@ -325,8 +353,7 @@ def _accumulate_segments(out: np.ndarray, log_k: np.ndarray, segments: list, j0:
     out[ids, j0:j1] = np.logaddexp(out[ids, j0:j1], _reduceat_log_sums(log_k, starts, lengths))
 
 
-def _reduceat_log_sums(log_k: np.ndarray, starts: np.ndarray, lengths: np.ndarray
-                       ) -> np.ndarray:
+def _reduceat_log_sums(log_k: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """logsumexp of the consecutive runs of ``log_k``'s rows (axis 0) that start at
     ``starts`` and have ``lengths`` (>= 1, covering the rows from starts[0] on), each
     shifted by its maximum: ``reduceat`` over all runs at once. ``log_k`` is overwritten."""
@@ -376,9 +403,17 @@ def is_evenly_spaced(axis: np.ndarray) -> bool:
     return bool(steps[0] > 0 and np.abs(steps - steps[0]).max() <= 1e-6 * steps[0])
 
 
-def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
-                    kernel: Kernel, h: float, weights: np.ndarray | None = None,
-                    backend: str = "auto", exact: bool = False, box=None) -> np.ndarray:
+def block_grid_sums(
+    X: np.ndarray,
+    bounds: np.ndarray,
+    axes: list[np.ndarray],
+    kernel: Kernel,
+    h: float,
+    weights: np.ndarray | None = None,
+    backend: str = "auto",
+    exact: bool = False,
+    box=None,
+) -> np.ndarray:
     """sum_{i in block s} w_i K_h(g - X_i) on the mesh of ``axes`` (1 or 2 evenly spaced axes).
 
     Returns shape (S, len(axes[0])) in 1-D and (S, len(axes[0]), len(axes[1])) in 2-D.
@@ -394,16 +429,19 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
     axes = [np.asarray(a, dtype=float) for a in axes]
     d = X.shape[1]
     if len(axes) != d or d not in (1, 2):
-        raise ValueError(f"pdf_grid needs one axis per dimension (d = {d}, got {len(axes)} axes)"
-                         "; grids exist for d = 1 and d = 2 only")
+        raise ValueError(
+            f"pdf_grid needs one axis per dimension (d = {d}, got {len(axes)} axes)"
+            "; grids exist for d = 1 and d = 2 only"
+        )
     w = np.ones(len(X)) if weights is None else np.asarray(weights, dtype=float)
     if backend == "auto":
         backend = choose_backend(X, bounds, axes, kernel, h, exact, box)
     if backend == "fft":
         return _fft_sums(X, bounds, axes, kernel, h, w, exact, box)
     if backend == "separable":  # (without exact tails, terms below 4e-18 K_h(0) are dropped)
-        return _separable_sums(X, bounds, axes, kernel, h, w,
-                               floor=EXP_FLOOR if exact else BAND_FLOOR)
+        return _separable_sums(
+            X, bounds, axes, kernel, h, w, floor=EXP_FLOOR if exact else BAND_FLOOR
+        )
     if backend == "binned":
         log_norm = kernel.log_norm(2) + 2 * np.log(h)
         if not exact:
@@ -415,8 +453,10 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
         # they all fit in PREPARED_TABLES_BYTES (else they are built block by block)
         box = bounding_box(X, skip_nan=True) if box is None else box
         tables = None
-        if len(bounds) > 2 and _plane_tables_bytes(len(X), len(bounds) - 1, axes, h, box) \
-                <= PREPARED_TABLES_BYTES:
+        if (
+            len(bounds) > 2
+            and _plane_tables_bytes(len(X), len(bounds) - 1, axes, h, box) <= PREPARED_TABLES_BYTES
+        ):
             tables = submit_to_pool(_plane_tables, X, bounds, w, axes, h, box)
             try:
                 sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
@@ -426,26 +466,44 @@ def block_grid_sums(X: np.ndarray, bounds: np.ndarray, axes: list[np.ndarray],
             tables = tables.result()
         else:
             sums = binned_product_sums(X, bounds, axes, h, w, log_norm, box=box)
-        _redo_faint(sums, X, bounds, w, axes, kernel, h, _round_off(w, bounds, kernel, h, d),
-                    box=box, tables=tables)
+        _redo_faint(
+            sums,
+            X,
+            bounds,
+            w,
+            axes,
+            kernel,
+            h,
+            _round_off(w, bounds, kernel, h, d),
+            box=box,
+            tables=tables,
+        )
         return sums
     if backend == "band":
         sums = _band_sums(X, bounds, axes, kernel, h, w)
         if exact and not kernel.compact:  # the band drops terms below 1e-17 K_h(0)
-            _redo_faint(sums, X, bounds, w, axes, kernel, h,
-                        _round_off(w, bounds, kernel, h, d), box=box)
+            _redo_faint(
+                sums, X, bounds, w, axes, kernel, h, _round_off(w, bounds, kernel, h, d), box=box
+            )
         return sums
     if backend == "exact":
         mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
         sums = exact_block_sums(X, bounds, mesh, kernel, h, w)
         return sums.reshape((len(bounds) - 1,) + tuple(len(a) for a in axes))
-    raise ValueError(f"unknown grid backend {backend!r}; allowed: auto, fft, binned, separable, "
-                     "band, exact")
+    raise ValueError(
+        f"unknown grid backend {backend!r}; allowed: auto, fft, binned, separable, band, exact"
+    )
 
 
-def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
-                     h: float, w: np.ndarray, max_elements: int = CACHE_CHUNK_ELEMENTS
-                     ) -> np.ndarray:
+def exact_block_sums(
+    X: np.ndarray,
+    bounds: np.ndarray,
+    Y: np.ndarray,
+    kernel: Kernel,
+    h: float,
+    w: np.ndarray,
+    max_elements: int = CACHE_CHUNK_ELEMENTS,
+) -> np.ndarray:
     """Exact block sums at points Y in linear space, shape (S, m): the grids' exact path.
 
     The kernel matrix of a chunk is multiplied by the sparse (S x n) matrix of block
@@ -455,7 +513,6 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
     :func:`block_log_sums` there. Chunks are cache-sized: these few element-wise passes run
     ~1.6x faster on 0.5 MiB than on 16 MiB temporaries.
     """
-    n = len(X)
     n_blocks = len(bounds) - 1
     members = _block_members(bounds, w)
     out = np.zeros((n_blocks, len(Y)))
@@ -474,8 +531,7 @@ def exact_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: K
     return out
 
 
-def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int
-            ) -> Iterator[tuple]:
+def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int) -> Iterator[tuple]:
     """The chunks of kernel values ``make_chunks()`` yields, replayed when a recent evaluation
     had the same key (one is kept when ``size`` <= MAX_CACHED_PAIRS; the least recently used
     ones are dropped beyond the ``memo_size`` knob in all; :func:`replay_limits` sets other limits).
@@ -527,6 +583,7 @@ def with_callers_replay_limits(fn: Callable) -> Callable:
     def run(*args, **kwargs):
         with replay_limits(*limits):
             return fn(*args, **kwargs)
+
     return run
 
 
@@ -562,6 +619,7 @@ def _trim_memo() -> None:
 def _memo_key(key: tuple) -> tuple:
     """``key`` with every array replaced by (shape, digest of its bytes) and the kernel by
     its name, so that equal inputs give equal keys."""
+
     def part(item):
         if isinstance(item, np.ndarray):
             digest = hashlib.blake2b(np.ascontiguousarray(item).tobytes(), digest_size=16)
@@ -569,6 +627,7 @@ def _memo_key(key: tuple) -> tuple:
         if isinstance(item, (list, tuple)):
             return tuple(part(i) for i in item)
         return getattr(item, "name", item)
+
     return tuple(part(item) for item in key)
 
 
@@ -579,8 +638,11 @@ def _taylor(kernel: Kernel, d: int) -> bool:
 
 def _fft_plan(axes: list[np.ndarray], kernel: Kernel, h: float) -> list[tuple[int, int, float]]:
     """Per axis: (refinement k, margin L in fine cells, fine spacing) for the FFT backend."""
-    per_h = TAYLOR_CELLS_PER_BANDWIDTH if _taylor(kernel, len(axes)) \
+    per_h = (
+        TAYLOR_CELLS_PER_BANDWIDTH
+        if _taylor(kernel, len(axes))
         else CELLS_PER_BANDWIDTH[kernel.name]
+    )
     plan = []
     for axis in axes:
         step = (axis[-1] - axis[0]) / (len(axis) - 1)
@@ -645,38 +707,56 @@ def backend_costs(X, bounds, axes, kernel, h, exact: bool = False, box=None) -> 
             products, overhead = n_blocks * widest, 6e5
         else:  # a product per block
             products, overhead = n, 6e5 * n_blocks
-        costs["separable"] = (0.1 * products * n_grid + 30.0 * n * sum(len(a) for a in axes)
-                              + overhead)
+        costs["separable"] = (
+            0.1 * products * n_grid + 30.0 * n * sum(len(a) for a in axes) + overhead
+        )
         if even:
             cells = binning_cells(X, axes, h, BAND_RADIUS * h, box)
             columns = float(cells[0][2]) if cells else 0.0
             if columns * len(axes[1]) <= MAX_GATHERED:  # one block's rows fit in a batch
                 step_y = (axes[1][-1] - axes[1][0]) / max(len(axes[1]) - 1, 1)
                 band = min(len(axes[1]), 2.0 * BAND_RADIUS * h / step_y + 2.0)
-                costs["binned"] = (10.0 * n * band + 2.0 * n_blocks * columns * len(axes[1])
-                                   + 0.3 * n_blocks * columns * n_grid + 2e5)
+                costs["binned"] = (
+                    10.0 * n * band
+                    + 2.0 * n_blocks * columns * len(axes[1])
+                    + 0.3 * n_blocks * columns * n_grid
+                    + 2e5
+                )
     if kernel.name in CELLS_PER_BANDWIDTH and even:
         plan = _fft_plan(axes, kernel, h)
         moments = TAYLOR_ORDER + 1 if _taylor(kernel, d) else 1
-        fits = float(np.prod([float(s) for s in _fft_sizes(axes, plan)])) * moments \
-            <= MAX_FFT_ELEMENTS
+        fits = (
+            float(np.prod([float(s) for s in _fft_sizes(axes, plan)])) * moments <= MAX_FFT_ELEMENTS
+        )
         cells = float(np.prod(_fft_shape(axes, plan)[1])) if fits else np.inf
         if cells * moments <= MAX_FFT_ELEMENTS:  # (blocks are binned and convolved in batches)
-            costs["fft"] = (10.0 * n * (moments + 2**d) + 4.0 * n_blocks * cells * moments
-                            + 6.0 * n_blocks * cells * np.log2(cells + 2))
+            costs["fft"] = (
+                10.0 * n * (moments + 2**d)
+                + 4.0 * n_blocks * cells * moments
+                + 6.0 * n_blocks * cells * np.log2(cells + 2)
+            )
     if exact and d == 2 and n:
         lows, highs = box
 
         def within(reach: float) -> int:  # nodes within ``reach`` of the box on both axes
-            return int(np.prod([np.count_nonzero((a >= lo - reach) & (a <= hi + reach))
-                                for a, lo, hi in zip(axes, lows, highs)]))
+            return int(
+                np.prod(
+                    [
+                        np.count_nonzero((a >= lo - reach) & (a <= hi + reach))
+                        for a, lo, hi in zip(axes, lows, highs)
+                    ]
+                )
+            )
 
         # beyond ~38.6 h of every point a sum underflows and is redone in log space from
         # the pairs within its reach (exact_at_nodes): ~1.5-2 us per block and node, as
         # measured on 128 x 128 grids spanning +-30 and +-60 (n = 1e4, 1e5; S = 1, 20)
         underflow = n_grid - within(UNDERFLOW_BANDWIDTHS * h)
-        redo = (600.0 * n + n_blocks * (5e6 + REDO_UNITS_PER_NODE * (n_grid - within(0.0))
-                                        + UNDERFLOW_UNITS_PER_NODE * underflow))
+        redo = 600.0 * n + n_blocks * (
+            5e6
+            + REDO_UNITS_PER_NODE * (n_grid - within(0.0))
+            + UNDERFLOW_UNITS_PER_NODE * underflow
+        )
         for name in ("fft", "binned") if kernel.compact else ("fft", "binned", "band"):
             if name in costs:
                 costs[name] += redo
@@ -688,7 +768,7 @@ def _hermite(u: np.ndarray, order: int) -> list[np.ndarray]:
     he = [np.ones_like(u), u.copy()]
     for j in range(1, order):
         he.append(u * he[j] - j * he[j - 1])
-    return he[:order + 1]
+    return he[: order + 1]
 
 
 def _circular(kern: np.ndarray, margins: list[int], lengths: list[int]) -> np.ndarray:
@@ -731,23 +811,25 @@ def _make_fft_kernels(kernel: Kernel, h: float, plan, lengths):
         sq = sum(np.square(g) for g in np.meshgrid(*offsets, indexing="ij"))
         kern = _circular(kernel.kernel_sq(sq, h, d), margins, lengths)
         return sp_fft.rfftn(kern, axes=axes)[None], None
-    (_, L, fine), = plan
+    ((_, L, fine),) = plan
     y = np.arange(-L, L + 1) * fine
     u = y / h
     peak = np.exp(-kernel.log_norm(1)) / h
     base = peak * np.exp(-0.5 * u * u)
     ratio = fine / h
-    kernels = [ratio**j / special.factorial(j) * he * base
-               for j, he in enumerate(_hermite(u, TAYLOR_ORDER))]
+    kernels = [
+        ratio**j / special.factorial(j) * he * base
+        for j, he in enumerate(_hermite(u, TAYLOR_ORDER))
+    ]
     # the remainder of the Taylor expansion: |t fine|^(p+1) / (p+1)! max |K^(p+1)| over the
     # cell, |t| <= 1/2; the max over the cell is taken on 9 samples, with a 10 % margin
     p1 = TAYLOR_ORDER + 1
     shifts = np.linspace(-0.5, 0.5, 9) * ratio
-    worst = np.max([np.abs(_hermite(u - s, p1)[p1]) * np.exp(-0.5 * (u - s) ** 2)
-                    for s in shifts], axis=0)
+    worst = np.max(
+        [np.abs(_hermite(u - s, p1)[p1]) * np.exp(-0.5 * (u - s) ** 2) for s in shifts], axis=0
+    )
     bound = 1.1 * (ratio / 2) ** p1 / special.factorial(p1) * peak * worst
-    spectra = sp_fft.rfftn(np.stack([_circular(k, margins, lengths) for k in kernels]),
-                           axes=axes)
+    spectra = sp_fft.rfftn(np.stack([_circular(k, margins, lengths) for k in kernels]), axes=axes)
     return spectra, sp_fft.rfftn(_circular(bound, margins, lengths), axes=axes)
 
 
@@ -787,9 +869,17 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False, box=None):
         hi = min(n_blocks, lo + step)
         # binned straight into arrays of the FFT lengths (zeros beyond the grid): the
         # transform then pads nothing (a copy of every batch otherwise)
-        binned = bin_blocks(X[bounds[lo]:bounds[hi]], bounds[lo:hi + 1] - bounds[lo],
-                            w[bounds[lo]:bounds[hi]], [fine for _, _, fine in plan], origins,
-                            sizes, TAYLOR_ORDER if taylor else None, left_out[lo:hi], lengths)
+        binned = bin_blocks(
+            X[bounds[lo] : bounds[hi]],
+            bounds[lo : hi + 1] - bounds[lo],
+            w[bounds[lo] : bounds[hi]],
+            [fine for _, _, fine in plan],
+            origins,
+            sizes,
+            TAYLOR_ORDER if taylor else None,
+            left_out[lo:hi],
+            lengths,
+        )
         if taylor:
             grid = (slice(None), 0, *(slice(0, z) for z in sizes))
             np.maximum(heaviest, binned[grid].max(axis=0), out=heaviest)
@@ -805,8 +895,9 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False, box=None):
     trust = _lower_median(out)
     slack = _round_off(w, bounds, kernel, h, d)
     if bound_spectrum is not None:
-        remainder = sp_fft.irfftn(sp_fft.rfftn(heaviest, s=lengths) * bound_spectrum,
-                                  s=lengths)[picks]
+        remainder = sp_fft.irfftn(sp_fft.rfftn(heaviest, s=lengths) * bound_spectrum, s=lengths)[
+            picks
+        ]
         slack = slack + np.abs(remainder)
     cells = None
     if taylor and occupied.size <= MAX_CELL_TABLE and not left_out.any():
@@ -815,8 +906,9 @@ def _fft_sums(X, bounds, axes, kernel, h, w, exact: bool = False, box=None):
     return np.maximum(out, 0.0)
 
 
-def _redo_faint(sums, X, bounds, w, axes, kernel, h, slack, cells=None, trust=None,
-                box=None, tables=None) -> None:
+def _redo_faint(
+    sums, X, bounds, w, axes, kernel, h, slack, cells=None, trust=None, box=None, tables=None
+) -> None:
     """Recompute exactly, in place, every node of ``sums`` (S, *mesh) whose lower median
     over the blocks (``trust``, computed if None) times GRID_RTOL is at most ``slack`` (a
     scalar or one per node): where the backend's error could exceed GRID_RTOL of the value.
@@ -826,8 +918,18 @@ def _redo_faint(sums, X, bounds, w, axes, kernel, h, slack, cells=None, trust=No
     redo = trust * GRID_RTOL <= slack
     if redo.any():
         mesh = np.meshgrid(*axes, indexing="ij")
-        sums[:, redo] = exact_at_nodes(X, bounds, w, np.stack([m[redo] for m in mesh], axis=1),
-                                       kernel, h, cells, (axes, redo), box, tables)
+        sums[:, redo] = exact_at_nodes(
+            X,
+            bounds,
+            w,
+            np.stack([m[redo] for m in mesh], axis=1),
+            kernel,
+            h,
+            cells,
+            (axes, redo),
+            box,
+            tables,
+        )
 
 
 def _lower_median(sums: np.ndarray) -> np.ndarray:
@@ -876,7 +978,7 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     nearest point, hence the node's window; the sums over the windows are
     :func:`momkde_core._engine._tail_windows.window_sums` (the points in the union of a block's
     windows, few, in the tails, sorted: each window is a run of them)."""
-    n_blocks, m = len(bounds) - 1, len(nodes)
+    n_blocks = len(bounds) - 1
     if cells is None:
         live = w > 0
         lo = x.min()
@@ -892,8 +994,12 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     else:
         centre0, side, occupied = cells
         n_cells = occupied.shape[1]
-    budget = np.array([_window_budget(w[bounds[s]:bounds[s + 1]]) if occupied[s].any()
-                       else 0.0 for s in range(n_blocks)])
+    budget = np.array(
+        [
+            _window_budget(w[bounds[s] : bounds[s + 1]]) if occupied[s].any() else 0.0
+            for s in range(n_blocks)
+        ]
+    )
     index = np.arange(n_cells)
     before = np.maximum.accumulate(np.where(occupied, index, -1), axis=1)
     after = np.minimum.accumulate(np.where(occupied, index, n_cells)[:, ::-1], axis=1)[:, ::-1]
@@ -909,10 +1015,18 @@ def _exact_at_nodes_1d(x, bounds, w, nodes, kernel, h, cells=None) -> np.ndarray
     return window_sums(x, w, bounds, nodes, lows, highs, kernel, h, chunk_elements())
 
 
-def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.ndarray,
-                   kernel: Kernel, h: float, cells: tuple | None = None,
-                   mesh: tuple | None = None, box=None, tables: list | None = None
-                   ) -> np.ndarray:
+def exact_at_nodes(
+    X: np.ndarray,
+    bounds: np.ndarray,
+    w: np.ndarray,
+    nodes: np.ndarray,
+    kernel: Kernel,
+    h: float,
+    cells: tuple | None = None,
+    mesh: tuple | None = None,
+    box=None,
+    tables: list | None = None,
+) -> np.ndarray:
     """Exact block sums at a few nodes (shape (S, m)) from the points that matter at each.
 
     Points are grouped in coarse cells (side >= h / 2). For block s and node g, with D an
@@ -946,8 +1060,9 @@ def exact_at_nodes(X: np.ndarray, bounds: np.ndarray, w: np.ndarray, nodes: np.n
         if low.size and (w[a:b] > 0).any():
             with np.errstate(divide="ignore"):
                 log_w = np.log(w[a:b])
-            out[s, low] = np.exp(block_log_sums(X[a:b], np.array([0, b - a]), nodes[low],
-                                                kernel, h, log_w)[0])
+            out[s, low] = np.exp(
+                block_log_sums(X[a:b], np.array([0, b - a]), nodes[low], kernel, h, log_w)[0]
+            )
     return out
 
 
@@ -971,8 +1086,12 @@ def _plane_tables(X, bounds, w, axes, h, box) -> list:
     cell table, its distance map over the mesh of ``axes``): what the plane's exact tails
     build per block before they sum, whichever nodes they are asked for."""
     side = _plane_side(h, box)
-    corners = np.array([[float(np.min(axes[0])), float(np.min(axes[1]))],
-                        [float(np.max(axes[0])), float(np.max(axes[1]))]])
+    corners = np.array(
+        [
+            [float(np.min(axes[0])), float(np.min(axes[1]))],
+            [float(np.max(axes[0])), float(np.max(axes[1]))],
+        ]
+    )
     tables = []
     for s in range(len(bounds) - 1):
         table = _plane_table(X, bounds[s], bounds[s + 1], w, side)
@@ -988,14 +1107,17 @@ def _plane_tables_bytes(n: int, n_blocks: int, axes, h: float, box) -> float:
     side = _plane_side(h, box)
     lows, highs = (np.asarray(v, dtype=float) for v in box)
     cells = float(np.prod(np.floor((highs - lows) / side) + 1.0))
-    reach = [max(hi, float(np.max(a))) - min(lo, float(np.min(a)))
-             for a, lo, hi in zip(axes, lows, highs)]
+    reach = [
+        max(hi, float(np.max(a))) - min(lo, float(np.min(a)))
+        for a, lo, hi in zip(axes, lows, highs)
+    ]
     distance_cells = min(float(np.prod([r / side + 3.0 for r in reach])), MAX_DISTANCE_CELLS)
     return 32.0 * n + n_blocks * 8.0 * (cells + 1.0 + distance_cells)
 
 
-def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
-                          tables=None) -> np.ndarray:
+def _exact_at_nodes_plane(
+    X, bounds, w, nodes, kernel, h, mesh=None, box=None, tables=None
+) -> np.ndarray:
     """:func:`exact_at_nodes` in the plane: per block, a table of cells of side >= h / 2
     (:class:`momkde_core._engine._disc_pairs.DiscPairs`); the distance transform of its occupied
     cells bounds each node's distance to the block's nearest point, hence its reach. For
@@ -1015,8 +1137,9 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
         axes, mask = mesh
         # (tiles of 4 x 4 nodes pay off on grids finer than h; on coarser ones a tile's
         # disc takes in far more points than its nodes need: one node per tile)
-        tile = MESH_TILE if all(len(g) < 2 or (g[-1] - g[0]) / (len(g) - 1) <= h
-                                for g in axes) else 1
+        tile = (
+            MESH_TILE if all(len(g) < 2 or (g[-1] - g[0]) / (len(g) - 1) <= h for g in axes) else 1
+        )
     # (threads pay off for the compiled, GIL-free tiles; the pairs' numpy path mostly holds
     # the GIL, and measured 7 % slower on two threads)
     threaded = tiled and len(nodes) >= PLANE_THREADED_NODES
@@ -1039,20 +1162,22 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
         if tiled:
             full = np.full(mask.shape, -1.0)
             full[mask] = reach
-            out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak, tile,
-                                              tile_workers)[mask]
+            out[s] = table.mesh_gaussian_sums(axes, full, w[live], h, log_peak, tile, tile_workers)[
+                mask
+            ]
         else:
             counts = table.counts(nodes, reach)
             offsets = np.r_[0, np.cumsum(counts)]
             for j0, j1 in pair_chunks(counts, chunk_elements()):
                 node, point, sq = table.pairs(nodes, reach, offsets, j0, j1)
-                out[s, j0:j1] = np.bincount(node - j0,
-                                            kernel.kernel_sq(sq, h, 2) * w[live[point]],
-                                            minlength=j1 - j0)
+                out[s, j0:j1] = np.bincount(
+                    node - j0, kernel.kernel_sq(sq, h, 2) * w[live[point]], minlength=j1 - j0
+                )
         low = np.flatnonzero(out[s] < 1e-290)
         if low.size:
-            out[s, low] = np.exp(_log_sums_within(table, nodes[low], reach[low],
-                                                  np.log(w[live]), kernel, h))
+            out[s, low] = np.exp(
+                _log_sums_within(table, nodes[low], reach[low], np.log(w[live]), kernel, h)
+            )
 
     if threaded and n_blocks > 1:  # (each block writes its own row of out)
         map_on_pool(block, range(n_blocks))
@@ -1062,8 +1187,14 @@ def _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh=None, box=None,
     return out
 
 
-def _log_sums_within(table: DiscPairs, nodes: np.ndarray, reach: np.ndarray,
-                     log_w: np.ndarray, kernel: Kernel, h: float) -> np.ndarray:
+def _log_sums_within(
+    table: DiscPairs,
+    nodes: np.ndarray,
+    reach: np.ndarray,
+    log_w: np.ndarray,
+    kernel: Kernel,
+    h: float,
+) -> np.ndarray:
     """Per node, log of sum w_i K_h(node - p_i) over the table's points within its
     ``reach`` (``log_w``: the points' log weights in the table's caller's order), in log
     space: the exact sum where every term underflows, to the reach's 1e-10."""
@@ -1107,8 +1238,9 @@ def band_pays_off(X: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float) -> boo
     return bool(6 * pairs < len(X) * len(Y))
 
 
-def band_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel,
-                    h: float, w: np.ndarray) -> np.ndarray:
+def band_block_sums(
+    X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float, w: np.ndarray
+) -> np.ndarray:
     """Block sums at 1-D points Y, shape (S, m), from the pairs within the kernel's radius.
 
     The points are sorted and treated as an (uneven) axis. Each block sum misses at most
@@ -1122,8 +1254,13 @@ def band_block_sums(X: np.ndarray, bounds: np.ndarray, Y: np.ndarray, kernel: Ke
     return out
 
 
-def _band_pairs(X: np.ndarray, axes: list[np.ndarray], kernel: Kernel, h: float,
-                max_elements: int = CACHE_CHUNK_ELEMENTS) -> Iterator[tuple]:
+def _band_pairs(
+    X: np.ndarray,
+    axes: list[np.ndarray],
+    kernel: Kernel,
+    h: float,
+    max_elements: int = CACHE_CHUNK_ELEMENTS,
+) -> Iterator[tuple]:
     """Yield (a, b, counts, flat node, kernel value) for chunks of points [a, b) holding about
     ``max_elements`` (point, node) pairs within the kernel's radius; point a + j owns the
     next ``counts[j]`` pairs (per-point arrays expand to pairs with ``np.repeat``).
@@ -1136,13 +1273,13 @@ def _band_pairs(X: np.ndarray, axes: list[np.ndarray], kernel: Kernel, h: float,
         ends = np.cumsum(counts)
         a = 0
         while a < n:
-            b = max(a + 1, int(np.searchsorted(ends, ends[a] - counts[a] + max_elements,
-                                               "right")))
+            b = max(a + 1, int(np.searchsorted(ends, ends[a] - counts[a] + max_elements, "right")))
             b = min(b, n)
             part = counts[a:b]
             # rank of each pair inside its point's box, unravelled into per-axis node indices
-            rank = np.arange(ends[b - 1] - ends[a] + part[0]) \
-                - np.repeat(ends[a:b] - ends[a] - part + part[0], part)
+            rank = np.arange(ends[b - 1] - ends[a] + part[0]) - np.repeat(
+                ends[a:b] - ends[a] - part + part[0], part
+            )
             sq, flat = 0.0, 0
             for k in reversed(range(d)):
                 if k:
@@ -1151,7 +1288,7 @@ def _band_pairs(X: np.ndarray, axes: list[np.ndarray], kernel: Kernel, h: float,
                     offset = rank
                 node = np.repeat(los[k][a:b], part) + offset
                 sq = sq + np.square(np.repeat(X[a:b, k], part) - axes[k][node])
-                flat = flat + node * int(np.prod(shape[k + 1:]))
+                flat = flat + node * int(np.prod(shape[k + 1 :]))
             yield a, b, part, flat, kernel.kernel_sq(sq, h, d)
             a = b
 
@@ -1169,8 +1306,11 @@ def _band_sums(X, bounds, axes, kernel, h, w, max_elements: int = CACHE_CHUNK_EL
         # points are sorted by block: the chunk's pairs land in blocks of points a .. b-1
         first = offset[a]
         span = offset[b - 1] + n_grid - first
-        out[first:first + span] += np.bincount(np.repeat(offset[a:b] - first, part) + flat,
-                                               values * np.repeat(w[a:b], part), minlength=span)
+        out[first : first + span] += np.bincount(
+            np.repeat(offset[a:b] - first, part) + flat,
+            values * np.repeat(w[a:b], part),
+            minlength=span,
+        )
     return out.reshape((n_blocks, *(len(a) for a in axes)))
 
 
@@ -1182,8 +1322,9 @@ def _batch_width(bounds: np.ndarray) -> int:
     return widest if len(bounds) > 2 and 0 < widest <= SEPARABLE_BATCH_POINTS else 0
 
 
-def _separable_sums(X, bounds, axes, kernel, h, w, max_elements: int | None = None,
-                    floor: float = EXP_FLOOR):
+def _separable_sums(
+    X, bounds, axes, kernel, h, w, max_elements: int | None = None, floor: float = EXP_FLOOR
+):
     """Exact Gaussian sums on a 2-D mesh: per block, A_x^T diag(w) A_y (BLAS products), in
     chunks of points so that the factors never exceed ``max_elements`` entries each.
     Factors below e^``floor`` are 0: with the binned product's BAND_FLOOR (e^-40, when no
@@ -1236,7 +1377,7 @@ GRAM_GRID_MIN_PAIRS = 6 * 10**7  # "auto" takes the grid path once n^2 exceeds t
 GRAM_GRID_MAX_NODES = 2**22  # ... and while its FFT grid has at most this many nodes
 
 
-@lru_cache(maxsize=None)
+@cache
 def _lagrange_constants(order: int) -> tuple[float, float]:
     """(P, Lambda) of ``order``-point Lagrange interpolation on nodes 0 .. order-1 used on
     its central cell [order/2 - 1, order/2]: P = max |prod_m (t - m)| (the remainder's
@@ -1273,7 +1414,7 @@ def gram_grid_spacing(h: float, d: int, rtol: float, order: int = GRAM_GRID_ORDE
     these units) is off by at most E (1 + Lambda + ... + Lambda^(2d-1)), E the 1-D bound.
     """
     node_poly, lebesgue = _lagrange_constants(order)
-    amplification = sum(lebesgue ** k for k in range(2 * d))
+    amplification = sum(lebesgue**k for k in range(2 * d))
     one_axis = 1.0865 * node_poly / np.sqrt(special.factorial(order))
     return h * float((rtol / (one_axis * amplification)) ** (1.0 / order))
 
@@ -1292,8 +1433,15 @@ class _GridGram:
         self.kernel_hat, self.sizes, self.lengths = kernel_hat, sizes, lengths
 
     @classmethod
-    def plan(cls, X: np.ndarray, kernel: Kernel, h: float, rtol: float,
-             max_nodes: int = GRAM_GRID_MAX_NODES, order: int = GRAM_GRID_ORDER):
+    def plan(
+        cls,
+        X: np.ndarray,
+        kernel: Kernel,
+        h: float,
+        rtol: float,
+        max_nodes: int = GRAM_GRID_MAX_NODES,
+        order: int = GRAM_GRID_ORDER,
+    ):
         n, d = X.shape
         step = gram_grid_spacing(h, d, rtol, order)
         lo, hi = bounding_box(X)
@@ -1305,19 +1453,19 @@ class _GridGram:
         if np.prod(np.array(lengths, dtype=float)) > max_nodes:
             return None
         origin = lo - (order // 2 - 1) * step
-        rows = np.repeat(np.arange(n), order ** d)
+        rows = np.repeat(np.arange(n), order**d)
         flat = np.zeros((n, 1), dtype=np.int64)
         values = np.ones((n, 1))
         for k in range(d):
             t = (X[:, k] - origin[k]) / step
-            first = np.clip(np.floor(t).astype(np.int64) - (order // 2 - 1), 0,
-                            sizes[k] - order)
+            first = np.clip(np.floor(t).astype(np.int64) - (order // 2 - 1), 0, sizes[k] - order)
             axis_weights = _lagrange_weights(t - first, order)
             nodes = first[:, None] + np.arange(order)
             flat = (flat[:, :, None] * sizes[k] + nodes[:, None, :]).reshape(n, -1)
             values = (values[:, :, None] * axis_weights[:, None, :]).reshape(n, -1)
-        weights = sparse.csr_matrix((values.ravel(), (rows, flat.ravel())),
-                                    shape=(n, int(np.prod(sizes))))
+        weights = sparse.csr_matrix(
+            (values.ravel(), (rows, flat.ravel())), shape=(n, int(np.prod(sizes)))
+        )
         # the kernel at every grid offset within the reach, wrapped for a circular convolution
         # of the FFT lengths (>= size + reach on each axis: no wrap-around reaches the grid)
         sq = 0.0
@@ -1333,8 +1481,7 @@ class _GridGram:
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
         spread = (self.weights.T @ v).reshape(self.sizes)
-        conv = sp_fft.irfftn(sp_fft.rfftn(spread, self.lengths) * self.kernel_hat,
-                             self.lengths)
+        conv = sp_fft.irfftn(sp_fft.rfftn(spread, self.lengths) * self.kernel_hat, self.lengths)
         return self.weights @ conv[tuple(slice(0, s) for s in self.sizes)].ravel()
 
 
@@ -1355,8 +1502,15 @@ class GramOperator:
     k(0) - 2 (G w)_i + w'G w cancel.
     """
 
-    def __init__(self, X: np.ndarray, kernel: Kernel, h: float, max_cached: int = 6 * 10**7,
-                 dtype=np.float64, method: str = "auto"):
+    def __init__(
+        self,
+        X: np.ndarray,
+        kernel: Kernel,
+        h: float,
+        max_cached: int = 6 * 10**7,
+        dtype=np.float64,
+        method: str = "auto",
+    ):
         if method not in ("auto", "dense", "grid"):
             raise ValueError(f"unknown method {method!r}; allowed: 'auto', 'dense', 'grid'")
         self.X = _as_2d(X)
@@ -1367,8 +1521,9 @@ class GramOperator:
         self.method = "dense"
         grid_fits = kernel.name == "gaussian" and d <= 2
         if grid_fits and (method == "grid" or (method == "auto" and n * n > GRAM_GRID_MIN_PAIRS)):
-            self._grid = _GridGram.plan(self.X, kernel, self.h,
-                                        GRAM_GRID_RTOL[np.dtype(dtype).name])
+            self._grid = _GridGram.plan(
+                self.X, kernel, self.h, GRAM_GRID_RTOL[np.dtype(dtype).name]
+            )
             if self._grid is not None:
                 self.method = "grid"
                 return
@@ -1410,6 +1565,7 @@ class GramOperator:
         if self._grid is not None:
             return self._grid.matvec(np.asarray(v, dtype=np.float64))
         if self._matrix is not None:
-            return np.asarray(self._matrix @ v.astype(self._matrix.dtype, copy=False),
-                              dtype=np.float64)
+            return np.asarray(
+                self._matrix @ v.astype(self._matrix.dtype, copy=False), dtype=np.float64
+            )
         return np.concatenate([self._rows(lo, hi) @ v for lo, hi in self._row_chunks()])

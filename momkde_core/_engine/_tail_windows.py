@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._binning import blocks_within_rows
 from ..kernels import Kernel
+from ._binning import blocks_within_rows
 
 
 @njit(cache=True, nogil=True)
@@ -78,7 +78,7 @@ def _runs(px, pb, lows, highs, first, count):  # pragma: no cover (compiled)
     """first[s, j], count[s, j]: the run of block s's sorted points inside window (s, j)."""
     n_blocks, m = lows.shape
     for s in range(n_blocks):
-        seg = px[pb[s]:pb[s + 1]]
+        seg = px[pb[s] : pb[s + 1]]
         for j in range(m):
             a = np.searchsorted(seg, lows[s, j], side="left")
             b = np.searchsorted(seg, highs[s, j], side="right")
@@ -97,8 +97,8 @@ def _pairs(px, pw, nodes, first, count, f0, f1, m, sq, weight):  # pragma: no co
         run = count[c]
         if run <= 0:
             continue
-        xs, ws = px[first[c]:first[c] + run], pw[first[c]:first[c] + run]
-        sq_run, weight_run = sq[k:k + run], weight[k:k + run]
+        xs, ws = px[first[c] : first[c] + run], pw[first[c] : first[c] + run]
+        sq_run, weight_run = sq[k : k + run], weight[k : k + run]
         for t in range(run):
             d = g - xs[t]
             sq_run[t] = d * d
@@ -129,9 +129,17 @@ def pair_chunks(counts: np.ndarray, max_pairs: int) -> list[tuple[int, int]]:
     return list(zip(cuts.tolist(), cuts[1:].tolist() + [len(counts)]))
 
 
-def window_sums(x: np.ndarray, w: np.ndarray, bounds: np.ndarray, nodes: np.ndarray,
-                lows: np.ndarray, highs: np.ndarray, kernel: Kernel, h: float,
-                max_pairs: int) -> np.ndarray:
+def window_sums(
+    x: np.ndarray,
+    w: np.ndarray,
+    bounds: np.ndarray,
+    nodes: np.ndarray,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    kernel: Kernel,
+    h: float,
+    max_pairs: int,
+) -> np.ndarray:
     """sum over block s's points of positive weight inside the closed window
     [lows[s, j], highs[s, j]] of w_i K_h(nodes[j] - x_i), shape (S, m).
 
@@ -145,11 +153,17 @@ def window_sums(x: np.ndarray, w: np.ndarray, bounds: np.ndarray, nodes: np.ndar
     n_blocks, m = len(bounds) - 1, len(nodes)
     lows = np.ascontiguousarray(lows, dtype=np.float64)
     highs = np.ascontiguousarray(highs, dtype=np.float64)
-    ok = (len(x) == len(w) and lows.shape == highs.shape == (n_blocks, m) and len(bounds)
-          and blocks_within_rows(bounds, len(x)))
+    ok = (
+        len(x) == len(w)
+        and lows.shape == highs.shape == (n_blocks, m)
+        and len(bounds)
+        and blocks_within_rows(bounds, len(x))
+    )
     if not ok:
-        raise ValueError("window_sums needs one weight per point, block bounds within the "
-                         "points and one window per block and node")
+        raise ValueError(
+            "window_sums needs one weight per point, block bounds within the "
+            "points and one window per block and node"
+        )
     px, pw = np.empty(len(x)), np.empty(len(x))  # (pages are touched only where written)
     pb = np.zeros(n_blocks + 1, dtype=np.int64)
     _collect(x, w, bounds, lows, highs, px, pw, pb)

@@ -52,8 +52,14 @@ def _reset() -> None:
     if active:  # a block of the parent's was limiting BLAS: the child gets the original back
         active[0].restore_original_limits()
         OpenBLASController.clear_controlling_thread(force=True)  # (the parent's thread's)
-    _STATE.update(pool=None, workers=0, pid=os.getpid(), lock=threading.RLock(),
-                  pool_lock=threading.Lock(), active=[])
+    _STATE.update(
+        pool=None,
+        workers=0,
+        pid=os.getpid(),
+        lock=threading.RLock(),
+        pool_lock=threading.Lock(),
+        active=[],
+    )
 
 
 _reset()

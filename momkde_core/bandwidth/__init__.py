@@ -7,11 +7,38 @@ Silverman, CV, ISJ) and ``_robust`` (the leave-own-block-out search and S from t
 share of outliers).
 """
 
-from ._robust import (MAX_CONTAMINATION, estimate_contamination, leave_own_block_out_scores,
-                      n_blocks_for, robust_bandwidth)
-from ._rules import (RULES, cv_bandwidth, cv_grid, cv_scores, isj, rule_of_thumb, scott,
-                     select_bandwidth, silverman)
+from ._robust import (
+    MAX_CONTAMINATION,
+    estimate_contamination,
+    leave_own_block_out_scores,
+    n_blocks_for,
+    robust_bandwidth,
+)
+from ._rules import (
+    RULES,
+    cv_bandwidth,
+    cv_grid,
+    cv_scores,
+    isj,
+    rule_of_thumb,
+    scott,
+    select_bandwidth,
+    silverman,
+)
 
-__all__ = ["MAX_CONTAMINATION", "RULES", "cv_bandwidth", "cv_grid", "cv_scores",
-           "estimate_contamination", "isj", "leave_own_block_out_scores", "n_blocks_for",
-           "robust_bandwidth", "rule_of_thumb", "scott", "select_bandwidth", "silverman"]
+__all__ = [
+    "MAX_CONTAMINATION",
+    "RULES",
+    "cv_bandwidth",
+    "cv_grid",
+    "cv_scores",
+    "estimate_contamination",
+    "isj",
+    "leave_own_block_out_scores",
+    "n_blocks_for",
+    "robust_bandwidth",
+    "rule_of_thumb",
+    "scott",
+    "select_bandwidth",
+    "silverman",
+]

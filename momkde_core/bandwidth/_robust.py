@@ -40,13 +40,11 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
+from .._blocks import block_labels, block_order, importance_price, log_integral, median_of_blocks
 from .._columns import per_column
 from .._config import n_threads
-from .._engine import (CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout,
-                     with_callers_replay_limits)
+from .._engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout, with_callers_replay_limits
 from ..kernels import Kernel, exp_in_place
-from .._blocks import (block_labels, block_order, importance_price, log_integral,
-                       median_of_blocks)
 
 CANDIDATE_SPAN = (0.05, 2.0)  # candidates from 0.05 to 2 times Scott's rule (log-spaced)
 COARSE_CANDIDATES = 10
@@ -66,12 +64,17 @@ def check_contamination(contamination, allow_auto: bool = True) -> None:
     ``contamination`` is a number in [0, 0.5) (or "auto" if allowed); booleans are refused."""
     if allow_auto and isinstance(contamination, str) and contamination == "auto":
         return
-    ok = (isinstance(contamination, Real) and not isinstance(contamination, (bool, np.bool_))
-          and 0.0 <= contamination < MAX_CONTAMINATION)
+    ok = (
+        isinstance(contamination, Real)
+        and not isinstance(contamination, (bool, np.bool_))
+        and 0.0 <= contamination < MAX_CONTAMINATION
+    )
     if not ok:
         allowed = "a number in [0, 0.5)" + (" or 'auto'" if allow_auto else "")
-        raise InvalidParameterError(f"contamination must be {allowed} (the expected share of outliers), "
-                         f"got {contamination!r}")
+        raise InvalidParameterError(
+            f"contamination must be {allowed} (the expected share of outliers), "
+            f"got {contamination!r}"
+        )
 
 
 def n_blocks_for(n: int, contamination: float) -> int:
@@ -79,9 +82,14 @@ def n_blocks_for(n: int, contamination: float) -> int:
     return int(min(n, 2 * math.ceil(contamination * n - 1e-9) + 1))
 
 
-def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: Kernel,
-                               random_state: int, by_block: BlockDistances | None = None
-                               ) -> np.ndarray:
+def leave_own_block_out_scores(
+    X: np.ndarray,
+    n_blocks: int,
+    h: float,
+    kernel: Kernel,
+    random_state: int,
+    by_block: BlockDistances | None = None,
+) -> np.ndarray:
     """Per point, log of the median over the other blocks of the block KDEs at the point,
     minus the log integral of the full median (so scores for different h compare as
     log densities). S = 1: the leave-one-out KDE. Raises ValueError when the median of the
@@ -96,14 +104,20 @@ def leave_own_block_out_scores(X: np.ndarray, n_blocks: int, h: float, kernel: K
     if by_block is None:
         by_block = BlockDistances(X, n_blocks, random_state)
     elif len(by_block.block_of) != n or len(by_block.sizes) != n_blocks:
-        raise ValueError(f"by_block holds {len(by_block.block_of)} points in "
-                         f"{len(by_block.sizes)} blocks, not {n} in {n_blocks}")
+        raise ValueError(
+            f"by_block holds {len(by_block.block_of)} points in "
+            f"{len(by_block.sizes)} blocks, not {n} in {n_blocks}"
+        )
     if n_blocks == 1:
         with np.errstate(divide="ignore"):
             return by_block.log_sums(h, kernel, d)[:, 0] - np.log(n - 1.0)
     fitted = median_of_blocks(X, n_blocks, h, kernel, random_state)
-    log_norm = log_integral(fitted, np.random.default_rng(random_state), n_draws=SELECTION_DRAWS,
-                            grid_budget=SELECTION_GRID_PRICE * importance_price(n, SELECTION_DRAWS))
+    log_norm = log_integral(
+        fitted,
+        np.random.default_rng(random_state),
+        n_draws=SELECTION_DRAWS,
+        grid_budget=SELECTION_GRID_PRICE * importance_price(n, SELECTION_DRAWS),
+    )
     if not LOG_SAFE_LINEAR <= log_norm < np.inf:
         raise ValueError("the median of the block KDEs is 0 everywhere")
     logs = by_block.log_sums(h, kernel, d)
@@ -162,7 +176,7 @@ class BlockDistances:
         for r0 in range(0, n, step):
             r1 = min(n, r0 + step)
             with np.errstate(invalid="ignore"):  # (inf x 0: the NaN handled below)
-                log_k = kernel.log_kernel_sq(self.sq[r0:r1], h, d, out=buffer[:r1 - r0])
+                log_k = kernel.log_kernel_sq(self.sq[r0:r1], h, d, out=buffer[: r1 - r0])
             shift = log_k.max(axis=1, keepdims=True)
             if np.isnan(shift).any():  # h beyond ~1e154: h^2 overflows, inf x 0 is NaN
                 log_k[np.isinf(self.sq[r0:r1])] = -np.inf
@@ -185,8 +199,15 @@ def _subsample(X: np.ndarray, n_blocks: int, max_samples: int, rng) -> tuple[np.
     return X[rows], max(1, int(round(n_blocks * max_samples / n)))
 
 
-def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel: Kernel,
-                     base: float, random_state=None, max_samples: int = MAX_SAMPLES) -> float:
+def robust_bandwidth(
+    X: np.ndarray,
+    n_blocks: int,
+    contamination: float,
+    kernel: Kernel,
+    base: float,
+    random_state=None,
+    max_samples: int = MAX_SAMPLES,
+) -> float:
     """The bandwidth with the best trimmed leave-own-block-out likelihood for ``n_blocks``
     blocks (module docstring), searched from 0.05 to 2 times ``base`` (Scott's rule for X).
 
@@ -205,8 +226,9 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
 
     def score(factor: float) -> float:
         try:
-            values = leave_own_block_out_scores(Xs, S, float(base * factor), kernel, seed,
-                                                by_block=by_block)
+            values = leave_own_block_out_scores(
+                Xs, S, float(base * factor), kernel, seed, by_block=by_block
+            )
         except ValueError:  # the median vanishes everywhere: too many blocks for this h
             return -np.inf
         return float(np.mean(np.sort(values)[keep_from:]))
@@ -234,9 +256,11 @@ def robust_bandwidth(X: np.ndarray, n_blocks: int, contamination: float, kernel:
     evaluate(*(best * step**k for k in (-2, -1, 1, 2)))
     best = max(scores, key=scores.get)
     if not np.isfinite(scores[best]):
-        raise ValueError(f"bandwidth='robust' found no bandwidth for which the median of the "
-                         f"{S} block KDEs is a density; use fewer blocks (a smaller "
-                         "contamination) or a numeric bandwidth")
+        raise ValueError(
+            f"bandwidth='robust' found no bandwidth for which the median of the "
+            f"{S} block KDEs is a density; use fewer blocks (a smaller "
+            "contamination) or a numeric bandwidth"
+        )
     return float(base * best)
 
 
@@ -266,8 +290,9 @@ def _widen(evaluate, scores: dict, coarse: np.ndarray, max_factor: float) -> flo
     return max(scores, key=scores.get)
 
 
-def estimate_contamination(X: np.ndarray, kernel: Kernel, base: float, random_state=None,
-                           max_samples: int = MAX_SAMPLES) -> float:
+def estimate_contamination(
+    X: np.ndarray, kernel: Kernel, base: float, random_state=None, max_samples: int = MAX_SAMPLES
+) -> float:
     """A label-free guess of the share of outliers (research option, see the module docstring).
 
     Pilot: MoM-KDE with S and h chosen for a contamination of 0.2. A point is flagged when

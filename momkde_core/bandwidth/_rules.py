@@ -63,9 +63,8 @@ from sklearn.model_selection import KFold
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .._columns import bounding_box, per_column
-from .._engine import block_grid_sums, block_log_sums
+from .._engine import block_grid_sums, block_log_sums, selection_frame
 from ..kernels import Kernel
-from .._engine import selection_frame
 from ._robust import n_blocks_for, robust_bandwidth
 
 RULES = ("scott", "silverman", "cv", "robust", "isj")
@@ -84,8 +83,9 @@ ISJ_ORDER = 7  # l, the order of the functional the fixed point starts from (the
 SAFE_EXPONENT = 256  # features with max |x| in [2^-256, 2^256] are used as they are
 
 
-def _feature_variances(X: np.ndarray, weights: np.ndarray | None = None
-                       ) -> tuple[np.ndarray, np.ndarray]:
+def _feature_variances(
+    X: np.ndarray, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(per-feature variances of X scaled by 2^-e_j, the exponents e_j).
 
     Features whose largest magnitude is outside [2^-256, 2^256] are scaled by a power of two
@@ -96,8 +96,9 @@ def _feature_variances(X: np.ndarray, weights: np.ndarray | None = None
     """
     peak = per_column(np.max, np.abs(X))
     exps = np.frexp(peak)[1]
-    exps = np.where((peak > 0) & ((peak > 2.0**SAFE_EXPONENT) | (peak < 2.0**-SAFE_EXPONENT)),
-                    exps, 0)
+    exps = np.where(
+        (peak > 0) & ((peak > 2.0**SAFE_EXPONENT) | (peak < 2.0**-SAFE_EXPONENT)), exps, 0
+    )
     W = np.ldexp(X, -exps) if exps.any() else X
     if weights is None:
         return np.var(W, axis=0, ddof=1), exps
@@ -150,8 +151,9 @@ def silverman(X: np.ndarray, weights: np.ndarray | None = None) -> float:
     return pooled_std(X, weights) * _silverman_factor(X, weights)
 
 
-def rule_of_thumb(X: np.ndarray, rule: str, weights: np.ndarray | None = None,
-                  per_feature: bool = True) -> np.ndarray:
+def rule_of_thumb(
+    X: np.ndarray, rule: str, weights: np.ndarray | None = None, per_feature: bool = True
+) -> np.ndarray:
     """Scott's or Silverman's rule, shape (d,): per feature, sigma_j times the rule's factor
     (features of scale 1 and 1000 each get their own h; in 1-D exactly the isotropic rule);
     ``per_feature=False``: the isotropic rule repeated. A feature of zero spread (constant)
@@ -160,23 +162,33 @@ def rule_of_thumb(X: np.ndarray, rule: str, weights: np.ndarray | None = None,
     factor = (_scott_factor if rule == "scott" else _silverman_factor)(X, weights)
     pooled = pooled_std(X, weights) * factor
     if not per_column(np.ptp, X).any():
-        raise ValueError(f"bandwidth={rule!r} needs at least 2 distinct points "
-                         "(the data have zero spread); pass a positive number instead")
+        raise ValueError(
+            f"bandwidth={rule!r} needs at least 2 distinct points "
+            "(the data have zero spread); pass a positive number instead"
+        )
     d = X.shape[1]
     if not per_feature:
         return np.full(d, pooled)
     h = feature_std(X, weights) * factor
     flat = np.flatnonzero(per_column(np.ptp, X) == 0.0)
     if flat.size:
-        warnings.warn(f"feature(s) {flat.tolist()} have zero spread (constant): their "
-                      f"bandwidth is the isotropic {rule} value {pooled:.3g}", UserWarning,
-                      stacklevel=4)
+        warnings.warn(
+            f"feature(s) {flat.tolist()} have zero spread (constant): their "
+            f"bandwidth is the isotropic {rule} value {pooled:.3g}",
+            UserWarning,
+            stacklevel=4,
+        )
         h[flat] = pooled
     return h
 
 
-def cv_grid(X: np.ndarray, size: int = CV_GRID_SIZE, weights: np.ndarray | None = None,
-            base: float | None = None, floor: float = 0.0) -> np.ndarray:
+def cv_grid(
+    X: np.ndarray,
+    size: int = CV_GRID_SIZE,
+    weights: np.ndarray | None = None,
+    base: float | None = None,
+    floor: float = 0.0,
+) -> np.ndarray:
     """The log-spaced candidate bandwidths of "cv": from 0.02 to 2 times ``base`` (default:
     Scott's rule for X). A ``floor`` at or above the smallest (compact kernels: the largest
     distance from a held-out point to its nearest point in the other folds) moves the
@@ -195,8 +207,10 @@ def _folds(X: np.ndarray, n_folds: int, random_state) -> tuple[np.ndarray, np.nd
     n = len(X)
     if n < n_folds:
         raise ValueError(f"bandwidth='cv' needs at least {n_folds} points (one per fold), got {n}")
-    tests = [test for _, test in KFold(n_splits=n_folds, shuffle=True,
-                                       random_state=random_state).split(X)]
+    tests = [
+        test
+        for _, test in KFold(n_splits=n_folds, shuffle=True, random_state=random_state).split(X)
+    ]
     return np.concatenate(tests), np.array([len(test) for test in tests])
 
 
@@ -213,9 +227,15 @@ def held_out_reach(X: np.ndarray, order: np.ndarray, sizes: np.ndarray) -> float
     return reach
 
 
-def cv_scores(X: np.ndarray, kernel: Kernel, bandwidths: np.ndarray, n_folds: int = 5,
-              random_state=None, weights: np.ndarray | None = None,
-              folds: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def cv_scores(
+    X: np.ndarray,
+    kernel: Kernel,
+    bandwidths: np.ndarray,
+    n_folds: int = 5,
+    random_state=None,
+    weights: np.ndarray | None = None,
+    folds: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """Mean held-out log-likelihood of the KDE for each candidate bandwidth (higher is better).
 
     A bandwidth for which some held-out point gets density 0 (compact kernels) scores -inf.
@@ -232,20 +252,28 @@ def cv_scores(X: np.ndarray, kernel: Kernel, bandwidths: np.ndarray, n_folds: in
     total = n if weights is None else 1.0
     scores = np.empty(len(bandwidths))
     # binning pays off once n is large against the grid: 1-D grids are cheap, 2-D ones are not
-    binned = kernel.name != "tophat" and ((d == 1 and n > CV_EXACT_MAX_N)
-                                          or (d == 2 and n > CV_EXACT_MAX_N_2D))
+    binned = kernel.name != "tophat" and (
+        (d == 1 and n > CV_EXACT_MAX_N) or (d == 2 and n > CV_EXACT_MAX_N_2D)
+    )
     for i, h in enumerate(bandwidths):
         if binned:
             log_sums = _binned_log_sums(Xs, bounds, kernel, h, log_w)
         else:
             log_sums = block_log_sums(Xs, bounds, Xs, kernel, h, log_w, linear_first=d <= 2)
-        scores[i] = _held_out_loglik(log_sums, fold_of, masses, total,
-                                     None if weights is None else weights[order])
+        scores[i] = _held_out_loglik(
+            log_sums, fold_of, masses, total, None if weights is None else weights[order]
+        )
     return scores
 
 
-def cv_bandwidth(X: np.ndarray, kernel: Kernel, base: float, n_folds: int = 5,
-                 random_state=None, weights: np.ndarray | None = None) -> float:
+def cv_bandwidth(
+    X: np.ndarray,
+    kernel: Kernel,
+    base: float,
+    n_folds: int = 5,
+    random_state=None,
+    weights: np.ndarray | None = None,
+) -> float:
     """The candidate of :func:`cv_grid` around ``base`` with the best held-out likelihood.
 
     With a compact kernel the grid starts above :func:`held_out_reach`, so every candidate
@@ -259,8 +287,10 @@ def cv_bandwidth(X: np.ndarray, kernel: Kernel, base: float, n_folds: int = 5,
     grid = cv_grid(X, weights=weights, base=base, floor=floor)
     scores = cv_scores(X, kernel, grid, n_folds=n_folds, weights=weights, folds=folds)
     if not np.isfinite(scores).any():
-        raise ValueError("bandwidth='cv' found no bandwidth with a finite held-out "
-                         "likelihood; pass a positive number instead")
+        raise ValueError(
+            "bandwidth='cv' found no bandwidth with a finite held-out "
+            "likelihood; pass a positive number instead"
+        )
     best = int(np.argmax(scores))
     # (above the reach the smallest candidate often wins with a compact kernel: the held-out
     # likelihood grows as h shrinks until some held-out point loses its last neighbour)
@@ -269,12 +299,19 @@ def cv_bandwidth(X: np.ndarray, kernel: Kernel, base: float, n_folds: int = 5,
             f"bandwidth='cv' picked the smallest candidate ({grid[0]:.3g}): the held-out "
             "likelihood keeps growing as h shrinks, as it does with repeated values "
             "(discrete or rounded data); consider bandwidth='scott' or a number",
-            UserWarning, stacklevel=4)
+            UserWarning,
+            stacklevel=4,
+        )
     return float(grid[best])
 
 
-def _held_out_loglik(log_sums: np.ndarray, fold_of: np.ndarray, sizes: np.ndarray,
-                     n: float, weights: np.ndarray | None = None) -> float:
+def _held_out_loglik(
+    log_sums: np.ndarray,
+    fold_of: np.ndarray,
+    sizes: np.ndarray,
+    n: float,
+    weights: np.ndarray | None = None,
+) -> float:
     """Mean of log f_{-k}(X_j) over all points j (fold k = fold of j); ``sizes`` and ``n``
     are the folds' and the total mass (counts, or weights), ``weights`` those of the points
     (None: the plain mean)."""
@@ -287,13 +324,17 @@ def _held_out_loglik(log_sums: np.ndarray, fold_of: np.ndarray, sizes: np.ndarra
     peak = masked.max(axis=0)
     safe = np.where(np.isfinite(peak), peak, 0.0)
     with np.errstate(divide="ignore"):
-        held_out = (np.log(np.exp(masked - safe).sum(axis=0)) + safe
-                    - np.log(n - sizes[fold_of]))
+        held_out = np.log(np.exp(masked - safe).sum(axis=0)) + safe - np.log(n - sizes[fold_of])
     return float(np.mean(held_out) if weights is None else weights @ held_out)
 
 
-def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: float,
-                     log_weights: np.ndarray | None = None) -> np.ndarray:
+def _binned_log_sums(
+    Xs: np.ndarray,
+    bounds: np.ndarray,
+    kernel: Kernel,
+    h: float,
+    log_weights: np.ndarray | None = None,
+) -> np.ndarray:
     """Per-fold (weighted) kernel sums at the points, read off a binned grid by linear
     interpolation.
 
@@ -302,11 +343,14 @@ def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: floa
     """
     d = Xs.shape[1]
     lo, hi = bounding_box(Xs)
-    n_cells = [int(min(2**16 if d == 1 else 512, max(64, np.ceil((b - a) / (CV_BIN_STEP * h)))))
-               + 1 for a, b in zip(lo, hi)]
+    n_cells = [
+        int(min(2**16 if d == 1 else 512, max(64, np.ceil((b - a) / (CV_BIN_STEP * h))))) + 1
+        for a, b in zip(lo, hi)
+    ]
     axes = [np.linspace(a, b, k) for a, b, k in zip(lo, hi, n_cells)]
-    grid = block_grid_sums(Xs, bounds, axes, kernel, h,
-                           None if log_weights is None else np.exp(log_weights))
+    grid = block_grid_sums(
+        Xs, bounds, axes, kernel, h, None if log_weights is None else np.exp(log_weights)
+    )
     if d == 1:  # np.interp: the same linear interpolation, ~10x faster than the n-D one
         values = np.stack([np.interp(Xs[:, 0], axes[0], g) for g in grid])
     else:
@@ -315,14 +359,15 @@ def _binned_log_sums(Xs: np.ndarray, bounds: np.ndarray, kernel: Kernel, h: floa
         logs = np.log(np.maximum(values, 0.0))
     faint = np.flatnonzero((values < 1e-6 * values.max()).any(axis=0))
     if faint.size:
-        logs[:, faint] = block_log_sums(Xs, bounds, Xs[faint], kernel, h, log_weights,
-                                        linear_first=True)
+        logs[:, faint] = block_log_sums(
+            Xs, bounds, Xs[faint], kernel, h, log_weights, linear_first=True
+        )
     return logs
 
 
 def _isj_functional(j: int, t: float, k2: np.ndarray, a2: np.ndarray) -> float:
     """||f_t^(j)||^2 on [0, 1] from the squared cosine coefficients a2 (module docstring)."""
-    return 0.5 * np.pi ** (2 * j) * float(np.sum(k2 ** j * a2 * np.exp(-np.pi**2 * k2 * t)))
+    return 0.5 * np.pi ** (2 * j) * float(np.sum(k2**j * a2 * np.exp(-(np.pi**2) * k2 * t)))
 
 
 def _isj_equation(t: float, N: float, k2: np.ndarray, a2: np.ndarray) -> float:
@@ -331,14 +376,19 @@ def _isj_equation(t: float, N: float, k2: np.ndarray, a2: np.ndarray) -> float:
         norm = _isj_functional(ISJ_ORDER, t, k2, a2)
         for j in range(ISJ_ORDER - 1, 1, -1):
             odd = float(np.prod(np.arange(1, 2 * j, 2)))  # (2j - 1)!!
-            t_j = ((1.0 + 2.0 ** (-j - 0.5)) / 3.0 * odd
-                   / (N * np.sqrt(np.pi / 2.0) * norm)) ** (2.0 / (3.0 + 2.0 * j))
+            t_j = ((1.0 + 2.0 ** (-j - 0.5)) / 3.0 * odd / (N * np.sqrt(np.pi / 2.0) * norm)) ** (
+                2.0 / (3.0 + 2.0 * j)
+            )
             norm = _isj_functional(j, t_j, k2, a2)
         return t - (2.0 * N * np.sqrt(np.pi) * norm) ** (-0.4)
 
 
-def isj(x: np.ndarray, weights: np.ndarray | None = None, grid_size: int = ISJ_GRID_SIZE,
-        bounds: tuple[float, float] | None = None) -> float:
+def isj(
+    x: np.ndarray,
+    weights: np.ndarray | None = None,
+    grid_size: int = ISJ_GRID_SIZE,
+    bounds: tuple[float, float] | None = None,
+) -> float:
     """The Improved Sheather-Jones bandwidth of the 1-D sample ``x`` (module docstring).
 
     ``weights``: positive, summing to 1 (None: equal). ``grid_size``: a power of two.
@@ -363,8 +413,9 @@ def isj(x: np.ndarray, weights: np.ndarray | None = None, grid_size: int = ISJ_G
     left = np.minimum(np.floor(pos).astype(np.intp), grid_size - 2)
     frac = pos - left
     mass = np.full(len(x), 1.0 / len(x)) if weights is None else np.asarray(weights, float)
-    bins = (np.bincount(left, mass * (1.0 - frac), minlength=grid_size)
-            + np.bincount(left + 1, mass * frac, minlength=grid_size))
+    bins = np.bincount(left, mass * (1.0 - frac), minlength=grid_size) + np.bincount(
+        left + 1, mass * frac, minlength=grid_size
+    )
     coef = dct(bins, type=2)  # a_k = 2 sum_i bins_i cos(k pi (i + 1/2) / n)
     k2 = np.arange(1, grid_size, dtype=float) ** 2
     a2 = coef[1:] ** 2
@@ -373,27 +424,35 @@ def isj(x: np.ndarray, weights: np.ndarray | None = None, grid_size: int = ISJ_G
     previous = 0.0
     for upper in np.geomspace(1e-14, 1.0, 113):
         if _isj_equation(upper, N, k2, a2) > 0:
-            t = brentq(_isj_equation, previous, upper, args=(N, k2, a2),
-                       xtol=1e-300, rtol=1e-12)
+            t = brentq(_isj_equation, previous, upper, args=(N, k2, a2), xtol=1e-300, rtol=1e-12)
             break
         previous = upper
     else:
         raise ValueError(
             "bandwidth='isj' did not converge: the fixed-point equation of Botev et al. has "
             f"no root for these {len(x)} points (too few, or too few distinct values); pass "
-            "a positive number or another rule ('scott', 'silverman', 'cv')")
+            "a positive number or another rule ('scott', 'silverman', 'cv')"
+        )
     if np.sqrt(t) < 1.0 / grid_size:
         raise ValueError(
             f"bandwidth='isj' found h = {np.sqrt(t) * length:.3g}, below the spacing of its "
             f"grid ({step:.3g}): the data look discrete (repeated values); pass a positive "
-            "number or another rule ('scott', 'silverman')")
+            "number or another rule ('scott', 'silverman')"
+        )
     return float(np.sqrt(t) * length)
 
 
-def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
-                     random_state=None, n_blocks: int | None = None,
-                     contamination: float = ROBUST_CONTAMINATION,
-                     weights: np.ndarray | None = None, per_feature: bool = False):
+def select_bandwidth(
+    X: np.ndarray,
+    bandwidth,
+    kernel: Kernel,
+    n_folds: int = 5,
+    random_state=None,
+    n_blocks: int | None = None,
+    contamination: float = ROBUST_CONTAMINATION,
+    weights: np.ndarray | None = None,
+    per_feature: bool = False,
+):
     """Resolve ``bandwidth`` (a positive number, an array of d positive numbers, or one of
     :data:`RULES`) for X of shape (n, d).
 
@@ -422,12 +481,16 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
         return float(H[0])
     rule = check_rule(bandwidth, d)
     if len(X) < 2:
-        raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points, got "
-                         f"{len(X)} row (n_samples = {len(X)}); pass a positive number "
-                         "instead")
+        raise ValueError(
+            f"bandwidth={bandwidth!r} needs at least 2 distinct points, got "
+            f"{len(X)} row (n_samples = {len(X)}); pass a positive number "
+            "instead"
+        )
     if not per_column(np.ptp, X).any():  # (exactly: weighted variances can round to 1e-33)
-        raise ValueError(f"bandwidth={bandwidth!r} needs at least 2 distinct points "
-                         "(the data have zero spread); pass a positive number instead")
+        raise ValueError(
+            f"bandwidth={bandwidth!r} needs at least 2 distinct points "
+            "(the data have zero spread); pass a positive number instead"
+        )
     if rule in ("scott", "silverman"):
         H = rule_of_thumb(X, rule, weights, per_feature)
     else:
@@ -437,8 +500,7 @@ def select_bandwidth(X: np.ndarray, bandwidth, kernel: Kernel, n_folds: int = 5,
             h = isj(Z[:, 0], weights)
         elif rule == "robust":
             S = n_blocks_for(len(X), contamination) if n_blocks is None else n_blocks
-            h = robust_bandwidth(Z, S, contamination, kernel, frame.h,
-                                 random_state=random_state)
+            h = robust_bandwidth(Z, S, contamination, kernel, frame.h, random_state=random_state)
         else:
             h = cv_bandwidth(Z, kernel, frame.h, n_folds, random_state, weights)
         H = frame.outer_bandwidth(h)
@@ -450,12 +512,16 @@ def check_rule(bandwidth: str, d: int) -> str:
     InvalidParameterError for an unknown name and ValueError for "isj" in d > 1."""
     rule = bandwidth.lower()
     if rule not in RULES:
-        raise InvalidParameterError(f"unknown bandwidth rule {bandwidth!r}; "
-                         f"allowed: a positive number or one of {', '.join(RULES)}")
+        raise InvalidParameterError(
+            f"unknown bandwidth rule {bandwidth!r}; "
+            f"allowed: a positive number or one of {', '.join(RULES)}"
+        )
     if rule == "isj" and d != 1:
-        raise ValueError(f"bandwidth='isj' (Improved Sheather-Jones) is defined for 1-D "
-                         f"data only, got {d} features; use 'scott', "
-                         "'silverman', 'cv', 'robust' or a number in d > 1")
+        raise ValueError(
+            f"bandwidth='isj' (Improved Sheather-Jones) is defined for 1-D "
+            f"data only, got {d} features; use 'scott', "
+            "'silverman', 'cv', 'robust' or a number in d > 1"
+        )
     return rule
 
 
@@ -464,16 +530,23 @@ def check_numeric_bandwidth(bandwidth, d: int) -> np.ndarray:
     array of shape (1,) or (d,); scikit-learn's InvalidParameterError (a ValueError and a
     TypeError) unless every value is a positive finite number (booleans are not numbers
     here)."""
-    message = (f"bandwidth must be a positive finite number, an array of such numbers (one "
-               f"per feature: {d}) or one of {', '.join(RULES)}, got {bandwidth!r}")
+    message = (
+        f"bandwidth must be a positive finite number, an array of such numbers (one "
+        f"per feature: {d}) or one of {', '.join(RULES)}, got {bandwidth!r}"
+    )
     if isinstance(bandwidth, (bool, np.bool_)):
         raise InvalidParameterError(message)
     try:
         H = np.asarray(bandwidth)
     except (TypeError, ValueError):
         raise InvalidParameterError(message) from None
-    if H.dtype.kind not in "iuf" or H.ndim > 1 or H.ndim == 1 and len(H) not in (1, d) \
-            or H.size == 0:
+    if (
+        H.dtype.kind not in "iuf"
+        or H.ndim > 1
+        or H.ndim == 1
+        and len(H) not in (1, d)
+        or H.size == 0
+    ):
         raise InvalidParameterError(message)
     H = np.atleast_1d(H.astype(float))
     if not np.all(np.isfinite(H) & (H > 0)):

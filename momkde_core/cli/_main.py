@@ -36,14 +36,24 @@ from sklearn.preprocessing import StandardScaler
 
 from .. import experiments as ex
 from .._progress import Progress
-from ..io import write_csv
+from ..bandwidth._robust import MAX_CONTAMINATION
 from ..datasets import DATASETS
-from ..io import (CsvFormat, check_data_rows, check_enough_rows, check_has_numeric_column,
-                  check_not_constant, check_numeric_columns, float_columns, missing_values_error,
-                  read_csv_chunks, sniff_csv_file, text_in_numeric_columns)
 from ..detector import METHODS as SCORE_METHODS
 from ..detector import OutlierDetector, make_detector
-from ..bandwidth._robust import MAX_CONTAMINATION
+from ..io import (
+    CsvFormat,
+    check_data_rows,
+    check_enough_rows,
+    check_has_numeric_column,
+    check_not_constant,
+    check_numeric_columns,
+    float_columns,
+    missing_values_error,
+    read_csv_chunks,
+    sniff_csv_file,
+    text_in_numeric_columns,
+    write_csv,
+)
 from ..synthetic import CLEAN_DENSITIES
 
 FIGURE_METRICS: tuple[str, ...] = ("js", "kl_fhat_f", "kl_f_fhat", "auc")
@@ -85,8 +95,9 @@ def _integer(text: str, all_cores: bool = False) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if value < 1 and not (all_cores and value == -1):
-        raise argparse.ArgumentTypeError(f"must be >= 1{' or -1 (all cores)' if all_cores else ''}, "
-                                         f"got {text}")
+        raise argparse.ArgumentTypeError(
+            f"must be >= 1{' or -1 (all cores)' if all_cores else ''}, got {text}"
+        )
     return value
 
 
@@ -142,102 +153,193 @@ def _jobs(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``momkde`` (sub-commands ``reproduce``, ``figures``, ``score``)."""
-    parser = _Parser(prog="momkde", description="Reproduce the MoM-KDE paper's experiments; "
-                                                "find the anomalous rows of a CSV file.")
+    parser = _Parser(
+        prog="momkde",
+        description="Reproduce the MoM-KDE paper's experiments; "
+        "find the anomalous rows of a CSV file.",
+    )
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     rep = sub.add_parser("reproduce", help="run a sweep and write the tidy results CSV")
-    rep.add_argument("kind", choices=("synthetic", "clean", "real"),
-                     help="synthetic: the paper's contamination schemes; clean: densities "
-                          "without outliers (what robustness costs); real: the six data sets")
-    rep.add_argument("--reps", type=_positive_int, default=None,
-                     help="repetitions per source and ratio (default 10 synthetic, 50 real)")
-    rep.add_argument("--first-rep", type=_seed, default=0,
-                     help="number of the first repetition (default 0): --reps 40 --first-rep 10 "
-                          "draws repetitions 10..49, the samples a 50-repetition sweep draws "
-                          "there, to extend a stored table of repetitions 0..9")
-    rep.add_argument("--ratios", type=_ratio, nargs="+", default=list(ex.RATIOS),
-                     help="outlier ratios |O|/n (default 0.05 0.10 ... 0.50)")
+    rep.add_argument(
+        "kind",
+        choices=("synthetic", "clean", "real"),
+        help="synthetic: the paper's contamination schemes; clean: densities "
+        "without outliers (what robustness costs); real: the six data sets",
+    )
+    rep.add_argument(
+        "--reps",
+        type=_positive_int,
+        default=None,
+        help="repetitions per source and ratio (default 10 synthetic, 50 real)",
+    )
+    rep.add_argument(
+        "--first-rep",
+        type=_seed,
+        default=0,
+        help="number of the first repetition (default 0): --reps 40 --first-rep 10 "
+        "draws repetitions 10..49, the samples a 50-repetition sweep draws "
+        "there, to extend a stored table of repetitions 0..9",
+    )
+    rep.add_argument(
+        "--ratios",
+        type=_ratio,
+        nargs="+",
+        default=list(ex.RATIOS),
+        help="outlier ratios |O|/n (default 0.05 0.10 ... 0.50)",
+    )
     group = rep.add_mutually_exclusive_group()
-    group.add_argument("--schemes", nargs="+", choices=ex.SYNTHETIC_SCHEMES,
-                       help="synthetic schemes (default all four)")
-    group.add_argument("--datasets", nargs="+", choices=DATASETS,
-                       help="real data sets (default all six)")
-    group.add_argument("--densities", nargs="+", choices=CLEAN_DENSITIES,
-                       help="clean densities (default all four)")
-    rep.add_argument("--methods", nargs="+", choices=ex.ALL_METHODS, default=list(ex.METHODS),
-                     help="default: the paper's four, MoM-KDE with both S rules "
-                          f"({' '.join(ex.METHODS)})")
-    rep.add_argument("--block-bandwidth", action="store_true",
-                     help="also run MoM-KDE with the block-aware bandwidth h * S^(1/(4+d)), "
-                          f"both S rules ({' '.join(ex.BLOCKH_METHODS)}); about doubles the time")
-    rep.add_argument("--protocol", choices=ex.PROTOCOLS, default="honest",
-                     help="honest (default): CV on the contaminated sample, label-free S, "
-                          "SPKDE given a guess; paper: CV on the inliers, SPKDE given the "
-                          "true ratio")
-    rep.add_argument("--contamination", type=_contamination, default="guess",
-                     help="share of outliers stated to SPKDE and MoM-KDE's robust defaults "
-                          "under --protocol honest: a number in [0, 0.5) or 'true' (the true "
-                          f"ratio); default {ex.CONTAMINATION_GUESS} "
-                          f"(clean: {ex.CLEAN_CONTAMINATION})")
+    group.add_argument(
+        "--schemes",
+        nargs="+",
+        choices=ex.SYNTHETIC_SCHEMES,
+        help="synthetic schemes (default all four)",
+    )
+    group.add_argument(
+        "--datasets", nargs="+", choices=DATASETS, help="real data sets (default all six)"
+    )
+    group.add_argument(
+        "--densities", nargs="+", choices=CLEAN_DENSITIES, help="clean densities (default all four)"
+    )
+    rep.add_argument(
+        "--methods",
+        nargs="+",
+        choices=ex.ALL_METHODS,
+        default=list(ex.METHODS),
+        help=f"default: the paper's four, MoM-KDE with both S rules ({' '.join(ex.METHODS)})",
+    )
+    rep.add_argument(
+        "--block-bandwidth",
+        action="store_true",
+        help="also run MoM-KDE with the block-aware bandwidth h * S^(1/(4+d)), "
+        f"both S rules ({' '.join(ex.BLOCKH_METHODS)}); about doubles the time",
+    )
+    rep.add_argument(
+        "--protocol",
+        choices=ex.PROTOCOLS,
+        default="honest",
+        help="honest (default): CV on the contaminated sample, label-free S, "
+        "SPKDE given a guess; paper: CV on the inliers, SPKDE given the "
+        "true ratio",
+    )
+    rep.add_argument(
+        "--contamination",
+        type=_contamination,
+        default="guess",
+        help="share of outliers stated to SPKDE and MoM-KDE's robust defaults "
+        "under --protocol honest: a number in [0, 0.5) or 'true' (the true "
+        f"ratio); default {ex.CONTAMINATION_GUESS} "
+        f"(clean: {ex.CLEAN_CONTAMINATION})",
+    )
     rep.add_argument("--jobs", type=_jobs, default=1, help="parallel processes (-1: all cores)")
-    rep.add_argument("--scheduler", default=None,
-                     help="address of a Dask scheduler to run on (tcp://host:8786)")
+    rep.add_argument(
+        "--scheduler", default=None, help="address of a Dask scheduler to run on (tcp://host:8786)"
+    )
     rep.add_argument("--seed", type=_seed, default=0, help="master seed")
-    rep.add_argument("--dim", type=int, choices=(1, 2), default=1,
-                     help="dimension of the synthetic data")
-    rep.add_argument("--n-inliers", type=_positive_int, default=1000,
-                     help="inliers per synthetic sample (the paper: 1000)")
-    rep.add_argument("--data-dir", default=None,
-                     help="folder of banana/german/titanic .csv.gz (else $MOMKDE_DATA_DIR)")
-    rep.add_argument("--out", required=True, type=Path,
-                     help="CSV file to write; each finished sample is kept in <out>.partial "
-                          "as the sweep runs, so the same command run again after an "
-                          "interruption or a failure computes only the missing samples")
-    rep.add_argument("--restart", action="store_true",
-                     help="discard the <out>.partial of an earlier, unfinished run instead of "
-                          "resuming it")
+    rep.add_argument(
+        "--dim", type=int, choices=(1, 2), default=1, help="dimension of the synthetic data"
+    )
+    rep.add_argument(
+        "--n-inliers",
+        type=_positive_int,
+        default=1000,
+        help="inliers per synthetic sample (the paper: 1000)",
+    )
+    rep.add_argument(
+        "--data-dir",
+        default=None,
+        help="folder of banana/german/titanic .csv.gz (else $MOMKDE_DATA_DIR)",
+    )
+    rep.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        help="CSV file to write; each finished sample is kept in <out>.partial "
+        "as the sweep runs, so the same command run again after an "
+        "interruption or a failure computes only the missing samples",
+    )
+    rep.add_argument(
+        "--restart",
+        action="store_true",
+        help="discard the <out>.partial of an earlier, unfinished run instead of resuming it",
+    )
 
     fig = sub.add_parser("figures", help="write the figures of a results CSV (HTML, PNG or SVG)")
     fig.add_argument("results", type=Path)
     fig.add_argument("--out", required=True, type=Path, help="folder for the figure files")
-    fig.add_argument("--format", choices=FIGURE_FORMATS, default="html",
-                     help="html (interactive, offline; default), or png / svg static images "
-                          "for documents (need kaleido and a Chrome/Chromium: "
-                          "pip install 'momkde[docs]')")
-    fig.add_argument("--methods", nargs="+", default=None,
-                     help="only these methods (default: every method in the table)")
+    fig.add_argument(
+        "--format",
+        choices=FIGURE_FORMATS,
+        default="html",
+        help="html (interactive, offline; default), or png / svg static images "
+        "for documents (need kaleido and a Chrome/Chromium: "
+        "pip install 'momkde[docs]')",
+    )
+    fig.add_argument(
+        "--methods",
+        nargs="+",
+        default=None,
+        help="only these methods (default: every method in the table)",
+    )
 
     sc = sub.add_parser(
-        "score", help="flag the anomalous rows of a CSV file (any size: read in chunks)",
+        "score",
+        help="flag the anomalous rows of a CSV file (any size: read in chunks)",
         description="Write the rows of a CSV with, per method, a score (the detector's "
-                    "decision function: the log density minus the threshold; negative = "
-                    "outlier, the lower the more anomalous) and is_outlier (True for the "
-                    "contamination share of lowest densities). The detector is fitted on a "
-                    "uniform random sample of --fit-rows rows, with the columns standardised "
-                    "on that sample (so one bandwidth suits them all), and scores every row.")
-    sc.add_argument("data", type=Path, help="CSV file with a header line (read like the app's "
-                                            "upload: encoding, separator and decimal mark "
-                                            "are detected)")
-    sc.add_argument("--columns", nargs="+", default=None,
-                    help="columns to score (default: every numeric column)")
-    sc.add_argument("--method", nargs="+", choices=SCORE_METHODS, default=["mom_kde"],
-                    help="mom_kde (default: MoM-KDE with S and h from the contamination), kde, "
-                         "rkde (cross-validated bandwidth), spkde (CV bandwidth, told the "
-                         "contamination); several give score_<method> and is_outlier_<method>")
-    sc.add_argument("--contamination", type=_share, default=0.1,
-                    help="expected share of outliers, in (0, 0.5] (mom_kde: below 0.5); "
-                         "default 0.1")
+        "decision function: the log density minus the threshold; negative = "
+        "outlier, the lower the more anomalous) and is_outlier (True for the "
+        "contamination share of lowest densities). The detector is fitted on a "
+        "uniform random sample of --fit-rows rows, with the columns standardised "
+        "on that sample (so one bandwidth suits them all), and scores every row.",
+    )
+    sc.add_argument(
+        "data",
+        type=Path,
+        help="CSV file with a header line (read like the app's "
+        "upload: encoding, separator and decimal mark "
+        "are detected)",
+    )
+    sc.add_argument(
+        "--columns",
+        nargs="+",
+        default=None,
+        help="columns to score (default: every numeric column)",
+    )
+    sc.add_argument(
+        "--method",
+        nargs="+",
+        choices=SCORE_METHODS,
+        default=["mom_kde"],
+        help="mom_kde (default: MoM-KDE with S and h from the contamination), kde, "
+        "rkde (cross-validated bandwidth), spkde (CV bandwidth, told the "
+        "contamination); several give score_<method> and is_outlier_<method>",
+    )
+    sc.add_argument(
+        "--contamination",
+        type=_share,
+        default=0.1,
+        help="expected share of outliers, in (0, 0.5] (mom_kde: below 0.5); default 0.1",
+    )
     sc.add_argument("--out", required=True, type=Path, help="CSV file to write")
-    sc.add_argument("--chunksize", type=_positive_int, default=CHUNKSIZE,
-                    help=f"rows read and scored at a time (default {CHUNKSIZE})")
-    sc.add_argument("--fit-rows", type=_fit_rows, default=FIT_ROWS,
-                    help=f"fit on at most this many rows, drawn uniformly while reading "
-                         f"(default {FIT_ROWS})")
+    sc.add_argument(
+        "--chunksize",
+        type=_positive_int,
+        default=CHUNKSIZE,
+        help=f"rows read and scored at a time (default {CHUNKSIZE})",
+    )
+    sc.add_argument(
+        "--fit-rows",
+        type=_fit_rows,
+        default=FIT_ROWS,
+        help=f"fit on at most this many rows, drawn uniformly while reading (default {FIT_ROWS})",
+    )
     sc.add_argument("--seed", type=_seed, default=0, help="seed of the sample, blocks and folds")
-    sc.add_argument("--drop-missing", action="store_true",
-                    help="leave out the rows with a missing or infinite value in the scored "
-                         "columns (default: such rows are an error)")
+    sc.add_argument(
+        "--drop-missing",
+        action="store_true",
+        help="leave out the rows with a missing or infinite value in the scored "
+        "columns (default: such rows are an error)",
+    )
     return parser
 
 
@@ -264,25 +366,39 @@ def reproduce(args: argparse.Namespace) -> None:
     given = {kind: getattr(args, name[2:]) for kind, name in option.items()}
     misplaced = [option[kind] for kind, value in given.items() if value and kind != args.kind]
     if misplaced:
-        raise UsageError(f"{misplaced[0]} does not apply to {args.kind} data; use "
-                         f"{option[args.kind]}")
+        raise UsageError(
+            f"{misplaced[0]} does not apply to {args.kind} data; use {option[args.kind]}"
+        )
     sources = given[args.kind]
     _check_out(args.out)
-    for path in (args.out.with_name(args.out.name + ex.SweepFile.SUFFIX),
-                 args.out.with_name(args.out.name + ex.SweepFile.SUFFIX + ".json")):
+    for path in (
+        args.out.with_name(args.out.name + ex.SweepFile.SUFFIX),
+        args.out.with_name(args.out.name + ex.SweepFile.SUFFIX + ".json"),
+    ):
         if path.is_dir():
             raise UsageError(f"{path} is a folder; the sweep keeps its finished samples there")
     if args.scheduler is not None:
         _check_scheduler(args.scheduler)
     if args.kind == "real":
         sources = _available_datasets(sources or list(DATASETS), args.data_dir)
-    methods = list(dict.fromkeys(args.methods + (list(ex.BLOCKH_METHODS)
-                                                 if args.block_bandwidth else [])))
+    methods = list(
+        dict.fromkeys(args.methods + (list(ex.BLOCKH_METHODS) if args.block_bandwidth else []))
+    )
     try:
-        tasks = ex.make_tasks(args.kind, sources, args.ratios, args.reps, args.seed,
-                              args.protocol, methods, args.dim, args.n_inliers,
-                              contamination=args.contamination, data_dir=args.data_dir,
-                              first_rep=args.first_rep)
+        tasks = ex.make_tasks(
+            args.kind,
+            sources,
+            args.ratios,
+            args.reps,
+            args.seed,
+            args.protocol,
+            methods,
+            args.dim,
+            args.n_inliers,
+            contamination=args.contamination,
+            data_dir=args.data_dir,
+            first_rep=args.first_rep,
+        )
         ex.regenerate_sample(tasks[0])  # a sample size the generators refuse fails here
         sweep = ex.SweepFile(args.out, tasks)
         resumed = sweep.open(restart=args.restart)
@@ -291,15 +407,19 @@ def reproduce(args: argparse.Namespace) -> None:
     except OSError as err:
         raise UsageError(f"cannot write beside --out: {err.strerror or err}") from None
     if resumed:
-        print(f"momkde: resuming {sweep.partial}: {resumed} of {len(tasks)} samples already "
-              "done", file=sys.stderr)
+        print(
+            f"momkde: resuming {sweep.partial}: {resumed} of {len(tasks)} samples already done",
+            file=sys.stderr,
+        )
     _stop_on_signals()
     try:
         df = sweep.run(n_jobs=args.jobs, scheduler=args.scheduler, progress=True)
     except (ImportError, OSError) as err:  # dask missing, scheduler unreachable, disk full
         raise UsageError(f"{err}; the finished samples are kept in {sweep.partial}") from None
-    print(f"wrote {len(df)} rows ({len(tasks)} samples, protocol {args.protocol}) to {args.out}",
-          file=sys.stderr)
+    print(
+        f"wrote {len(df)} rows ({len(tasks)} samples, protocol {args.protocol}) to {args.out}",
+        file=sys.stderr,
+    )
 
 
 def _interrupt(signum, frame):
@@ -321,13 +441,16 @@ def _check_scheduler(address: str) -> None:
     """UsageError unless ``address`` reads as a Dask scheduler address and dask.distributed
     is installed (whether the scheduler answers is known only when connecting)."""
     if not _SCHEDULER.fullmatch(address):
-        raise UsageError(f"--scheduler {address!r} is not a Dask scheduler address; give "
-                         "[tcp://]host:port, e.g. tcp://127.0.0.1:8786")
+        raise UsageError(
+            f"--scheduler {address!r} is not a Dask scheduler address; give "
+            "[tcp://]host:port, e.g. tcp://127.0.0.1:8786"
+        )
     try:
         import distributed  # noqa: F401
     except ImportError:
-        raise UsageError("--scheduler needs dask.distributed: pip install "
-                         "'momkde[distributed]'") from None
+        raise UsageError(
+            "--scheduler needs dask.distributed: pip install 'momkde[distributed]'"
+        ) from None
 
 
 def read_results(path: Path) -> pd.DataFrame:
@@ -338,8 +461,9 @@ def read_results(path: Path) -> pd.DataFrame:
         raise UsageError(f"cannot read {path}: {err}") from None
     missing = [c for c in ex.COLUMNS if c not in df.columns]
     if missing:
-        raise UsageError(f"{path} is not a momkde results table: missing column(s) "
-                         f"{', '.join(missing)}")
+        raise UsageError(
+            f"{path} is not a momkde results table: missing column(s) {', '.join(missing)}"
+        )
     if df.empty:
         raise UsageError(f"{path} has no rows")
     for column in NUMERIC_COLUMNS:
@@ -349,8 +473,10 @@ def read_results(path: Path) -> pd.DataFrame:
             text |= ~np.isfinite(numbers.astype(float))
         if text.any():
             row = int(np.flatnonzero(text.to_numpy())[0])
-            raise UsageError(f"{path}: column {column!r} must hold numbers; data row {row + 1} "
-                             f"holds {df[column].iloc[row]!r}")
+            raise UsageError(
+                f"{path}: column {column!r} must hold numbers; data row {row + 1} "
+                f"holds {df[column].iloc[row]!r}"
+            )
         df[column] = numbers
     for column in ("source", "method", "metric"):
         if df[column].isna().any():
@@ -366,15 +492,19 @@ def figures(args: argparse.Namespace) -> list[Path]:
     try:
         from ..plots import METRIC_LABELS, STANDALONE_TEMPLATE, metric_vs_ratio_figure
     except ModuleNotFoundError as err:
-        raise UsageError(f"momkde figures draws with plotly, which is not installed ({err}): "
-                         "pip install 'momkde[app]'") from None
+        raise UsageError(
+            f"momkde figures draws with plotly, which is not installed ({err}): "
+            "pip install 'momkde[app]'"
+        ) from None
 
     df = read_results(args.results)
     if args.methods:
         unknown = sorted(set(args.methods) - set(df["method"]))
         if unknown:
-            raise UsageError(f"{args.results} has no method(s) {', '.join(unknown)}; it has "
-                             f"{', '.join(pd.unique(df['method']))}")
+            raise UsageError(
+                f"{args.results} has no method(s) {', '.join(unknown)}; it has "
+                f"{', '.join(pd.unique(df['method']))}"
+            )
         df = df[df["method"].isin(args.methods)]
     # as in the app: "MoM-KDE" is the library's default (mom_kde_auto); the runner's
     # mom_kde is the label-free S rule with the CV h, drawn in its own colour
@@ -409,8 +539,10 @@ def _write_image(fig, path: Path) -> None:
         fig.write_image(path, width=IMAGE_SIZE[0], height=IMAGE_SIZE[1], scale=IMAGE_SIZE[2])
     except (ImportError, ValueError, RuntimeError, OSError) as err:
         first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise UsageError(f"cannot render {path.name}: {first_line} (static images need "
-                         "kaleido and a Chrome or Chromium: pip install 'momkde[docs]')") from None
+        raise UsageError(
+            f"cannot render {path.name}: {first_line} (static images need "
+            "kaleido and a Chrome or Chromium: pip install 'momkde[docs]')"
+        ) from None
 
 
 @dataclass
@@ -437,7 +569,7 @@ class _Reservoir:
     def add(self, X: np.ndarray) -> None:
         size = len(self.rows)
         fill = min(len(X), max(size - self.seen, 0))
-        self.rows[self.seen:self.seen + fill] = X[:fill]
+        self.rows[self.seen : self.seen + fill] = X[:fill]
         rest = X[fill:]
         slot = self._rng.integers(0, self.seen + fill + np.arange(1, len(rest) + 1))
         kept = slot < size
@@ -449,14 +581,15 @@ class _Reservoir:
 
     @property
     def sample(self) -> np.ndarray:
-        return self.rows[:min(self.seen, len(self.rows))]
+        return self.rows[: min(self.seen, len(self.rows))]
 
 
 def _check_paths(data: Path, out: Path) -> None:
     """UsageError unless ``data`` is a file and ``out`` a writable file path that is not it."""
     if not data.is_file():
-        raise UsageError(f"cannot read {data}: "
-                         f"{'it is a folder' if data.is_dir() else 'no such file'}")
+        raise UsageError(
+            f"cannot read {data}: {'it is a folder' if data.is_dir() else 'no such file'}"
+        )
     _check_out(out)
     if out.exists() and out.samefile(data):
         raise UsageError("--out is the input file; write the scores to another file")
@@ -475,23 +608,29 @@ def _check_out(out: Path) -> None:
         raise UsageError(f"--out exists and is not writable: {out}")
 
 
-def _score_columns(chunk: pd.DataFrame, args: argparse.Namespace,
-                   outputs: list[str]) -> list[Hashable]:
+def _score_columns(
+    chunk: pd.DataFrame, args: argparse.Namespace, outputs: list[str]
+) -> list[Hashable]:
     """The columns to score, from the file's first chunk (UsageError if they cannot be)."""
     check_data_rows(len(chunk))
     check_has_numeric_column(chunk)
     clash = [name for name in outputs if name in chunk.columns]
     if clash:
-        raise UsageError(f"{args.data} already has a column named {clash[0]!r}, which the "
-                         "scores would take; rename it")
+        raise UsageError(
+            f"{args.data} already has a column named {clash[0]!r}, which the "
+            "scores would take; rename it"
+        )
     if args.columns:
         return list(dict.fromkeys(args.columns))
     for column in text_in_numeric_columns(chunk):
         try:
             check_numeric_columns(chunk, [column], partial=len(chunk) == args.chunksize)
         except ValueError as err:
-            print(f"momkde: warning: {err}; it is not scored (fix the file, or name the "
-                  "columns with --columns)", file=sys.stderr)
+            print(
+                f"momkde: warning: {err}; it is not scored (fix the file, or name the "
+                "columns with --columns)",
+                file=sys.stderr,
+            )
     return list(chunk.select_dtypes("number").columns)
 
 
@@ -511,8 +650,12 @@ def _scan(args: argparse.Namespace, fmt: CsvFormat, outputs: list[str]) -> _Scan
             for column in chunk.columns:
                 kinds.setdefault(column, set()).add(chunk[column].dtype.kind)
             try:
-                check_numeric_columns(chunk, columns, first_row=n_rows,
-                                      partial=n_rows > 0 or len(chunk) == args.chunksize)
+                check_numeric_columns(
+                    chunk,
+                    columns,
+                    first_row=n_rows,
+                    partial=n_rows > 0 or len(chunk) == args.chunksize,
+                )
             except ValueError as err:
                 hint = "" if args.columns else "; name the columns to score with --columns"
                 raise ValueError(f"{err}{hint}") from None
@@ -533,8 +676,11 @@ def _scan(args: argparse.Namespace, fmt: CsvFormat, outputs: list[str]) -> _Scan
     check_not_constant(columns, high - low)
     # pandas types each chunk on its own: where chunks disagreed, the second pass reads the
     # column as the whole file would be read (integers with gaps as floats, mixed as text)
-    dtypes = {column: "float64" if found <= set("iuf") else str
-              for column, found in kinds.items() if len(found) > 1}
+    dtypes = {
+        column: "float64" if found <= set("iuf") else str
+        for column, found in kinds.items()
+        if len(found) > 1
+    }
     return _Scan(columns, n_rows, n_scored, reservoir.sample, dtypes)
 
 
@@ -551,19 +697,27 @@ def _fit_detectors(detectors: dict[str, OutlierDetector], X: np.ndarray) -> None
             print(f"momkde: warning: {method}: {message}", file=sys.stderr)
 
 
-def _write_scores(args: argparse.Namespace, fmt: CsvFormat, scan: _Scan, scaler: StandardScaler,
-                  detectors: dict[str, OutlierDetector], names: dict[str, tuple[str, str]]
-                  ) -> dict[str, int]:
+def _write_scores(
+    args: argparse.Namespace,
+    fmt: CsvFormat,
+    scan: _Scan,
+    scaler: StandardScaler,
+    detectors: dict[str, OutlierDetector],
+    names: dict[str, tuple[str, str]],
+) -> dict[str, int]:
     """Second pass: score every row chunk by chunk and append it to a temporary file next to
     --out, renamed to --out at the end (no half-written file is ever left). Returns the
     number of rows flagged per method."""
     flagged = dict.fromkeys(detectors, 0)
     part = args.out.with_name(f".{args.out.name}.{os.getpid()}.part")
     try:
-        with open(part, "w", encoding="utf-8", newline="") as fh, \
-                Progress("scoring", "rows", total=scan.n_rows) as bar:
-            for i, chunk in enumerate(read_csv_chunks(args.data, fmt, args.chunksize,
-                                                      dtype=scan.dtypes)):
+        with (
+            open(part, "w", encoding="utf-8", newline="") as fh,
+            Progress("scoring", "rows", total=scan.n_rows) as bar,
+        ):
+            for i, chunk in enumerate(
+                read_csv_chunks(args.data, fmt, args.chunksize, dtype=scan.dtypes)
+            ):
                 X = float_columns(chunk, scan.columns)
                 complete = np.isfinite(X).all(axis=1)  # all True without --drop-missing
                 rows, Z = chunk[complete], scaler.transform(X[complete])
@@ -594,8 +748,10 @@ def score(args: argparse.Namespace) -> None:
     except ValueError as err:
         raise UsageError(str(err)) from None
     _check_paths(args.data, args.out)
-    names = {m: ("score", "is_outlier") if len(methods) == 1
-             else (f"score_{m}", f"is_outlier_{m}") for m in methods}
+    names = {
+        m: ("score", "is_outlier") if len(methods) == 1 else (f"score_{m}", f"is_outlier_{m}")
+        for m in methods
+    }
     try:
         fmt = sniff_csv_file(args.data)
         scan = _scan(args, fmt, [name for pair in names.values() for name in pair])
@@ -613,10 +769,13 @@ def score(args: argparse.Namespace) -> None:
         raise UsageError(f"{args.data}: {err}") from None
     dropped = scan.n_rows - scan.n_scored
     shares = ", ".join(f"{m} {k:,} ({k / scan.n_scored:.1%})" for m, k in flagged.items())
-    print(f"scored {scan.n_scored:,} rows"
-          + (f" ({dropped:,} with missing values left out)" if dropped else "")
-          + f" on {len(scan.columns)} column(s), fitted on {len(scan.sample):,}; flagged: "
-          f"{shares}; wrote {args.out}", file=sys.stderr)
+    print(
+        f"scored {scan.n_scored:,} rows"
+        + (f" ({dropped:,} with missing values left out)" if dropped else "")
+        + f" on {len(scan.columns)} column(s), fitted on {len(scan.sample):,}; flagged: "
+        f"{shares}; wrote {args.out}",
+        file=sys.stderr,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -629,13 +788,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"momkde: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except ex.SweepIncomplete as err:
-        print(f"momkde: error: {err}; the other samples are kept in {err.partial}: run the "
-              "same command again to compute only the missing ones", file=sys.stderr)
+        print(
+            f"momkde: error: {err}; the other samples are kept in {err.partial}: run the "
+            "same command again to compute only the missing ones",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     except KeyboardInterrupt:
         partial = getattr(args, "out", None)
-        kept = (f"; the finished samples are kept in {partial}{ex.SweepFile.SUFFIX}: run the "
-                "same command again to resume" if args.command == "reproduce" else "")
+        kept = (
+            f"; the finished samples are kept in {partial}{ex.SweepFile.SUFFIX}: run the "
+            "same command again to resume"
+            if args.command == "reproduce"
+            else ""
+        )
         print(f"momkde: interrupted{kept}", file=sys.stderr)
         return EXIT_INTERRUPTED
     return 0

@@ -55,16 +55,28 @@ def _validate_data(est: BaseEstimator, X, *, reset: bool) -> np.ndarray:
     for added; NaN and inf raise a ValueError naming the rows to fix. Fitting needs a row.
     """
     what, name = ("X" if reset else "Y"), type(est).__name__
-    expected = "(n,) or (n, d)" if reset else \
-        f"(m, {est.n_features_in_}): {name} was fitted on {est.n_features_in_} feature(s)"
+    expected = (
+        "(n,) or (n, d)"
+        if reset
+        else f"(m, {est.n_features_in_}): {name} was fitted on {est.n_features_in_} feature(s)"
+    )
     try:  # (ensure_2d=False leaves the feature count to us: 1-D is one feature)
-        arr = validate_data(est, X, reset=reset, ensure_2d=False, dtype=np.float64,
-                            ensure_all_finite=False, ensure_min_samples=0, ensure_min_features=1)
+        arr = validate_data(
+            est,
+            X,
+            reset=reset,
+            ensure_2d=False,
+            dtype=np.float64,
+            ensure_all_finite=False,
+            ensure_min_samples=0,
+            ensure_min_features=1,
+        )
     except TypeError as err:
         raise TypeError(f"{what} must be a numeric array of shape {expected}: {err}") from None
     except ValueError as err:
-        raise ValueError(f"{str(err).rstrip()} ({what} must be a numeric array of shape "
-                         f"{expected})") from None
+        raise ValueError(
+            f"{str(err).rstrip()} ({what} must be a numeric array of shape {expected})"
+        ) from None
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
@@ -72,9 +84,11 @@ def _validate_data(est: BaseEstimator, X, *, reset: bool) -> np.ndarray:
     if reset:
         est.n_features_in_ = arr.shape[1]
     elif arr.shape[1] != est.n_features_in_:  # scikit-learn's message, and what was expected
-        raise ValueError(f"X has {arr.shape[1]} features, but {name} is expecting "
-                         f"{est.n_features_in_} features as input ({what} must be a numeric "
-                         f"array of shape {expected})")
+        raise ValueError(
+            f"X has {arr.shape[1]} features, but {name} is expecting "
+            f"{est.n_features_in_} features as input ({what} must be a numeric "
+            f"array of shape {expected})"
+        )
     if reset and not len(arr):
         raise ValueError(f"{what} has 0 row(s) (shape {arr.shape}); at least 1 is needed")
     # one pass in the common case: a NaN or inf makes the sum non-finite (a sum that merely
@@ -85,8 +99,10 @@ def _validate_data(est: BaseEstimator, X, *, reset: bool) -> np.ndarray:
     if bad.any():
         rows = np.flatnonzero(bad.any(axis=1))
         kind = "NaN" if np.isnan(arr).any() else "inf"
-        raise ValueError(f"{what} contains {kind} values in {len(rows)} row(s) (first: row "
-                         f"{rows[0]}); all values must be finite: drop or impute those rows")
+        raise ValueError(
+            f"{what} contains {kind} values in {len(rows)} row(s) (first: row "
+            f"{rows[0]}); all values must be finite: drop or impute those rows"
+        )
     return arr
 
 
@@ -143,15 +159,29 @@ class _BaseKDE(BaseEstimator):
         if kept is not None:
             X = X[kept]
         self._check_params(len(X))
-        H = select_bandwidth(X, self.bandwidth, self._kernel, random_state=self.random_state,
-                             weights=base, per_feature=True, **self._bandwidth_options(X))
+        H = select_bandwidth(
+            X,
+            self.bandwidth,
+            self._kernel,
+            random_state=self.random_state,
+            weights=base,
+            per_feature=True,
+            **self._bandwidth_options(X),
+        )
         self.bandwidth_ = float(H[0]) if np.all(H == H[0]) else H
-        self._frame: Frame = working_frame(X, H, self._kernel, self._gram_scale,
-                                           self._peak_limit)
+        self._frame: Frame = working_frame(X, H, self._kernel, self._gram_scale, self._peak_limit)
         fitted_X, bounds, log_w, w = self._fit_weights(self._frame.inner(X), base)
-        self._fitted = FittedBlocks(fitted_X, bounds, self._kernel, self._frame.h, self._frame,
-                                    median=self._median, weighted=base is not None,
-                                    log_w_values=log_w, w_values=w)
+        self._fitted = FittedBlocks(
+            fitted_X,
+            bounds,
+            self._kernel,
+            self._frame.h,
+            self._frame,
+            median=self._median,
+            weighted=base is not None,
+            log_w_values=log_w,
+            w_values=w,
+        )
         if kept is not None and not kept.all():
             for name, fill in self._row_attributes.items():
                 values = getattr(self, name)
@@ -168,7 +198,8 @@ class _BaseKDE(BaseEstimator):
             if not LOG_SAFE_LINEAR <= self.log_norm_ < np.inf:
                 raise ValueError(
                     f"the median of the {fitted.n_blocks} block KDEs is 0 everywhere (no point "
-                    "is covered by a majority of blocks): use fewer blocks or a larger bandwidth")
+                    "is covered by a majority of blocks): use fewer blocks or a larger bandwidth"
+                )
             if self.log_norm_ < np.log(THIN_MEDIAN):
                 warnings.warn(
                     f"the median of the {fitted.n_blocks} block KDEs holds only "
@@ -176,7 +207,9 @@ class _BaseKDE(BaseEstimator):
                     f"{len(fitted.X) / fitted.n_blocks:.1f} points in {self.n_features_in_}-D): "
                     "most of this density is the division by that integral, and it no longer "
                     "follows the data; use fewer blocks (a smaller contamination)",
-                    UserWarning, stacklevel=3)
+                    UserWarning,
+                    stacklevel=3,
+                )
 
     def fit(self, X, y=None, sample_weight=None):
         """Fit on X of shape (n,) or (n, d) (a DataFrame sets ``feature_names_in_``); ``y``
@@ -261,8 +294,10 @@ class _BaseKDE(BaseEstimator):
         check_is_fitted(self, "bandwidth_")
         given = [xs] if ys is None else [xs, ys]
         if len(given) != self.n_features_in_:
-            raise ValueError(f"pdf_grid takes one axis per feature: the estimator was fitted on "
-                             f"{self.n_features_in_} feature(s), got {len(given)} axis/axes")
+            raise ValueError(
+                f"pdf_grid takes one axis per feature: the estimator was fitted on "
+                f"{self.n_features_in_} feature(s), got {len(given)} axis/axes"
+            )
         axes = []
         for name, axis in zip(("xs", "ys"), given):
             try:
@@ -270,28 +305,35 @@ class _BaseKDE(BaseEstimator):
             except (TypeError, ValueError):
                 raise ValueError(f"{name} must be a 1-D array of numbers, got {axis!r}") from None
             if axis.ndim != 1:
-                raise ValueError(f"{name} must be a 1-D array (one grid axis), got shape "
-                                 f"{axis.shape}")
+                raise ValueError(
+                    f"{name} must be a 1-D array (one grid axis), got shape {axis.shape}"
+                )
             if not np.isfinite(axis).all() or axis.size == 0:
                 raise ValueError("grid axes must be non-empty and finite")
             axes.append(axis)
         return axes
 
-    def _grid_sums(self, xs, ys, exact: bool = False
-                   ) -> tuple[np.ndarray, list[np.ndarray], str, list[np.ndarray]]:
+    def _grid_sums(
+        self, xs, ys, exact: bool = False
+    ) -> tuple[np.ndarray, list[np.ndarray], str, list[np.ndarray]]:
         """(block sums on the nodes within reach, those nodes' axes in the frame, the engine
         backend that computed them, per axis the mask of those nodes); ``exact``: see
         :func:`momkde_core._engine._sums.block_grid_sums`."""
         inner = [self._frame.inner_axis(a, k) for k, a in enumerate(self._grid_axes(xs, ys))]
         axes, nears = [z for z, _ in inner], [near for _, near in inner]
         if any(a.size == 0 for a in axes):
-            return (np.zeros((self._fitted.n_blocks,) + tuple(len(a) for a in axes)), axes,
-                    "none", nears)
+            return (
+                np.zeros((self._fitted.n_blocks,) + tuple(len(a) for a in axes)),
+                axes,
+                "none",
+                nears,
+            )
         sums, backend = self._fitted.grid_sums(axes, exact)
         return sums, axes, backend, nears
 
-    def _to_outer_grid(self, values: np.ndarray, nears: list[np.ndarray],
-                       log_factor: float) -> np.ndarray:
+    def _to_outer_grid(
+        self, values: np.ndarray, nears: list[np.ndarray], log_factor: float
+    ) -> np.ndarray:
         """Grid values computed inside the frame on the nodes within reach, times
         exp(``log_factor``), as values in the data's units on the whole grid (0 elsewhere)."""
         lead = values.ndim - len(nears)
@@ -352,9 +394,14 @@ class _BaseKDE(BaseEstimator):
         """
         check_is_fitted(self, "bandwidth_")
         if not _is_int(n_samples) or n_samples < 0:
-            raise InvalidParameterError(f"n_samples must be a non-negative integer, got {n_samples!r}")
-        rng = random_state if isinstance(random_state, np.random.Generator) else \
-            np.random.default_rng(check_random_state(random_state).randint(2**31))
+            raise InvalidParameterError(
+                f"n_samples must be a non-negative integer, got {n_samples!r}"
+            )
+        rng = (
+            random_state
+            if isinstance(random_state, np.random.Generator)
+            else np.random.default_rng(check_random_state(random_state).randint(2**31))
+        )
         fitted = self._fitted
         S = fitted.n_blocks
         log_bound = np.log(S / (S // 2 + 1))
@@ -364,22 +411,27 @@ class _BaseKDE(BaseEstimator):
             if S > 1:
                 logs = fitted.block_log_sums(draws)
                 with np.errstate(invalid="ignore"):  # -inf - -inf where q is 0: rejected
-                    log_accept = log_median(logs) - logsumexp(logs, axis=0) + np.log(S) \
-                        - log_bound
+                    log_accept = log_median(logs) - logsumexp(logs, axis=0) + np.log(S) - log_bound
                 draws = draws[np.log(rng.random(len(draws))) < log_accept][:missing]
             idle = 0 if len(draws) else idle + 1
             if idle == MAX_SAMPLE_ROUNDS:
-                raise ValueError("no draw was accepted in 100 rounds: the median of the block "
-                                 "KDEs is almost 0 where they hold their mass; use fewer blocks "
-                                 "or a larger bandwidth")
+                raise ValueError(
+                    "no draw was accepted in 100 rounds: the median of the block "
+                    "KDEs is almost 0 where they hold their mass; use fewer blocks "
+                    "or a larger bandwidth"
+                )
             kept.append(draws)
             missing -= len(draws)
-        draws = self._frame.outer(np.concatenate(kept)) if kept else \
-            np.empty((0, self.n_features_in_))
+        draws = (
+            self._frame.outer(np.concatenate(kept)) if kept else np.empty((0, self.n_features_in_))
+        )
         if not np.isfinite(draws).all():
-            raise ValueError("some draws fall beyond float64's range (~1.8e308): the data sit "
-                             "within a few bandwidths of it; rescale the data")
+            raise ValueError(
+                "some draws fall beyond float64's range (~1.8e308): the data sit "
+                "within a few bandwidths of it; rescale the data"
+            )
         return draws
+
 
 def _seeded_clone(estimator: BaseEstimator, random_state) -> BaseEstimator:
     """A clone of ``estimator``, its ``random_state`` parameter set to ``random_state`` when it
@@ -394,17 +446,23 @@ def _seeded_clone(estimator: BaseEstimator, random_state) -> BaseEstimator:
 def _finite_density(values: np.ndarray) -> np.ndarray:
     """``values`` if finite; else ValueError (a density beyond float64's range)."""
     if np.isposinf(values).any():
-        raise ValueError("the density exceeds float64's range (~1.8e308) at some points (data "
-                         "of tiny spread, or a tiny bandwidth, in several dimensions): use "
-                         "score_samples (its log), or rescale the data")
+        raise ValueError(
+            "the density exceeds float64's range (~1.8e308) at some points (data "
+            "of tiny spread, or a tiny bandwidth, in several dimensions): use "
+            "score_samples (its log), or rescale the data"
+        )
     return values
 
 
 def _log_start(est: BaseEstimator, gram: GramOperator) -> None:
     """With ``verbose``, log the size of the fit and how its Gram products are computed."""
     if est.verbose:
-        LOGGER.info("%s: %d points in %d-D, Gram products by the %s path", type(est).__name__,
-                    *gram.X.shape, gram.method)
+        LOGGER.info(
+            "%s: %d points in %d-D, Gram products by the %s path",
+            type(est).__name__,
+            *gram.X.shape,
+            gram.method,
+        )
 
 
 def _iteration_logger(est: BaseEstimator, stage: str):
@@ -416,8 +474,14 @@ def _iteration_logger(est: BaseEstimator, stage: str):
     name = type(est).__name__
 
     def progress(n_iter: int, objective: float) -> None:
-        LOGGER.info("%s %s: iteration %d (max_iter %d), objective %.10g", name, stage, n_iter,
-                    est.max_iter, objective)
+        LOGGER.info(
+            "%s %s: iteration %d (max_iter %d), objective %.10g",
+            name,
+            stage,
+            n_iter,
+            est.max_iter,
+            objective,
+        )
 
     return progress
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .._blocks import equal_weights
-from ._base import (_BaseKDE)
+from ._base import _BaseKDE
 
 
 class KDE(_BaseKDE):

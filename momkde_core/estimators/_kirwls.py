@@ -36,8 +36,7 @@ def hampel_rho(r: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
     top = a * (b + c - a) / 2.0
     with np.errstate(divide="ignore", invalid="ignore"):
         descending = a * (r - c) ** 2 / (2.0 * (b - c)) + top
-    return np.select([r <= a, r < b, r < c],
-                     [r * r / 2.0, a * r - a * a / 2.0, descending], top)
+    return np.select([r <= a, r < b, r < c], [r * r / 2.0, a * r - a * a / 2.0, descending], top)
 
 
 def huber_psi(r: np.ndarray, a: float) -> np.ndarray:
@@ -86,8 +85,13 @@ def _reweight(phi: np.ndarray, base: np.ndarray | None) -> np.ndarray:
     return phi / phi.sum()
 
 
-def absolute_loss_kirwls(gram: GramOperator, max_iter: int, tol: float,
-                         base: np.ndarray | None = None, progress: Progress = None):
+def absolute_loss_kirwls(
+    gram: GramOperator,
+    max_iter: int,
+    tol: float,
+    base: np.ndarray | None = None,
+    progress: Progress = None,
+):
     """KIRWLS for the absolute loss rho(r) = |r| (psi(r) = 1, phi(r) = 1/r): the geometric
     median of the Phi(X_i) in the RKHS (Weiszfeld's iteration, kernelised).
 
@@ -119,8 +123,14 @@ def absolute_loss_kirwls(gram: GramOperator, max_iter: int, tol: float,
     return w, r, n_iter, np.array(history)
 
 
-def scale_residuals(gram: GramOperator, scale_from: str, max_iter: int, tol: float,
-                    base: np.ndarray | None = None, progress: Progress = None):
+def scale_residuals(
+    gram: GramOperator,
+    scale_from: str,
+    max_iter: int,
+    tol: float,
+    base: np.ndarray | None = None,
+    progress: Progress = None,
+):
     """The residuals the loss parameters are read from, and the iterations it took.
 
     ``"absolute"``: those of the absolute-loss RKDE run to convergence
@@ -132,8 +142,9 @@ def scale_residuals(gram: GramOperator, scale_from: str, max_iter: int, tol: flo
         return r, n_iter
     if scale_from == "kde":
         return feature_space_residuals(gram, _start(len(gram.X), base)), 0
-    raise ValueError(f"unknown scale_from {scale_from!r}; allowed: "
-                     + ", ".join(map(repr, SCALE_SOURCES)))
+    raise ValueError(
+        f"unknown scale_from {scale_from!r}; allowed: " + ", ".join(map(repr, SCALE_SOURCES))
+    )
 
 
 def loss_parameters(residuals: np.ndarray, loss: str, percentiles) -> tuple:
@@ -152,8 +163,15 @@ def loss_parameters(residuals: np.ndarray, loss: str, percentiles) -> tuple:
     return (float(np.percentile(residuals, q[0])),)
 
 
-def kirwls_with_params(gram: GramOperator, loss: str, params: tuple, max_iter: int,
-                       tol: float, base: np.ndarray | None = None, progress: Progress = None):
+def kirwls_with_params(
+    gram: GramOperator,
+    loss: str,
+    params: tuple,
+    max_iter: int,
+    tol: float,
+    base: np.ndarray | None = None,
+    progress: Progress = None,
+):
     """KIRWLS (Kim & Scott 2012) for the RKDE weights with the loss parameters given.
 
     From w = 1/n (as robkde.m, l. 26, restarts after choosing a, b, c), repeat
@@ -188,8 +206,14 @@ def kirwls_with_params(gram: GramOperator, loss: str, params: tuple, max_iter: i
     return w, n_iter, np.array(history)
 
 
-def kirwls(gram: GramOperator, loss: str, percentiles, max_iter: int, tol: float,
-           scale_from: str = "absolute"):
+def kirwls(
+    gram: GramOperator,
+    loss: str,
+    percentiles,
+    max_iter: int,
+    tol: float,
+    scale_from: str = "absolute",
+):
     """Kernelised IRWLS (KIRWLS, Kim & Scott 2012) for the RKDE weights, loss parameters
     included: the ``percentiles`` (Hampel: a, b, c; Huber: a from the first) of the
     residuals named by ``scale_from`` (:func:`scale_residuals`), then
@@ -210,8 +234,14 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
     return np.maximum(v - css[rho] / (rho + 1.0), 0.0)
 
 
-def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float,
-                  base: np.ndarray | None = None, progress: Progress = None):
+def spkde_weights(
+    gram: GramOperator,
+    beta: float,
+    max_iter: int,
+    tol: float,
+    base: np.ndarray | None = None,
+    progress: Progress = None,
+):
     """SPKDE's QP min_a ||beta f_KDE - g_a||^2_{L2} = (a - t)'Q(a - t), t = beta/n, a on the simplex.
 
     With a ``base`` measure p (module docstring) f_KDE is the weighted KDE and t = beta p.
@@ -237,7 +267,8 @@ def spkde_weights(gram: GramOperator, beta: float, max_iter: int, tol: float,
             f"SPKDE's L2 Gram matrix is {'0' if largest_row_sum == 0 else 'not finite'} in "
             f"float32 (d = {d}, kernel scale sqrt(2) h = {gram.h:.3g}): the kernel's peak "
             f"(2 sqrt(pi) h)^-d is out of range in this dimension; use fewer features or "
-            "another estimator")
+            "another estimator"
+        )
     step = 1.0 / (2.0 * largest_row_sum)
 
     def objective(a: np.ndarray, qa: np.ndarray) -> float:

@@ -12,7 +12,7 @@ from .._blocks import block_labels, shuffled_blocks
 from .._engine import selection_frame
 from ..bandwidth._robust import check_contamination, estimate_contamination, n_blocks_for
 from ..bandwidth._rules import select_bandwidth
-from ._base import (TINY_BLOCKS, _BaseKDE, _is_int)
+from ._base import TINY_BLOCKS, _BaseKDE, _is_int
 
 
 class MoMKDE(_BaseKDE):
@@ -74,8 +74,15 @@ default "robust"
 
     _median = True
 
-    def __init__(self, n_blocks="auto", bandwidth="robust", contamination=0.1,
-                 kernel: str = "gaussian", normalize: bool = True, random_state=None):
+    def __init__(
+        self,
+        n_blocks="auto",
+        bandwidth="robust",
+        contamination=0.1,
+        kernel: str = "gaussian",
+        normalize: bool = True,
+        random_state=None,
+    ):
         self.n_blocks = n_blocks
         self.bandwidth = bandwidth
         self.contamination = contamination
@@ -91,12 +98,13 @@ default "robust"
         S = self.n_blocks
         auto = isinstance(S, str) and S == "auto"
         if not auto and (not _is_int(S) or not 1 <= S <= n):
-            raise InvalidParameterError(f"n_blocks must be 'auto' or an integer between 1 and n "
-                                        f"= {n} (the number of rows), got {S!r}")
+            raise InvalidParameterError(
+                f"n_blocks must be 'auto' or an integer between 1 and n "
+                f"= {n} (the number of rows), got {S!r}"
+            )
         check_contamination(self.contamination)
         if not isinstance(self.normalize, (bool, np.bool_)):
-            raise InvalidParameterError(f"normalize must be True or False, got "
-                                        f"{self.normalize!r}")
+            raise InvalidParameterError(f"normalize must be True or False, got {self.normalize!r}")
 
     def _bandwidth_options(self, X: np.ndarray) -> dict:
         """Resolve the contamination and S (both may need the data) for "robust" and the fit."""
@@ -104,20 +112,25 @@ default "robust"
         if isinstance(eps, str) and not np.ptp(X, axis=0).any():
             eps = 0.0  # "auto" on one row or identical rows: nothing stands out
         elif isinstance(eps, str):  # "auto": on the data in units of their Scott bandwidths
-            frame = selection_frame(X, select_bandwidth(X, "scott", self._kernel,
-                                                        per_feature=True))
-            eps = estimate_contamination(frame.inner(X), self._kernel, frame.h,
-                                         random_state=self.random_state)
+            frame = selection_frame(X, select_bandwidth(X, "scott", self._kernel, per_feature=True))
+            eps = estimate_contamination(
+                frame.inner(X), self._kernel, frame.h, random_state=self.random_state
+            )
         self.contamination_ = float(eps)
-        self.n_blocks_ = (n_blocks_for(len(X), self.contamination_)
-                          if isinstance(self.n_blocks, str) else int(self.n_blocks))
+        self.n_blocks_ = (
+            n_blocks_for(len(X), self.contamination_)
+            if isinstance(self.n_blocks, str)
+            else int(self.n_blocks)
+        )
         if self.n_blocks_ > 1 and len(X) < TINY_BLOCKS * self.n_blocks_:
             warnings.warn(
                 f"{self.n_blocks_} blocks for {len(X)} points: blocks of fewer than "
                 f"{TINY_BLOCKS} points, whose median no longer estimates the density (measured: "
                 "worse than the plain KDE on clustered outliers at contamination 0.3 and above); "
                 "S > 2|O| cannot be met with usable blocks beyond ~25 % of outliers",
-                UserWarning, stacklevel=4)
+                UserWarning,
+                stacklevel=4,
+            )
         return {"n_blocks": self.n_blocks_, "contamination": self.contamination_}
 
     @property

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .._engine import GramOperator
-from ._base import (_BaseKDE, _check_iterations, _iteration_logger,
-                    _log_start, _one_block)
-from ._kirwls import (DEFAULT_PERCENTILES, SCALE_SOURCES, kirwls_with_params, loss_parameters,
-                      scale_residuals)
+from ._base import _BaseKDE, _check_iterations, _iteration_logger, _log_start, _one_block
+from ._kirwls import (
+    DEFAULT_PERCENTILES,
+    SCALE_SOURCES,
+    kirwls_with_params,
+    loss_parameters,
+    scale_residuals,
+)
 
 
 class RKDE(_BaseKDE):
@@ -92,9 +95,18 @@ class RKDE(_BaseKDE):
 
     _row_attributes = {"weights_": 0.0}
 
-    def __init__(self, bandwidth="scott", kernel: str = "gaussian", loss: str = "hampel",
-                 scale_from: str = "absolute", percentiles=None, max_iter: int = 100,
-                 tol: float = 1e-8, random_state=None, verbose: int = 0):
+    def __init__(
+        self,
+        bandwidth="scott",
+        kernel: str = "gaussian",
+        loss: str = "hampel",
+        scale_from: str = "absolute",
+        percentiles=None,
+        max_iter: int = 100,
+        tol: float = 1e-8,
+        random_state=None,
+        verbose: int = 0,
+    ):
         self.bandwidth = bandwidth
         self.kernel = kernel
         self.loss = loss
@@ -106,35 +118,49 @@ class RKDE(_BaseKDE):
         self.verbose = verbose
 
     def _percentiles(self) -> np.ndarray:
-        q = DEFAULT_PERCENTILES[self.scale_from] if self.percentiles is None \
-            else self.percentiles
+        q = DEFAULT_PERCENTILES[self.scale_from] if self.percentiles is None else self.percentiles
         return np.asarray(q, dtype=float).ravel()
 
     def _check_params(self, n: int) -> None:
         if not isinstance(self.loss, str) or self.loss not in ("hampel", "huber"):
             raise InvalidParameterError(f"unknown loss {self.loss!r}; allowed: 'hampel', 'huber'")
         if not isinstance(self.scale_from, str) or self.scale_from not in SCALE_SOURCES:
-            raise InvalidParameterError(f"unknown scale_from {self.scale_from!r}; allowed: "
-                             + ", ".join(map(repr, SCALE_SOURCES)))
+            raise InvalidParameterError(
+                f"unknown scale_from {self.scale_from!r}; allowed: "
+                + ", ".join(map(repr, SCALE_SOURCES))
+            )
         try:
             q = self._percentiles()
         except (TypeError, ValueError):
             q = np.array([np.nan])
         if q.size != 3 or not np.all((q >= 0) & (q <= 100)) or np.any(np.diff(q) < 0):
-            raise InvalidParameterError("percentiles must be None or three non-decreasing numbers in "
-                             f"[0, 100] (Hampel's a, b, c), got {self.percentiles!r}")
+            raise InvalidParameterError(
+                "percentiles must be None or three non-decreasing numbers in "
+                f"[0, 100] (Hampel's a, b, c), got {self.percentiles!r}"
+            )
         _check_iterations(self.max_iter, self.tol)
 
     def _fit_weights(self, X, base):
         gram = GramOperator(X, self._kernel, self._frame.h)
         _log_start(self, gram)
         residuals, self.scale_n_iter_ = scale_residuals(
-            gram, self.scale_from, self.max_iter, self.tol, base,
-            _iteration_logger(self, "absolute-loss KIRWLS (scale)"))
+            gram,
+            self.scale_from,
+            self.max_iter,
+            self.tol,
+            base,
+            _iteration_logger(self, "absolute-loss KIRWLS (scale)"),
+        )
         self.loss_params_ = loss_parameters(residuals, self.loss, self._percentiles())
         self.weights_, self.n_iter_, self.objective_ = kirwls_with_params(
-            gram, self.loss, self.loss_params_, self.max_iter, self.tol, base,
-            _iteration_logger(self, f"{self.loss} KIRWLS"))
+            gram,
+            self.loss,
+            self.loss_params_,
+            self.max_iter,
+            self.tol,
+            base,
+            _iteration_logger(self, f"{self.loss} KIRWLS"),
+        )
         if not self._frame.identity:  # residuals scale as sqrt(density), J as a density
             jacobian = np.exp(self._frame.log_jacobian)
             self.loss_params_ = tuple(p * np.sqrt(jacobian) for p in self.loss_params_)

@@ -60,11 +60,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
+from ..bandwidth._robust import check_contamination
 from ..bandwidth._rules import check_numeric_bandwidth, check_rule
 from ._base import _base_measure, _seeded_clone, _validate_data
 from ._kde import KDE
 from ._mom_kde import MoMKDE
-from ..bandwidth._robust import check_contamination
 
 #: The cut rules of :class:`ScreenedKDE`.
 CUTS: tuple[str, ...] = ("calibrated", "ratio", "share")
@@ -143,8 +143,16 @@ default "cv"
     True
     """
 
-    def __init__(self, contamination=0.1, bandwidth="cv", kernel: str = "gaussian",
-                 screen=None, cut: str = "calibrated", ratio: float = 10.0, random_state=None):
+    def __init__(
+        self,
+        contamination=0.1,
+        bandwidth="cv",
+        kernel: str = "gaussian",
+        screen=None,
+        cut: str = "calibrated",
+        ratio: float = 10.0,
+        random_state=None,
+    ):
         self.contamination = contamination
         self.bandwidth = bandwidth
         self.kernel = kernel
@@ -156,22 +164,36 @@ default "cv"
     def _check_own_params(self) -> None:
         check_contamination(self.contamination)
         if not isinstance(self.cut, str) or self.cut not in CUTS:
-            raise InvalidParameterError(f"cut must be one of {', '.join(map(repr, CUTS))}, got "
-                                        f"{self.cut!r}")
-        if (not isinstance(self.ratio, Real) or isinstance(self.ratio, (bool, np.bool_))
-                or not 1.0 < self.ratio < np.inf):
-            raise InvalidParameterError(f"ratio must be a finite number above 1, got "
-                                        f"{self.ratio!r}")
+            raise InvalidParameterError(
+                f"cut must be one of {', '.join(map(repr, CUTS))}, got {self.cut!r}"
+            )
+        if (
+            not isinstance(self.ratio, Real)
+            or isinstance(self.ratio, (bool, np.bool_))
+            or not 1.0 < self.ratio < np.inf
+        ):
+            raise InvalidParameterError(
+                f"ratio must be a finite number above 1, got {self.ratio!r}"
+            )
         if self.screen is not None and not callable(getattr(self.screen, "score_samples", None)):
-            raise TypeError(f"screen must be a density estimator with score_samples (such as "
-                            f"MoMKDE), got {type(self.screen).__name__}")
-        if (self.screen is not None and self.cut == "calibrated"
-                and not callable(getattr(self.screen, "sample", None))):
-            raise TypeError(f"cut='calibrated' draws from the screen, and "
-                            f"{type(self.screen).__name__} has no sample(); use cut='ratio'")
+            raise TypeError(
+                f"screen must be a density estimator with score_samples (such as "
+                f"MoMKDE), got {type(self.screen).__name__}"
+            )
+        if (
+            self.screen is not None
+            and self.cut == "calibrated"
+            and not callable(getattr(self.screen, "sample", None))
+        ):
+            raise TypeError(
+                f"cut='calibrated' draws from the screen, and "
+                f"{type(self.screen).__name__} has no sample(); use cut='ratio'"
+            )
         if self.screen is not None and isinstance(self.contamination, str):
-            raise ValueError("contamination='auto' needs the default screen (MoM-KDE estimates "
-                             "the share); state a number with a screen of your own")
+            raise ValueError(
+                "contamination='auto' needs the default screen (MoM-KDE estimates "
+                "the share); state a number with a screen of your own"
+            )
 
     def _fit(self, X, sample_weight) -> None:
         self._check_own_params()
@@ -209,11 +231,12 @@ default "cv"
         for w in caught:  # a thin median, told as what it means for the cut
             message = str(w.message)
             if "holds only" in message:
-                message = (message.split(": most of")[0].replace("the median", "the screen's "
-                                                                  "median", 1)
-                           + ": its blocks are too small to tell a cluster of outliers from "
-                           "sparse inliers, so rows of the inliers' tails may be set aside; "
-                           "state a smaller contamination")
+                message = (
+                    message.split(": most of")[0].replace("the median", "the screen's median", 1)
+                    + ": its blocks are too small to tell a cluster of outliers from "
+                    "sparse inliers, so rows of the inliers' tails may be set aside; "
+                    "state a smaller contamination"
+                )
             warnings.warn(message, w.category, stacklevel=4)
         self.screen_ = screen
         # the stated share; "auto" (default screen only): the share the screen estimated
@@ -247,16 +270,19 @@ default "cv"
         if first is None:
             first = excess > np.log(self.ratio)
         keep = ~_largest(first, excess, (n - 1) // 2)
-        kept = KDE(h, self.kernel).fit(X[keep],
-                                       sample_weight=None if weights is None else weights[keep])
+        kept = KDE(h, self.kernel).fit(
+            X[keep], sample_weight=None if weights is None else weights[keep]
+        )
         return _beyond_null(scores, excess, *self._null(kept, screen, h, n, rng))
 
     def _null(self, source, screen, pilot_h, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """(screen log density, excess) at ``NULL_SAMPLES`` samples of n rows from ``source``,
         the screen and the pilot refitted on each with their fitted S, h (and share)."""
-        fixed = {name: getattr(screen, name + "_")
-                 for name in ("n_blocks", "bandwidth", "contamination")
-                 if name in screen.get_params(deep=False) and hasattr(screen, name + "_")}
+        fixed = {
+            name: getattr(screen, name + "_")
+            for name in ("n_blocks", "bandwidth", "contamination")
+            if name in screen.get_params(deep=False) and hasattr(screen, name + "_")
+        }
         levels, excess = [], []
         for _ in range(NULL_SAMPLES):
             draws = source.sample(n, random_state=rng)
@@ -266,8 +292,7 @@ default "cv"
                 twin.fit(draws)
             level = np.asarray(twin.score_samples(draws), dtype=float)
             levels.append(level)
-            excess.append(_excess(KDE(pilot_h, self.kernel).fit(draws).score_samples(draws),
-                                  level))
+            excess.append(_excess(KDE(pilot_h, self.kernel).fit(draws).score_samples(draws), level))
         return np.concatenate(levels), np.concatenate(excess)
 
 
@@ -287,8 +312,9 @@ def _largest(candidates: np.ndarray, excess: np.ndarray, limit: int) -> np.ndarr
     return flagged
 
 
-def _beyond_null(levels: np.ndarray, excess: np.ndarray, null_levels: np.ndarray,
-                 null_excess: np.ndarray) -> np.ndarray:
+def _beyond_null(
+    levels: np.ndarray, excess: np.ndarray, null_levels: np.ndarray, null_excess: np.ndarray
+) -> np.ndarray:
     """Rows whose excess is above ``MIN_EXCESS`` and above the largest null excess among the
     ``NULL_NEIGHBOURS`` null rows of nearest level (a window of the null sorted by level)."""
     order = np.argsort(null_levels, kind="stable")

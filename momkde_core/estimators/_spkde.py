@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .._engine import PEAK_LIMIT_FLOAT32, GramOperator
-from ._base import (_BaseKDE, _check_iterations, _is_number, _iteration_logger,
-                    _log_start, _one_block)
-from ._kirwls import (spkde_weights)
+from ._base import (
+    _BaseKDE,
+    _check_iterations,
+    _is_number,
+    _iteration_logger,
+    _log_start,
+    _one_block,
+)
+from ._kirwls import spkde_weights
 
 
 class SPKDE(_BaseKDE):
@@ -45,9 +50,17 @@ class SPKDE(_BaseKDE):
     _gram_scale = float(np.sqrt(2.0))  # the L2 Gram matrix: a Gaussian of bandwidth sqrt(2) h
     _peak_limit = PEAK_LIMIT_FLOAT32  # ... held in float32
 
-    def __init__(self, bandwidth="scott", contamination: float = 0.1, beta=None,
-                 kernel: str = "gaussian", max_iter: int = 1000, tol: float = 1e-5,
-                 random_state=None, verbose: int = 0):
+    def __init__(
+        self,
+        bandwidth="scott",
+        contamination: float = 0.1,
+        beta=None,
+        kernel: str = "gaussian",
+        max_iter: int = 1000,
+        tol: float = 1e-5,
+        random_state=None,
+        verbose: int = 0,
+    ):
         self.bandwidth = bandwidth
         self.contamination = contamination
         self.beta = beta
@@ -59,27 +72,32 @@ class SPKDE(_BaseKDE):
 
     def _check_params(self, n: int) -> None:
         if self._kernel.name != "gaussian":
-            raise ValueError(f"SPKDE needs kernel='gaussian' (its L2 Gram matrix is a Gaussian of "
-                             f"bandwidth sqrt(2) h), got kernel={self.kernel!r}")
+            raise ValueError(
+                f"SPKDE needs kernel='gaussian' (its L2 Gram matrix is a Gaussian of "
+                f"bandwidth sqrt(2) h), got kernel={self.kernel!r}"
+            )
         if self.beta is None:
             eps = self.contamination
             if not _is_number(eps) or not 0.0 <= eps < 1.0:
-                raise InvalidParameterError(f"contamination must be a number in [0, 1), got "
-                                            f"{eps!r}")
+                raise InvalidParameterError(
+                    f"contamination must be a number in [0, 1), got {eps!r}"
+                )
         elif not _is_number(self.beta) or not self.beta >= 1.0 or not np.isfinite(self.beta):
             raise InvalidParameterError(f"beta must be a finite number >= 1, got {self.beta!r}")
         _check_iterations(self.max_iter, self.tol)
 
     def _bandwidth_options(self, X: np.ndarray) -> dict:
-        """"robust" trims the stated contamination (when it is below 1/2 and beta is not set)."""
+        """ "robust" trims the stated contamination (when it is below 1/2 and beta is not set)."""
         eps = self.contamination
         return {"contamination": eps} if self.beta is None and eps < 0.5 else {}
 
     def _fit_weights(self, X, base):
-        self.beta_ = 1.0 / (1.0 - float(self.contamination)) if self.beta is None \
-            else float(self.beta)
+        self.beta_ = (
+            1.0 / (1.0 - float(self.contamination)) if self.beta is None else float(self.beta)
+        )
         gram = GramOperator(X, self._kernel, self._gram_scale * self._frame.h, dtype=np.float32)
         _log_start(self, gram)
-        self.weights_, self.n_iter_ = spkde_weights(gram, self.beta_, self.max_iter, self.tol,
-                                                    base, _iteration_logger(self, "FISTA"))
+        self.weights_, self.n_iter_ = spkde_weights(
+            gram, self.beta_, self.max_iter, self.tol, base, _iteration_logger(self, "FISTA")
+        )
         return _one_block(X, self.weights_)

@@ -99,33 +99,54 @@ import warnings
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from io import StringIO
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
+from io import StringIO
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .. import metrics
+from .._engine import Grid, replay_limits
 from .._progress import Progress
-from ..io import LINE_END, write_csv
-from ..bandwidth._rules import select_bandwidth
-from .._engine import replay_limits
 from ..bandwidth._robust import MAX_CONTAMINATION, check_contamination, n_blocks_for
+from ..bandwidth._rules import select_bandwidth
 from ..datasets import DATASETS, contaminated_sample, load_dataset
 from ..estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
-from .._engine import Grid
+from ..io import LINE_END, write_csv
 from ..kernels import get_kernel
 from ..synthetic import CLEAN_DENSITIES, SCHEMES, ContaminatedSample, make_clean, make_contaminated
 
-COLUMNS: tuple[str, ...] = ("source", "ratio", "rep", "seed", "method", "n_blocks", "bandwidth",
-                            "metric", "value")
-METHODS: tuple[str, ...] = ("kde", "mom_kde", "mom_kde_oracle", "mom_kde_auto", "rkde", "spkde",
-                            "screened_kde")
+COLUMNS: tuple[str, ...] = (
+    "source",
+    "ratio",
+    "rep",
+    "seed",
+    "method",
+    "n_blocks",
+    "bandwidth",
+    "metric",
+    "value",
+)
+METHODS: tuple[str, ...] = (
+    "kde",
+    "mom_kde",
+    "mom_kde_oracle",
+    "mom_kde_auto",
+    "rkde",
+    "spkde",
+    "screened_kde",
+)
 BLOCKH_METHODS: tuple[str, ...] = ("mom_kde_blockh", "mom_kde_oracle_blockh")
-AUTO_METHODS: tuple[str, ...] = ("mom_kde_auto", "mom_kde_auto_cv", "mom_kde_auto_scott",
-                                 "mom_kde_auto_blockh", "mom_kde_auto_est", "kde_robust")
+AUTO_METHODS: tuple[str, ...] = (
+    "mom_kde_auto",
+    "mom_kde_auto_cv",
+    "mom_kde_auto_scott",
+    "mom_kde_auto_blockh",
+    "mom_kde_auto_est",
+    "kde_robust",
+)
 ALL_METHODS: tuple[str, ...] = tuple(dict.fromkeys(METHODS + BLOCKH_METHODS + AUTO_METHODS))
 METRICS: tuple[str, ...] = ("js", "js_distance", "kl_fhat_f", "kl_f_fhat", "l1", "linf", "auc")
 PROTOCOLS: tuple[str, ...] = ("honest", "paper")
@@ -176,13 +197,22 @@ def _stream(seed: int, purpose: str) -> int:
 def regenerate_sample(task: Task) -> tuple[np.ndarray, np.ndarray, ContaminatedSample | None]:
     """(X, is_outlier, synthetic sample or None) of a task, from its seed alone."""
     if task.kind in ("synthetic", "clean"):
-        data = (make_clean(task.source, task.n_inliers, random_state=task.seed)
-                if task.kind == "clean" else
-                make_contaminated(task.source, task.n_inliers, task.ratio, task.dim,
-                                  random_state=task.seed, scale=task.scale))
+        data = (
+            make_clean(task.source, task.n_inliers, random_state=task.seed)
+            if task.kind == "clean"
+            else make_contaminated(
+                task.source,
+                task.n_inliers,
+                task.ratio,
+                task.dim,
+                random_state=task.seed,
+                scale=task.scale,
+            )
+        )
         return data.X, data.is_outlier, data
-    X, is_outlier = contaminated_sample(_dataset(task.source, task.data_dir), task.ratio,
-                                        random_state=task.seed)
+    X, is_outlier = contaminated_sample(
+        _dataset(task.source, task.data_dir), task.ratio, random_state=task.seed
+    )
     return X, is_outlier, None
 
 
@@ -203,8 +233,12 @@ def block_bandwidth(h: float, n_blocks: int, dim: int) -> float:
     return float(h * n_blocks ** (1.0 / (4 + dim)))
 
 
-def select_n_blocks(X: np.ndarray, bandwidth: float | Callable[[int], float],
-                    random_state: int, size: int = RULE_GRID_SIZE) -> int:
+def select_n_blocks(
+    X: np.ndarray,
+    bandwidth: float | Callable[[int], float],
+    random_state: int,
+    size: int = RULE_GRID_SIZE,
+) -> int:
     """S by the held-out median likelihood (module docstring); needs no label, no true density.
 
     ``bandwidth`` is a float, or a function of S (the block-aware bandwidth). Returns S for
@@ -213,15 +247,16 @@ def select_n_blocks(X: np.ndarray, bandwidth: float | Callable[[int], float],
     h_of = bandwidth if callable(bandwidth) else (lambda _s: bandwidth)
     n = len(X)
     order = np.random.default_rng(random_state).permutation(n)
-    train, test = X[order[: n // 2]], X[order[n // 2:]]
+    train, test = X[order[: n // 2]], X[order[n // 2 :]]
     candidates = np.unique(np.round(np.geomspace(1, max(1, len(train) // 2), size)).astype(int))
     scores = [_median_loglik(train, test, int(s), h_of(int(s)), random_state) for s in candidates]
     best = int(candidates[int(np.argmax(scores))])
     return int(min(n, round(best * n / len(train))))
 
 
-def _median_loglik(train: np.ndarray, test: np.ndarray, n_blocks: int, h: float,
-                   random_state: int) -> float:
+def _median_loglik(
+    train: np.ndarray, test: np.ndarray, n_blocks: int, h: float, random_state: int
+) -> float:
     """Median log density on ``test`` of MoM-KDE fitted on ``train``; -inf when the median of
     the block KDEs vanishes everywhere (too many blocks for h: not a density)."""
     try:
@@ -254,13 +289,16 @@ class _Sample:
     def __init__(self, task: Task):
         self.task = task
         self.X, self.is_outlier, self.synthetic = regenerate_sample(task)
-        self.grid = (_evaluation_grid(task.kind, task.dim) if self.synthetic is not None
-                     else None)
-        self.true_grid = (None if self.grid is None else
-                          self.synthetic.true_pdf(self.grid.points).reshape(self.grid.shape))
+        self.grid = _evaluation_grid(task.kind, task.dim) if self.synthetic is not None else None
+        self.true_grid = (
+            None
+            if self.grid is None
+            else self.synthetic.true_pdf(self.grid.points).reshape(self.grid.shape)
+        )
 
-    def evaluate(self, method: str, est, n_blocks: int = 1, scores: bool = True,
-                 exact_tails: bool = True) -> _Fitted:
+    def evaluate(
+        self, method: str, est, n_blocks: int = 1, scores: bool = True, exact_tails: bool = True
+    ) -> _Fitted:
         """Grid values (normalised to integrate to 1) and scores at the points of a fitted est.
 
         ``exact_tails=False`` (the oracle's candidates, ranked by JS) leaves nodes below 1e-13
@@ -274,8 +312,7 @@ class _Sample:
                 grid_pdf = grid_pdf / mass
         h = est.bandwidth_  # one per feature for a rule in d > 1: their geometric mean
         h = float(np.exp(np.mean(np.log(h)))) if np.ndim(h) else h
-        return _Fitted(method, n_blocks, h, grid_pdf,
-                       est.pdf(self.X) if scores else np.empty(0))
+        return _Fitted(method, n_blocks, h, grid_pdf, est.pdf(self.X) if scores else np.empty(0))
 
     def metric_values(self, fitted: _Fitted) -> dict[str, float]:
         """All metrics of one estimate (only the AUC for real data)."""
@@ -285,14 +322,17 @@ class _Sample:
         elif self.grid is not None:
             p, f, cell = fitted.grid_pdf, self.true_grid, self.grid.cell
             p_kl = np.maximum(p, KL_FLOOR)
-            values = {"js": metrics.js_divergence(p, f, cell),
-                      "js_distance": metrics.js_distance(p, f, cell),
-                      "kl_fhat_f": metrics.kl_divergence(p_kl, f, cell),
-                      "kl_f_fhat": metrics.kl_divergence(f, p_kl, cell),
-                      "l1": metrics.l1_distance(p, f, cell),
-                      "linf": metrics.linf_distance(p, f)}
-        values["auc"] = (metrics.auc(fitted.scores, self.is_outlier) if self.is_outlier.any()
-                         else np.nan)  # clean densities: no outlier to rank
+            values = {
+                "js": metrics.js_divergence(p, f, cell),
+                "js_distance": metrics.js_distance(p, f, cell),
+                "kl_fhat_f": metrics.kl_divergence(p_kl, f, cell),
+                "kl_f_fhat": metrics.kl_divergence(f, p_kl, cell),
+                "l1": metrics.l1_distance(p, f, cell),
+                "linf": metrics.linf_distance(p, f),
+            }
+        values["auc"] = (
+            metrics.auc(fitted.scores, self.is_outlier) if self.is_outlier.any() else np.nan
+        )  # clean densities: no outlier to rank
         return values
 
     def oracle(self, method: str, h_of: Callable[[int], float], seed: int) -> _Fitted:
@@ -303,8 +343,11 @@ class _Sample:
             est = MoMKDE(int(s), h_of(int(s)), normalize=False, random_state=seed).fit(self.X)
             if self.grid is not None:
                 fitted = self.evaluate(method, est, int(s), scores=False, exact_tails=False)
-                loss = (metrics.js_divergence(fitted.grid_pdf, self.true_grid, self.grid.cell)
-                        if fitted.grid_pdf.any() else np.inf)
+                loss = (
+                    metrics.js_divergence(fitted.grid_pdf, self.true_grid, self.grid.cell)
+                    if fitted.grid_pdf.any()
+                    else np.inf
+                )
             else:
                 loss = -metrics.auc(est.pdf(self.X), self.is_outlier)
             if loss < best_loss:
@@ -334,8 +377,9 @@ def _run_task(task: Task) -> list[tuple]:
     cv_data = X[~sample.is_outlier] if task.protocol == "paper" else X
     h = select_bandwidth(cv_data, "cv", kernel, random_state=_stream(task.seed, "cv"))
     seed = _stream(task.seed, "blocks")
-    contamination = (task.ratio if task.protocol == "paper" or task.contamination is None
-                     else task.contamination)
+    contamination = (
+        task.ratio if task.protocol == "paper" or task.contamination is None else task.contamination
+    )
     # at the swept ratio 0.5 no median can separate the halves; the robust defaults accept
     # shares below 1/2, so they are given the largest such share there
     contamination = min(contamination, float(np.nextafter(MAX_CONTAMINATION, 0.0)))
@@ -353,12 +397,16 @@ def _run_task(task: Task) -> list[tuple]:
     def robust_h() -> float:
         """The "robust" h for the stated share: what MoMKDE(contamination=c, random_state=seed)
         selects itself, computed once for mom_kde_auto and kde_robust."""
-        return select_bandwidth(X, "robust", kernel, random_state=seed,
-                                contamination=contamination)
+        return select_bandwidth(X, "robust", kernel, random_state=seed, contamination=contamination)
 
     def auto(method: str, bandwidth, estimated: bool = False) -> _Fitted:
-        est = MoMKDE("auto", bandwidth, contamination="auto" if estimated else contamination,
-                     normalize=False, random_state=seed).fit(X)
+        est = MoMKDE(
+            "auto",
+            bandwidth,
+            contamination="auto" if estimated else contamination,
+            normalize=False,
+            random_state=seed,
+        ).fit(X)
         return sample.evaluate(method, est, est.n_blocks_)
 
     builders: dict[str, Callable[[], _Fitted]] = {
@@ -376,23 +424,44 @@ def _run_task(task: Task) -> list[tuple]:
         "mom_kde_auto_est": lambda: auto("mom_kde_auto_est", "robust", estimated=True),
         "kde_robust": lambda: sample.evaluate("kde_robust", KDE(robust_h()).fit(X)),
         "screened_kde": lambda: sample.evaluate(
-            "screened_kde", ScreenedKDE(contamination=contamination, random_state=seed).fit(X)),
+            "screened_kde", ScreenedKDE(contamination=contamination, random_state=seed).fit(X)
+        ),
     }
     rows = []
     for method in task.methods:
         fitted = builders[method]()
         for metric, value in sample.metric_values(fitted).items():
-            rows.append((task.source, task.ratio, task.rep, task.seed, method, fitted.n_blocks,
-                         fitted.bandwidth, metric, value))
+            rows.append(
+                (
+                    task.source,
+                    task.ratio,
+                    task.rep,
+                    task.seed,
+                    method,
+                    fitted.n_blocks,
+                    fitted.bandwidth,
+                    metric,
+                    value,
+                )
+            )
     return rows
 
 
-def make_tasks(kind: str, sources: Sequence[str] | None = None,
-               ratios: Sequence[float] = RATIOS, reps: int | None = None, seed: int = 0,
-               protocol: str = "honest", methods: Sequence[str] = METHODS, dim: int = 1,
-               n_inliers: int = 1000, scale: str = "std",
-               contamination: float | None | str = "guess",
-               data_dir: str | None = None, first_rep: int = 0) -> list[Task]:
+def make_tasks(
+    kind: str,
+    sources: Sequence[str] | None = None,
+    ratios: Sequence[float] = RATIOS,
+    reps: int | None = None,
+    seed: int = 0,
+    protocol: str = "honest",
+    methods: Sequence[str] = METHODS,
+    dim: int = 1,
+    n_inliers: int = 1000,
+    scale: str = "std",
+    contamination: float | None | str = "guess",
+    data_dir: str | None = None,
+    first_rep: int = 0,
+) -> list[Task]:
     """The tasks of a sweep, validated (ValueError with an actionable message otherwise).
 
     ``kind`` is "synthetic" (sources: schemes, default the paper's four), "clean" (sources:
@@ -416,12 +485,16 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
     unknown = [s for s in sources if s not in allowed]
     if unknown or not sources:
         noun = {"synthetic": "scheme", "clean": "clean density", "real": "data set"}[kind]
-        raise ValueError(f"unknown {noun}(s) {', '.join(unknown) or '(none given)'}; "
-                         f"allowed: {', '.join(allowed)}")
+        raise ValueError(
+            f"unknown {noun}(s) {', '.join(unknown) or '(none given)'}; "
+            f"allowed: {', '.join(allowed)}"
+        )
     bad_methods = [m for m in methods if m not in ALL_METHODS]
     if bad_methods or not methods:
-        raise ValueError(f"unknown method(s) {', '.join(bad_methods) or '(none given)'}; "
-                         f"allowed: {', '.join(ALL_METHODS)}")
+        raise ValueError(
+            f"unknown method(s) {', '.join(bad_methods) or '(none given)'}; "
+            f"allowed: {', '.join(ALL_METHODS)}"
+        )
     sources = tuple(dict.fromkeys(sources))  # a repeated name would repeat its samples
     ratios = (0.0,) if kind == "clean" else tuple(dict.fromkeys(float(r) for r in ratios))
     if kind != "clean" and (not ratios or any(not 0.0 < r < 1.0 for r in ratios)):
@@ -432,21 +505,36 @@ def make_tasks(kind: str, sources: Sequence[str] | None = None,
     if int(first_rep) != first_rep or first_rep < 0:
         raise ValueError(f"first_rep must be an integer >= 0, got {first_rep!r}")
     if int(n_inliers) != n_inliers or n_inliers < MIN_INLIERS:
-        raise ValueError(f"n_inliers must be an integer >= {MIN_INLIERS} (the bandwidth's "
-                         f"5-fold CV needs a point per fold), got {n_inliers!r}")
+        raise ValueError(
+            f"n_inliers must be an integer >= {MIN_INLIERS} (the bandwidth's "
+            f"5-fold CV needs a point per fold), got {n_inliers!r}"
+        )
     if dim not in (1, 2) or (kind == "clean" and dim != 1):
         raise ValueError(f"dim must be 1 or 2 (clean densities: 1), got {dim!r}")
     if contamination == "guess":
         contamination = CLEAN_CONTAMINATION if kind == "clean" else CONTAMINATION_GUESS
     if contamination is not None:
         check_contamination(contamination, allow_auto=False)
-    base = Task(kind=kind, source="", ratio=0.0, rep=0, seed=0, protocol=protocol,
-                methods=tuple(methods), dim=int(dim), n_inliers=int(n_inliers), scale=scale,
-                contamination=None if contamination is None else float(contamination),
-                data_dir=data_dir)
-    return [replace(base, source=s, ratio=r, rep=k, seed=task_seed(seed, s, r, k))
-            for s in sources for r in ratios
-            for k in range(int(first_rep), int(first_rep) + int(reps))]
+    base = Task(
+        kind=kind,
+        source="",
+        ratio=0.0,
+        rep=0,
+        seed=0,
+        protocol=protocol,
+        methods=tuple(methods),
+        dim=int(dim),
+        n_inliers=int(n_inliers),
+        scale=scale,
+        contamination=None if contamination is None else float(contamination),
+        data_dir=data_dir,
+    )
+    return [
+        replace(base, source=s, ratio=r, rep=k, seed=task_seed(seed, s, r, k))
+        for s in sources
+        for r in ratios
+        for k in range(int(first_rep), int(first_rep) + int(reps))
+    ]
 
 
 def _attempt(index: int, task: Task) -> tuple[int, list[tuple] | None, Exception | None]:
@@ -458,8 +546,9 @@ def _attempt(index: int, task: Task) -> tuple[int, list[tuple] | None, Exception
         return index, None, err
 
 
-def _iter_results(tasks: Sequence[Task], n_jobs: int, scheduler: str | None,
-                  progress: bool) -> Iterator[tuple[int, list[tuple] | None, Exception | None]]:
+def _iter_results(
+    tasks: Sequence[Task], n_jobs: int, scheduler: str | None, progress: bool
+) -> Iterator[tuple[int, list[tuple] | None, Exception | None]]:
     """:func:`_attempt` over the tasks with joblib (local processes, or Dask when
     ``scheduler`` is given), each result as soon as it is done (locally in the order the
     samples finish; on Dask in task order)."""
@@ -468,7 +557,8 @@ def _iter_results(tasks: Sequence[Task], n_jobs: int, scheduler: str | None,
     def results() -> Iterator[tuple[int, list[tuple] | None, Exception | None]]:
         order = "generator" if scheduler is not None else "generator_unordered"
         done = Parallel(n_jobs=n_jobs, return_as=order)(
-            delayed(_attempt)(i, t) for i, t in enumerate(tasks))
+            delayed(_attempt)(i, t) for i, t in enumerate(tasks)
+        )
         with Progress("running", "samples", total=len(tasks), enabled=progress) as bar:
             for result in done:
                 bar.update()
@@ -490,23 +580,35 @@ def dask_client(address: str):
     try:
         from distributed import Client
     except ImportError:
-        raise ImportError("running on a Dask cluster needs dask.distributed: "
-                          "pip install 'momkde[distributed]'") from None
+        raise ImportError(
+            "running on a Dask cluster needs dask.distributed: pip install 'momkde[distributed]'"
+        ) from None
     return Client(address)
 
 
 def _table(rows: Sequence[tuple], protocol: str) -> pd.DataFrame:
     """The tidy table of rows in :data:`COLUMNS` order, with its column types."""
     df = pd.DataFrame(list(rows), columns=list(COLUMNS))
-    df = df.astype({"source": str, "ratio": float, "rep": "int64", "seed": "int64",
-                    "method": str, "n_blocks": "int64", "bandwidth": float, "metric": str,
-                    "value": float})
+    df = df.astype(
+        {
+            "source": str,
+            "ratio": float,
+            "rep": "int64",
+            "seed": "int64",
+            "method": str,
+            "n_blocks": "int64",
+            "bandwidth": float,
+            "metric": str,
+            "value": float,
+        }
+    )
     df.attrs["protocol"] = protocol
     return df
 
 
-def run_experiments(tasks: Sequence[Task], n_jobs: int = 1, scheduler: str | None = None,
-                    progress: bool = False) -> pd.DataFrame:
+def run_experiments(
+    tasks: Sequence[Task], n_jobs: int = 1, scheduler: str | None = None, progress: bool = False
+) -> pd.DataFrame:
     """Run the tasks (see :func:`make_tasks`) and return the tidy results table.
 
     ``n_jobs`` as in joblib (-1: all cores); ``scheduler`` is the address of a Dask scheduler
@@ -520,8 +622,9 @@ def run_experiments(tasks: Sequence[Task], n_jobs: int = 1, scheduler: str | Non
         if error is not None:
             raise error
         by_task[index] = rows
-    return _table([row for rows in by_task for row in rows],
-                  tasks[0].protocol if tasks else "honest")
+    return _table(
+        [row for rows in by_task for row in rows], tasks[0].protocol if tasks else "honest"
+    )
 
 
 def task_key(task: Task) -> tuple[str, float, int, int]:
@@ -531,8 +634,9 @@ def task_key(task: Task) -> tuple[str, float, int, int]:
 
 def _keys(df: pd.DataFrame) -> list[tuple[str, float, int, int]]:
     """The :func:`task_key` of every row of a table (as Python scalars)."""
-    return list(zip(df["source"].tolist(), df["ratio"].tolist(), df["rep"].tolist(),
-                    df["seed"].tolist()))
+    return list(
+        zip(df["source"].tolist(), df["ratio"].tolist(), df["rep"].tolist(), df["seed"].tolist())
+    )
 
 
 class SweepIncomplete(RuntimeError):
@@ -542,9 +646,11 @@ class SweepIncomplete(RuntimeError):
         self.failures, self.partial = failures, partial
         task, err = failures[0]
         first_line = (str(err).strip().splitlines() or [""])[0]
-        super().__init__(f"{len(failures)} sample(s) failed, the first {task.source} ratio "
-                         f"{task.ratio:g} rep {task.rep} (seed {task.seed}): "
-                         f"{type(err).__name__}: {first_line}")
+        super().__init__(
+            f"{len(failures)} sample(s) failed, the first {task.source} ratio "
+            f"{task.ratio:g} rep {task.rep} (seed {task.seed}): "
+            f"{type(err).__name__}: {first_line}"
+        )
 
 
 class SweepFile:
@@ -583,14 +689,15 @@ class SweepFile:
 
     def _expected_rows(self) -> int:
         """Rows of one finished sample: one per method and metric (real data: AUC only)."""
-        return len(self.settings["methods"]) * (1 if self.settings["kind"] == "real"
-                                                else len(METRICS))
+        return len(self.settings["methods"]) * (
+            1 if self.settings["kind"] == "real" else len(METRICS)
+        )
 
     def _read(self) -> pd.DataFrame:
         """The complete rows of the partial file (a last line cut short is left out)."""
         text = self.partial.read_bytes().decode("utf-8")
         if not text.endswith(LINE_END):
-            text = text[:text.rfind(LINE_END) + len(LINE_END)] if LINE_END in text else ""
+            text = text[: text.rfind(LINE_END) + len(LINE_END)] if LINE_END in text else ""
         if not text:
             return _table([], self.settings["protocol"])
         # read as text and parsed by Python's float (exact round trip of what was written,
@@ -630,10 +737,17 @@ class SweepFile:
         except (OSError, ValueError):
             found = None
         if found != self.settings:
-            differ = ("its settings file is missing" if found is None else "its " + ", ".join(
-                k for k in self.settings if found.get(k) != self.settings[k]) + " differ")
-            raise ValueError(f"{self.partial} holds another sweep ({differ}); rerun with "
-                             "--restart to discard it, or write to another --out")
+            differ = (
+                "its settings file is missing"
+                if found is None
+                else "its "
+                + ", ".join(k for k in self.settings if found.get(k) != self.settings[k])
+                + " differ"
+            )
+            raise ValueError(
+                f"{self.partial} holds another sweep ({differ}); rerun with "
+                "--restart to discard it, or write to another --out"
+            )
         df = self._read()
         keys = _keys(df)
         complete = {k for k, n in Counter(keys).items() if n == self._expected_rows()}
@@ -657,8 +771,9 @@ class SweepFile:
             fh.flush()
             os.fsync(fh.fileno())
 
-    def run(self, n_jobs: int = 1, scheduler: str | None = None,
-            progress: bool = False) -> pd.DataFrame:
+    def run(
+        self, n_jobs: int = 1, scheduler: str | None = None, progress: bool = False
+    ) -> pd.DataFrame:
         """Compute the samples not done yet, each appended to the partial file when it
         finishes; then write ``out`` and return the table. :class:`SweepIncomplete` if some
         samples failed (the others are kept: run again to compute only the missing ones)."""
@@ -671,8 +786,9 @@ class SweepFile:
             else:
                 failures.append((todo[index], error))
         if failures:
-            raise SweepIncomplete(sorted(failures, key=lambda f: self.tasks.index(f[0])),
-                                  self.partial)
+            raise SweepIncomplete(
+                sorted(failures, key=lambda f: self.tasks.index(f[0])), self.partial
+            )
         return self._finish()
 
     def finished(self) -> pd.DataFrame:
@@ -682,8 +798,9 @@ class SweepFile:
         keys = _keys(df)
         complete = {k for k, n in Counter(keys).items() if n == self._expected_rows()}
         position = {task_key(t): i for i, t in enumerate(self.tasks)}
-        order = np.array([position[k] if k in complete and k in position else -1
-                          for k in keys], dtype=np.int64)
+        order = np.array(
+            [position[k] if k in complete and k in position else -1 for k in keys], dtype=np.int64
+        )
         df = df[order >= 0].iloc[np.argsort(order[order >= 0], kind="stable")]
         df = df.reset_index(drop=True)
         df.attrs["protocol"] = self.settings["protocol"]

@@ -7,15 +7,48 @@ functions and :func:`numeric_matrix` turn the chosen columns into a float matrix
 write every CSV this project produces, with formula-like cells escaped.
 """
 
-from ._csv_safety import (LINE_END, escape_cell, escape_formulas, is_formula_like, to_csv_text,
-                          write_csv)
-from ._user_csv import (CsvFormat, check_data_rows, check_enough_rows, check_has_numeric_column,
-                        check_not_constant, check_numeric_columns, float_columns,
-                        missing_values_error, numeric_matrix, read_csv_chunks, read_user_csv,
-                        sniff_csv_file, text_in_numeric_columns)
+from ._csv_safety import (
+    LINE_END,
+    escape_cell,
+    escape_formulas,
+    is_formula_like,
+    to_csv_text,
+    write_csv,
+)
+from ._user_csv import (
+    CsvFormat,
+    check_data_rows,
+    check_enough_rows,
+    check_has_numeric_column,
+    check_not_constant,
+    check_numeric_columns,
+    float_columns,
+    missing_values_error,
+    numeric_matrix,
+    read_csv_chunks,
+    read_user_csv,
+    sniff_csv_file,
+    text_in_numeric_columns,
+)
 
-__all__ = ["LINE_END", "CsvFormat", "check_data_rows", "check_enough_rows",
-           "check_has_numeric_column", "check_not_constant", "check_numeric_columns",
-           "escape_cell", "escape_formulas", "float_columns", "is_formula_like",
-           "missing_values_error", "numeric_matrix", "read_csv_chunks", "read_user_csv",
-           "sniff_csv_file", "text_in_numeric_columns", "to_csv_text", "write_csv"]
+__all__ = [
+    "LINE_END",
+    "CsvFormat",
+    "check_data_rows",
+    "check_enough_rows",
+    "check_has_numeric_column",
+    "check_not_constant",
+    "check_numeric_columns",
+    "escape_cell",
+    "escape_formulas",
+    "float_columns",
+    "is_formula_like",
+    "missing_values_error",
+    "numeric_matrix",
+    "read_csv_chunks",
+    "read_user_csv",
+    "sniff_csv_file",
+    "text_in_numeric_columns",
+    "to_csv_text",
+    "write_csv",
+]

@@ -31,8 +31,11 @@ _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 def is_formula_like(cell: object) -> bool:
     """True for a string that a spreadsheet could run as a formula: it starts with one of
     :data:`FORMULA_STARTS` and is not a plain number (``-2+3`` is a formula, ``-1.5`` not)."""
-    return isinstance(cell, str) and cell.startswith(FORMULA_STARTS) \
+    return (
+        isinstance(cell, str)
+        and cell.startswith(FORMULA_STARTS)
         and _NUMBER.fullmatch(cell) is None
+    )
 
 
 def escape_cell(cell: Hashable) -> Hashable:
@@ -57,8 +60,9 @@ def escape_formulas(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def write_csv(df: pd.DataFrame, path_or_buffer: str | os.PathLike[str] | IO[str],
-              header: bool = True) -> None:
+def write_csv(
+    df: pd.DataFrame, path_or_buffer: str | os.PathLike[str] | IO[str], header: bool = True
+) -> None:
     """Write ``df`` without its index, formula-like cells escaped. To a file opened with
     ``newline=""`` (so that the CRLF line ends are kept as they are), the rows are appended
     where it stands: ``header=False`` for the chunks after the first."""

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+
 def read_user_csv(
     file_or_buffer: str | os.PathLike[str] | IO[bytes] | IO[str], max_bytes: int = 200 * 2**20
 ) -> pd.DataFrame:
@@ -218,8 +219,10 @@ def numeric_matrix(
 
 
 def check_numeric_columns(
-    df: pd.DataFrame, columns: Hashable | Sequence[Hashable], first_row: int = 0,
-    partial: bool = False
+    df: pd.DataFrame,
+    columns: Hashable | Sequence[Hashable],
+    first_row: int = 0,
+    partial: bool = False,
 ) -> list[Hashable]:
     """``columns`` as a list, after checking that each is in ``df`` and holds only numbers or
     missing values; ValueError naming the first column that does not.
@@ -254,14 +257,14 @@ def float_columns(df: pd.DataFrame, columns: list[Hashable]) -> NDArray[np.float
 
 
 def missing_values_error(
-    columns: list[Hashable], per_column: Sequence[int], n_rows: int,
-    remedy: str = "drop_missing=True"
+    columns: list[Hashable],
+    per_column: Sequence[int],
+    n_rows: int,
+    remedy: str = "drop_missing=True",
 ) -> ValueError:
     """The error for ``n_rows`` rows with missing or infinite values (``per_column``: counts
     per column); ``remedy`` names the switch that drops them."""
-    counts = ", ".join(
-        f"{col!r}: {n}" for col, n in zip(columns, per_column, strict=True) if n
-    )
+    counts = ", ".join(f"{col!r}: {n}" for col, n in zip(columns, per_column, strict=True) if n)
     return ValueError(
         f"{n_rows} row(s) have missing or infinite values "
         f"(per column: {counts}); drop those rows ({remedy}) or fill them in"
@@ -300,8 +303,11 @@ def text_in_numeric_columns(df: pd.DataFrame) -> list[Hashable]:
 
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
-    (b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"),
-    (b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"),
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
 )
 
 
@@ -339,7 +345,7 @@ def _marked_encoding(head: bytes) -> tuple[str, str] | None:
 
 
 def _guess_decimal(text: str, sep: str) -> str:
-    """"," when the separator is not the comma and the first lines hold more decimal commas
+    """ "," when the separator is not the comma and the first lines hold more decimal commas
     (a digit, a comma, a digit) than decimal points, else "."."""
     if sep == ",":
         return "."
