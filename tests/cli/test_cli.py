@@ -660,7 +660,7 @@ def _run_cli(*argv) -> subprocess.Popen:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     return subprocess.Popen(
         [sys.executable, "-m", "momkde_core.cli", *map(str, argv)],
-        cwd=Path(__file__).parents[1],
+        cwd=Path(__file__).parents[2],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
