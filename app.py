@@ -16,10 +16,10 @@ from momkde_core.plots import density_1d_figure
 @st.cache_resource
 def one_blas_thread() -> None:
     """One BLAS thread per call, once per server process: the pages' fits are small (n of a
-    few thousand), and with OpenBLAS's default two threads waiting for each other on busy
-    cores a page run cost the server 3.2-3.7 CPU-s under 10 concurrent sessions against 1.05 s
-    with one (benchmarks/load_test.py; the redraw median fell from 83 s to 28 s). Large
-    scoring still uses both cores: the engine tiles it over its own threads."""
+    few thousand), and OpenBLAS's threads waiting for each other on busy cores made each page
+    run cost the server about three times the CPU under concurrent sessions
+    (benchmarks/load_test.py; docs/benchmarks.md, "The app under load"). Large scoring still
+    uses every core: the engine tiles it over its own threads."""
     threadpool_limits(limits=1, user_api="blas")
 
 
