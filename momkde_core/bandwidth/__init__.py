@@ -5,6 +5,10 @@ Layer 3 of the package (``docs/architecture.md``). :func:`select_bandwidth` reso
 ``bandwidth`` parameter of every estimator; the rules themselves are in ``_rules`` (Scott,
 Silverman, CV, ISJ) and ``_robust`` (the leave-own-block-out search and S from the expected
 share of outliers).
+
+``RULES`` names the rules a ``bandwidth`` parameter accepts: ("scott", "silverman", "cv",
+"robust", "isj"). ``MAX_CONTAMINATION`` = 0.5 bounds the expected share of outliers, exclusive:
+at 1/2 no median can tell the outliers from the inliers.
 """
 
 from ._robust import (

@@ -60,8 +60,11 @@ CHUNK_ROWS_ELEMENTS = 2 * CACHE_CHUNK_ELEMENTS  # kernel values per row chunk (1
 
 
 def check_contamination(contamination, allow_auto: bool = True) -> None:
-    """ValueError (scikit-learn's InvalidParameterError, also a TypeError) unless
-    ``contamination`` is a number in [0, 0.5) (or "auto" if allowed); booleans are refused."""
+    """Check the ``contamination`` parameter (internal).
+
+    Raises ValueError (scikit-learn's InvalidParameterError, also a TypeError) unless
+    ``contamination`` is a number in [0, 0.5) (or "auto" if allowed); booleans are refused.
+    """
     if allow_auto and isinstance(contamination, str) and contamination == "auto":
         return
     ok = (
@@ -78,7 +81,45 @@ def check_contamination(contamination, allow_auto: bool = True) -> None:
 
 
 def n_blocks_for(n: int, contamination: float) -> int:
-    """S = 2 ceil(eps n) + 1, capped at n: more blocks than twice the expected outliers."""
+    """MoM-KDE's number of blocks S for n points and an expected share of outliers eps.
+
+    ``S = 2 ceil(eps n) + 1``, capped at n: more blocks than twice the expected outliers,
+    the fewest for which the outliers, even one per block, hold fewer than half of them
+    (the paper's condition S > 2|O|). eps = 0 gives S = 1, the KDE.
+
+    Parameters
+    ----------
+    n : int
+        The number of points.
+    contamination : float
+        The expected share of outliers eps, in [0, 0.5).
+
+    Returns
+    -------
+    S : int
+        The number of blocks, in [1, n].
+
+    See Also
+    --------
+    robust_bandwidth : The bandwidth for those blocks.
+
+    Notes
+    -----
+    The ceiling is taken with a tolerance of 1e-9, so that a product eps n that is an
+    integer up to rounding (0.3 x 10 = 3.0000000000000004) counts as that integer.
+
+    Examples
+    --------
+    >>> from momkde_core.bandwidth import n_blocks_for
+    >>> n_blocks_for(1000, 0.1)
+    201
+    >>> n_blocks_for(1000, 0.0)
+    1
+    >>> n_blocks_for(10, 0.3)
+    7
+    >>> n_blocks_for(5, 0.4)  # capped at n
+    5
+    """
     return int(min(n, 2 * math.ceil(contamination * n - 1e-9) + 1))
 
 
@@ -90,15 +131,69 @@ def leave_own_block_out_scores(
     random_state: int,
     by_block: BlockDistances | None = None,
 ) -> np.ndarray:
-    """Per point, log of the median over the other blocks of the block KDEs at the point,
-    minus the log integral of the full median (so scores for different h compare as
-    log densities). S = 1: the leave-one-out KDE. Raises ValueError when the median of the
-    block KDEs is 0 everywhere (h too small for the blocks).
+    """The leave-own-block-out log density of MoM-KDE at each point of X.
 
-    The blocks are those of ``MoMKDE(n_blocks, h, random_state=random_state)``.
-    ``by_block``, X's squared distances regrouped by those blocks (:class:`BlockDistances`
-    of the same X, n_blocks and random_state), can be passed to reuse them across
-    bandwidths (the sample is at most :data:`MAX_SAMPLES` points here).
+    Per point, the log of the median, over the S - 1 blocks that do not hold it, of the
+    block KDEs at the point, minus the log integral of the full median (so scores for
+    different h compare as log densities). With S = 1 it is the leave-one-out KDE.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    n_blocks : int
+        The number of blocks S; the blocks are those of
+        ``MoMKDE(n_blocks, h, random_state=random_state)``.
+    h : float
+        The bandwidth.
+    kernel : Kernel
+        The kernel (:func:`momkde_core.get_kernel`).
+    random_state : int
+        The seed of the blocks (and of the importance sampling of the median's integral,
+        where no grid is used).
+    by_block : BlockDistances, optional
+        X's squared distances regrouped by those blocks (:class:`BlockDistances` of the same
+        X, n_blocks and random_state), passed to reuse them across bandwidths (the
+        sample is at most ``MAX_SAMPLES`` = 2000 points in :func:`robust_bandwidth`).
+
+    Returns
+    -------
+    scores : ndarray of shape (n,)
+        The log densities (-inf where the median over the other blocks is 0).
+
+    Raises
+    ------
+    ValueError
+        When the median of the block KDEs is 0 everywhere (h too small for the blocks), or
+        ``by_block`` was built for another X or S.
+
+    See Also
+    --------
+    robust_bandwidth : The bandwidth that maximises the trimmed mean of these scores.
+
+    Notes
+    -----
+    A spike of outliers cannot capture h through this score: a spike point's own block is
+    left out and the other blocks holding outliers are a minority, so the median at the
+    spike is the inliers' density there, which a small h does not raise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> from momkde_core import get_kernel
+    >>> from momkde_core.bandwidth import leave_own_block_out_scores
+    >>> X = np.random.default_rng(0).normal(size=(200, 1))
+    >>> scores = leave_own_block_out_scores(X, 5, 0.4, get_kernel("gaussian"), 0)
+    >>> scores.shape, bool(np.isfinite(scores).all())
+    ((200,), True)
+
+    With one block, the leave-one-out KDE:
+
+    >>> loo = leave_own_block_out_scores(X, 1, 0.4, get_kernel("gaussian"), 0)
+    >>> K = norm.pdf((X - X.T) / 0.4) / 0.4
+    >>> bool(np.allclose(loo, np.log((K.sum(axis=1) - K[0, 0]) / 199)))
+    True
     """
     n, d = X.shape
     if by_block is None:
@@ -133,13 +228,13 @@ def leave_own_block_out_scores(
 
 
 class BlockDistances:
-    """The squared distances of X to itself with the columns regrouped by MoM-KDE's blocks
-    (those of ``MoMKDE(n_blocks, random_state=random_state)``), built once per bandwidth
-    search and reused by every candidate h.
+    """The squared distances of X to itself, columns regrouped by MoM-KDE's blocks (internal).
 
-    Column ``k * S + s`` holds the k-th point of block s (+inf where block s has fewer
-    points, and at each point's own column: a point never scores itself), so that the
-    per-block sums of a row are a sum over k of contiguous slices (``log_sums``).
+    The blocks are those of ``MoMKDE(n_blocks, random_state=random_state)``; built once per
+    bandwidth search and reused by every candidate h. Column ``k * S + s`` holds the k-th
+    point of block s (+inf where block s has fewer points, and at each point's own column: a
+    point never scores itself), so that the per-block sums of a row are a sum over k of
+    contiguous slices (``log_sums``).
     """
 
     def __init__(self, X: np.ndarray, n_blocks: int, random_state: int):
@@ -205,17 +300,80 @@ def robust_bandwidth(
     contamination: float,
     kernel: Kernel,
     base: float,
-    random_state=None,
+    random_state: int | np.random.RandomState | None = None,
     max_samples: int = MAX_SAMPLES,
 ) -> float:
-    """The bandwidth with the best trimmed leave-own-block-out likelihood for ``n_blocks``
-    blocks (module docstring), searched from 0.05 to 2 times ``base`` (Scott's rule for X).
+    """The "robust" bandwidth: the best trimmed leave-own-block-out likelihood of MoM-KDE.
 
-    Coarse to fine: 10 log-spaced candidates (ratio 1.5 apart), then two more on each side
-    of the best (ratio 1.145 apart): 14 evaluations, finer than 20 evenly log-spaced ones.
-    The lowest floor(contamination x n) scores are left out of the mean. When every coarse
-    candidate scores -inf (compact kernels with small blocks), the search continues above
-    the span (:func:`_widen`).
+    The candidate that maximises the mean of :func:`leave_own_block_out_scores` with
+    ``n_blocks`` blocks, trimmed of the ``contamination`` share of lowest scores, searched
+    from 0.05 to 2 times ``base``. A spike of outliers cannot capture h through that score
+    (with the bandwidth of plain cross-validation it does: CV shrinks h to fit the spike),
+    and uniform outliers (scored low at any h) are the trimmed share.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    n_blocks : int
+        The number of blocks S (:func:`n_blocks_for`); S = 1 makes the score the
+        leave-one-out KDE, i.e. likelihood cross-validation.
+    contamination : float
+        The expected share of outliers: the lowest ``floor(contamination x n)`` scores are
+        left out of the mean.
+    kernel : Kernel
+        The kernel (:func:`momkde_core.get_kernel`).
+    base : float
+        The reference bandwidth, Scott's rule for X (:func:`scott`).
+    random_state : int, RandomState or None, default None
+        The blocks and the subsample.
+    max_samples : int, default 2000
+        Only the block size n / S matters for h, so beyond ``max_samples`` points h is
+        chosen on a random subsample of that many points with the same block size (S scaled
+        to match).
+
+    Returns
+    -------
+    h : float
+        The bandwidth.
+
+    Raises
+    ------
+    ValueError
+        When no candidate gives a median of the block KDEs that is a density (too many
+        blocks for any h tried).
+
+    See Also
+    --------
+    n_blocks_for : S from the expected share of outliers.
+    select_bandwidth : ``bandwidth="robust"``, in a frame safe at any magnitude.
+
+    Notes
+    -----
+    Coarse to fine: 10 log-spaced candidates (ratio about 1.5 apart), then two more on each
+    side of the best (ratio about 1.146 apart, the cube root of the coarse one): 14
+    evaluations, finer than 20 evenly log-spaced ones. When every coarse candidate scores
+    -inf (compact kernels with small blocks), the search continues above the span
+    (:func:`_widen`). The candidates are scored on ``n_threads()`` threads
+    (:func:`momkde_core.config_context`); the result does not depend on the threads.
+
+    Examples
+    --------
+    A spike of outliers (10 % of the points at 5) captures the cross-validated bandwidth,
+    not the robust one:
+
+    >>> import numpy as np
+    >>> from momkde_core import get_kernel
+    >>> from momkde_core.bandwidth import cv_bandwidth, n_blocks_for, robust_bandwidth, scott
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 1, 180), rng.normal(5, 0.01, 20)].reshape(-1, 1)
+    >>> kernel = get_kernel("gaussian")
+    >>> S = n_blocks_for(len(X), 0.1)
+    >>> S
+    41
+    >>> h = robust_bandwidth(X, S, 0.1, kernel, scott(X), random_state=0)
+    >>> bool(h > 4 * cv_bandwidth(X, kernel, scott(X), random_state=0))
+    True
     """
     rng = check_random_state(random_state)
     seed = rng.randint(2**31)
@@ -234,9 +392,11 @@ def robust_bandwidth(
         return float(np.mean(np.sort(values)[keep_from:]))
 
     def evaluate(*factors: float) -> None:
-        """Score the candidates, on ``n_threads()`` threads (:func:`momkde_core.config_context`) (each candidate's work is
-        numpy, BLAS and compiled loops that release the GIL; its result does not depend
-        on the threads, as the order of the scores does not)."""
+        """Score the candidates, on ``n_threads()`` threads (:func:`momkde_core.config_context`).
+
+        Each candidate's work is numpy, BLAS and compiled loops that release the GIL; its
+        result does not depend on the threads, as the order of the scores does not.
+        """
         if len(factors) == 1:
             scores[factors[0]] = score(factors[0])
             return
@@ -291,16 +451,59 @@ def _widen(evaluate, scores: dict, coarse: np.ndarray, max_factor: float) -> flo
 
 
 def estimate_contamination(
-    X: np.ndarray, kernel: Kernel, base: float, random_state=None, max_samples: int = MAX_SAMPLES
+    X: np.ndarray,
+    kernel: Kernel,
+    base: float,
+    random_state: int | np.random.RandomState | None = None,
+    max_samples: int = MAX_SAMPLES,
 ) -> float:
-    """A label-free guess of the share of outliers (research option, see the module docstring).
+    """A label-free guess of the share of outliers: ``contamination="auto"``.
 
-    Pilot: MoM-KDE with S and h chosen for a contamination of 0.2. A point is flagged when
-    its leave-own-block-out density under the pilot is below 0.3 times its leave-one-out
-    KDE density with the same h: the KDE explains it by points that the median treats as a
-    minority (a spike, or isolated points). The share flagged is returned, below 0.5.
-    Known failure modes (measured in docs/reproduction.md): a true minor mode holding less
-    than ~25 % of the mass, and the tail of a skewed density, are counted as outliers.
+    A research option, never a default: it counts the points that a robust pilot explains
+    much worse than the KDE does, and so it also counts a true minor mode as contamination.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    kernel : Kernel
+        The kernel (:func:`momkde_core.get_kernel`).
+    base : float
+        The reference bandwidth of the pilot's search, Scott's rule for X (:func:`scott`).
+    random_state : int, RandomState or None, default None
+        The subsample, the blocks and the pilot's search.
+    max_samples : int, default 2000
+        Beyond this many points, the share is estimated on a random subsample of that size.
+
+    Returns
+    -------
+    contamination : float
+        The share of points flagged, in [0, 0.5).
+
+    See Also
+    --------
+    robust_bandwidth : The pilot's bandwidth.
+
+    Notes
+    -----
+    Pilot: MoM-KDE with S and h chosen for a contamination of 0.2 (:func:`n_blocks_for`,
+    :func:`robust_bandwidth`). A point is flagged when its leave-own-block-out density under
+    the pilot is below 0.3 times its leave-one-out KDE density with the same h: the KDE
+    explains it by points that the median treats as a minority (a spike, or isolated
+    points). Known failure modes (measured in ``docs/reproduction.md``): a true minor mode
+    holding less than ~25 % of the mass, and the tail of a skewed density, are counted as
+    outliers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core import get_kernel
+    >>> from momkde_core.bandwidth import estimate_contamination, scott
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.r_[rng.normal(0, 1, 180), rng.normal(5, 0.01, 20)].reshape(-1, 1)
+    >>> eps = estimate_contamination(X, get_kernel("gaussian"), scott(X), random_state=0)
+    >>> bool(0.0 <= eps < 0.5)
+    True
     """
     rng = check_random_state(random_state)
     seed = rng.randint(2**31)

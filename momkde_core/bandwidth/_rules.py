@@ -1,4 +1,4 @@
-"""Bandwidth selection: Scott's and Silverman's rules, and pseudo-likelihood k-fold CV.
+"""Bandwidth selection: Scott's and Silverman's rules, pseudo-likelihood k-fold CV and ISJ.
 
 The rules use the factors of :class:`scipy.stats.gaussian_kde` (Scott: n^(-1/(d+4));
 Silverman: (n (d + 2) / 4)^(-1/(d+4))) times a standard deviation, so in 1-D they give
@@ -9,10 +9,10 @@ Scott vector (``select_bandwidth(per_feature=True)``); ``per_feature=False`` giv
 for all features from the pooled deviation sqrt(mean of the per-feature variances), as the
 app and the experiments share it between estimators. Variances are computed on data scaled
 by a power of two where needed (exactly), so magnitudes from 1e-300 to 1e300 neither
-overflow nor underflow. They target the Gaussian kernel. With sample weights they follow gaussian_kde's
-``weights`` too: n becomes the effective size n_eff = (sum w)^2 / sum w^2 and the variances
-are the weighted ones with the unbiased correction 1 / (1 - sum p_i^2), p = w / sum w
-(reliability weights: scaling every weight by a constant changes nothing).
+overflow nor underflow. They target the Gaussian kernel. With sample weights they follow
+gaussian_kde's ``weights`` too: n becomes the effective size n_eff = (sum w)^2 / sum w^2 and
+the variances are the weighted ones with the unbiased correction 1 / (1 - sum p_i^2),
+p = w / sum w (reliability weights: scaling every weight by a constant changes nothing).
 
 "cv" is the paper's choice (Turlach 1993): the bandwidth on a log grid that maximises the
 held-out log-likelihood sum_k sum_{j in fold k} log f_{-k}(X_j) of the plain KDE fitted
@@ -25,29 +25,9 @@ count with their weights.
 leave-own-block-out likelihood of MoM-KDE with S = 2 ceil(eps n) + 1 blocks (or the
 estimator's own S), eps the expected contamination (:mod:`momkde_core.bandwidth._robust`).
 
-"isj" is the Improved Sheather-Jones bandwidth of Botev, Grotowski & Kroese (2010),
-"Kernel density estimation via diffusion", Annals of Statistics 38(5), 2916-2957, for the
-Gaussian kernel and 1-D data only (d > 1 is a ``ValueError``). The data are mapped to [0, 1]
-with the interval [min - R/2, max + R/2] (R = max - min, the data's range), binned linearly
-on ``ISJ_GRID_SIZE`` = 2^14 nodes at the cell centres, and the DCT-II of the bins gives the
-cosine coefficients a_k = 2 E[cos(k pi X)] of the empirical measure. The squared norm of
-the j-th derivative of the Gaussian-smoothed density at time t (variance t, on [0, 1]) is
-then ||f_t^(j)||^2 = (pi^(2j) / 2) sum_k k^(2j) a_k^2 exp(-k^2 pi^2 t). The fixed-point
-equation t = xi gamma^[l](t) with l = 7 (the paper's recommendation) is solved by
-:func:`scipy.optimize.brentq`: starting from ||f^(7)||^2 at t, each step estimates the
-optimal time of the functional of one order lower,
-t_j = ((1 + 2^(-j - 1/2)) / 3 * (2j - 1)!! / (N sqrt(pi / 2) ||f^(j+1)||^2))^(2 / (3 + 2j)),
-down to ||f''||^2, and the equation is t = (2 N sqrt(pi) ||f''||^2)^(-2/5). The root is the
-smallest positive one (the first sign change on a geometric scan, refined by brentq); no
-root, or a root below the grid's spacing (discrete data), is a ``ValueError``. The
-bandwidth is h = sqrt(t*) times the length of the interval mapped to [0, 1] (as in the
-paper), so it is scale-equivariant and translation-invariant.
-N is the number of rows (with sample weights: Kish's effective size, and the bins weighted).
-KDEpy's ``improved_sheather_jones`` (1.1.x) differs in three documented ways: it multiplies
-sqrt(t*) by the data's range R instead of its grid's length (so its h is smaller by the
-factor R / grid length, 1/2 when R >= 12), pads the grid by max(R/2, 6) in absolute units
-(not scale-equivariant below R = 12) and uses 2^10 nodes; with its grid, our h times
-R / grid length is its value (``tests/test_bandwidth_isj.py``).
+"isj" is the Improved Sheather-Jones bandwidth of Botev, Grotowski & Kroese (2010), for the
+Gaussian kernel and 1-D data only: the algorithm, and how it differs from KDEpy's, are in
+the Notes of :func:`isj`.
 """
 
 from __future__ import annotations
@@ -107,16 +87,22 @@ def _feature_variances(
 
 
 def feature_std(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-    """Per-feature standard deviations (ddof=1; weighted as :func:`pooled_std`), safe from
-    over- and underflow at any magnitude (1e-300 .. 1e300)."""
+    """Per-feature standard deviations (internal).
+
+    ddof=1, weighted as :func:`pooled_std`; safe from over- and underflow at any magnitude
+    (1e-300 .. 1e300).
+    """
     var, exps = _feature_variances(X, weights)
     return np.ldexp(np.sqrt(var), exps)
 
 
 def pooled_std(X: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """sqrt(mean of per-feature variances), the scale of the isotropic rules of thumb; with
-    ``weights`` (summing to 1) the unbiased weighted variances of ``numpy.cov(aweights=)``.
-    Safe at any magnitude (:func:`feature_std`)."""
+    """The pooled standard deviation sqrt(mean of per-feature variances) (internal).
+
+    The scale of the isotropic rules of thumb; with ``weights`` (summing to 1) the unbiased
+    weighted variances of ``numpy.cov(aweights=)``. Safe at any magnitude
+    (:func:`feature_std`).
+    """
     var, exps = _feature_variances(X, weights)
     if not exps.any():
         return float(np.sqrt(np.mean(var)))
@@ -126,7 +112,8 @@ def pooled_std(X: np.ndarray, weights: np.ndarray | None = None) -> float:
 
 
 def effective_size(X: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """n, or with ``weights`` (summing to 1) Kish's effective size 1 / sum w^2."""
+    """The sample size n, or with ``weights`` (summing to 1) Kish's effective size 1 / sum w^2
+    (internal)."""
     return float(len(X)) if weights is None else 1.0 / float(weights @ weights)
 
 
@@ -140,25 +127,164 @@ def _silverman_factor(X: np.ndarray, weights: np.ndarray | None) -> float:
 
 
 def scott(X: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """Scott's rule, isotropic: sigma * n^(-1/(d+4)), sigma the pooled standard deviation
-    (weighted: module docstring)."""
+    """Scott's rule of thumb, isotropic: one bandwidth for all features.
+
+    ``sigma * n^(-1/(d+4))``, sigma the pooled standard deviation (the square root of the
+    mean of the per-feature variances, ddof=1). In 1-D this is exactly the bandwidth of
+    :class:`scipy.stats.gaussian_kde` (its ``factor`` times the standard deviation). It
+    targets the Gaussian kernel.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    weights : ndarray of shape (n,), optional
+        Positive weights summing to 1 (the estimators normalise ``sample_weight`` so); None:
+        equal weights.
+
+    Returns
+    -------
+    h : float
+        The bandwidth.
+
+    See Also
+    --------
+    silverman : The same with Silverman's factor.
+    rule_of_thumb : The per-feature rule the estimators use.
+    select_bandwidth : Resolves the ``bandwidth`` parameter of the estimators.
+
+    Notes
+    -----
+    With sample weights the rule follows gaussian_kde's ``weights``: n becomes the effective
+    size ``n_eff = (sum w)^2 / sum w^2`` (Kish's) and the variances are the weighted ones with
+    the unbiased correction ``1 / (1 - sum p_i^2)``, ``p = w / sum w`` (reliability weights:
+    once the weights are normalised, scaling every weight by a constant changes nothing).
+    Variances are computed on data scaled by a power of two where needed (exactly), so
+    magnitudes from 1e-300 to 1e300 neither overflow nor underflow.
+
+    References
+    ----------
+    D. W. Scott. Multivariate Density Estimation: Theory, Practice, and Visualization.
+    Wiley, 1992.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import gaussian_kde
+    >>> from momkde_core.bandwidth import scott
+    >>> X = np.random.default_rng(2).normal(size=(200, 1))
+    >>> round(scott(X), 2)
+    0.33
+    >>> bool(np.isclose(scott(X), gaussian_kde(X[:, 0]).factor * X.std(ddof=1)))
+    True
+    """
     return pooled_std(X, weights) * _scott_factor(X, weights)
 
 
 def silverman(X: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """Silverman's rule, isotropic: sigma * (n (d + 2) / 4)^(-1/(d+4)) (weighted: module
-    docstring)."""
+    """Silverman's rule of thumb, isotropic: one bandwidth for all features.
+
+    ``sigma * (n (d + 2) / 4)^(-1/(d+4))``, sigma the pooled standard deviation (as
+    :func:`scott`). In 1-D this is exactly the bandwidth of :class:`scipy.stats.gaussian_kde`
+    with ``bw_method="silverman"``. It targets the Gaussian kernel.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    weights : ndarray of shape (n,), optional
+        Positive weights summing to 1; None: equal weights.
+
+    Returns
+    -------
+    h : float
+        The bandwidth.
+
+    See Also
+    --------
+    scott : The same with Scott's factor.
+    rule_of_thumb : The per-feature rule the estimators use.
+
+    Notes
+    -----
+    Weights enter as in :func:`scott`: n becomes the effective size
+    ``n_eff = (sum w)^2 / sum w^2`` and the variances are the unbiased weighted ones, as with
+    gaussian_kde's ``weights``.
+
+    References
+    ----------
+    B. W. Silverman. Density Estimation for Statistics and Data Analysis. Chapman & Hall,
+    1986.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import gaussian_kde
+    >>> from momkde_core.bandwidth import silverman
+    >>> X = np.random.default_rng(2).normal(size=(200, 1))
+    >>> round(silverman(X), 2)
+    0.35
+    >>> kde = gaussian_kde(X[:, 0], bw_method="silverman")
+    >>> bool(np.isclose(silverman(X), kde.factor * X.std(ddof=1)))
+    True
+    """
     return pooled_std(X, weights) * _silverman_factor(X, weights)
 
 
 def rule_of_thumb(
     X: np.ndarray, rule: str, weights: np.ndarray | None = None, per_feature: bool = True
 ) -> np.ndarray:
-    """Scott's or Silverman's rule, shape (d,): per feature, sigma_j times the rule's factor
-    (features of scale 1 and 1000 each get their own h; in 1-D exactly the isotropic rule);
-    ``per_feature=False``: the isotropic rule repeated. A feature of zero spread (constant)
-    among others gets the isotropic value, with a warning. Raises ValueError when every
-    feature has zero spread."""
+    """Scott's or Silverman's rule, one bandwidth per feature.
+
+    Per feature, sigma_j (the feature's standard deviation) times the rule's factor, so
+    features of scale 1 and 1000 each get their own h (gaussian_kde with the diagonal of its
+    covariance); in 1-D exactly the isotropic rule (:func:`scott`, :func:`silverman`).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    rule : {"scott", "silverman"}
+        The rule ("scott", else Silverman's factor).
+    weights : ndarray of shape (n,), optional
+        Positive weights summing to 1 (None: equal), entering as in :func:`scott`.
+    per_feature : bool, default True
+        False: the isotropic rule (pooled standard deviation) repeated d times.
+
+    Returns
+    -------
+    h : ndarray of shape (d,)
+        The bandwidths.
+
+    Raises
+    ------
+    ValueError
+        When every feature has zero spread (no two distinct points).
+
+    Warns
+    -----
+    UserWarning
+        When some feature has zero spread (constant) among others: it gets the isotropic
+        value.
+
+    See Also
+    --------
+    select_bandwidth : Resolves the ``bandwidth`` parameter of the estimators.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.bandwidth import rule_of_thumb
+    >>> X = np.random.default_rng(0).normal(size=(200, 2)) * [1.0, 1000.0]
+    >>> h = rule_of_thumb(X, "scott")
+    >>> h.shape
+    (2,)
+    >>> bool(500 < h[1] / h[0] < 2000)
+    True
+    >>> h_iso = rule_of_thumb(X, "scott", per_feature=False)
+    >>> bool(h_iso[0] == h_iso[1])
+    True
+    """
     factor = (_scott_factor if rule == "scott" else _silverman_factor)(X, weights)
     pooled = pooled_std(X, weights) * factor
     if not per_column(np.ptp, X).any():
@@ -189,10 +315,49 @@ def cv_grid(
     base: float | None = None,
     floor: float = 0.0,
 ) -> np.ndarray:
-    """The log-spaced candidate bandwidths of "cv": from 0.02 to 2 times ``base`` (default:
-    Scott's rule for X). A ``floor`` at or above the smallest (compact kernels: the largest
-    distance from a held-out point to its nearest point in the other folds) moves the
-    smallest candidate just above it and keeps the span (a factor of 100) above it."""
+    """The log-spaced candidate bandwidths of the "cv" rule.
+
+    From 0.02 to 2 times ``base``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    size : int, default 25
+        The number of candidates.
+    weights : ndarray of shape (n,), optional
+        Positive weights summing to 1, for the default ``base``.
+    base : float, optional
+        The reference bandwidth; default: Scott's rule for X (:func:`scott`).
+    floor : float, default 0.0
+        A lower limit. A ``floor`` at or above the smallest candidate (compact kernels: the
+        largest distance from a held-out point to its nearest point in the other folds)
+        moves the smallest candidate just above it (by a relative 1e-6) and keeps the span
+        (a factor of 100) above it.
+
+    Returns
+    -------
+    grid : ndarray of shape (size,)
+        The candidates, increasing.
+
+    See Also
+    --------
+    cv_scores : The held-out likelihood of each candidate.
+    cv_bandwidth : The best candidate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.bandwidth import cv_grid, scott
+    >>> X = np.random.default_rng(0).normal(size=(200, 1))
+    >>> grid = cv_grid(X)
+    >>> grid.shape
+    (25,)
+    >>> round(float(grid[0] / scott(X)), 2), round(float(grid[-1] / scott(X)), 2)
+    (0.02, 2.0)
+    >>> round(float(cv_grid(X, size=5, base=1.0, floor=0.5)[-1]), 1)  # 100 times the floor
+    50.0
+    """
     base = scott(X, weights) if base is None else base
     lo, hi = CV_GRID_SPAN[0] * base, CV_GRID_SPAN[1] * base
     if floor >= lo:
@@ -215,9 +380,11 @@ def _folds(X: np.ndarray, n_folds: int, random_state) -> tuple[np.ndarray, np.nd
 
 
 def held_out_reach(X: np.ndarray, order: np.ndarray, sizes: np.ndarray) -> float:
-    """The largest distance from a point to its nearest point in the other folds
-    (``order`` and ``sizes`` as :func:`_folds`): with a compact kernel, every bandwidth above
-    it leaves each held-out point a neighbour within the kernel's support."""
+    """The largest distance from a point to its nearest point in the other folds (internal).
+
+    ``order`` and ``sizes`` as :func:`_folds`: with a compact kernel, every bandwidth above
+    it leaves each held-out point a neighbour within the kernel's support.
+    """
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     reach = 0.0
     for a, b in zip(bounds[:-1], bounds[1:]):
@@ -238,9 +405,66 @@ def cv_scores(
 ) -> np.ndarray:
     """Mean held-out log-likelihood of the KDE for each candidate bandwidth (higher is better).
 
-    A bandwidth for which some held-out point gets density 0 (compact kernels) scores -inf.
-    ``weights`` (positive, summing to 1): the weighted KDEs and the weighted mean.
-    ``folds``: (order, sizes) of :func:`_folds`, when already drawn (default: drawn here).
+    The pseudo-likelihood k-fold cross-validation of the "cv" rule: each point is scored by
+    the KDE fitted on the folds that do not hold it.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    kernel : Kernel
+        The kernel (:func:`momkde_core.get_kernel`).
+    bandwidths : ndarray of shape (m,)
+        The candidate bandwidths (e.g. :func:`cv_grid`).
+    n_folds : int, default 5
+        The number of folds (scikit-learn's shuffled ``KFold``); X needs at least one point
+        per fold.
+    random_state : int, RandomState or None, default None
+        The shuffle of the folds.
+    weights : ndarray of shape (n,), optional
+        Positive, summing to 1: the weighted KDEs and the weighted mean (None: equal).
+    folds : tuple of two ndarrays, optional
+        (order, sizes) of :func:`_folds`, when already drawn (default: drawn here).
+
+    Returns
+    -------
+    scores : ndarray of shape (m,)
+        The mean held-out log density for each bandwidth. A bandwidth for which some held-out
+        point gets density 0 (compact kernels) scores -inf.
+
+    Raises
+    ------
+    ValueError
+        When X has fewer points than folds.
+
+    See Also
+    --------
+    cv_bandwidth : The best candidate of :func:`cv_grid`.
+
+    Notes
+    -----
+    All folds are computed in one pass: with the folds as blocks,
+    ``f_{-k} = (sum over all blocks - block k) / (n - n_k)``. With sample weights the folds'
+    KDEs are weighted, n and n_k become the total and the fold's weight, and the held-out
+    points count with their weights. Above 500 points in 1-D (4000 in 2-D), with any kernel
+    but the tophat, the held-out densities are read off a binned grid of spacing h / 8 by
+    linear interpolation (error about 0.2 %; at least 65 nodes per axis, at most 2^16 + 1 in
+    1-D and 513 per axis in 2-D, the spacing coarser then); points where some fold's binned
+    sum is below 1e-6 of the peak (isolated points) are summed exactly.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core import get_kernel
+    >>> from momkde_core.bandwidth import cv_grid, cv_scores
+    >>> X = np.random.default_rng(0).normal(size=(200, 1))
+    >>> scores = cv_scores(X, get_kernel("gaussian"), cv_grid(X), random_state=0)
+    >>> scores.shape
+    (25,)
+    >>> bool(np.isfinite(scores).all())
+    True
+    >>> float(cv_scores(X, get_kernel("tophat"), np.array([1e-6]), random_state=0)[0])
+    -inf
     """
     n, d = X.shape
     order, sizes = _folds(X, n_folds, random_state) if folds is None else folds
@@ -276,11 +500,66 @@ def cv_bandwidth(
 ) -> float:
     """The candidate of :func:`cv_grid` around ``base`` with the best held-out likelihood.
 
+    The "cv" rule, the paper's choice (Turlach 1993): the bandwidth on a log grid that
+    maximises the held-out log-likelihood ``sum_k sum_{j in fold k} log f_{-k}(X_j)`` of the
+    plain KDE fitted on the other folds (:func:`cv_scores`).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    kernel : Kernel
+        The kernel (:func:`momkde_core.get_kernel`).
+    base : float
+        The reference bandwidth: the candidates run from 0.02 to 2 times it.
+    n_folds : int, default 5
+        The number of folds.
+    random_state : int, RandomState or None, default None
+        The shuffle of the folds.
+    weights : ndarray of shape (n,), optional
+        Positive, summing to 1 (None: equal).
+
+    Returns
+    -------
+    h : float
+        The best candidate.
+
+    Raises
+    ------
+    ValueError
+        When no candidate has a finite score, or X has fewer points than folds.
+
+    Warns
+    -----
+    UserWarning
+        When the smallest candidate of the usual grid wins (repeated values: discrete or
+        rounded data).
+
+    See Also
+    --------
+    select_bandwidth : ``bandwidth="cv"``, in a frame safe at any magnitude.
+
+    Notes
+    -----
     With a compact kernel the grid starts above :func:`held_out_reach`, so every candidate
     has a finite score (else all could be -inf on ordinary 2-D data: 20 of 20 samples of
     N(0, I), n = 1000); the most isolated held-out point then sets the smallest bandwidth,
-    the known price of likelihood CV with compact kernels. ValueError when no candidate has a
-    finite score; a warning when the smallest one of the usual grid wins (repeated values).
+    the known price of likelihood CV with compact kernels.
+
+    References
+    ----------
+    B. A. Turlach. Bandwidth selection in kernel density estimation: a review. CORE and
+    Institut de Statistique, Université catholique de Louvain, discussion paper 9317, 1993.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core import get_kernel
+    >>> from momkde_core.bandwidth import cv_bandwidth, cv_grid, scott
+    >>> X = np.random.default_rng(0).normal(size=(200, 1))
+    >>> h = cv_bandwidth(X, get_kernel("gaussian"), scott(X), random_state=0)
+    >>> bool(np.isin(h, cv_grid(X)))
+    True
     """
     folds = _folds(X, n_folds, random_state)
     floor = held_out_reach(X, *folds) if kernel.compact else 0.0
@@ -320,7 +599,7 @@ def _held_out_loglik(
     np.fill_diagonal(others, False)
     # for point j: logsumexp over the blocks other than its own fold
     masked = np.where(others[fold_of].T, log_sums, -np.inf)
-    # log-sum-exp over the folds, by hand: scipy's generic one costs ~4x more on (5, n)
+    # log-sum-exp over the folds, by hand: scipy's generic one costs more on (5, n)
     peak = masked.max(axis=0)
     safe = np.where(np.isfinite(peak), peak, 0.0)
     with np.errstate(divide="ignore"):
@@ -351,7 +630,7 @@ def _binned_log_sums(
     grid = block_grid_sums(
         Xs, bounds, axes, kernel, h, None if log_weights is None else np.exp(log_weights)
     )
-    if d == 1:  # np.interp: the same linear interpolation, ~10x faster than the n-D one
+    if d == 1:  # np.interp: the same linear interpolation, faster than the n-D one
         values = np.stack([np.interp(Xs[:, 0], axes[0], g) for g in grid])
     else:
         values = np.stack([RegularGridInterpolator(axes, g)(Xs) for g in grid])
@@ -389,13 +668,79 @@ def isj(
     grid_size: int = ISJ_GRID_SIZE,
     bounds: tuple[float, float] | None = None,
 ) -> float:
-    """The Improved Sheather-Jones bandwidth of the 1-D sample ``x`` (module docstring).
+    """The Improved Sheather-Jones bandwidth of the 1-D sample ``x``.
 
-    ``weights``: positive, summing to 1 (None: equal). ``grid_size``: a power of two.
-    ``bounds``: the interval (lo, hi) mapped to [0, 1], which must hold the data (default:
-    the data's range widened by ``ISJ_PAD`` of it on each side); the nodes are the centres
-    of its ``grid_size`` cells. Raises ``ValueError`` when the fixed-point equation has no
-    positive root.
+    The plug-in rule of Botev, Grotowski & Kroese (2010), for the Gaussian kernel and 1-D
+    data only. It is scale-equivariant and translation-invariant.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n,)
+        The sample (flattened).
+    weights : ndarray of shape (n,), optional
+        Positive, summing to 1 (None: equal). N is then Kish's effective size and the bins
+        are weighted.
+    grid_size : int, default 2**14
+        The number of grid nodes, a power of two (for the DCT).
+    bounds : tuple of two floats, optional
+        The interval (lo, hi) mapped to [0, 1], which must hold the data strictly inside
+        (default: the data's range R widened by R/2 on each side, [min - R/2, max + R/2]); the
+        nodes are the centres of its ``grid_size`` cells.
+
+    Returns
+    -------
+    h : float
+        The bandwidth, in the units of ``x``.
+
+    Raises
+    ------
+    ValueError
+        When ``grid_size`` is not a power of two, ``bounds`` do not hold the data, the
+        fixed-point equation has no positive root (too few points, or too few distinct
+        values), or the root is below the grid's spacing (discrete data).
+
+    See Also
+    --------
+    select_bandwidth : ``bandwidth="isj"`` (1-D only; d > 1 is a ``ValueError``).
+
+    Notes
+    -----
+    The data are mapped to [0, 1] with the interval ``bounds``, binned linearly on the
+    ``grid_size`` cell centres, and the DCT-II of the bins gives the cosine coefficients
+    ``a_k = 2 E[cos(k pi X)]`` of the empirical measure. The squared norm of the j-th
+    derivative of the Gaussian-smoothed density at time t (variance t, on [0, 1]) is then
+    ``||f_t^(j)||^2 = (pi^(2j) / 2) sum_k k^(2j) a_k^2 exp(-k^2 pi^2 t)``. The fixed-point
+    equation ``t = xi gamma^[l](t)`` with l = 7 (the paper's recommendation) is solved by
+    :func:`scipy.optimize.brentq`: starting from ``||f^(7)||^2`` at t, each step estimates
+    the optimal time of the functional of one order lower,
+    ``t_j = (c_j (2j - 1)!! / (N sqrt(pi / 2) ||f^(j+1)||^2))^(2 / (3 + 2j))`` with
+    ``c_j = (1 + 2^(-j - 1/2)) / 3``, down to ``||f''||^2``, and the equation is
+    ``t = (2 N sqrt(pi) ||f''||^2)^(-2/5)``. The root is the smallest positive one (the first
+    sign change on a geometric scan, refined by brentq). The bandwidth is ``h = sqrt(t*)``
+    times the length of the interval mapped to [0, 1] (as in the paper). N is the number of
+    rows (with sample weights: Kish's effective size, and the bins weighted).
+
+    KDEpy's ``improved_sheather_jones`` (1.1.x) differs in three documented ways: it
+    multiplies sqrt(t*) by the data's range R instead of its grid's length (so its h is
+    smaller by the factor R / grid length, 1/2 when R >= 12), pads the grid by max(R/2, 6)
+    in absolute units (not scale-equivariant below R = 12) and uses 2^10 nodes; with its
+    grid, our h times R / grid length is its value
+    (``tests/bandwidth/test_bandwidth_isj.py``).
+
+    References
+    ----------
+    Z. I. Botev, J. F. Grotowski, D. P. Kroese. Kernel density estimation via diffusion.
+    Annals of Statistics 38(5), 2916-2957, 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.bandwidth import isj
+    >>> x = np.random.default_rng(2).normal(size=200)
+    >>> round(isj(x), 2)
+    0.42
+    >>> bool(np.isclose(isj(10 * x + 3), 10 * isj(x)))
+    True
     """
     x = np.asarray(x, dtype=float).ravel()
     if grid_size < 2 or grid_size & (grid_size - 1):
@@ -444,32 +789,95 @@ def isj(
 
 def select_bandwidth(
     X: np.ndarray,
-    bandwidth,
+    bandwidth: float | np.ndarray | str,
     kernel: Kernel,
     n_folds: int = 5,
-    random_state=None,
+    random_state: int | np.random.RandomState | None = None,
     n_blocks: int | None = None,
     contamination: float = ROBUST_CONTAMINATION,
     weights: np.ndarray | None = None,
     per_feature: bool = False,
-):
-    """Resolve ``bandwidth`` (a positive number, an array of d positive numbers, or one of
-    :data:`RULES`) for X of shape (n, d).
+) -> float | np.ndarray:
+    """Resolve the ``bandwidth`` parameter of an estimator for the data X.
 
-    ``per_feature=False`` (one h shared by all features, as the app and the experiments
-    compare estimators): a float; the rules use the pooled standard deviation.
-    ``per_feature=True`` (what the estimators use): an array of shape (d,); "scott" and
-    "silverman" are per feature (:func:`rule_of_thumb`), and "cv", "robust" and "isj" search
-    a scalar multiple c of the per-feature Scott vector (each feature in units of its own
-    Scott bandwidth; in 1-D exactly the search on the data). Either way the search runs in
-    the frame of :func:`momkde_core._engine._scaling.selection_frame`, so data of any magnitude
+    A number or an array is checked and returned; a rule name (one of :data:`RULES`:
+    "scott", "silverman", "cv", "robust", "isj"; case-insensitive) is computed on X.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The data.
+    bandwidth : float, ndarray of shape (d,) or str
+        A positive finite number, an array of d positive finite numbers (one per feature),
+        or one of :data:`RULES`.
+    kernel : Kernel
+        The kernel (:func:`momkde_core.get_kernel`), used by "cv" and "robust".
+    n_folds : int, default 5
+        The folds of "cv".
+    random_state : int, RandomState or None, default None
+        The folds of "cv", the blocks and the subsample of "robust".
+    n_blocks : int, optional
+        "robust" only: the blocks of the MoM-KDE it scores (default:
+        ``2 ceil(contamination n) + 1``, :func:`n_blocks_for`).
+    contamination : float, default 0.1
+        "robust" only: the expected share of outliers, the share of lowest scores it trims
+        (0.1 is what "robust" assumes for estimators that state none).
+    weights : ndarray of shape (n,), optional
+        Positive, summing to 1 (None: equal); they enter "scott", "silverman", "cv" and "isj"
+        (as gaussian_kde's ``weights``, :func:`scott`). "robust" ignores them: it scores the
+        median of block KDEs, in which each row counts once whatever its weight (a heavy row
+        cannot outvote the blocks).
+    per_feature : bool, default False
+        False (one h shared by all features, as the app and the experiments compare
+        estimators): a float; the rules use the pooled standard deviation. True (what the
+        estimators use): an array of shape (d,); "scott" and "silverman" are per feature
+        (:func:`rule_of_thumb`), and "cv", "robust" and "isj" search a scalar multiple c of
+        the per-feature Scott vector (each feature in units of its own Scott bandwidth; in
+        1-D exactly the search on the data).
+
+    Returns
+    -------
+    h : float or ndarray of shape (d,)
+        A float when ``per_feature=False``, else one bandwidth per feature.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown rule name, or a numeric ``bandwidth`` that is not positive and
+        finite (scikit-learn's error, a ``ValueError`` and a ``TypeError``).
+    ValueError
+        For a per-feature array with ``per_feature=False``, "isj" with d > 1, or a rule on
+        fewer than 2 rows or on data of zero spread; and the errors of the rules.
+
+    See Also
+    --------
+    scott, silverman, rule_of_thumb, cv_bandwidth, isj, robust_bandwidth : The rules.
+
+    Notes
+    -----
+    The searches ("cv", "robust", "isj") run in the frame of
+    :func:`momkde_core._engine._scaling.selection_frame`, so data of any magnitude
     (1e-300 .. 1e300) select the bandwidth they would at magnitude 1, scaled.
 
-    ``n_blocks`` and ``contamination`` are used by "robust" only: the blocks of the MoM-KDE
-    it scores (default: 2 ceil(contamination n) + 1) and the share of lowest scores it trims.
-    ``weights`` (positive, summing to 1; None: equal) enter "scott", "silverman", "cv" and
-    "isj" (module docstring). "robust" ignores them: it scores the median of block KDEs, in which
-    each row counts once whatever its weight (a heavy row cannot outvote the blocks).
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core import get_kernel
+    >>> from momkde_core.bandwidth import select_bandwidth
+    >>> kernel = get_kernel("gaussian")
+    >>> X = np.random.default_rng(2).normal(size=(200, 1))
+    >>> round(select_bandwidth(X, "scott", kernel), 2)
+    0.33
+    >>> select_bandwidth(X, 0.5, kernel)
+    0.5
+    >>> select_bandwidth(X, "silverman", kernel, per_feature=True).shape
+    (1,)
+    >>> h = select_bandwidth(X, "cv", kernel, random_state=0)
+    >>> bool(0.05 < h < 1.0)
+    True
+    >>> h_tiny = select_bandwidth(X * 1e-200, "cv", kernel, random_state=0)
+    >>> bool(np.isclose(h_tiny, h * 1e-200))
+    True
     """
     d = X.shape[1]
     if not isinstance(bandwidth, str):
@@ -508,8 +916,10 @@ def select_bandwidth(
 
 
 def check_rule(bandwidth: str, d: int) -> str:
-    """The rule named by ``bandwidth`` (lower case) for data with d features, or
-    InvalidParameterError for an unknown name and ValueError for "isj" in d > 1."""
+    """The rule named by ``bandwidth`` (lower case) for data with d features (internal).
+
+    Raises InvalidParameterError for an unknown name and ValueError for "isj" in d > 1.
+    """
     rule = bandwidth.lower()
     if rule not in RULES:
         raise InvalidParameterError(
@@ -526,10 +936,12 @@ def check_rule(bandwidth: str, d: int) -> str:
 
 
 def check_numeric_bandwidth(bandwidth, d: int) -> np.ndarray:
-    """A numeric ``bandwidth`` (a number, or an array of d numbers, one per feature) as an
-    array of shape (1,) or (d,); scikit-learn's InvalidParameterError (a ValueError and a
-    TypeError) unless every value is a positive finite number (booleans are not numbers
-    here)."""
+    """A numeric ``bandwidth`` as an array of shape (1,) or (d,) (internal).
+
+    ``bandwidth`` is a number, or an array of d numbers, one per feature; scikit-learn's
+    InvalidParameterError (a ValueError and a TypeError) unless every value is a positive
+    finite number (booleans are not numbers here).
+    """
     message = (
         f"bandwidth must be a positive finite number, an array of such numbers (one "
         f"per feature: {d}) or one of {', '.join(RULES)}, got {bandwidth!r}"
