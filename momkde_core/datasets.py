@@ -50,6 +50,7 @@ from sklearn.utils import Bunch, check_random_state
 
 from momkde_core.synthetic import outlier_count
 
+#: The environment variable naming the folder of the IDA files (after ``data_dir``).
 DATA_DIR_ENV = "MOMKDE_DATA_DIR"
 
 #: SHA-256 of the IDA files this module reads (the files of ``../shared/data/ida``).
@@ -114,6 +115,7 @@ _ABOUT: dict[str, _About] = {
         "Learning Repository, 1998. doi:10.24432/C50P49.",
     ),
 }
+#: The names :func:`load_dataset` accepts: the three IDA sets, then scikit-learn's three.
 DATASETS: tuple[str, ...] = tuple(_ABOUT)
 
 
@@ -121,7 +123,16 @@ class DatasetNotFoundError(FileNotFoundError, ValueError):
     """A data set file is not in the data directory.
 
     Also a ValueError, the project's error for "the input cannot be used as it is", so a
-    caller that reports ValueErrors to a person reports this one too.
+    caller that reports ValueErrors to a person reports this one too. Its message names the
+    folder searched, why that one, and the file's expected SHA-256.
+
+    Examples
+    --------
+    >>> from momkde_core.datasets import DatasetNotFoundError
+    >>> issubclass(DatasetNotFoundError, FileNotFoundError)
+    True
+    >>> issubclass(DatasetNotFoundError, ValueError)
+    True
     """
 
 
@@ -129,14 +140,31 @@ class DatasetNotFoundError(FileNotFoundError, ValueError):
 class Dataset:
     """A labelled data set with one class playing the outliers.
 
+    Returned by :func:`load_dataset`. Another outlier class is
+    ``dataclasses.replace(ds, outlier_label=...)``.
+
     Attributes
     ----------
-    name : canonical name (one of :data:`DATASETS`).
-    X : features, float, shape (n, d).
-    y : class labels, shape (n,).
-    outlier_label : the label of the outlier class.
-    source : where the data come from.
-    citation : the reference to cite.
+    name : str
+        The canonical name (one of :data:`DATASETS`).
+    X : ndarray of shape (n, d)
+        The features, float.
+    y : ndarray of shape (n,)
+        The class labels.
+    outlier_label : int
+        The label of the outlier class.
+    source : str
+        Where the data come from.
+    citation : str
+        The reference to cite.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> from momkde_core import load_dataset
+    >>> ds = load_dataset("iris")
+    >>> int(ds.is_outlier.sum()), int(dataclasses.replace(ds, outlier_label=1).is_outlier.sum())
+    (50, 50)
     """
 
     name: str
@@ -155,8 +183,22 @@ class Dataset:
 def default_data_dir() -> Path:
     """The per-user folder searched last for data files.
 
-    ``%LOCALAPPDATA%\\momkde`` on Windows, ``~/Library/Application Support/momkde`` on macOS,
-    ``$XDG_DATA_HOME/momkde`` (default ``~/.local/share/momkde``) elsewhere.
+    Returns
+    -------
+    path : Path
+        ``%LOCALAPPDATA%\\momkde`` on Windows, ``~/Library/Application Support/momkde`` on
+        macOS, ``$XDG_DATA_HOME/momkde`` (default ``~/.local/share/momkde``) elsewhere; it
+        need not exist.
+
+    See Also
+    --------
+    load_dataset : Searches ``data_dir``, then ``$MOMKDE_DATA_DIR``, then this folder.
+
+    Examples
+    --------
+    >>> from momkde_core.datasets import default_data_dir
+    >>> default_data_dir().name
+    'momkde'
     """
     if os.name == "nt":
         base = os.environ.get("LOCALAPPDATA") or "~/AppData/Local"
@@ -168,11 +210,48 @@ def default_data_dir() -> Path:
 
 
 def load_dataset(name: str, data_dir: str | os.PathLike[str] | None = None) -> Dataset:
-    """Load one of :data:`DATASETS` (case-insensitive; ``"breast-cancer"`` is accepted).
+    """Load one of the paper's six real data sets, with its outlier class.
 
-    ``data_dir`` is only used by banana, german and titanic (see the module docstring).
-    Raises ValueError for an unknown name or a file whose SHA-256 does not match, and
-    :class:`DatasetNotFoundError` (a FileNotFoundError and ValueError) for a missing file.
+    ``iris``, ``breast_cancer`` and ``digits`` come with scikit-learn (no download);
+    ``banana``, ``german`` and ``titanic`` are files of the IDA benchmark repository that are
+    not bundled: a gzip'd CSV ``<name>.csv.gz`` (header ``x1,...,xd,label``, labels -1/+1),
+    checked against the SHA-256 in :data:`IDA_SHA256` before it is parsed.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DATASETS`, case-insensitive (``"breast-cancer"`` is accepted).
+    data_dir : str or path-like, optional
+        The folder of the IDA files; only used by banana, german and titanic. The folder
+        searched is the first of this argument, the environment variable
+        ``MOMKDE_DATA_DIR`` and :func:`default_data_dir`.
+
+    Returns
+    -------
+    dataset : Dataset
+        The features, the labels and the outlier class: Kim & Scott's protocol, which the
+        paper follows, "the class labelled 0 is the outlier class" (iris: setosa; digits:
+        the digit 0; breast_cancer: class 0 of scikit-learn's encoding, **malignant**, 212 of
+        569); for the IDA sets, labelled -1/+1, class -1 (banana -1; german -1 = good
+        credit; titanic -1 = died).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name or a file whose SHA-256 does not match.
+    DatasetNotFoundError
+        For a missing file (also a FileNotFoundError and a ValueError).
+
+    See Also
+    --------
+    momkde_core.datasets.contaminated_sample : The paper's subsampling to a given ratio.
+
+    Examples
+    --------
+    >>> from momkde_core import load_dataset
+    >>> ds = load_dataset("iris")
+    >>> ds.name, ds.X.shape, ds.outlier_label, int(ds.is_outlier.sum())
+    ('iris', (150, 4), 0, 50)
     """
     key = str(name).strip().lower().replace("-", "_").replace(" ", "_")
     if key not in _ABOUT:
@@ -204,11 +283,41 @@ def contaminated_sample(
     replacement; when the data set has fewer outliers than that, all outliers are kept and
     round(|O| (1 - ratio) / ratio) inliers are drawn instead. Rows are shuffled, then every
     feature is standardised on the resulting sample (scikit-learn's StandardScaler; a
-    constant feature becomes 0). Deterministic for a given ``random_state`` (None, int or
-    RandomState, as in scikit-learn).
+    constant feature becomes 0).
 
-    Returns ``(X, is_outlier)``. Raises ValueError when ``ratio`` is not in (0, 1), when ``ds``
-    lacks one of the classes, or when the sample would hold no inlier or no outlier.
+    Parameters
+    ----------
+    ds : Dataset
+        The data set (:func:`load_dataset`).
+    ratio : float
+        The share of outliers |O| / n, in (0, 1).
+    random_state : int, RandomState or None, default None
+        As in scikit-learn; the sample is deterministic for a given seed.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+        The standardised sample.
+    is_outlier : ndarray of bool, shape (n,)
+        True for the rows of the outlier class.
+
+    Raises
+    ------
+    ValueError
+        When ``ratio`` is not in (0, 1), when ``ds`` lacks one of the classes, or when the
+        sample would hold no inlier or no outlier.
+
+    Examples
+    --------
+    >>> from momkde_core import load_dataset
+    >>> from momkde_core.datasets import contaminated_sample
+    >>> iris = load_dataset("iris")  # 100 inliers, 50 outliers
+    >>> X, is_outlier = contaminated_sample(iris, 0.1, random_state=0)
+    >>> X.shape, int(is_outlier.sum())
+    ((111, 4), 11)
+    >>> X, is_outlier = contaminated_sample(iris, 0.5, random_state=0)  # too few outliers
+    >>> X.shape, int(is_outlier.sum())
+    ((100, 4), 50)
     """
     if isinstance(ratio, bool) or not isinstance(ratio, numbers.Real) or not 0.0 < ratio < 1.0:
         raise ValueError(

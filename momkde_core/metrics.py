@@ -33,7 +33,49 @@ from sklearn.metrics import roc_auc_score
 
 
 def kl_divergence(p: ArrayLike, q: ArrayLike, cell: float) -> float:
-    """Kullback-Leibler divergence KL(p || q) = int p log(p / q), natural log, in [0, +inf]."""
+    """Kullback-Leibler divergence KL(p || q) = int p log(p / q), natural log, in [0, +inf].
+
+    p and q are first renormalised to integrate to 1 on the grid (module docstring).
+
+    Parameters
+    ----------
+    p, q : array-like
+        Density values at the nodes of one evenly spaced grid (any shape, the same for
+        both): finite and non-negative, not zero everywhere.
+    cell : float
+        The volume of one grid cell (dx, or dx * dy), a finite number > 0. It cancels out
+        after the renormalisation; it is validated and kept so that every metric is called
+        the same way.
+
+    Returns
+    -------
+    kl : float
+        KL(p || q) in nats; ``np.inf`` (without a warning) where p > 0 and q = 0 at some node.
+        0 log(0 / q) counts 0.
+
+    Raises
+    ------
+    ValueError
+        When p and q differ in shape or are empty, hold negative, NaN or infinite values,
+        when one is zero everywhere (nothing to renormalise), or when ``cell`` is not a
+        finite number > 0.
+
+    See Also
+    --------
+    js_divergence : A symmetric, bounded divergence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> from momkde_core import metrics
+    >>> xs = np.linspace(-8, 8, 1601)  # cells of width 0.01
+    >>> p, q = norm.pdf(xs), norm.pdf(xs, loc=1.0)
+    >>> round(metrics.kl_divergence(p, q, 0.01), 2)  # KL(N(0, 1) || N(1, 1)) = 1/2
+    0.5
+    >>> metrics.kl_divergence(xs < 0, xs > 0, 0.01)  # disjoint supports
+    inf
+    """
     p_n, q_n = _probabilities(p, q, cell)
     return float(rel_entr(p_n, q_n).sum())
 
@@ -41,8 +83,48 @@ def kl_divergence(p: ArrayLike, q: ArrayLike, cell: float) -> float:
 def js_divergence(p: ArrayLike, q: ArrayLike, cell: float) -> float:
     """Jensen-Shannon divergence in base 2, in [0, 1]: the paper's D_JS.
 
-    D_JS = (KL(p || m) + KL(q || m)) / 2 with m = (p + q) / 2; 0 iff p = q, 1 iff the
-    supports are disjoint.
+    ``D_JS = (KL(p || m) + KL(q || m)) / 2`` with ``m = (p + q) / 2``, after p and q are
+    renormalised to integrate to 1 on the grid; 0 iff p = q, 1 iff the supports are
+    disjoint. Always finite, because m is positive wherever p or q is.
+
+    Parameters
+    ----------
+    p, q : array-like
+        Density values at the nodes of one evenly spaced grid (any shape, the same for
+        both): finite and non-negative, not zero everywhere.
+    cell : float
+        The volume of one grid cell (dx, or dx * dy), a finite number > 0. It cancels out
+        after the renormalisation; it is validated and kept so that every metric is called
+        the same way.
+
+    Returns
+    -------
+    js : float
+        The divergence in bits, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        When p and q differ in shape or are empty, hold negative, NaN or infinite values,
+        when one is zero everywhere (nothing to renormalise), or when ``cell`` is not a
+        finite number > 0.
+
+    See Also
+    --------
+    js_distance : The square root of the natural-log divergence.
+    kl_divergence : The Kullback-Leibler divergence.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> from momkde_core import metrics
+    >>> xs = np.linspace(-8, 8, 1601)  # cells of width 0.01
+    >>> p, q = norm.pdf(xs), norm.pdf(xs, loc=1.0)
+    >>> round(metrics.js_divergence(p, q, 0.01), 2)
+    0.16
+    >>> metrics.js_divergence(p, p, 0.01), metrics.js_divergence(xs < 0, xs > 0, 0.01)
+    (0.0, 1.0)
     """
     return min(_js_natural(p, q, cell) / math.log(2.0), 1.0)
 
@@ -52,19 +134,129 @@ def js_distance(p: ArrayLike, q: ArrayLike, cell: float) -> float:
 
     What ``scipy.spatial.distance.jensenshannon`` returns and what the authors' published
     figures plot under the name D_JS; reported next to :func:`js_divergence` to compare.
+
+    Parameters
+    ----------
+    p, q : array-like
+        Density values at the nodes of one evenly spaced grid (any shape, the same for
+        both): finite and non-negative, not zero everywhere.
+    cell : float
+        The volume of one grid cell (dx, or dx * dy), a finite number > 0. It cancels out
+        after the renormalisation; it is validated and kept so that every metric is called
+        the same way.
+
+    Returns
+    -------
+    distance : float
+        The Jensen-Shannon distance (natural log), in [0, sqrt(log 2)].
+
+    Raises
+    ------
+    ValueError
+        When p and q differ in shape or are empty, hold negative, NaN or infinite values,
+        when one is zero everywhere (nothing to renormalise), or when ``cell`` is not a
+        finite number > 0.
+
+    See Also
+    --------
+    js_divergence : The paper's D_JS (base 2, not square-rooted).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> from momkde_core import metrics
+    >>> xs = np.linspace(-8, 8, 1601)  # cells of width 0.01
+    >>> p, q = norm.pdf(xs), norm.pdf(xs, loc=1.0)
+    >>> round(metrics.js_distance(p, q, 0.01), 2)
+    0.33
+    >>> from scipy.spatial.distance import jensenshannon
+    >>> bool(np.isclose(metrics.js_distance(p, q, 0.01), jensenshannon(p, q)))
+    True
     """
     return math.sqrt(_js_natural(p, q, cell))
 
 
 def l1_distance(p: ArrayLike, q: ArrayLike, cell: float) -> float:
-    """L1 distance int |p - q| of the densities as given (not renormalised)."""
+    """L1 distance int |p - q| of the densities as given (not renormalised).
+
+    Mass an estimator loses or gains counts as error. The integral is the Riemann sum
+    ``sum(|p - q|) * cell``.
+
+    Parameters
+    ----------
+    p, q : array-like
+        Density values at the nodes of one evenly spaced grid (any shape, the same for
+        both): finite and non-negative.
+    cell : float
+        The volume of one grid cell (dx, or dx * dy), a finite number > 0.
+
+    Returns
+    -------
+    l1 : float
+        The L1 distance, in [0, int p + int q].
+
+    Raises
+    ------
+    ValueError
+        When p and q differ in shape or are empty, hold negative, NaN or infinite values,
+        or when ``cell`` is not a finite number > 0.
+
+    See Also
+    --------
+    linf_distance : The sup distance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> from momkde_core import metrics
+    >>> xs = np.linspace(-8, 8, 1601)  # cells of width 0.01
+    >>> p, q = norm.pdf(xs), norm.pdf(xs, loc=1.0)
+    >>> round(metrics.l1_distance(p, q, 0.01), 2)
+    0.77
+    >>> round(metrics.l1_distance(p, 0.5 * p, 0.01), 2)  # half the mass lost
+    0.5
+    """
     _check_cell(cell)
     p_a, q_a = _checked_pair(p, q)
     return float(np.abs(p_a - q_a).sum() * cell)
 
 
 def linf_distance(p: ArrayLike, q: ArrayLike) -> float:
-    """Sup distance max |p - q| over the grid nodes, of the densities as given."""
+    """Sup distance max |p - q| over the grid nodes, of the densities as given.
+
+    Parameters
+    ----------
+    p, q : array-like
+        Density values at the nodes of one grid (any shape, the same for both): finite and
+        non-negative.
+
+    Returns
+    -------
+    linf : float
+        The largest absolute difference at a node.
+
+    Raises
+    ------
+    ValueError
+        When p and q differ in shape or are empty, or hold negative, NaN or infinite
+        values.
+
+    See Also
+    --------
+    l1_distance : The L1 distance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import norm
+    >>> from momkde_core import metrics
+    >>> xs = np.linspace(-8, 8, 1601)  # cells of width 0.01
+    >>> p, q = norm.pdf(xs), norm.pdf(xs, loc=1.0)
+    >>> round(metrics.linf_distance(p, q), 2)
+    0.22
+    """
     p_a, q_a = _checked_pair(p, q)
     return float(np.abs(p_a - q_a).max())
 
@@ -72,11 +264,39 @@ def linf_distance(p: ArrayLike, q: ArrayLike) -> float:
 def auc(scores: ArrayLike, is_outlier: ArrayLike) -> float:
     """ROC AUC of a density used as an anomaly score: the lower the density, the more abnormal.
 
-    ``scores`` are densities or log densities (any increasing transform gives the same AUC;
-    0 and -inf are fine); ``is_outlier`` is boolean (or 0/1), True for outliers. 1 means every
-    outlier has a lower score than every inlier, 0.5 is chance; ties count one half.
-    Raises ValueError for NaN scores, mismatched lengths, labels other than 0/1, or when only
-    one class is present (the AUC is then undefined).
+    Parameters
+    ----------
+    scores : array-like of shape (n,)
+        Densities or log densities (any increasing transform gives the same AUC; 0 and -inf
+        are fine).
+    is_outlier : array-like of shape (n,)
+        Boolean (or 0/1), True for outliers.
+
+    Returns
+    -------
+    auc : float
+        In [0, 1]: 1 means every outlier has a lower score than every inlier, 0.5 is chance;
+        ties count one half.
+
+    Raises
+    ------
+    ValueError
+        For NaN scores, mismatched lengths, labels other than 0/1, or when only one class is
+        present (the AUC is then undefined).
+
+    See Also
+    --------
+    sklearn.metrics.roc_auc_score : The AUC computed here on the negated ranks of the scores.
+
+    Examples
+    --------
+    >>> from momkde_core import metrics
+    >>> metrics.auc([0.1, 0.2, 3.0, 2.5], [True, True, False, False])
+    1.0
+    >>> metrics.auc([0.1, 0.2, 3.0, 2.5], [0, 1, 1, 0])
+    0.25
+    >>> metrics.auc([float("-inf"), 1.0, 1.0], [1, 1, 0])  # a tie counts one half
+    0.75
     """
     s = np.asarray(scores, dtype=float).ravel()
     labels = np.asarray(is_outlier).ravel()

@@ -47,7 +47,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
+#: The contamination schemes of :func:`make_contaminated` (module docstring).
 SCHEMES: tuple[str, ...] = ("uniform", "regular_gaussian", "thin_gaussian", "adversarial", "none")
+#: The readings of the paper's N(mu, s): s a standard deviation, or a variance.
 SCALES: tuple[str, ...] = ("std", "variance")
 
 # The paper's parameters, in its own N(mu, s) notation (s read according to `scale`).
@@ -67,6 +69,29 @@ class IsotropicGaussianMixture:
 
     One object both draws the sample and evaluates the density (calling it), so the two
     cannot disagree. It is picklable, unlike a closure, so samples can be cached.
+
+    Parameters
+    ----------
+    means : ndarray of shape (k, d)
+        The means of the k components.
+    sd : float
+        Their common standard deviation.
+
+    See Also
+    --------
+    make_contaminated : Uses it for the inliers and the Gaussian outliers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.synthetic import IsotropicGaussianMixture
+    >>> mix = IsotropicGaussianMixture(np.array([[0.0], [6.0]]), sd=0.5)
+    >>> mix.dim
+    1
+    >>> mix.sample(5, np.random.RandomState(0)).shape
+    (5, 1)
+    >>> round(float(mix([0.0])[0]), 2)  # half of N(0, 0.5^2)'s peak
+    0.4
     """
 
     means: NDArray[np.float64]  # shape (k, d)
@@ -78,7 +103,20 @@ class IsotropicGaussianMixture:
         return self.means.shape[1]
 
     def sample(self, n: int, rng: np.random.RandomState) -> NDArray[np.float64]:
-        """Draw n points, shape (n, d): n // k per component, the remainder on random ones."""
+        """Draw n points: n // k per component, the remainder on random ones.
+
+        Parameters
+        ----------
+        n : int
+            The number of points.
+        rng : RandomState
+            The random stream.
+
+        Returns
+        -------
+        X : ndarray of shape (n, d)
+            The points, grouped by component (not shuffled).
+        """
         k = len(self.means)
         counts = np.full(k, n // k)
         counts[rng.choice(k, size=n % k, replace=False)] += 1
@@ -101,16 +139,24 @@ class IsotropicGaussianMixture:
 class ContaminatedSample:
     """A contaminated sample and what is known about how it was made.
 
+    Returned by :func:`make_contaminated` and :func:`make_clean`.
+
     Attributes
     ----------
-    X : shape (n, dim), always 2-D; rows shuffled.
-    is_outlier : bool, shape (n,); True for the rows drawn from the outlier law.
-    true_pdf : density of the inliers (what a robust estimator should recover); takes points
-        of shape (m, dim), or (m,) in 1-D, and returns shape (m,).
-    scheme : the contamination scheme.
-    ratio : the requested |O| / n (0.0 for ``"none"``); the realised one is
+    X : ndarray of shape (n, dim)
+        The sample, always 2-D; rows shuffled.
+    is_outlier : ndarray of bool, shape (n,)
+        True for the rows drawn from the outlier law.
+    true_pdf : callable
+        The density of the inliers (what a robust estimator should recover); takes points of
+        shape (m, dim), or (m,) in 1-D, and returns shape (m,).
+    scheme : str
+        The contamination scheme (for :func:`make_clean`: the density's name).
+    ratio : float
+        The requested |O| / n (0.0 for ``"none"``); the realised one is
         ``n_outliers / len(X)`` and differs from it by rounding only.
-    n_outliers : |O|.
+    n_outliers : int
+        |O|.
     """
 
     X: NDArray[np.float64]
@@ -124,8 +170,32 @@ class ContaminatedSample:
 def outlier_count(n_inliers: int, ratio: float) -> int:
     """Number of outliers to add to ``n_inliers`` inliers so that |O| / (|I| + |O|) = ratio.
 
-    |O| = ratio * |I| / (1 - ratio), rounded to the nearest integer (halves up).
-    ``ratio`` must be in [0, 1) and ``n_inliers`` an integer >= 1; ValueError otherwise.
+    Parameters
+    ----------
+    n_inliers : int
+        |I|, an integer >= 1.
+    ratio : float
+        The share of outliers in the sample, in [0, 1).
+
+    Returns
+    -------
+    n_outliers : int
+        ``|O| = ratio * |I| / (1 - ratio)``, rounded to the nearest integer (halves up).
+
+    Raises
+    ------
+    ValueError
+        When ``ratio`` is not in [0, 1) or ``n_inliers`` is not an integer >= 1.
+
+    Examples
+    --------
+    >>> from momkde_core.synthetic import outlier_count
+    >>> outlier_count(1000, 0.1)
+    111
+    >>> outlier_count(100, 0.5)  # as many outliers as inliers
+    100
+    >>> outlier_count(10, 0.0)
+    0
     """
     if isinstance(n_inliers, bool) or not isinstance(n_inliers, numbers.Integral) or n_inliers < 1:
         raise ValueError(f"n_inliers must be an integer >= 1, got {n_inliers!r}")
@@ -146,10 +216,60 @@ def make_contaminated(
 ) -> ContaminatedSample:
     """Draw ``n_inliers`` inliers plus outliers from ``scheme`` so that |O| / n = ``ratio``.
 
-    See the module docstring for the laws. ``random_state`` follows scikit-learn (None, an
-    int seed or a RandomState); ``scale`` is ``"std"`` (default) or ``"variance"``, the
-    reading of the paper's N(mu, s). Raises ValueError for an unknown scheme or scale, a
-    ``dim`` other than 1 or 2, ``ratio`` outside [0, 1) or ``n_inliers`` < 1.
+    The paper's synthetic contamination schemes (section 5), in 1-D and 2-D, with the true
+    density of the inliers.
+
+    Parameters
+    ----------
+    scheme : {"uniform", "regular_gaussian", "thin_gaussian", "adversarial", "none"}
+        The outliers' law (:data:`SCHEMES`, module docstring): U[-3, 9], N(3, 0.5),
+        N(3, 0.01), N(0, 0.01) (on a mode), or no outliers (``ratio`` is then validated, then
+        ignored); in 2-D the same laws, isotropic.
+    n_inliers : int, default 1000
+        Inliers, drawn from the equal mixture 0.5 N(0, 0.5) + 0.5 N(6, 0.5) (in 2-D, modes
+        at (0, 0) and (6, 6)), exactly half from each component.
+    ratio : float, default 0.1
+        |O| / n, n counting inliers and outliers, in [0, 1) (:func:`outlier_count`).
+    dim : {1, 2}, default 1
+        The dimension.
+    random_state : int, RandomState or None, default None
+        As in scikit-learn (None, an int seed or a RandomState).
+    scale : {"std", "variance"}, default "std"
+        The reading of the paper's N(mu, s): s a standard deviation (what the authors' code
+        does) or a variance.
+
+    Returns
+    -------
+    sample : ContaminatedSample
+        The shuffled sample, its labels and the inliers' true density.
+
+    Raises
+    ------
+    ValueError
+        For an unknown scheme or scale, a ``dim`` other than 1 or 2, ``ratio`` outside
+        [0, 1) or ``n_inliers`` < 1.
+
+    See Also
+    --------
+    make_clean : Clean densities with minor modes and tails, no outliers.
+    momkde_core.datasets.contaminated_sample : The same protocol on real data.
+
+    Notes
+    -----
+    Inliers are drawn before outliers, from the same random stream: for one
+    ``random_state`` and ``n_inliers`` the inliers are the same whatever the scheme and
+    ratio (common random numbers for paired comparisons), only their row order differs.
+
+    Examples
+    --------
+    >>> from momkde_core import make_contaminated
+    >>> data = make_contaminated("thin_gaussian", n_inliers=90, ratio=0.1, random_state=0)
+    >>> data.X.shape, data.n_outliers, int(data.is_outlier.sum())
+    ((100, 1), 10, 10)
+    >>> round(float(data.true_pdf([0.0])[0]), 2)  # the inliers' density at a mode
+    0.4
+    >>> make_contaminated("uniform", 100, 0.2, dim=2, random_state=0).X.shape
+    (125, 2)
     """
     if scheme not in SCHEMES:
         raise ValueError(f"unknown scheme {scheme!r}; allowed: {', '.join(map(repr, SCHEMES))}")
@@ -202,10 +322,11 @@ def _as_points(points: ArrayLike, dim: int) -> NDArray[np.float64]:
     return pts
 
 
-# Clean 1-D densities with real minor modes and tails: a robust default must not damage
-# them (``make_clean``). Two Gaussians of sd 0.5 as the paper's inliers, unequal weights;
-# four equal modes 2.5 apart; a skewed density; a heavy-tailed one.
+#: Clean 1-D densities with real minor modes and tails: a robust default must not damage
+#: them (``make_clean``). Two Gaussians of sd 0.5 as the paper's inliers, unequal weights;
+#: four equal modes 2.5 apart; a skewed density; a heavy-tailed one.
 CLEAN_DENSITIES: tuple[str, ...] = ("two_modes_80_20", "four_modes", "gamma_2_1", "student_t3")
+#: Each clean density as a formula.
 CLEAN_DESCRIPTIONS: dict[str, str] = {
     "two_modes_80_20": "0.8 N(0, 0.5) + 0.2 N(6, 0.5)",
     "four_modes": "equal mixture of N(m, 0.5), m = 0, 2.5, 5, 7.5",
@@ -255,7 +376,44 @@ class _CleanDensity:
 def make_clean(
     name: str, n: int = 1000, random_state: int | np.random.RandomState | None = None
 ) -> ContaminatedSample:
-    """n points from one of :data:`CLEAN_DENSITIES` (1-D, no outliers), with its true density."""
+    """n points from one of :data:`CLEAN_DENSITIES` (1-D, no outliers), with its true density.
+
+    Densities with real minor modes and tails, on which a robust default must not do harm.
+
+    Parameters
+    ----------
+    name : {"two_modes_80_20", "four_modes", "gamma_2_1", "student_t3"}
+        The density (:data:`CLEAN_DESCRIPTIONS`): 0.8 N(0, 0.5) + 0.2 N(6, 0.5); the equal
+        mixture of N(m, 0.5), m = 0, 2.5, 5, 7.5; Gamma(shape 2, scale 1); Student's t with 3
+        degrees of freedom.
+    n : int, default 1000
+        The number of points, an integer >= 2.
+    random_state : int, RandomState or None, default None
+        As in scikit-learn.
+
+    Returns
+    -------
+    sample : ContaminatedSample
+        With ``X`` of shape (n, 1), no outliers (``ratio`` 0.0, ``scheme`` the name).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, or ``n`` not an integer >= 2.
+
+    See Also
+    --------
+    make_contaminated : The paper's contaminated samples.
+
+    Examples
+    --------
+    >>> from momkde_core.synthetic import make_clean
+    >>> data = make_clean("gamma_2_1", n=50, random_state=0)
+    >>> data.X.shape, data.n_outliers
+    ((50, 1), 0)
+    >>> round(float(data.true_pdf([1.0])[0]), 2)  # x exp(-x) at 1
+    0.37
+    """
     if name not in CLEAN_DENSITIES:
         raise ValueError(
             f"unknown clean density {name!r}; allowed: {', '.join(map(repr, CLEAN_DENSITIES))}"
