@@ -1,8 +1,14 @@
-"""The kernel density estimator (KDE)."""
+"""The kernel density estimator (KDE).
+
+:class:`KDE` is the classical estimator f(x) = 1/(n h^d) sum_i K((x - X_i)/h), with the
+bandwidth rules of :mod:`momkde_core.bandwidth`. It is the baseline the robust estimators
+are measured against, and the final estimate of :class:`~momkde_core.ScreenedKDE`.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._blocks import equal_weights
 from ._base import _BaseKDE
@@ -11,6 +17,9 @@ from ._base import _BaseKDE
 class KDE(_BaseKDE):
     """Kernel density estimator f(x) = 1/(n h^d) sum_i K((x - X_i)/h) (the MoM-KDE paper, eq. 1).
 
+    The classical estimator: a kernel of bandwidth h on every row, each weighing 1/n. It is
+    not robust: a cluster of outliers grows a bump of its own, which :class:`MoMKDE` ignores.
+
     Parameters
     ----------
     bandwidth : float, array of d floats or {"scott", "silverman", "cv", "robust", "isj"}, \
@@ -18,34 +27,82 @@ default "scott"
         h, one h per feature, or the rule that picks them. "scott" and "silverman" are per
         feature (each feature's standard deviation times the rule's factor); "cv", "robust"
         and "isj" search a scalar multiple of the per-feature Scott vector (in 1-D: of
-        Scott's h, as before). "robust" is chosen as for MoM-KDE with an expected
-        contamination of 0.1 (:mod:`momkde_core.bandwidth._robust`): the KDE with a bandwidth
-        a spike cannot capture. "isj": the Improved Sheather-Jones bandwidth (Botev et al.
-        2010), 1-D data only (:mod:`momkde_core.bandwidth._rules`). With H = (h_1, ..., h_d),
-        f(x) = 1/(n prod_j h_j) sum_i K((x - X_i) / H) (division per feature).
+        Scott's h). "robust" is chosen as for MoM-KDE with an expected contamination of 0.1
+        (:mod:`momkde_core.bandwidth._robust`): the KDE with a bandwidth a spike cannot
+        capture. "isj": the Improved Sheather-Jones bandwidth (Botev et al. 2010), 1-D data
+        only (:mod:`momkde_core.bandwidth._rules`).
     kernel : str, default "gaussian"
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
-    random_state : int, numpy RandomState or None
-        Shuffles the folds of ``bandwidth="cv"``.
+    random_state : int, RandomState or None, default None
+        Shuffles the folds of ``bandwidth="cv"`` (and the blocks of ``"robust"``).
+
+    Attributes
+    ----------
+    bandwidth_ : float or ndarray of shape (d,)
+        The bandwidth used: a float when every feature has the same h, else an array of
+        length d.
+    log_norm_ : float
+        0.0: the KDE integrates to 1 (for MoM-KDE, the log of the integral divided out).
+    n_features_in_ : int
+        The number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (d,)
+        The column names, when fitted on a DataFrame with string column names.
+
+    See Also
+    --------
+    MoMKDE : the Median-of-Means KDE, robust to a minority of outliers.
+    ScreenedKDE : a KDE fitted on the rows a robust screen keeps.
+    RKDE : Kim & Scott's robust KDE.
+    SPKDE : Vandermeulen & Scott's scaled and projected KDE.
 
     Notes
     -----
-    With ``sample_weight`` w, f(x) = sum_i w_i K_h(x - X_i) / sum_i w_i.
-
-    Attributes: ``bandwidth_`` (a float when every feature has the same h, else an array
-    of length d), ``n_features_in_``, ``feature_names_in_`` (when fitted on a DataFrame with
-    string column names).
+    With H = (h_1, ..., h_d), f(x) = 1/(n prod_j h_j) sum_i K((x - X_i) / H) (division per
+    feature). With ``sample_weight`` w, f(x) = sum_i w_i K_h(x - X_i) / sum_i w_i.
 
     All four estimators compute in a frame where no magnitude over- or underflows (data of
-    magnitude 1e-300 .. 1e300, h = 1e-90, d = 200; :mod:`momkde_core._engine._scaling`) and map the
-    results back exactly; beyond the limits that remain (a feature spanning more than 1e100
-    bandwidths, a density above float64's range in ``pdf``) they raise a ValueError naming
-    them. Parameters of the wrong type (``bandwidth=True``, ``normalize="no"``,
-    ``n_blocks=3.0``) raise scikit-learn's InvalidParameterError (a ValueError and a
-    TypeError).
+    magnitude 1e-300 .. 1e300, h = 1e-90, d = 200; :mod:`momkde_core._engine._scaling`) and
+    map the results back exactly; beyond the limits that remain (a feature spanning more
+    than 1e100 bandwidths, a density above float64's range in ``pdf``) they raise a
+    ValueError naming them. Parameters of the wrong type (``bandwidth=True``,
+    ``normalize="no"``, ``n_blocks=3.0``) raise scikit-learn's InvalidParameterError (a
+    ValueError and a TypeError).
+
+    References
+    ----------
+    - Humbert, Le Bars, Minvielle & Vayatis (2020), "Robust Kernel Density Estimation with
+      Median-of-Means principle", eq. 1 (the KDE).
+    - Botev, Grotowski & Kroese (2010), "Kernel density estimation via diffusion", Annals of
+      Statistics 38 (the Improved Sheather-Jones bandwidth).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core import KDE
+    >>> X = np.random.default_rng(0).standard_normal((300, 1))
+    >>> kde = KDE().fit(X)  # Scott's rule
+    >>> round(kde.bandwidth_, 2)
+    0.33
+    >>> round(float(kde.pdf([0.0])[0]), 2)  # the standard normal's peak is 0.40
+    0.35
+    >>> kde.pdf_grid(np.linspace(-4, 4, 161)).shape
+    (161,)
+    >>> kde.sample(3, random_state=0).shape
+    (3, 1)
+
+    One bandwidth per feature:
+
+    >>> X2 = np.random.default_rng(0).standard_normal((300, 2))
+    >>> KDE(bandwidth=[0.2, 1.0]).fit(X2).bandwidth_.tolist()
+    [0.2, 1.0]
     """
 
-    def __init__(self, bandwidth="scott", kernel: str = "gaussian", random_state=None):
+    def __init__(
+        self,
+        bandwidth: float | ArrayLike | str = "scott",
+        kernel: str = "gaussian",
+        random_state: int | np.random.RandomState | None = None,
+    ):
         self.bandwidth = bandwidth
         self.kernel = kernel
         self.random_state = random_state

@@ -8,41 +8,8 @@ aside, and a plain KDE with its own bandwidth rule (by default cross-validation)
 the rows kept. The result is a KDE, with every property of one (exact sampling, the fast grid
 path, a bandwidth chosen for the inliers' own structure).
 
-Cut rules (``cut``)
--------------------
-All rules but ``"share"`` compare, at each row, a pilot KDE of all rows (the final rule's
-bandwidth) with the screen: the excess ``e_i = log f_pilot(x_i) - log f_screen(x_i)`` is
-the "bump" an outlier grows on a KDE and that the median does not follow.
-
-``"calibrated"`` (default)
-    Set aside the rows whose excess is larger than the screen's own blocks produce where
-    there are no outliers. A null sample of n rows is drawn from a density without the
-    suspects; the screen (MoM-KDE: with its fitted S and h) and the pilot (its fitted h) are
-    refitted on it, and a row is set aside when its excess exceeds the largest null excess
-    among the ``NULL_NEIGHBOURS`` null rows of nearest screen density (and ``log 2``).
-    Small blocks give a large excess in sparse regions even on clean data (the median of a
-    few kernels there is ~0); matching by the screen's density compares a tail row with
-    tail rows and a row inside the inliers' mass with rows there, where a cluster's
-    excess of a few-fold stands out. Two passes: the null is first drawn from the screen
-    (which ignores what a minority of its blocks hold), then from the KDE of the rows the
-    first pass kept (which has the inliers' own structure at the pilot's resolution).
-    ``NULL_SAMPLES`` null samples are drawn per pass. A screen that cannot be drawn from
-    (its median keeps less than ``MIN_SAMPLED_MASS`` of its blocks' mass, or no draw is
-    accepted) is replaced in the first pass by the ratio cut. Rows where the screen's
-    density is below anything drawn from it are compared with the null's lowest levels:
-    far outliers go, and so do the most extreme rows of clean data (~1 % of a normal
-    sample at a stated 0.1; the ratio cut takes ~5 %).
-``"ratio"``
-    Set aside the rows with ``e_i > log ratio`` (a fixed threshold: it also takes the rows
-    of sparse inlier regions, and misses clusters that raise the KDE less than ``ratio``
-    times).
-``"share"``
-    Set aside the ``contamination`` share of lowest screen scores (as
-    :class:`~momkde_core.OutlierDetector` flags): exact when the share is known, and it cuts
-    into the inliers' tails when it is overstated, and on clean data.
-
-At most half of the rows minus one are set aside (a median screen cannot tell a majority
-from the inliers), and at least two are kept for the final bandwidth rule.
+The cut rules (``cut``: "calibrated", "ratio", "share") are described in the Notes of
+:class:`ScreenedKDE`; the constants below set the calibrated cut's null samples.
 
 The design study that chose the default, and what it measured against KDE-cv, MoM-KDE, RKDE,
 SPKDE, scikit-learn's KernelDensity and KDEpy's ISJ on settings written before any result was
@@ -57,6 +24,8 @@ from numbers import Real
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -68,10 +37,11 @@ from ._mom_kde import MoMKDE
 
 #: The cut rules of :class:`ScreenedKDE`.
 CUTS: tuple[str, ...] = ("calibrated", "ratio", "share")
-#: ``cut="calibrated"``: null samples drawn per pass, the null rows of nearest screen density
-#: a row's excess is compared with, and the least excess (log) a row is set aside for.
+#: ``cut="calibrated"``: the null samples drawn per pass.
 NULL_SAMPLES = 2
+#: ``cut="calibrated"``: the null rows of nearest screen density a row's excess is compared with.
 NULL_NEIGHBOURS = 50
+#: ``cut="calibrated"``: the least excess (log) a row is set aside for.
 MIN_EXCESS = float(np.log(2.0))
 #: ``cut="calibrated"``: a screen whose median keeps less than this share of its blocks' mass
 #: is not drawn from (rejection would keep fewer than ~1 in 40 candidates); the ratio cut
@@ -81,6 +51,13 @@ MIN_SAMPLED_MASS = 0.05
 
 class ScreenedKDE(KDE):
     """A KDE fitted on the rows a robust screen keeps (MoM-KDE by default).
+
+    MoM-KDE's median is an excellent detector of outliers but, as a density, pays for its
+    small blocks with a large bandwidth. ScreenedKDE uses each for what it does well: the
+    screen says which rows to set aside (``cut``), and a plain KDE with its own bandwidth
+    rule (by default cross-validation) is fitted on the rows kept. The result is a KDE, with
+    every property of one (exact sampling, the fast grid path, a bandwidth chosen for the
+    inliers' own structure).
 
     Parameters
     ----------
@@ -105,11 +82,11 @@ default "cv"
         draws from it (``sample``) and refits a clone of it (with its fitted ``n_blocks_``,
         ``bandwidth_`` and ``contamination_`` where it has them) on the draws.
     cut : {"calibrated", "ratio", "share"}, default "calibrated"
-        How the screen's scores set rows aside (module docstring).
+        How the screen's scores set rows aside (Notes).
     ratio : float > 1, default 10.0
         ``cut="ratio"``: a row is set aside where the pilot KDE exceeds the screen this many
-        times.
-    random_state : int, RandomState or None
+        times (also the first pass of ``"calibrated"`` when the screen cannot be drawn from).
+    random_state : int, RandomState or None, default None
         The screen's blocks, the folds of "cv" and the calibrated cut's null samples; a
         ``screen`` of your own gets it when it has a ``random_state`` parameter and this is
         not None (as OutlierDetector does).
@@ -119,39 +96,117 @@ default "cv"
     inlier_mask_ : ndarray of bool, shape (n,)
         The training rows the final KDE was fitted on (False for rows set aside, and for
         rows of ``sample_weight`` 0).
-    screen_ : the fitted screen.
-    contamination_ : float, the share used (the screen's estimate for "auto").
-    bandwidth_ : float or ndarray, the final KDE's bandwidth (per feature where they differ).
-    n_features_in_, feature_names_in_ : as for :class:`~momkde_core.KDE`.
+    screen_ : estimator or None
+        The fitted screen; None when nothing was screened (contamination 0, or fewer than 3
+        rows).
+    contamination_ : float
+        The share used (the screen's estimate for "auto").
+    bandwidth_ : float or ndarray of shape (d,)
+        The final KDE's bandwidth (per feature where they differ).
+    log_norm_ : float
+        0.0: the final KDE integrates to 1.
+    n_features_in_ : int
+        As for :class:`~momkde_core.KDE`: the number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (d,)
+        As for :class:`~momkde_core.KDE`: the column names of a DataFrame fit.
+
+    Raises
+    ------
+    TypeError
+        At fit: a ``screen`` without ``score_samples``, or without ``sample`` for
+        ``cut="calibrated"`` (use ``cut="ratio"``).
+    ValueError
+        At fit: ``contamination="auto"`` with a ``screen`` of your own (state a number).
+    sklearn.utils._param_validation.InvalidParameterError
+        At fit: an unknown ``cut``, a ``ratio`` that is not a finite number above 1, or a
+        ``contamination`` outside [0, 0.5).
+
+    Warns
+    -----
+    UserWarning
+        When the screen's median holds less than half of its blocks' mass: its blocks are
+        too small to tell a cluster of outliers from sparse inliers, so rows of the inliers'
+        tails may be set aside; state a smaller contamination.
+
+    See Also
+    --------
+    MoMKDE : the default screen, a robust density by itself.
+    KDE : the final estimate.
+    momkde_core.OutlierDetector : flags the lowest-density rows.
 
     Notes
     -----
+    **Cut rules.** All rules but ``"share"`` compare, at each row, a pilot KDE of all rows
+    (the final rule's bandwidth) with the screen: the excess
+    ``e_i = log f_pilot(x_i) - log f_screen(x_i)`` is the "bump" an outlier grows on a KDE
+    and that the median does not follow.
+
+    - ``"calibrated"`` (default): set aside the rows whose excess is larger than the
+      screen's own blocks produce where there are no outliers. A null sample of n rows is
+      drawn from a density without the suspects; the screen (MoM-KDE: with its fitted S and
+      h) and the pilot (its fitted h) are refitted on it, and a row is set aside when its
+      excess exceeds the largest null excess among the ``NULL_NEIGHBOURS`` (50) null rows
+      of nearest screen density (and ``log 2``). Small blocks give a large excess in sparse
+      regions even on clean data (the median of a few kernels there is ~0); matching by the
+      screen's density compares a tail row with tail rows and a row inside the inliers'
+      mass with rows there, where a cluster's excess of a few-fold stands out. Two passes:
+      the null is first drawn from the screen (which ignores what a minority of its blocks
+      hold), then from the KDE of the rows the first pass kept (which has the inliers' own
+      structure at the pilot's resolution). ``NULL_SAMPLES`` (2) null samples are drawn per
+      pass. A screen that cannot be drawn from (its median keeps less than
+      ``MIN_SAMPLED_MASS`` (0.05) of its blocks' mass, or no draw is accepted) is replaced
+      in the first pass by the ratio cut. Rows where the screen's density is below anything
+      drawn from it are compared with the null's lowest levels: far outliers go, and so do
+      the most extreme rows of clean data (~1 % of a normal sample at a stated 0.1; the
+      ratio cut takes ~5 %; ``docs/robust_density.md``).
+    - ``"ratio"``: set aside the rows with ``e_i > log ratio`` (a fixed threshold: it also
+      takes the rows of sparse inlier regions, and misses clusters that raise the KDE less
+      than ``ratio`` times).
+    - ``"share"``: set aside the ``contamination`` share of lowest screen scores (as
+      :class:`~momkde_core.OutlierDetector` flags): exact when the share is known, and it
+      cuts into the inliers' tails when it is overstated, and on clean data.
+
+    At most half of the rows minus one are set aside (a median screen cannot tell a majority
+    from the inliers), and at least two are kept for the final bandwidth rule.
+
     Fewer than 3 rows (of positive weight) are not screened; ``bandwidth="cv"`` needs at least
     5 rows, as for :class:`~momkde_core.KDE`. With ``sample_weight``, the screen and the pilot
     are fitted with the weights, and the final KDE with the weights of the rows kept.
+
+    The design study that chose the default cut, with its comparisons against the other
+    estimators, is ``docs/robust_density.md``.
+
+    References
+    ----------
+    - Humbert, Le Bars, Minvielle & Vayatis (2020), "Robust Kernel Density Estimation with
+      Median-of-Means principle" (MoM-KDE, the default screen).
 
     Examples
     --------
     >>> import numpy as np
     >>> from momkde_core import ScreenedKDE
     >>> rng = np.random.default_rng(0)
-    >>> X = np.r_[rng.normal(0, 1, 950), rng.normal(6, 0.01, 50)]  # a tight cluster at 6
+    >>> X = np.r_[rng.normal(0, 1, 285), rng.normal(6, 0.01, 15)]  # a tight cluster at 6
     >>> est = ScreenedKDE(contamination=0.05, random_state=0).fit(X)
-    >>> int((~est.inlier_mask_[950:]).sum())  # the cluster's rows set aside
-    50
+    >>> int((~est.inlier_mask_[285:]).sum())  # the cluster's rows set aside
+    15
     >>> bool(est.pdf([[6.0]])[0] < 1e-3)  # no bump at 6
     True
+    >>> type(est.screen_).__name__
+    'MoMKDE'
+    >>> est.sample(3, random_state=0).shape  # a KDE: exact sampling
+    (3, 1)
     """
 
     def __init__(
         self,
-        contamination=0.1,
-        bandwidth="cv",
+        contamination: float | str = 0.1,
+        bandwidth: float | ArrayLike | str = "cv",
         kernel: str = "gaussian",
-        screen=None,
+        screen: BaseEstimator | None = None,
         cut: str = "calibrated",
         ratio: float = 10.0,
-        random_state=None,
+        random_state: int | np.random.RandomState | None = None,
     ):
         self.contamination = contamination
         self.bandwidth = bandwidth
