@@ -2,13 +2,29 @@
 
 The profiles and their names follow scikit-learn's ``KernelDensity`` so that results agree
 with it for the same kernel and bandwidth (except the cosine kernel for d = 2, whose
-constant is wrong in scikit-learn: its 2-D kernel integrates to 0.363; ours to 1). Every function works in log space, because in
-high dimension (Digits: d = 64) the normalising constants and the kernel values themselves
-under- or overflow in linear space.
+constant is wrong in scikit-learn: its 2-D kernel integrates to 0.363; ours to 1). Every
+function works in log space, because in high dimension (Digits: d = 64) the normalising
+constants and the kernel values themselves under- or overflow in linear space.
 
 ``Kernel.log_profile(r)`` is log k(r) for the scaled distance r = ||x - y|| / h (``-inf``
 outside the support); ``Kernel.log_norm(d)`` is log c_d = log of the integral of k(||u||)
 over R^d, so that log K_h(x - y) = log_profile(r) - log_norm(d) - d log h.
+
+Besides its profile, a :class:`Kernel` states what the numeric engine may assume of it
+(as KDEpy's kernels state their support and variance): whether it is compact, how fast its
+log profile decays (``decay_power``), hence whether it factorises over the axes
+(``separable``) and has Hermite derivatives (``hermite_derivatives``), and how fine a
+binning it needs (``cells_per_bandwidth``). The engine reads these, never the name.
+
+Examples
+--------
+>>> from momkde_core.kernels import KERNELS
+>>> sorted(KERNELS)
+['cosine', 'epanechnikov', 'exponential', 'gaussian', 'linear', 'tophat']
+>>> [name for name, k in KERNELS.items() if k.compact]
+['tophat', 'epanechnikov', 'linear', 'cosine']
+>>> [name for name, k in KERNELS.items() if k.separable]
+['gaussian']
 """
 
 from __future__ import annotations
@@ -38,13 +54,81 @@ def _log_sphere_area(d: int) -> float:
 
 @dataclass(frozen=True)
 class Kernel:
-    """A radial kernel: its log profile, its support radius and its normalising constant."""
+    """A radial kernel K(u) = k(||u||) / c_d and what the engine may assume of it.
+
+    Get one by name with :func:`get_kernel`; :data:`KERNELS` holds them all. The kernel's
+    values at a bandwidth h are K_h(x - y) = k(||x - y|| / h) / (c_d h^d).
+
+    Parameters
+    ----------
+    name : str
+        scikit-learn's name of the kernel: for messages, keys and pickling, never to decide
+        how to compute (the attributes below say that).
+    log_profile : callable
+        log k(r) at scaled distances r = ||x - y|| / h, ``-inf`` outside the support.
+    radius : float
+        The scaled distance beyond which k(r) is 0 (the compact kernels: 1) or below
+        1e-17 k(0) (the Gaussian: 8.8; the exponential: 40).
+    log_norm_closed : callable or None
+        log c_d as a function of d when it has a closed form; None: by quadrature.
+    smooth : bool
+        Whether the profile is smooth at every r, so that linear binning on cells of side
+        delta errs by O((delta / h)^2) of the peak (the Gaussian); kernels with a kink or a
+        jump converge as delta / h at best.
+    decay_power : int or None
+        p when log k(r) = -r^p / p at every r: 2 for the Gaussian, 1 for the exponential;
+        None for the compact kernels. A point at distance r from a node then weighs e^-b
+        times one at distance D when r^p - D^p = p b h^p: how far the engine's exact tails
+        must look.
+    cells_per_bandwidth : float or None
+        The cells per bandwidth h for which linear binning is within about 1e-3 of the
+        kernel's peak: 16 for the Gaussian ((delta / h)^2 / 8 per axis, twice that in the
+        plane); 256 or 512 for the kernels with a kink, which converge only as delta / h.
+        None: the kernel is not binned (the tophat's jump keeps an O(1) error at its edge).
+    sample_radius_closed : callable or None
+        ``(d, size, rng) -> radii`` drawn from the radial law k(r) r^(d-1) when a standard
+        distribution gives it; None: by inverting the law's tabulated distribution.
+
+    Attributes
+    ----------
+    compact : bool
+        Whether k(r) is exactly 0 beyond the radius (all but the Gaussian and exponential).
+    separable : bool
+        Whether K_h(u) is a product of one factor per axis (among radial kernels, the
+        Gaussian only): sums on a mesh then take products of per-axis factors, and
+        log K_h(x - y) is x.y / h^2 plus terms of x alone and of y alone (one matrix
+        product for all pairs).
+    hermite_derivatives : bool
+        Whether the profile's derivatives are Hermite polynomials times the profile,
+        K_h^(j)(u) = (-1/h)^j He_j(u / h) K_h(u) (the Gaussian): Taylor moments of binned
+        points have closed-form kernels and bounded remainders.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.kernels import get_kernel
+    >>> gauss = get_kernel("gaussian")
+    >>> gauss.compact, gauss.separable, gauss.decay_power
+    (False, True, 2)
+    >>> epa = get_kernel("epanechnikov")
+    >>> epa.compact, epa.separable, epa.cells_per_bandwidth
+    (True, False, 512.0)
+    >>> round(float(np.exp(-gauss.log_norm(1))), 4)  # K(0) = 1 / sqrt(2 pi)
+    0.3989
+    >>> epa.log_profile(np.array([0.0, 0.5, 1.0])).round(4)
+    array([ 0.    , -0.2877,    -inf])
+    >>> get_kernel("exponential").kernel_sq(np.zeros(3), 1.0, 2).round(4)
+    array([0.1592, 0.1592, 0.1592])
+    """
 
     name: str
     log_profile: Callable[[np.ndarray], np.ndarray]
-    radius: float  # r beyond which k(r) is 0 (compact) or below 1e-17 * k(0) (gaussian, exp)
-    log_norm_closed: Callable[[int], float] | None  # closed form of log c_d, when one exists
-    smooth: bool  # True only for the gaussian: its binned approximation converges as (delta/h)^2
+    radius: float
+    log_norm_closed: Callable[[int], float] | None
+    smooth: bool
+    decay_power: int | None = None
+    cells_per_bandwidth: float | None = None
+    sample_radius_closed: Callable[[int, int, np.random.Generator], np.ndarray] | None = None
 
     def __reduce__(self):
         """Pickle by name (the profiles are module functions, the constants lambdas)."""
@@ -61,7 +145,7 @@ class Kernel:
     ) -> np.ndarray:
         """log K_h at squared distances: log k(sqrt(sq)/h) - log c_d - d log h (into
         ``out`` when given: a reused buffer spares a large temporary's page faults)."""
-        if self.name == "gaussian":  # the hot path: no square root, one temporary
+        if self.decay_power == 2:  # log k = -r^2 / 2: no square root, one temporary
             core = np.multiply(sq_dist, -0.5 / (h * h), out=out)
         else:
             core = self.log_profile(np.sqrt(np.maximum(sq_dist, 0.0)) / h)
@@ -81,14 +165,20 @@ class Kernel:
         """True when the kernel is exactly 0 beyond its radius (all but gaussian, exponential)."""
         return self.radius <= 1.0
 
+    @property
+    def separable(self) -> bool:
+        """True when K_h(u) is a product of per-axis factors: log k(r) = -r^2 / 2."""
+        return self.decay_power == 2
+
+    @property
+    def hermite_derivatives(self) -> bool:
+        """True when K_h^(j)(u) = (-1/h)^j He_j(u / h) K_h(u): log k(r) = -r^2 / 2."""
+        return self.decay_power == 2
+
     def sample_radius(self, d: int, size: int, rng: np.random.Generator) -> np.ndarray:
         """Radii r of points drawn from K on R^d: density proportional to k(r) r^(d-1)."""
-        if self.name == "gaussian":
-            return np.sqrt(rng.chisquare(d, size))
-        if self.name == "exponential":
-            return rng.gamma(d, 1.0, size)
-        if self.name == "tophat":
-            return rng.random(size) ** (1.0 / d)
+        if self.sample_radius_closed is not None:
+            return self.sample_radius_closed(d, size, rng)
         grid = np.linspace(0.0, 1.0, 4097)
         density = np.exp(self.log_profile(grid)) * grid ** (d - 1)
         cdf = integrate.cumulative_trapezoid(density, grid, initial=0.0)
@@ -175,31 +265,89 @@ def _numeric_log_norm(name: str, d: int) -> float:
 
 
 KERNELS: dict[str, Kernel] = {
-    "gaussian": Kernel("gaussian", _gaussian, 8.8, lambda d: 0.5 * d * np.log(2.0 * np.pi), True),
-    "tophat": Kernel("tophat", _tophat, 1.0, _log_unit_ball_volume, False),
+    "gaussian": Kernel(
+        "gaussian",
+        _gaussian,
+        8.8,
+        lambda d: 0.5 * d * np.log(2.0 * np.pi),
+        smooth=True,
+        decay_power=2,
+        cells_per_bandwidth=16.0,
+        sample_radius_closed=lambda d, size, rng: np.sqrt(rng.chisquare(d, size)),
+    ),
+    "tophat": Kernel(
+        "tophat",
+        _tophat,
+        1.0,
+        _log_unit_ball_volume,
+        smooth=False,
+        sample_radius_closed=lambda d, size, rng: rng.random(size) ** (1.0 / d),
+    ),
     "epanechnikov": Kernel(
         "epanechnikov",
         _epanechnikov,
         1.0,
         lambda d: _log_unit_ball_volume(d) + np.log(2.0 / (d + 2.0)),
-        False,
+        smooth=False,
+        cells_per_bandwidth=512.0,
     ),
     "linear": Kernel(
-        "linear", _linear, 1.0, lambda d: _log_unit_ball_volume(d) - np.log(d + 1.0), False
+        "linear",
+        _linear,
+        1.0,
+        lambda d: _log_unit_ball_volume(d) - np.log(d + 1.0),
+        smooth=False,
+        cells_per_bandwidth=512.0,
     ),
-    "cosine": Kernel("cosine", _cosine, 1.0, None, False),
+    "cosine": Kernel("cosine", _cosine, 1.0, None, smooth=False, cells_per_bandwidth=512.0),
     "exponential": Kernel(
         "exponential",
         _exponential,
         40.0,
         lambda d: _log_unit_ball_volume(d) + special.gammaln(d + 1.0),
-        False,
+        smooth=False,
+        decay_power=1,
+        cells_per_bandwidth=256.0,
+        sample_radius_closed=lambda d, size, rng: rng.gamma(d, 1.0, size),
     ),
 }
+"""The kernels by name: ``gaussian``, ``tophat``, ``epanechnikov``, ``linear``, ``cosine``,
+``exponential`` (scikit-learn's names; :func:`get_kernel` also takes the aliases
+``uniform`` and ``triangular``). The module's Examples list them by capability."""
 
 
 def get_kernel(name: str) -> Kernel:
-    """The kernel called ``name`` (aliases: uniform = tophat, triangular = linear)."""
+    """The kernel called ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`KERNELS` or an alias (``uniform`` = tophat, ``triangular`` =
+        linear), in any case.
+
+    Returns
+    -------
+    Kernel
+        The shared kernel object (pickled by name).
+
+    Raises
+    ------
+    InvalidParameterError
+        When ``name`` is not a string or names no kernel (the message lists the names).
+
+    Examples
+    --------
+    >>> from momkde_core.kernels import get_kernel
+    >>> get_kernel("Uniform").name
+    'tophat'
+    >>> k = get_kernel("triangular")
+    >>> k.name, k.compact, k.radius
+    ('linear', True, 1.0)
+    >>> get_kernel("box")
+    Traceback (most recent call last):
+        ...
+    sklearn.utils._param_validation.InvalidParameterError: unknown kernel 'box'; ...
+    """
     if not isinstance(name, str):
         raise InvalidParameterError(
             f"kernel must be a string, got {name!r}; allowed: {sorted(KERNELS)}"

@@ -29,11 +29,14 @@ import numpy as np
 from numba import njit
 
 from .._columns import bounding_box
+from ..kernels import KERNELS
 from ._axis_factors import gaussian_factors
 from ._binning import blocks_within_rows
 from ._threads import one_blas_thread
 
-CELLS_PER_BANDWIDTH = 16.0  # linear binning on cells of h / 16: (1/16)^2 / 4 of the peak
+# cells of h / 16 (the Gaussian's cells_per_bandwidth): linear binning errs by (1/16)^2 / 4
+# of the peak
+CELLS_PER_BANDWIDTH = KERNELS["gaussian"].cells_per_bandwidth
 BAND_FLOOR = -40.0  # axis factors below e^-40 (4e-18) are dropped from the products
 BAND_RADIUS = float(np.sqrt(-2.0 * BAND_FLOOR))  # ... beyond this many bandwidths
 MAX_GATHERED = 2**21  # gathered rows held at once (16 MiB of float64)

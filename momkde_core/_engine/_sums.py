@@ -53,7 +53,6 @@ from ._binned_product import (
     binned_product_sums,
     binning_cells,
 )
-from ._binned_product import CELLS_PER_BANDWIDTH as GAUSSIAN_CELLS
 from ._binning import bin_blocks
 from ._disc_pairs import MAX_DISTANCE_CELLS, MESH_TILE, DiscPairs
 from ._tail_windows import pair_chunks, window_sums
@@ -81,18 +80,6 @@ EXACT_UNITS_PER_PAIR = 30.0  # backend_costs' price of one kernel term summed ex
 UNDERFLOW_BANDWIDTHS = float(np.sqrt(2 * 745.0))  # exp(-r^2 / 2h^2) is 0 beyond this r / h
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
 _MEMO_LOCK = threading.Lock()
-
-# Binning cells per bandwidth needed for ~1e-3 (of the peak) accuracy. Linear binning
-# perturbs a smooth kernel by (delta/h)^2 / 8 of its peak per axis, (delta/h)^2 / 4 in the
-# plane (a point at a cell's centre), hence 16 for the Gaussian (only binned linearly in
-# 2-D); kernels with a kink (all the others) converge only as delta/h.
-CELLS_PER_BANDWIDTH = {
-    "gaussian": GAUSSIAN_CELLS,
-    "exponential": 256.0,
-    "epanechnikov": 512.0,
-    "linear": 512.0,
-    "cosine": 512.0,
-}
 
 
 def _as_2d(a: np.ndarray) -> np.ndarray:
@@ -133,7 +120,7 @@ def block_log_sums(
     X, Y = _as_2d(X), _as_2d(Y)
     bounds = np.asarray(bounds, dtype=np.intp)
     max_elements = max_elements or chunk_elements()
-    if kernel.name == "gaussian" and len(X) * len(Y) >= FAST_GAUSSIAN_PAIRS:
+    if kernel.separable and len(X) * len(Y) >= FAST_GAUSSIAN_PAIRS:
         return _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements)
     if linear_first:
         w = np.ones(len(X)) if log_weights is None else np.exp(log_weights)
@@ -633,16 +620,12 @@ def _memo_key(key: tuple) -> tuple:
 
 def _taylor(kernel: Kernel, d: int) -> bool:
     """Whether the FFT backend bins Taylor moments (the Gaussian in 1-D) or bins linearly."""
-    return kernel.name == "gaussian" and d == 1
+    return kernel.hermite_derivatives and d == 1
 
 
 def _fft_plan(axes: list[np.ndarray], kernel: Kernel, h: float) -> list[tuple[int, int, float]]:
     """Per axis: (refinement k, margin L in fine cells, fine spacing) for the FFT backend."""
-    per_h = (
-        TAYLOR_CELLS_PER_BANDWIDTH
-        if _taylor(kernel, len(axes))
-        else CELLS_PER_BANDWIDTH[kernel.name]
-    )
+    per_h = TAYLOR_CELLS_PER_BANDWIDTH if _taylor(kernel, len(axes)) else kernel.cells_per_bandwidth
     plan = []
     for axis in axes:
         step = (axis[-1] - axis[0]) / (len(axis) - 1)
@@ -690,7 +673,7 @@ def backend_costs(X, bounds, axes, kernel, h, exact: bool = False, box=None) -> 
     as measured. ``box``: ``columns.bounding_box(X, skip_nan=True)`` when the caller has
     it (a pass over the data: ~0.25 ms at n = 1e5 in 2-D)."""
     n, d = X.shape
-    if box is None and d == 2 and n and (exact or kernel.name == "gaussian"):
+    if box is None and d == 2 and n and (exact or kernel.separable):
         box = bounding_box(X, skip_nan=True)
     n_blocks = len(bounds) - 1
     n_grid = int(np.prod([len(a) for a in axes]))
@@ -701,7 +684,7 @@ def backend_costs(X, bounds, axes, kernel, h, exact: bool = False, box=None) -> 
         # the same call gives the same result whatever the history)
         pairs = _band_pair_estimate(n, axes, kernel.radius * h)
         costs["band"] = 100.0 * pairs + 12.0 * n_blocks * n_grid
-    if kernel.name == "gaussian" and d == 2:
+    if kernel.separable and d == 2:
         widest = _batch_width(bounds)
         if widest:  # one batched product
             products, overhead = n_blocks * widest, 6e5
@@ -722,7 +705,7 @@ def backend_costs(X, bounds, axes, kernel, h, exact: bool = False, box=None) -> 
                     + 0.3 * n_blocks * columns * n_grid
                     + 2e5
                 )
-    if kernel.name in CELLS_PER_BANDWIDTH and even:
+    if kernel.cells_per_bandwidth is not None and even:
         plan = _fft_plan(axes, kernel, h)
         moments = TAYLOR_ORDER + 1 if _taylor(kernel, d) else 1
         fits = (
@@ -963,9 +946,9 @@ def _window_budget(ws: np.ndarray) -> float:
 def _reach(kernel: Kernel, h: float, near: np.ndarray, budget: np.ndarray) -> np.ndarray:
     """The distance r from a node beyond which every point's term is below e^-budget of the
     nearest point's (``near``: an upper bound of the distance to the nearest point)."""
-    if kernel.name == "gaussian":
+    if kernel.decay_power == 2:  # (r^2 - D^2) / 2h^2 = budget
         return np.sqrt(near * near + 2.0 * h * h * budget)
-    if kernel.name == "exponential":
+    if kernel.decay_power == 1:  # (r - D) / h = budget
         return near + h * budget
     return np.full(np.shape(near), kernel.radius * h)
 
@@ -1132,7 +1115,7 @@ def _exact_at_nodes_plane(
     out = np.zeros((n_blocks, len(nodes)))
     side = _plane_side(h, bounding_box(X, skip_nan=True) if box is None else box)
     log_peak = float(kernel.log_kernel_sq(np.zeros(1), h, 2)[0])
-    tiled = kernel.name == "gaussian" and mesh is not None and abs(log_peak) <= 50.0
+    tiled = kernel.separable and mesh is not None and abs(log_peak) <= 50.0
     if tiled:
         axes, mask = mesh
         # (tiles of 4 x 4 nodes pay off on grids finer than h; on coarser ones a tile's
@@ -1519,7 +1502,7 @@ class GramOperator:
         self.diagonal = float(np.exp(kernel.log_kernel_sq(np.zeros(1), h, d))[0])
         self._matrix = self._grid = None
         self.method = "dense"
-        grid_fits = kernel.name == "gaussian" and d <= 2
+        grid_fits = kernel.hermite_derivatives and d <= 2
         if grid_fits and (method == "grid" or (method == "auto" and n * n > GRAM_GRID_MIN_PAIRS)):
             self._grid = _GridGram.plan(
                 self.X, kernel, self.h, GRAM_GRID_RTOL[np.dtype(dtype).name]
