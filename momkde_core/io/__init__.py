@@ -4,7 +4,9 @@
 :func:`read_csv_chunks` (``momkde score``, file by file in chunks) read; the ``check_*``
 functions and :func:`numeric_matrix` turn the chosen columns into a float matrix or raise a
 ``ValueError`` naming the row and column to fix. :func:`write_csv` and :func:`to_csv_text`
-write every CSV this project produces, with formula-like cells escaped.
+write every CSV this project produces, with formula-like cells escaped (:func:`escape_formulas`,
+:func:`escape_cell`, :func:`is_formula_like`) and lines ending with ``LINE_END`` (CRLF, as RFC
+4180 says).
 """
 
 from ._csv_safety import (

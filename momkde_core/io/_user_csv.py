@@ -31,13 +31,45 @@ def read_user_csv(
     spreadsheets saved on Windows), the separator is guessed among ``, ; tab |`` from the
     start of the file (comma when unsure), and with a separator other than the comma a
     decimal comma (``1,5``) is read as a number when the data hold more of those than of
-    decimal points (European spreadsheets). What was found is in ``frame.attrs``
-    (``encoding``, ``separator``, ``decimal``) so the app can say it. Raises ValueError, with
-    a message for the user, when the file is larger than ``max_bytes``, empty, binary, not
-    parseable as CSV (including data rows with more fields than the header), has no data
-    rows, or has no numeric column. Columns with text are kept: :func:`numeric_matrix`
-    reports them if they are selected. :func:`sniff_csv_file` and :func:`read_csv_chunks`
-    read a file on disk the same way in chunks, without the size limit.
+    decimal points (European spreadsheets).
+
+    Parameters
+    ----------
+    file_or_buffer : str, path-like or file
+        A path, or an open file in binary or text mode.
+    max_bytes : int, default 200 MiB
+        The largest file accepted.
+
+    Returns
+    -------
+    frame : DataFrame
+        The table. What was found is in ``frame.attrs`` (``encoding``, ``separator``,
+        ``decimal``) so the app can say it. Columns with text are kept:
+        :func:`numeric_matrix` reports them if they are selected.
+
+    Raises
+    ------
+    ValueError
+        With a message for the user, when the file is larger than ``max_bytes``, empty,
+        binary, not parseable as CSV (including data rows with more fields than the header),
+        has no data rows, or has no numeric column.
+
+    See Also
+    --------
+    sniff_csv_file, read_csv_chunks : Read a file on disk the same way in chunks, without
+        the size limit.
+    numeric_matrix : The chosen columns as a float matrix.
+
+    Examples
+    --------
+    >>> import io
+    >>> from momkde_core.io import read_user_csv
+    >>> raw = "température;débit\\n1,5;2\\n3,0;4\\n2,5;1\\n".encode("cp1252")
+    >>> frame = read_user_csv(io.BytesIO(raw))
+    >>> frame.shape, frame["température"].tolist()
+    ((3, 2), [1.5, 3.0, 2.5])
+    >>> frame.attrs
+    {'encoding': 'cp1252', 'separator': ';', 'decimal': ','}
     """
     if isinstance(file_or_buffer, (str, os.PathLike)):
         with open(file_or_buffer, "rb") as fh:
@@ -68,8 +100,25 @@ def read_user_csv(
 class CsvFormat:
     """How a CSV file is written, as :func:`read_user_csv` finds it.
 
-    ``encoding`` is the name reported to the user, ``codec`` the Python codec that decodes the
-    file (``utf-8-sig`` drops a byte-order mark that ``encoding`` calls ``utf-8``).
+    Made by :func:`sniff_csv_file`, read by :func:`read_csv_chunks`.
+
+    Attributes
+    ----------
+    encoding : str
+        The name reported to the user.
+    codec : str
+        The Python codec that decodes the file (``utf-8-sig`` drops a byte-order mark that
+        ``encoding`` calls ``utf-8``).
+    separator : str
+        One of ``, ; tab |``.
+    decimal : str
+        The decimal mark, ``"."`` or ``","``.
+
+    Examples
+    --------
+    >>> from momkde_core.io import CsvFormat
+    >>> CsvFormat("utf-8", "utf-8-sig", ",", ".").codec
+    'utf-8-sig'
     """
 
     encoding: str
@@ -83,11 +132,40 @@ _SCAN_BLOCK = 2**20  # bytes read at a time when a file on disk is scanned
 
 
 def sniff_csv_file(path: str | os.PathLike[str]) -> CsvFormat:
-    """The encoding, separator and decimal mark of a CSV file on disk, read in blocks (so a
-    file larger than memory is fine): the choices and errors of :func:`read_user_csv`, whose
-    UTF-8 test and binary test cover the whole file, without its size limit.
+    """The encoding, separator and decimal mark of a CSV file on disk.
 
-    Raises ValueError when the file is empty or binary, OSError when it cannot be read.
+    The file is read in blocks (so a file larger than memory is fine): the choices and
+    errors of :func:`read_user_csv`, whose UTF-8 test and binary test cover the whole file,
+    without its size limit.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+
+    Returns
+    -------
+    fmt : CsvFormat
+        What :func:`read_csv_chunks` needs to parse it.
+
+    Raises
+    ------
+    ValueError
+        When the file is empty or binary.
+    OSError
+        When it cannot be read.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from momkde_core.io import sniff_csv_file
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "data.csv"
+    ...     _ = path.write_bytes("température;débit\\n1,5;2\\n3,0;4\\n".encode("cp1252"))
+    ...     fmt = sniff_csv_file(path)
+    >>> fmt
+    CsvFormat(encoding='cp1252', codec='cp1252', separator=';', decimal=',')
     """
     with open(path, "rb") as fh:
         head = fh.read(4 * _SNIFF_CHARS + 4)  # at least _SNIFF_CHARS characters in any codec
@@ -129,13 +207,49 @@ def _still_utf8(
 def read_csv_chunks(
     path: str | os.PathLike[str], fmt: CsvFormat, chunksize: int, dtype: dict | None = None
 ) -> Iterator[pd.DataFrame]:
-    """The data rows of a CSV file in DataFrames of at most ``chunksize`` rows, parsed as
-    :func:`read_user_csv` parses (``fmt`` from :func:`sniff_csv_file`; ``dtype`` as pandas'),
-    with the same ValueErrors for rows it cannot parse. The index counts the data rows from 0
-    across chunks. A file with a header and no data rows gives one empty chunk.
+    """The data rows of a CSV file in DataFrames of at most ``chunksize`` rows.
 
-    pandas infers each column's type per chunk: a column of integers is read as floats in the
-    chunks where it has missing values, unless ``dtype`` fixes it.
+    Parsed as :func:`read_user_csv` parses, with the same ValueErrors for rows it cannot
+    parse.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    fmt : CsvFormat
+        Its format, from :func:`sniff_csv_file`.
+    chunksize : int
+        The most rows per chunk.
+    dtype : dict, optional
+        Column types, as pandas' ``dtype``.
+
+    Yields
+    ------
+    chunk : DataFrame
+        The next rows. The index counts the data rows from 0 across chunks. A file with a
+        header and no data rows gives one empty chunk.
+
+    Raises
+    ------
+    ValueError
+        For rows it cannot parse (including data rows with more fields than the header).
+
+    Notes
+    -----
+    pandas infers each column's type per chunk: a column of integers is read as floats in
+    the chunks where it has missing values, unless ``dtype`` fixes it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from momkde_core.io import read_csv_chunks, sniff_csv_file
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "data.csv"
+    ...     _ = path.write_text("a,b\\n1,2\\n3,4\\n5,6\\n")
+    ...     chunks = list(read_csv_chunks(path, sniff_csv_file(path), chunksize=2))
+    >>> [chunk.shape for chunk in chunks], chunks[1].index.tolist()
+    ([(2, 2), (1, 2)], [2])
     """
     with open(path, encoding=fmt.codec, errors="replace", newline="") as fh:
         yield from _parsed_chunks(fh, fmt.separator, fmt.decimal, chunksize, dtype)
@@ -170,7 +284,28 @@ def _binary_file() -> ValueError:
 
 
 def check_has_numeric_column(frame: pd.DataFrame) -> None:
-    """ValueError naming the columns when none of them holds numbers only."""
+    """Raise a ValueError naming the columns when none of them holds numbers only.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The table read.
+
+    Raises
+    ------
+    ValueError
+        When no column is numeric (cells with units or currency signs are text).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.io import check_has_numeric_column
+    >>> check_has_numeric_column(pd.DataFrame({"x": [1.0], "name": ["a"]}))
+    >>> check_has_numeric_column(pd.DataFrame({"price": ["3 €"]}))
+    Traceback (most recent call last):
+        ...
+    ValueError: the file has no numeric column (columns: price); ...
+    """
     if frame.select_dtypes("number").columns.empty:
         raise ValueError(
             f"the file has no numeric column (columns: {', '.join(map(str, frame.columns))}); "
@@ -179,7 +314,27 @@ def check_has_numeric_column(frame: pd.DataFrame) -> None:
 
 
 def check_data_rows(n_rows: int) -> None:
-    """ValueError when a file has a header but no data rows."""
+    """Raise a ValueError when a file has a header but no data rows.
+
+    Parameters
+    ----------
+    n_rows : int
+        The number of data rows read.
+
+    Raises
+    ------
+    ValueError
+        When ``n_rows`` is 0.
+
+    Examples
+    --------
+    >>> from momkde_core.io import check_data_rows
+    >>> check_data_rows(3)
+    >>> check_data_rows(0)
+    Traceback (most recent call last):
+        ...
+    ValueError: the file has a header but no data rows
+    """
     if n_rows == 0:
         raise ValueError("the file has a header but no data rows")
 
@@ -197,14 +352,49 @@ def numeric_matrix(
 ) -> NDArray[np.float64] | tuple[NDArray[np.float64], pd.Index]:
     """The selected columns of ``df`` as a float matrix of shape (n, len(columns)), validated.
 
-    Raises ValueError, naming the column, when a column is unknown, holds text (with the
-    first offending data row, counted from 1 below the header, and its value), has missing or
-    infinite values (with their count), or is constant (its density is degenerate), or when
-    fewer than 2 rows remain. With ``drop_missing=True`` the rows with a missing or infinite
-    value are dropped instead, and ``(X, kept_index)`` is returned, ``kept_index`` being the
-    index labels of the rows kept. The checks are also usable one by one on a file read in
-    chunks (:func:`check_numeric_columns`, :func:`missing_values_error`,
-    :func:`check_enough_rows`, :func:`check_not_constant`).
+    Parameters
+    ----------
+    df : DataFrame
+        The table (e.g. from :func:`read_user_csv`).
+    columns : sequence of hashable
+        The columns to use.
+    drop_missing : bool, default False
+        Drop the rows with a missing or infinite value instead of raising.
+
+    Returns
+    -------
+    X : ndarray of shape (n, len(columns))
+        The float matrix.
+    kept_index : Index
+        Only with ``drop_missing=True``, returned as ``(X, kept_index)``: the index labels
+        of the rows kept.
+
+    Raises
+    ------
+    ValueError
+        Naming the column, when a column is unknown, holds text (with the first offending
+        data row, counted from 1 below the header, and its value), has missing or infinite
+        values (with their count), or is constant (its density is degenerate), or when
+        fewer than 2 rows remain.
+
+    See Also
+    --------
+    check_numeric_columns, missing_values_error, check_enough_rows, check_not_constant :
+        The checks one by one, usable on a file read in chunks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from momkde_core.io import numeric_matrix
+    >>> df = pd.DataFrame({"x": [1.0, 2.0, np.nan, 4.0], "y": [0.5, 0.1, 0.2, 0.3]})
+    >>> X, kept = numeric_matrix(df, ["x", "y"], drop_missing=True)
+    >>> X.shape, kept.tolist()
+    ((3, 2), [0, 1, 3])
+    >>> numeric_matrix(df, ["x", "y"])
+    Traceback (most recent call last):
+        ...
+    ValueError: 1 row(s) have missing or infinite values (per column: 'x': 1); ...
     """
     columns = check_numeric_columns(df, columns)
     X = float_columns(df, columns)
@@ -224,12 +414,44 @@ def check_numeric_columns(
     first_row: int = 0,
     partial: bool = False,
 ) -> list[Hashable]:
-    """``columns`` as a list, after checking that each is in ``df`` and holds only numbers or
-    missing values; ValueError naming the first column that does not.
+    """``columns`` as a list, after checking that each is in ``df`` and holds only numbers.
 
-    For a chunk of a larger file, ``first_row`` is the number of data rows before it (the
-    rows named in messages count from the file's header) and ``partial=True`` says that the
-    count of text cells is the chunk's.
+    Missing values are allowed.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The table, or a chunk of a larger file.
+    columns : hashable or sequence of hashable
+        The columns (a string is one column).
+    first_row : int, default 0
+        For a chunk of a larger file, the number of data rows before it (the rows named in
+        messages count from the file's header).
+    partial : bool, default False
+        True says that the count of text cells in the message is the chunk's.
+
+    Returns
+    -------
+    columns : list
+        The columns.
+
+    Raises
+    ------
+    ValueError
+        Naming the first column that is not in ``df`` or holds text (with the first such
+        data row and its value), or when no column is given.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.io import check_numeric_columns
+    >>> df = pd.DataFrame({"x": [1.0, None], "note": ["a", "2"]})
+    >>> check_numeric_columns(df, "x")
+    ['x']
+    >>> check_numeric_columns(df, ["note"], first_row=10)
+    Traceback (most recent call last):
+        ...
+    ValueError: column 'note' is not numeric: data row 11 holds 'a' (1 non-numeric value(s))
     """
     columns = [columns] if isinstance(columns, str) else list(columns)
     if not columns:
@@ -252,7 +474,28 @@ def check_numeric_columns(
 
 
 def float_columns(df: pd.DataFrame, columns: list[Hashable]) -> NDArray[np.float64]:
-    """Columns checked by :func:`check_numeric_columns` as a float matrix (NaN where missing)."""
+    """Columns checked by :func:`check_numeric_columns` as a float matrix (NaN where missing).
+
+    Parameters
+    ----------
+    df : DataFrame
+        The table.
+    columns : list of hashable
+        Columns that hold only numbers or missing values.
+
+    Returns
+    -------
+    X : ndarray of shape (len(df), len(columns))
+        The values, NaN where missing.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.io import float_columns
+    >>> X = float_columns(pd.DataFrame({"x": ["1", None], "y": [2, 3]}), ["x", "y"])
+    >>> X.shape, X.dtype.name, X[1].tolist()
+    ((2, 2), 'float64', [nan, 3.0])
+    """
     return df[columns].apply(pd.to_numeric).to_numpy(dtype=float)
 
 
@@ -262,8 +505,33 @@ def missing_values_error(
     n_rows: int,
     remedy: str = "drop_missing=True",
 ) -> ValueError:
-    """The error for ``n_rows`` rows with missing or infinite values (``per_column``: counts
-    per column); ``remedy`` names the switch that drops them."""
+    """The error for ``n_rows`` rows with missing or infinite values.
+
+    Parameters
+    ----------
+    columns : list of hashable
+        The columns checked.
+    per_column : sequence of int
+        The count of missing or infinite values in each column.
+    n_rows : int
+        The number of rows with at least one.
+    remedy : str, default "drop_missing=True"
+        The switch that drops them (``--drop-missing`` on the command line).
+
+    Returns
+    -------
+    error : ValueError
+        The error, to raise; it names the columns with a non-zero count.
+
+    Examples
+    --------
+    >>> from momkde_core.io import missing_values_error
+    >>> err = missing_values_error(["x", "y"], [2, 0], 2, remedy="--drop-missing")
+    >>> print(err)
+    2 row(s) have missing or infinite values (per column: 'x': 2); drop those rows ...
+    >>> "(--drop-missing)" in str(err)
+    True
+    """
     counts = ", ".join(f"{col!r}: {n}" for col, n in zip(columns, per_column, strict=True) if n)
     return ValueError(
         f"{n_rows} row(s) have missing or infinite values "
@@ -272,13 +540,55 @@ def missing_values_error(
 
 
 def check_enough_rows(n_rows: int) -> None:
-    """ValueError when fewer than 2 complete rows are left (a density needs a spread)."""
+    """Raise a ValueError when fewer than 2 complete rows are left (a density needs a spread).
+
+    Parameters
+    ----------
+    n_rows : int
+        The number of complete rows.
+
+    Raises
+    ------
+    ValueError
+        When ``n_rows`` < 2.
+
+    Examples
+    --------
+    >>> from momkde_core.io import check_enough_rows
+    >>> check_enough_rows(2)
+    >>> check_enough_rows(1)
+    Traceback (most recent call last):
+        ...
+    ValueError: at least 2 complete rows are needed, 1 left
+    """
     if n_rows < 2:
         raise ValueError(f"at least 2 complete rows are needed, {n_rows} left")
 
 
 def check_not_constant(columns: list[Hashable], spread: Sequence[float]) -> None:
-    """ValueError naming the constant columns (``spread``: max - min of each column)."""
+    """Raise a ValueError naming the constant columns.
+
+    Parameters
+    ----------
+    columns : list of hashable
+        The columns.
+    spread : sequence of float
+        max - min of each column.
+
+    Raises
+    ------
+    ValueError
+        When some spread is 0: a density needs spread in every column.
+
+    Examples
+    --------
+    >>> from momkde_core.io import check_not_constant
+    >>> check_not_constant(["x", "y"], [1.5, 2.0])
+    >>> check_not_constant(["x", "y"], [1.5, 0.0])
+    Traceback (most recent call last):
+        ...
+    ValueError: column(s) 'y' are constant; a density needs spread in every column
+    """
     constant = [col for col, s in zip(columns, spread, strict=True) if s == 0]
     if constant:
         raise ValueError(
@@ -292,6 +602,25 @@ def text_in_numeric_columns(df: pd.DataFrame) -> list[Hashable]:
 
     pandas reads such a column as text, so it silently drops out of the numeric columns;
     the app names them (with :func:`numeric_matrix`'s message) instead of ignoring them.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The table.
+
+    Returns
+    -------
+    columns : list
+        The non-numeric columns in which at least half of the non-missing values parse as
+        numbers.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.io import text_in_numeric_columns
+    >>> df = pd.DataFrame({"v": ["1", "2", "3", "n/a?"], "w": ["a", "b", "c", "d"]})
+    >>> text_in_numeric_columns(df)
+    ['v']
     """
     flagged = []
     for column in df.columns:
