@@ -8,8 +8,8 @@ of rows is flagged. A robust estimate matters here because the threshold is lear
 contaminated sample itself: a KDE grows bumps on clustered outliers and ranks them as normal,
 MoM-KDE does not (as long as they sit in fewer than half of its blocks).
 
-:func:`make_detector` maps the method names of ``momkde score`` and the app to detectors, so
-that both use the same estimators with the same settings.
+:func:`make_detector` maps the method names of ``momkde score`` and the app (:data:`METHODS`)
+to detectors, so that both use the same estimators with the same settings.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import _num_samples, check_is_fitted
@@ -35,17 +36,25 @@ BATCH_VALUES = 2**22
 class OutlierDetector(OutlierMixin, BaseEstimator):
     """Flag the ``contamination`` share of lowest-density rows, with any density estimator.
 
+    A row is abnormal where the estimated density is low. The detector fits a clone of the
+    estimator, scores the training rows and puts the threshold ``offset_`` at their
+    ``contamination`` quantile, as IsolationForest does: on the training data, the stated
+    share of rows is flagged. A robust estimate matters because the threshold is learnt from
+    the contaminated sample itself: a KDE grows bumps on clustered outliers and ranks them
+    as normal, MoM-KDE does not (as long as they sit in fewer than half of its blocks).
+
     Parameters
     ----------
-    estimator : estimator with ``fit`` and ``score_samples``, or None
-        The density estimator; it is cloned before fitting (``estimator_`` is the fitted
+    estimator : estimator with ``fit`` and ``score_samples``, or None, default None
+        The density estimator (KDE, MoMKDE, RKDE, SPKDE, ScreenedKDE, scikit-learn's
+        KernelDensity, ...); it is cloned before fitting (``estimator_`` is the fitted
         clone), so the object passed is never modified. None: ``MoMKDE(n_blocks="auto",
         contamination=contamination)``, the robust defaults for the share of outliers stated
         here (it needs a share below 0.5). If the clone has a ``normalize`` parameter
         (MoMKDE), it is set to False: dividing by the integral changes every score by the
-        same constant, so no ranking and no flag, and costs hundreds of milliseconds in
-        higher dimensions (0.16-0.36 s measured in d = 30, n = 1000, S = 21).
-        ``score_samples`` is then MoM-KDE's log density up to that constant.
+        same constant, so no ranking and no flag, and computing that integral is costly in
+        higher dimensions. ``score_samples`` is then MoM-KDE's log density up to that
+        constant.
     contamination : float in (0, 0.5], default 0.1
         The expected share of outliers: the threshold is the ``contamination`` quantile of
         the training scores (``np.percentile(scores, 100 * contamination)``, as
@@ -58,22 +67,95 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
 
     Attributes
     ----------
-    estimator_ : the fitted clone of ``estimator``.
-    offset_ : float, the threshold on ``score_samples``; ``decision_function`` subtracts it.
-        -inf when more than the ``contamination`` share of training rows has zero density
-        (possible with kernels of bounded support): rows at -inf are then ties at the
-        threshold, not flagged.
-    n_features_in_ : int, the number of features seen in ``fit`` (the fitted estimator's).
+    estimator_ : estimator
+        The fitted clone of ``estimator``.
+    offset_ : float
+        The threshold on ``score_samples``; ``decision_function`` subtracts it. -inf when
+        more than the ``contamination`` share of training rows has zero density (possible
+        with kernels of bounded support): rows at -inf are then ties at the threshold, not
+        flagged.
+    n_features_in_ : int
+        The number of features seen in ``fit`` (the fitted estimator's).
+
+    See Also
+    --------
+    make_detector : the detectors of ``momkde score`` and the app, by name.
+    momkde_core.MoMKDE : the default estimator.
+    sklearn.ensemble.IsolationForest : the same contract and threshold convention.
+
+    Notes
+    -----
+    The training rows, and the rows of later calls, are scored in batches that keep
+    ``n_blocks_`` (MoM-KDE's S; 1 for the others) x rows within :data:`BATCH_VALUES`, so
+    that MoM-KDE's S block values per row never fill the memory.
+
+    Examples
+    --------
+    The outliers of the thin Gaussian scheme form a tight cluster between the inliers'
+    modes:
+
+    >>> from momkde_core import KDE, OutlierDetector, make_contaminated
+    >>> data = make_contaminated("thin_gaussian", n_inliers=300, ratio=0.1, random_state=0)
+    >>> detector = OutlierDetector(contamination=0.1, random_state=0).fit(data.X)
+    >>> labels = detector.predict(data.X)  # -1: outlier
+    >>> int((labels == -1).sum()), data.n_outliers  # the stated share of the 333 rows
+    (34, 33)
+    >>> bool((labels[data.is_outlier] == -1).all())  # MoM-KDE flags the whole cluster
+    True
+
+    A KDE with a cross-validated bandwidth grows a bump on the cluster and flags none of it:
+
+    >>> kde = OutlierDetector(KDE(bandwidth="cv"), contamination=0.1, random_state=0)
+    >>> int((kde.fit(data.X).predict(data.X)[data.is_outlier] == -1).sum())
+    0
     """
 
-    def __init__(self, estimator=None, contamination: float = 0.1, random_state=None):
+    def __init__(
+        self,
+        estimator: BaseEstimator | None = None,
+        contamination: float = 0.1,
+        random_state: int | np.random.RandomState | None = None,
+    ):
         self.estimator = estimator
         self.contamination = contamination
         self.random_state = random_state
 
-    def fit(self, X, y=None) -> OutlierDetector:
-        """Fit a clone of the estimator on X (shape (n, d), or (n,) where the estimator
-        accepts it) and set the threshold from its scores of X. ``y`` is ignored."""
+    def fit(self, X: ArrayLike, y: object = None) -> OutlierDetector:
+        """Fit a clone of the estimator on X and set the threshold from its scores of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d), or (n,) where the estimator accepts it
+            The training rows, outliers included.
+        y : None
+            Ignored; present for scikit-learn's API.
+
+        Returns
+        -------
+        self : OutlierDetector
+            The fitted detector.
+
+        Raises
+        ------
+        ValueError
+            ``contamination`` outside (0, 0.5] (worded as scikit-learn's for
+            IsolationForest), or 0.5 with the default MoM-KDE (a median needs a share below
+            one half); the estimator's score of a training row is NaN (no threshold can be
+            set); and whatever the estimator's ``fit`` raises for X.
+        TypeError
+            ``estimator`` has no ``score_samples`` method.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from momkde_core import OutlierDetector, make_contaminated
+        >>> data = make_contaminated("uniform", n_inliers=200, ratio=0.1, random_state=0)
+        >>> detector = OutlierDetector(contamination=0.1, random_state=0).fit(data.X)
+        >>> type(detector.estimator_).__name__, detector.estimator_.normalize
+        ('MoMKDE', False)
+        >>> bool(np.isfinite(detector.offset_)), detector.n_features_in_
+        (True, 1)
+        """
         _check_contamination(self.contamination)
         if self.estimator is None:
             estimator = _mom_kde(self.contamination, self.random_state)
@@ -104,21 +186,101 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         """The number of features seen in ``fit`` (the fitted estimator's)."""
         return self.estimator_.n_features_in_
 
-    def score_samples(self, X) -> np.ndarray:
-        """The fitted estimator's log density at X, shape (n,): the lower, the more abnormal."""
+    def score_samples(self, X: ArrayLike) -> np.ndarray:
+        """The fitted estimator's log density at X: the lower, the more abnormal.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d), or (n,) where the estimator accepts it
+            The rows to score, with the features of the fit.
+
+        Returns
+        -------
+        scores : ndarray of shape (n,)
+            The log density (for the default MoM-KDE, up to a constant: its median is not
+            divided by its integral).
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+
+        See Also
+        --------
+        decision_function : the scores minus the threshold.
+
+        Examples
+        --------
+        >>> from momkde_core import OutlierDetector, make_contaminated
+        >>> data = make_contaminated("uniform", n_inliers=200, ratio=0.1, random_state=0)
+        >>> detector = OutlierDetector(random_state=0).fit(data.X)
+        >>> detector.score_samples(data.X[:5]).shape
+        (5,)
+        """
         check_is_fitted(self)
         return _batched_scores(self.estimator_, X)
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """``score_samples(X) - offset_``: negative for outliers, 0 on the threshold.
 
-        Rows at the threshold give 0, also when both are -inf (zero density)."""
+        Parameters
+        ----------
+        X : array-like of shape (n, d), or (n,) where the estimator accepts it
+            The rows to score, with the features of the fit.
+
+        Returns
+        -------
+        decision : ndarray of shape (n,)
+            The score minus the threshold. Rows at the threshold give 0, also when both are
+            -inf (zero density).
+
+        See Also
+        --------
+        predict : the sign of this, as labels.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from momkde_core import OutlierDetector, make_contaminated
+        >>> data = make_contaminated("uniform", n_inliers=200, ratio=0.1, random_state=0)
+        >>> detector = OutlierDetector(contamination=0.1, random_state=0).fit(data.X)
+        >>> decision = detector.decision_function(data.X)
+        >>> decision.shape
+        (222,)
+        >>> bool(np.array_equal(decision < 0, detector.predict(data.X) == -1))
+        True
+        """
         scores = self.score_samples(X)
         with np.errstate(invalid="ignore"):
             return np.where(scores == self.offset_, 0.0, scores - self.offset_)
 
-    def predict(self, X) -> np.ndarray:
-        """+1 for inliers, -1 for outliers (rows whose ``decision_function`` is negative)."""
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """+1 for inliers, -1 for outliers (rows whose ``decision_function`` is negative).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d), or (n,) where the estimator accepts it
+            The rows to label, with the features of the fit.
+
+        Returns
+        -------
+        labels : ndarray of shape (n,)
+            -1 for the rows whose ``decision_function`` is negative, +1 for the others.
+
+        See Also
+        --------
+        decision_function : the signed distance to the threshold.
+
+        Examples
+        --------
+        >>> from momkde_core import OutlierDetector, make_contaminated
+        >>> data = make_contaminated("uniform", n_inliers=200, ratio=0.1, random_state=0)
+        >>> detector = OutlierDetector(contamination=0.1, random_state=0).fit(data.X)
+        >>> sorted(set(detector.predict(data.X).tolist()))
+        [-1, 1]
+        >>> detector.predict([[-1000.0], [0.0]]).tolist()  # far away, then on a mode
+        [-1, 1]
+        """
         return np.where(self.decision_function(X) < 0, -1, 1)
 
 
@@ -127,13 +289,51 @@ def make_detector(
 ) -> OutlierDetector:
     """The unfitted detector behind a method name of ``momkde score`` and the app.
 
-    ``mom_kde``: MoMKDE(n_blocks="auto", contamination) (S and h from the stated share);
-    ``kde`` and ``rkde``: the KDE and RKDE with the cross-validated bandwidth; ``spkde``:
-    SPKDE with the cross-validated bandwidth, told the share; ``screened_kde``:
-    ScreenedKDE(contamination) (MoM-KDE's screen, then the cross-validated KDE of the rows
-    kept). ``random_state`` seeds the blocks and folds. Raises ValueError, before any work,
-    for an unknown method or a contamination outside (0, 0.5] (mom_kde and screened_kde:
-    (0, 0.5)).
+    Both use this function, so a method name means the same estimator with the same settings
+    in each.
+
+    Parameters
+    ----------
+    method : {"kde", "mom_kde", "rkde", "spkde", "screened_kde"}
+        One of :data:`METHODS`. ``mom_kde``: MoMKDE(n_blocks="auto", contamination) (S and h
+        from the stated share); ``kde`` and ``rkde``: the KDE and RKDE with the
+        cross-validated bandwidth; ``spkde``: SPKDE with the cross-validated bandwidth, told
+        the share; ``screened_kde``: ScreenedKDE(contamination) (MoM-KDE's screen, then the
+        cross-validated KDE of the rows kept).
+    contamination : float in (0, 0.5], default 0.1
+        The expected share of outliers: the detector's threshold (and what ``mom_kde``,
+        ``spkde`` and ``screened_kde`` are told). ``mom_kde`` and ``screened_kde`` need it in
+        (0, 0.5).
+    random_state : int, RandomState or None, default None
+        Seeds the blocks and folds.
+
+    Returns
+    -------
+    detector : OutlierDetector
+        Unfitted, its ``estimator`` set for ``method``.
+
+    Raises
+    ------
+    ValueError
+        Before any work: an unknown method, or a contamination outside (0, 0.5]
+        (mom_kde and screened_kde: (0, 0.5)).
+
+    See Also
+    --------
+    OutlierDetector : the detector returned.
+
+    Examples
+    --------
+    >>> from momkde_core import make_detector
+    >>> detector = make_detector("mom_kde", contamination=0.1, random_state=0)
+    >>> type(detector.estimator).__name__, detector.contamination
+    ('MoMKDE', 0.1)
+    >>> make_detector("rkde").estimator.bandwidth
+    'cv'
+    >>> make_detector("lof")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown method 'lof'; allowed: kde, mom_kde, rkde, spkde, screened_kde
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")

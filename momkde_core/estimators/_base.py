@@ -157,7 +157,7 @@ class _BaseKDE(BaseEstimator):
         return {}
 
     def _forget_fit(self) -> None:
-        """Remove every fitted attribute (public ones end with "_"), so the estimator is unfitted."""
+        """Remove every fitted attribute (public ones end with "_"): the estimator is unfitted."""
         for name in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
             delattr(self, name)
 
