@@ -33,6 +33,8 @@ myst_heading_anchors = 4
 napoleon_numpy_docstring = True
 napoleon_google_docstring = False
 napoleon_use_ivar = True  # "Attributes" as fields: properties keep their own entries
+# napoleon escapes a trailing underscore in Attributes (n_blocks\_): shown as written
+strip_signature_backslash = True
 autodoc_default_options = {"members": True, "member-order": "bysource"}
 autodoc_typehints = "description"
 autodoc_typehints_description_target = "documented"
