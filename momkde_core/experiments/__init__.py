@@ -4,6 +4,16 @@ Layer 6 of the package (``docs/architecture.md``). A task is one sample (a conta
 scheme or a real data set, a ratio, a repetition, its seed); :func:`run_experiments` runs
 every method on every task, locally or on a Dask cluster, and :class:`SweepFile` appends
 the results to a CSV that a rerun resumes. ``momkde reproduce`` is the command line over it.
+
+Constants: ``COLUMNS``, the columns of a results table (source, ratio, rep, seed, method,
+n_blocks, bandwidth, metric, value); ``METHODS``, the methods run by default (kde, mom_kde,
+mom_kde_oracle, mom_kde_auto, rkde, spkde, screened_kde); ``BLOCKH_METHODS``, MoM-KDE with
+the block-aware bandwidth (:func:`block_bandwidth`); ``ALL_METHODS``, every method a task
+accepts; ``PROTOCOLS`` ("honest", the default, and "paper"); ``RATIOS``, the swept shares of
+outliers 0.05, 0.10, ..., 0.50; ``SYNTHETIC_SCHEMES``, the paper's four contamination schemes;
+``CONTAMINATION_GUESS`` = 0.2, the share stated to the methods that ask for one under the
+honest protocol (the middle of the swept range), and ``CLEAN_CONTAMINATION`` = 0.01, the share
+stated on clean densities.
 """
 
 from ._runner import (

@@ -167,7 +167,48 @@ KL_FLOOR = np.finfo(float).tiny  # estimates are floored here for the KLs (see m
 
 @dataclass(frozen=True)
 class Task:
-    """One contaminated sample to draw and estimate, with everything needed to redo it."""
+    """One contaminated sample to draw and estimate, with everything needed to redo it.
+
+    Made by :func:`make_tasks`, which validates the fields; the ``seed`` alone regenerates
+    the sample (:func:`regenerate_sample`) and every random choice made on it.
+
+    Attributes
+    ----------
+    kind : {"synthetic", "clean", "real"}
+        The kind of source.
+    source : str
+        The scheme, clean density or data set name.
+    ratio : float
+        The share of outliers |O| / n (0.0 for clean densities).
+    rep : int
+        The repetition.
+    seed : int
+        The sample's seed (:func:`task_seed`).
+    protocol : {"honest", "paper"}, default "honest"
+        "paper": the bandwidth cross-validated on the clean inliers, SPKDE given the true
+        ratio; "honest": what a user can do, the bandwidth cross-validated on the
+        contaminated sample and the stated ``contamination`` given to the methods that ask
+        for one.
+    methods : tuple of str, default METHODS
+        The methods to run (names of :data:`ALL_METHODS`).
+    dim : {1, 2}, default 1
+        The dimension of synthetic data.
+    n_inliers : int, default 1000
+        Inliers per synthetic sample (clean: the sample size).
+    scale : {"std", "variance"}, default "std"
+        The reading of the paper's N(mu, s) (:func:`momkde_core.make_contaminated`).
+    contamination : float or None, default 0.2
+        The stated share of outliers; None: the true ratio.
+    data_dir : str or None, default None
+        The folder of the IDA data sets (:func:`momkde_core.load_dataset`).
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import make_tasks
+    >>> task = make_tasks("synthetic", sources=["uniform"], ratios=[0.1], reps=1)[0]
+    >>> task.kind, task.source, task.ratio, task.rep, task.protocol, task.contamination
+    ('synthetic', 'uniform', 0.1, 0, 'honest', 0.2)
+    """
 
     kind: str  # "synthetic", "clean" or "real"
     source: str  # scheme or data set name
@@ -184,7 +225,36 @@ class Task:
 
 
 def task_seed(master_seed: int, source: str, ratio: float, rep: int) -> int:
-    """The seed of one sample: SeedSequence of (master, crc32(source), ratio in 1/1000, rep)."""
+    """The seed of one sample, from the master seed and the sample's identity.
+
+    :class:`numpy.random.SeedSequence` of (master, crc32(source), ratio in 1/1000, rep): the
+    same sample gets the same seed whatever else is in the sweep.
+
+    Parameters
+    ----------
+    master_seed : int
+        The sweep's seed (``momkde reproduce --seed``).
+    source : str
+        The scheme, clean density or data set name.
+    ratio : float
+        The share of outliers (rounded to 1/1000).
+    rep : int
+        The repetition.
+
+    Returns
+    -------
+    seed : int
+        A 32-bit seed.
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import make_tasks, task_seed
+    >>> seed = task_seed(0, "uniform", 0.1, 3)
+    >>> seed == task_seed(0, "uniform", 0.1, 3), seed == task_seed(1, "uniform", 0.1, 3)
+    (True, False)
+    >>> make_tasks("synthetic", ratios=[0.1], reps=4)[3].seed == task_seed(0, "uniform", 0.1, 3)
+    True
+    """
     key = [int(master_seed), zlib.crc32(source.encode()), int(round(ratio * 1000)), int(rep)]
     return int(np.random.SeedSequence(key).generate_state(1)[0])
 
@@ -195,7 +265,32 @@ def _stream(seed: int, purpose: str) -> int:
 
 
 def regenerate_sample(task: Task) -> tuple[np.ndarray, np.ndarray, ContaminatedSample | None]:
-    """(X, is_outlier, synthetic sample or None) of a task, from its seed alone."""
+    """The sample of a task, from its seed alone.
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+        The sample (real data: standardised, :func:`momkde_core.datasets.contaminated_sample`).
+    is_outlier : ndarray of bool, shape (n,)
+        The labels.
+    synthetic : ContaminatedSample or None
+        The synthetic or clean sample with its true density; None for real data.
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import make_tasks, regenerate_sample
+    >>> task = make_tasks("synthetic", sources=["uniform"], ratios=[0.1], n_inliers=90)[0]
+    >>> X, is_outlier, sample = regenerate_sample(task)
+    >>> X.shape, int(is_outlier.sum()), sample.scheme
+    ((100, 1), 10, 'uniform')
+    >>> bool((regenerate_sample(task)[0] == X).all())  # the same sample again
+    True
+    """
     if task.kind in ("synthetic", "clean"):
         data = (
             make_clean(task.source, task.n_inliers, random_state=task.seed)
@@ -223,13 +318,67 @@ def _dataset(name: str, data_dir: str | None):
 
 
 def oracle_grid(n_outliers: int, n: int, size: int = ORACLE_GRID_SIZE) -> np.ndarray:
-    """The paper's candidates for S: ``size`` values regularly spaced on [1, 2|O| + 1], <= n."""
+    """The paper's candidates for S: ``size`` values regularly spaced on [1, 2|O| + 1], <= n.
+
+    Parameters
+    ----------
+    n_outliers : int
+        |O|, the number of outliers in the sample.
+    n : int
+        The sample size (the cap).
+    size : int, default 20
+        The number of values before rounding.
+
+    Returns
+    -------
+    candidates : ndarray of int
+        The distinct rounded values, increasing (fewer than ``size`` when rounding merges
+        some).
+
+    See Also
+    --------
+    select_n_blocks : S without the oracle.
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import oracle_grid
+    >>> grid = oracle_grid(50, 1000)
+    >>> len(grid), int(grid[0]), int(grid[-1])
+    (20, 1, 101)
+    >>> oracle_grid(3, 5).tolist()
+    [1, 2, 3, 4, 5]
+    """
     top = min(2 * n_outliers + 1, n)
     return np.unique(np.round(np.linspace(1, top, size)).astype(int))
 
 
 def block_bandwidth(h: float, n_blocks: int, dim: int) -> float:
-    """h_S = h * S^(1/(4+d)): the bandwidth for blocks of n/S points, from h chosen for n."""
+    """h_S = h * S^(1/(4+d)): the bandwidth for blocks of n/S points, from h chosen for n.
+
+    The paper's rate for MoM-KDE, h ~ (S log n / n)^(1 / (2 alpha + d)), is the KDE rate for a
+    sample of n / S points; with alpha = 2 (second-order kernel, smooth density) it gives
+    this factor (S = 1 gives h back).
+
+    Parameters
+    ----------
+    h : float
+        The bandwidth chosen for the whole sample.
+    n_blocks : int
+        S.
+    dim : int
+        d.
+
+    Returns
+    -------
+    h_S : float
+        The block-aware bandwidth.
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import block_bandwidth
+    >>> block_bandwidth(0.5, 1, 1), block_bandwidth(0.5, 32, 1)
+    (0.5, 1.0)
+    """
     return float(h * n_blocks ** (1.0 / (4 + dim)))
 
 
@@ -239,10 +388,52 @@ def select_n_blocks(
     random_state: int,
     size: int = RULE_GRID_SIZE,
 ) -> int:
-    """S by the held-out median likelihood (module docstring); needs no label, no true density.
+    """S by the held-out median likelihood; needs no label, no true density.
 
-    ``bandwidth`` is a float, or a function of S (the block-aware bandwidth). Returns S for
-    the whole of X (the best S on half the sample, times 2, capped at len(X)).
+    Split the sample in two halves A and B at random, fit MoM-KDE on A for each S in a
+    geometric grid from 1 to |A| / 2, and keep the S whose density gives the largest
+    *median* log-likelihood on B; S is then scaled by n / |A| (twice as many points hold
+    twice as many outliers, hence twice as many blocks).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The sample.
+    bandwidth : float or callable
+        The bandwidth, or a function of S (the block-aware bandwidth, :func:`block_bandwidth`).
+    random_state : int
+        The split and the blocks.
+    size : int, default 10
+        The number of candidates before rounding.
+
+    Returns
+    -------
+    S : int
+        S for the whole of X (the best S on half the sample, times n / |A|, about 2,
+        capped at len(X)).
+
+    See Also
+    --------
+    oracle_grid : The oracle's candidates.
+
+    Notes
+    -----
+    Why the median: a mean held-out likelihood rewards the estimator that fits the held-out
+    outliers too, so it prefers the KDE (S = 1); the median over B is the likelihood of a
+    typical point, an inlier as long as the ratio is below 1/2, and it drops both when
+    outliers take probability mass away from the inliers (small S) and when blocks get too
+    small to estimate anything (large S): the bias-variance trade-off that S is about. A
+    candidate whose median of the block KDEs vanishes everywhere (too many blocks for h)
+    scores -inf.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.experiments import select_n_blocks
+    >>> X = np.random.default_rng(0).normal(size=(200, 1))
+    >>> S = select_n_blocks(X, 0.4, random_state=0)
+    >>> isinstance(S, int), 1 <= S <= 200
+    (True, True)
     """
     h_of = bandwidth if callable(bandwidth) else (lambda _s: bandwidth)
     n = len(X)
@@ -358,12 +549,39 @@ class _Sample:
 def run_task(task: Task) -> list[tuple]:
     """Every row (in :data:`COLUMNS` order) of one sample: all methods x all metrics.
 
+    Parameters
+    ----------
+    task : Task
+        The sample and its methods.
+
+    Returns
+    -------
+    rows : list of tuple
+        One row per method and metric (real data: the AUC only), in :data:`COLUMNS` order.
+
+    See Also
+    --------
+    run_experiments : Runs many tasks, in parallel.
+
+    Notes
+    -----
     MoM-KDE's warnings about blocks of fewer than 2 points and about a median keeping less
     than half of the blocks' mass are silenced: the sweep asks for such S on purpose (the
     oracle's grid up to 2|O| + 1, the rules at high ratios). The kernel values of a sample
-    are kept for replay up to n ~ 5800 points (:func:`~momkde_core._engine._sums.replay_limits`), so
-    that the oracle's and the rule's refits for other S reuse them (the same numbers,
-    computed once)."""
+    are kept for replay up to n ~ 5800 points
+    (:func:`~momkde_core._engine._sums.replay_limits`), so that the oracle's and the rule's
+    refits for other S reuse them (the same numbers, computed once).
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import make_tasks, run_task
+    >>> tasks = make_tasks(
+    ...     "synthetic", sources=["uniform"], ratios=[0.1], reps=1, n_inliers=50, methods=["kde"]
+    ... )
+    >>> rows = run_task(tasks[0])
+    >>> len(rows), rows[0][4], [row[7] for row in rows]
+    (7, 'kde', ['js', 'js_distance', 'kl_fhat_f', 'kl_f_fhat', 'l1', 'linf', 'auc'])
+    """
     with warnings.catch_warnings(), replay_limits(*RUNNER_REPLAY):
         warnings.filterwarnings("ignore", message=r".*blocks of fewer than", category=UserWarning)
         # ... and the thin medians of those S (the S rules score them as they are)
@@ -462,19 +680,75 @@ def make_tasks(
     data_dir: str | None = None,
     first_rep: int = 0,
 ) -> list[Task]:
-    """The tasks of a sweep, validated (ValueError with an actionable message otherwise).
+    """The tasks of a sweep, validated.
 
-    ``kind`` is "synthetic" (sources: schemes, default the paper's four), "clean" (sources:
-    :data:`~momkde_core.synthetic.CLEAN_DENSITIES`, 1-D, no outliers: ``ratios`` is ignored)
-    or "real" (sources: data set names, default all six); ``reps`` defaults to 10 (synthetic,
-    clean) or 50 (real). ``contamination`` is the share stated to SPKDE and the robust
-    defaults under the honest protocol: a number in [0, 0.5), None for the true ratio, or
-    "guess" for :data:`CONTAMINATION_GUESS` (clean: :data:`CLEAN_CONTAMINATION`).
-    ``methods`` default to :data:`METHODS`; :data:`BLOCKH_METHODS` and :data:`AUTO_METHODS`
-    (all in :data:`ALL_METHODS`) are the other variants measured in the docs.
-    ``first_rep``: the repetitions are ``first_rep .. first_rep + reps - 1``, the very samples
-    (same seeds) that a sweep with more repetitions draws there: a stored table of
-    repetitions 0 .. 9 is extended to 50 by ``reps=40, first_rep=10``.
+    One task per source, ratio and repetition, in that order (repetitions innermost).
+
+    Parameters
+    ----------
+    kind : {"synthetic", "clean", "real"}
+        "synthetic" (sources: schemes, default the paper's four), "clean" (sources:
+        :data:`~momkde_core.synthetic.CLEAN_DENSITIES`, 1-D, no outliers: ``ratios`` is
+        ignored) or "real" (sources: data set names, default all six).
+    sources : sequence of str, optional
+        The schemes, clean densities or data sets (a repeated name counts once).
+    ratios : sequence of float, default RATIOS
+        Shares of outliers in (0, 1) (default 0.05, 0.10, ..., 0.50).
+    reps : int, optional
+        Repetitions per source and ratio; default 10 (synthetic, clean) or 50 (real).
+    seed : int, default 0
+        The master seed (:func:`task_seed`).
+    protocol : {"honest", "paper"}, default "honest"
+        "paper": the bandwidth cross-validated on the clean inliers, SPKDE given the true
+        ratio; "honest": what a user can do, the bandwidth cross-validated on the
+        contaminated sample and the stated ``contamination`` given to the methods that ask
+        for one.
+    methods : sequence of str, default METHODS
+        :data:`METHODS`; :data:`BLOCKH_METHODS` and ``AUTO_METHODS`` (all in
+        :data:`ALL_METHODS`) are the other variants measured in the docs.
+    dim : {1, 2}, default 1
+        The dimension of synthetic data (clean densities: 1).
+    n_inliers : int, default 1000
+        Inliers per synthetic sample, at least 5 (the bandwidth's 5-fold CV needs a point
+        per fold).
+    scale : {"std", "variance"}, default "std"
+        The reading of the paper's N(mu, s).
+    contamination : float, None or "guess", default "guess"
+        The share stated to SPKDE and the robust defaults under the honest protocol: a
+        number in [0, 0.5), None for the true ratio, or "guess" for
+        :data:`CONTAMINATION_GUESS` (clean: :data:`CLEAN_CONTAMINATION`).
+    data_dir : str, optional
+        The folder of the IDA data sets.
+    first_rep : int, default 0
+        The repetitions are ``first_rep .. first_rep + reps - 1``, the very samples (same
+        seeds) that a sweep with more repetitions draws there: a stored table of repetitions
+        0 .. 9 is extended to 50 by ``reps=40, first_rep=10``.
+
+    Returns
+    -------
+    tasks : list of Task
+        The tasks.
+
+    Raises
+    ------
+    ValueError
+        With an actionable message, for any parameter out of its range or an unknown name.
+
+    See Also
+    --------
+    run_experiments, SweepFile : Run the tasks.
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import make_tasks
+    >>> len(make_tasks("synthetic"))  # 4 schemes x 10 ratios x 10 repetitions
+    400
+    >>> tasks = make_tasks("real", sources=["iris"], ratios=[0.05, 0.1], reps=3)
+    >>> [(t.source, t.ratio, t.rep) for t in tasks[:4]]
+    [('iris', 0.05, 0), ('iris', 0.05, 1), ('iris', 0.05, 2), ('iris', 0.1, 0)]
+    >>> extra = make_tasks("real", sources=["iris"], ratios=[0.05], reps=1, first_rep=2)
+    >>> extra[0].seed == tasks[2].seed
+    True
     """
     if kind not in DEFAULT_REPS:
         raise ValueError(f"kind must be 'synthetic', 'clean' or 'real', got {kind!r}")
@@ -576,7 +850,29 @@ def _iter_results(
 
 
 def dask_client(address: str):
-    """A ``distributed.Client`` on ``address``; ImportError with the install command if missing."""
+    """A ``distributed.Client`` on ``address``.
+
+    Parameters
+    ----------
+    address : str
+        The Dask scheduler's address (``tcp://host:8786``).
+
+    Returns
+    -------
+    client : distributed.Client
+        The connected client.
+
+    Raises
+    ------
+    ImportError
+        With the install command (``pip install 'momkde[distributed]'``) if dask.distributed
+        is missing.
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import dask_client
+    >>> client = dask_client("tcp://127.0.0.1:8786")  # doctest: +SKIP
+    """
     try:
         from distributed import Client
     except ImportError:
@@ -611,11 +907,46 @@ def run_experiments(
 ) -> pd.DataFrame:
     """Run the tasks (see :func:`make_tasks`) and return the tidy results table.
 
-    ``n_jobs`` as in joblib (-1: all cores); ``scheduler`` is the address of a Dask scheduler
-    (``tcp://host:8786``) to run on instead. ``progress`` shows the progress on stderr. The table
-    is the same, row for row, whatever ``n_jobs`` and ``scheduler``; the first failed sample
-    raises its exception. To keep the finished samples of a long sweep on disk, and resume
-    it, use :class:`SweepFile`.
+    The table is the same, row for row, whatever ``n_jobs`` and ``scheduler``. To keep the
+    finished samples of a long sweep on disk, and resume it, use :class:`SweepFile`.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        The samples to run.
+    n_jobs : int, default 1
+        As in joblib (-1: all cores).
+    scheduler : str, optional
+        The address of a Dask scheduler (``tcp://host:8786``) to run on instead.
+    progress : bool, default False
+        Show the progress on stderr.
+
+    Returns
+    -------
+    results : DataFrame
+        Exactly the columns :data:`COLUMNS`, the rows in task order; the protocol is in
+        ``results.attrs["protocol"]``. ``n_blocks`` is 1 for kde, rkde and spkde,
+        ``bandwidth`` the one the method used (the geometric mean of its per-feature
+        bandwidths where a rule in d > 1 gave one per feature).
+
+    Raises
+    ------
+    Exception
+        The first failed sample raises its exception.
+
+    See Also
+    --------
+    summarize : Mean (std) per source, method and ratio.
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import make_tasks, run_experiments
+    >>> tasks = make_tasks(
+    ...     "synthetic", sources=["uniform"], ratios=[0.1], reps=1, n_inliers=50, methods=["kde"]
+    ... )
+    >>> results = run_experiments(tasks)
+    >>> results.shape, results.attrs["protocol"]
+    ((7, 9), 'honest')
     """
     by_task: list[list[tuple]] = [[] for _ in tasks]
     for index, rows, error in _iter_results(tasks, n_jobs, scheduler, progress):
@@ -628,7 +959,25 @@ def run_experiments(
 
 
 def task_key(task: Task) -> tuple[str, float, int, int]:
-    """What identifies a task's rows in a table: (source, ratio, rep, seed)."""
+    """What identifies a task's rows in a table: (source, ratio, rep, seed).
+
+    Parameters
+    ----------
+    task : Task
+        The task.
+
+    Returns
+    -------
+    key : tuple of (str, float, int, int)
+        (source, ratio, rep, seed), as Python scalars.
+
+    Examples
+    --------
+    >>> from momkde_core.experiments import make_tasks, task_key
+    >>> task = make_tasks("synthetic", sources=["uniform"], ratios=[0.1], reps=1)[0]
+    >>> task_key(task)[:3]
+    ('uniform', 0.1, 0)
+    """
     return task.source, float(task.ratio), int(task.rep), int(task.seed)
 
 
@@ -640,7 +989,19 @@ def _keys(df: pd.DataFrame) -> list[tuple[str, float, int, int]]:
 
 
 class SweepIncomplete(RuntimeError):
-    """Some samples of a sweep failed; the others' rows are kept in the partial file."""
+    """Some samples of a sweep failed; the others' rows are kept in the partial file.
+
+    Raised by :meth:`SweepFile.run`; its message names how many samples failed and the
+    first one, with its error. Running the same sweep again computes only the missing
+    samples.
+
+    Attributes
+    ----------
+    failures : list of (Task, Exception)
+        The failed samples in task order, with their errors.
+    partial : Path
+        The partial file that holds the finished samples.
+    """
 
     def __init__(self, failures: list[tuple[Task, Exception]], partial: Path):
         self.failures, self.partial = failures, partial
@@ -669,6 +1030,39 @@ class SweepFile:
     (each sample's rows depend on its seed alone). A partial file of other settings is
     refused (ValueError), never mixed in. Every CSV is written by
     :func:`momkde_core.io._csv_safety.write_csv` (formula-like cells escaped).
+
+    Parameters
+    ----------
+    out : str or path-like
+        The CSV file to write.
+    tasks : sequence of Task
+        The sweep (:func:`make_tasks`), at least one task; its settings are those of the
+        first.
+
+    Raises
+    ------
+    ValueError
+        When ``tasks`` is empty.
+
+    See Also
+    --------
+    run_experiments : The same table, in memory only.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from momkde_core.experiments import SweepFile, make_tasks
+    >>> tasks = make_tasks(
+    ...     "synthetic", sources=["uniform"], ratios=[0.1], reps=1, n_inliers=50, methods=["kde"]
+    ... )
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     sweep = SweepFile(Path(folder) / "results.csv", tasks)
+    ...     done = sweep.open()
+    ...     results = sweep.run()
+    ...     written = sorted(p.name for p in Path(folder).iterdir())
+    >>> done, results.shape, written
+    (0, (7, 9), ['results.csv'])
     """
 
     SUFFIX = ".partial"
@@ -724,9 +1118,24 @@ class SweepFile:
             raise
 
     def open(self, restart: bool = False) -> int:
-        """Start the partial file, or take up the one left by an interrupted run of the same
-        sweep (``restart=True``: discard it). Returns the number of this sweep's samples
-        already done. ValueError if the partial file is of another sweep."""
+        """Start the partial file, or take up the one left by an interrupted run of the same sweep.
+
+        Parameters
+        ----------
+        restart : bool, default False
+            Discard the partial file of an earlier run instead of taking it up.
+
+        Returns
+        -------
+        n_done : int
+            The number of this sweep's samples already done.
+
+        Raises
+        ------
+        ValueError
+            If the partial file is of another sweep (its settings file missing or
+            different).
+        """
         if restart or not self.partial.exists():
             self.meta.write_text(json.dumps(self.settings, indent=1), encoding="utf-8")
             self._write_atomically(_table([], self.settings["protocol"]), self.partial)
@@ -758,10 +1167,17 @@ class SweepFile:
         return sum(task_key(t) in complete for t in self.tasks)
 
     def todo(self) -> list[Task]:
-        """The tasks whose rows are not in the partial file yet, repetition by repetition
-        (every source and ratio of repetition 0, then of 1, ...): a sweep stopped early
-        holds whole repetitions of every cell, not all repetitions of the first sources.
-        (The table is written in task order whatever the order of computing.)"""
+        """The tasks whose rows are not in the partial file yet, repetition by repetition.
+
+        Every source and ratio of repetition 0, then of 1, ...: a sweep stopped early holds
+        whole repetitions of every cell, not all repetitions of the first sources. (The
+        table is written in task order whatever the order of computing.)
+
+        Returns
+        -------
+        tasks : list of Task
+            The tasks left.
+        """
         left = [t for t in self.tasks if task_key(t) not in self._done]
         return sorted(left, key=lambda t: t.rep)  # stable: task order within a repetition
 
@@ -774,9 +1190,26 @@ class SweepFile:
     def run(
         self, n_jobs: int = 1, scheduler: str | None = None, progress: bool = False
     ) -> pd.DataFrame:
-        """Compute the samples not done yet, each appended to the partial file when it
-        finishes; then write ``out`` and return the table. :class:`SweepIncomplete` if some
-        samples failed (the others are kept: run again to compute only the missing ones)."""
+        """Compute the samples not done yet; then write ``out`` and return the table.
+
+        Each sample is appended to the partial file when it finishes.
+
+        Parameters
+        ----------
+        n_jobs, scheduler, progress
+            As for :func:`run_experiments`.
+
+        Returns
+        -------
+        results : DataFrame
+            The table of the whole sweep, in task order (as :func:`run_experiments`).
+
+        Raises
+        ------
+        SweepIncomplete
+            If some samples failed (the others are kept: run again to compute only the
+            missing ones).
+        """
         todo = self.todo()
         failures = []
         for index, rows, error in _iter_results(todo, n_jobs, scheduler, progress):
@@ -792,8 +1225,16 @@ class SweepFile:
         return self._finish()
 
     def finished(self) -> pd.DataFrame:
-        """The rows of this sweep's samples finished so far, in task order, read from the
-        partial file without changing it (a running sweep may be appending to it)."""
+        """The rows of this sweep's samples finished so far, in task order.
+
+        Read from the partial file without changing it (a running sweep may be appending to
+        it).
+
+        Returns
+        -------
+        results : DataFrame
+            The complete samples' rows.
+        """
         df = self._read()
         keys = _keys(df)
         complete = {k for k, n in Counter(keys).items() if n == self._expected_rows()}
@@ -815,7 +1256,34 @@ class SweepFile:
 
 
 def summarize(df: pd.DataFrame, metric: str, ratios: Sequence[float] | None = None) -> pd.DataFrame:
-    """Mean (std) of ``metric`` per source x method, one column per ratio, as text cells."""
+    """Mean (std) of ``metric`` per source x method, one column per ratio, as text cells.
+
+    Parameters
+    ----------
+    df : DataFrame
+        A results table (:func:`run_experiments`).
+    metric : str
+        One of the table's metrics (``"js"``, ``"auc"``, ...).
+    ratios : sequence of float, optional
+        Only these ratios (default: all).
+
+    Returns
+    -------
+    table : DataFrame
+        Indexed by (source, method), one column per ratio; cells ``"mean (std)"`` with three
+        decimals (std over the repetitions; ``nan`` for one repetition).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.experiments import summarize
+    >>> df = pd.DataFrame({
+    ...     "source": ["uniform"] * 2, "method": ["kde"] * 2, "ratio": [0.1] * 2,
+    ...     "metric": ["js"] * 2, "value": [0.1, 0.3],
+    ... })
+    >>> summarize(df, "js").loc[("uniform", "kde"), 0.1]
+    '0.200 (0.141)'
+    """
     part = df[df["metric"] == metric]
     if ratios is not None:
         part = part[np.isclose(part["ratio"].to_numpy()[:, None], np.asarray(ratios)).any(axis=1)]
@@ -825,6 +1293,27 @@ def summarize(df: pd.DataFrame, metric: str, ratios: Sequence[float] | None = No
 
 
 def iter_sources(df: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
-    """(source, its rows) in the order the sources appear in the table."""
+    """(source, its rows) in the order the sources appear in the table.
+
+    Parameters
+    ----------
+    df : DataFrame
+        A results table.
+
+    Yields
+    ------
+    source : str
+        The source's name.
+    rows : DataFrame
+        Its rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.experiments import iter_sources
+    >>> df = pd.DataFrame({"source": ["b", "a", "b"], "value": [1.0, 2.0, 3.0]})
+    >>> [(source, len(rows)) for source, rows in iter_sources(df)]
+    [('b', 2), ('a', 1)]
+    """
     for source in pd.unique(df["source"]):
         yield source, df[df["source"] == source]
