@@ -64,7 +64,8 @@ METRIC_LABELS: dict[str, str] = {
 }
 
 # No template: in the app Streamlit's theme styles the charts (and building a figure with
-# a template costs ~12 ms of each redraw); standalone HTML sets STANDALONE_TEMPLATE.
+# a template adds to each redraw); standalone HTML sets STANDALONE_TEMPLATE.
+#: The Plotly template of standalone figures (HTML and static files); the builders set none.
 STANDALONE_TEMPLATE = "plotly_white"
 _LAYOUT = dict(
     margin=dict(l=10, r=10, t=50, b=10),
@@ -74,12 +75,46 @@ _LAYOUT = dict(
 
 
 def method_color(method: str) -> str:
-    """Colour of ``method`` (grey for a method without an assigned colour)."""
+    """Colour of ``method`` (grey for a method without an assigned colour).
+
+    Parameters
+    ----------
+    method : str
+        A method name (a key of :data:`METHOD_COLORS`).
+
+    Returns
+    -------
+    color : str
+        A ``#RRGGBB`` colour.
+
+    Examples
+    --------
+    >>> from momkde_core.plots import method_color
+    >>> method_color("rkde"), method_color("unknown")
+    ('#0072B2', '#7F7F7F')
+    """
     return METHOD_COLORS.get(method, "#7F7F7F")
 
 
 def method_label(method: str) -> str:
-    """Display name of ``method`` (the raw name when unknown)."""
+    """Display name of ``method`` (the raw name when unknown).
+
+    Parameters
+    ----------
+    method : str
+        A method name (a key of :data:`METHOD_LABELS`).
+
+    Returns
+    -------
+    label : str
+        The name legends show.
+
+    Examples
+    --------
+    >>> from momkde_core.plots import method_label
+    >>> method_label("mom_kde_auto"), method_label("my_method")
+    ('MoM-KDE (auto)', 'my_method')
+    """
     return METHOD_LABELS.get(method, method)
 
 
@@ -101,10 +136,44 @@ def metric_vs_ratio_figure(
 ) -> go.Figure:
     """Mean +- one standard deviation of ``metric`` against the outlier ratio, per method.
 
-    ``results`` is a tidy experiment table (columns ``ratio, rep, method, metric, value``
-    at least). Repetitions are averaged at each ratio; the shaded band is mean +- std over
-    repetitions (no band with a single repetition). This is the paper's figure layout, so
-    the CLI and the app's sweep page draw the same picture.
+    Repetitions are averaged at each ratio; the shaded band is mean +- std over repetitions
+    (no band with a single repetition). This is the paper's figure layout, so the CLI and
+    the app's sweep page draw the same picture. For the AUC a dotted line marks chance
+    (:data:`CHANCE_AUC`) and the axis spans [0, 1]; other metrics start at 0.
+
+    Parameters
+    ----------
+    results : DataFrame
+        A tidy experiment table (columns ``ratio, rep, method, metric, value`` at least;
+        :func:`momkde_core.experiments.run_experiments`).
+    metric : str
+        The metric to draw (a key of :data:`METRIC_LABELS`, e.g. ``"js"``).
+    title : str, optional
+        The title (default: the metric's label).
+
+    Returns
+    -------
+    fig : plotly.graph_objects.Figure
+        One line per method (and its band).
+
+    Raises
+    ------
+    ValueError
+        When the table lacks one of the columns ``ratio, method, metric, value``, or has no
+        row for ``metric``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.plots import metric_vs_ratio_figure
+    >>> results = pd.DataFrame({
+    ...     "ratio": [0.1, 0.1, 0.2, 0.2] * 2, "rep": [0, 1] * 4,
+    ...     "method": ["kde"] * 4 + ["mom_kde"] * 4, "metric": "js",
+    ...     "value": [0.10, 0.12, 0.20, 0.22, 0.05, 0.06, 0.07, 0.08],
+    ... })
+    >>> fig = metric_vs_ratio_figure(results, "js")
+    >>> len(fig.data), fig.layout.title.text  # per method: a band and a line
+    (4, 'Jensen-Shannon divergence (base 2)')
     """
     missing = {"ratio", "method", "metric", "value"} - set(results.columns)
     if missing:
@@ -131,7 +200,8 @@ def metric_vs_ratio_figure(
                 go.Scatter(
                     x=np.concatenate([x, x[::-1]]),
                     y=np.concatenate([mean + std, (mean - std)[::-1]]),
-                    mode="lines",  # the default adds markers at the band's vertices, in plotly's colours
+                    # (the default mode adds markers at the band's vertices, in plotly's colours)
+                    mode="lines",
                     fill="toself",
                     fillcolor=_rgba(color, 0.18),
                     line=dict(width=0),
@@ -198,9 +268,9 @@ def _add_rug(
     rows an outlier detector ``flagged`` as a second row of ticks below them.
 
     Each group is one SVG path shape (a tick per point), with an empty trace for its legend
-    entry. Thousands of ticks drawn as a line trace (NaN-separated) or as markers cost the
-    browser 0.15-0.2 s per redraw (Plotly processes every point); a shape path is handed to
-    SVG as is (measured in headless Chromium, 1500 points: redraw 0.40 -> 0.21 s).
+    entry. Thousands of ticks drawn as a line trace (NaN-separated) or as markers slow every
+    redraw in the browser (Plotly processes every point); a shape path is handed to SVG as
+    is, which redraws faster (measured in headless Chromium).
     """
     x = np.asarray(x, dtype=float).ravel()
     colors = {"sample": "#5A6270", "inliers": "#5A6270", "outliers": "#D62728"}
@@ -261,12 +331,50 @@ def density_1d_figure(
 ) -> go.Figure:
     """Densities of several methods on one axis, over a rug of the sample.
 
-    ``curves`` maps a method name (keys of ``METHOD_COLORS``; ``"truth"`` is drawn dashed)
-    to its values on ``xs``. ``block_curves`` (shape (S, len(xs))) are MoM-KDE's block
-    KDEs, drawn faintly in grey behind the median so the mechanism is visible. The rug sits
-    just below zero: inliers grey, outliers red when ``is_outlier`` is given, and the rows an
-    outlier detector ``flagged`` (a mask) in a row of their own. ``y_max`` zooms the
-    vertical axis (the curves' peak by default), e.g. onto small bumps under a tall mode.
+    Parameters
+    ----------
+    xs : ndarray of shape (m,)
+        The evaluation points.
+    curves : dict of str to ndarray of shape (m,)
+        Maps a method name (keys of :data:`METHOD_COLORS`; ``"truth"`` is drawn dashed) to
+        its values on ``xs``; legends list them in the order of :data:`METHOD_LABELS`.
+    X : ndarray of shape (n,) or (n, 1), optional
+        The sample, drawn as a rug just below zero (inliers grey).
+    is_outlier : ndarray of bool, shape (n,), optional
+        The labels: outliers red in the rug.
+    block_curves : ndarray of shape (S, m), optional
+        MoM-KDE's block KDEs, drawn faintly in grey (:data:`BLOCK_COLOR`) behind the median
+        so the mechanism is visible; at most ``max_blocks`` of them.
+    title : str, optional
+        The title.
+    max_blocks : int, default 60
+        The most block KDEs drawn.
+    height : int, default 460
+        The height in pixels.
+    flagged : ndarray of bool, shape (n,), optional
+        The rows an outlier detector flagged (a mask), in a row of the rug of their own
+        (:data:`FLAG_COLOR`).
+    y_max : float, optional
+        Zooms the vertical axis (the curves' peak by default), e.g. onto small bumps under
+        a tall mode.
+
+    Returns
+    -------
+    fig : plotly.graph_objects.Figure
+        One trace per curve (and one for the block KDEs), one legend entry per rug row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.plots import density_1d_figure
+    >>> xs = np.linspace(-3, 3, 61)
+    >>> curves = {"truth": np.exp(-xs**2 / 2), "kde": 0.9 * np.exp(-xs**2 / 2)}
+    >>> X, is_outlier = np.array([-1.0, 0.0, 1.0, 2.5]), np.array([False, False, False, True])
+    >>> fig = density_1d_figure(xs, curves, X=X, is_outlier=is_outlier, title="two curves")
+    >>> [trace.name for trace in fig.data]
+    ['True density', 'KDE', 'inliers (3)', 'outliers (1)']
+    >>> fig.layout.title.text
+    'two curves'
     """
     xs = np.asarray(xs, dtype=float)
     fig = go.Figure()
@@ -318,20 +426,58 @@ def density_2d_figure(
     panel_notes: dict[str, str] | None = None,
     flagged: np.ndarray | None = None,
 ) -> go.Figure:
-    """2-D densities, one panel per method (up to ``max_cols`` per row), as filled contours
-    under the points.
+    """2-D densities, one panel per method, as filled contours under the points.
 
-    ``surfaces`` maps a method to its values on the mesh of ``xs`` and ``ys`` in "ij"
-    indexing (shape (len(xs), len(ys)), what ``pdf_grid`` returns). All panels share one
-    colour scale (:func:`shared_colour_cap`), so a bump of outliers reads the same in each;
-    values above the cap (a spike) take the top colour instead of darkening every panel.
-    ``panel_notes`` (method -> short text, e.g. its JS) is added to the panel titles, since
-    two maps can look alike where their divergences differ 50-fold. Inliers (or an unlabelled
-    sample) are faint dots on the first panel only, so the density under them stays visible
-    and the browser does not draw thousands of markers per panel (in headless Chromium, five
-    panels of 1111 WebGL markers took 0.6-1.2 s to draw, against 0.25-0.4 s this way); the
-    outliers (red) and the rows an outlier detector ``flagged`` (a mask, circled) are on every
-    panel. Markers are SVG up to :data:`SVG_MARKERS` per trace (no WebGL context to start).
+    All panels share one colour scale (:func:`shared_colour_cap`), so a bump of outliers
+    reads the same in each; values above the cap (a spike) take the top colour instead of
+    darkening every panel. Inliers (or an unlabelled sample) are faint dots on the first
+    panel only, so the density under them stays visible and the browser does not draw
+    thousands of markers per panel (which is much slower to draw, measured in headless
+    Chromium); the outliers (red) and the rows an outlier detector ``flagged`` (circled) are
+    on every panel. Markers are SVG up to :data:`SVG_MARKERS` per trace (no WebGL context to
+    start).
+
+    Parameters
+    ----------
+    xs, ys : ndarray of shape (mx,) and (my,)
+        The axes of the mesh (increasing).
+    surfaces : dict of str to ndarray of shape (mx, my)
+        Maps a method to its values on the mesh of ``xs`` and ``ys`` in "ij" indexing (what
+        ``pdf_grid`` returns).
+    X : ndarray of shape (n, 2), optional
+        The sample.
+    is_outlier : ndarray of bool, shape (n,), optional
+        The labels: outliers red on every panel.
+    axis_titles : tuple of two str, default ("x₁", "x₂")
+        The axes' titles.
+    max_cols : int, default 3
+        The most panels per row.
+    panel_height : int, default 300
+        The height of one row of panels, in pixels.
+    panel_notes : dict of str to str, optional
+        Method -> short text (e.g. its JS) added to the panel titles, since two maps can
+        look alike where their divergences differ 50-fold.
+    flagged : ndarray of bool, shape (n,), optional
+        The rows an outlier detector flagged (a mask), circled on every panel.
+
+    Returns
+    -------
+    fig : plotly.graph_objects.Figure
+        One contour trace per method, and the marker traces.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.plots import density_2d_figure
+    >>> xs = np.linspace(-3, 3, 21)
+    >>> Z = np.exp(-(xs[:, None] ** 2 + xs[None, :] ** 2) / 2)
+    >>> fig = density_2d_figure(
+    ...     xs, xs, {"truth": Z, "kde": 0.9 * Z}, X=np.zeros((5, 2)), panel_notes={"kde": "JS 0.01"}
+    ... )
+    >>> [trace.name for trace in fig.data]
+    ['True density', 'sample (5)', 'KDE']
+    >>> [a.text for a in fig.layout.annotations]
+    ['True density', 'KDE · JS 0.01']
     """
     from plotly.subplots import make_subplots
 
@@ -447,13 +593,35 @@ def _markers(count: int) -> type:
 def shared_colour_cap(
     surfaces: dict[str, np.ndarray], headroom: float = 1.25
 ) -> tuple[float, bool]:
-    """The top of the colour scale the panels of :func:`density_2d_figure` share, and whether
-    it cuts off higher values.
+    """The top of the colour scale the panels of :func:`density_2d_figure` share.
 
     ``headroom`` times the true density's peak when ``"truth"`` is among ``surfaces``, else
-    times the lowest of the panels' peaks (the estimate that did not grow a spike): one
-    spike of height 55 must not turn every other map (peak ~0.3) dark. Values above the cap
-    are drawn in the top colour; the hover shows them as they are.
+    times the lowest of the panels' peaks (the estimate that did not grow a spike), and at
+    most the highest peak: one spike of height 55 must not turn every other map
+    (peak ~0.3) dark. Values above the cap are drawn in the top colour; the hover shows them
+    as they are.
+
+    Parameters
+    ----------
+    surfaces : dict of str to ndarray
+        The panels' values.
+    headroom : float, default 1.25
+        The cap's margin above the reference peak.
+
+    Returns
+    -------
+    cap : float
+        The top of the colour scale (1.0 when no value is positive).
+    capped : bool
+        Whether it cuts off higher values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.plots import shared_colour_cap
+    >>> cap, capped = shared_colour_cap({"truth": np.array([0.4]), "kde": np.array([55.0])})
+    >>> round(cap, 2), capped
+    (0.5, True)
     """
     peaks = {m: float(np.nanmax(v)) for m, v in surfaces.items() if np.size(v)}
     positive = [p for p in peaks.values() if p > 0]
@@ -472,8 +640,31 @@ def error_vs_blocks_figure(
 ) -> go.Figure:
     """Error of each method at one point against the number of blocks S.
 
-    ``errors`` maps a method to its error for each S in ``blocks``; ``threshold`` (e.g.
-    2|O|) is drawn as a vertical line: the theory's S > 2|O| guide.
+    Parameters
+    ----------
+    blocks : ndarray of shape (k,)
+        The values of S.
+    errors : dict of str to ndarray of shape (k,)
+        Maps a method to its error for each S in ``blocks``.
+    threshold : float, optional
+        Drawn as a vertical line (e.g. 2|O|): the theory's S > 2|O| guide.
+    title : str, optional
+        The title.
+
+    Returns
+    -------
+    fig : plotly.graph_objects.Figure
+        One step line per method.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.plots import error_vs_blocks_figure
+    >>> S = np.arange(1, 6)
+    >>> errors = {"kde": np.ones(5), "mom_kde": np.linspace(1.0, 0.1, 5)}
+    >>> fig = error_vs_blocks_figure(S, errors, threshold=4)
+    >>> len(fig.data), len(fig.layout.shapes)  # two methods, the S = 2|O| line
+    (2, 1)
     """
     fig = go.Figure()
     for method in _ordered_methods(errors):
@@ -505,9 +696,34 @@ def error_vs_blocks_figure(
 
 
 def timing_slopes(times: pd.DataFrame, phase: str = "fit") -> dict[str, float]:
-    """Per method, the slope of log(seconds) against log(n) for ``phase`` (least squares over
-    the measured sizes): 1 is linear cost, 2 quadratic. Methods measured at fewer than two
-    sizes are left out."""
+    """Per method, the slope of log(seconds) against log(n) for ``phase``.
+
+    Least squares over the measured sizes: 1 is linear cost, 2 quadratic. Methods measured at
+    fewer than two sizes are left out, and so are rows of 0 seconds.
+
+    Parameters
+    ----------
+    times : DataFrame
+        Columns ``method, n, phase, seconds``.
+    phase : str, default "fit"
+        The phase (``"fit"`` or ``"evaluate"``).
+
+    Returns
+    -------
+    slopes : dict of str to float
+        The slope per method, in legend order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.plots import timing_slopes
+    >>> times = pd.DataFrame({
+    ...     "method": ["kde", "kde", "rkde", "rkde"], "n": [100, 1000, 100, 1000],
+    ...     "phase": "fit", "seconds": [0.01, 0.1, 0.01, 1.0],
+    ... })
+    >>> {method: round(slope, 2) for method, slope in timing_slopes(times).items()}
+    {'kde': 1.0, 'rkde': 2.0}
+    """
     slopes = {}
     for method in _ordered_methods(times["method"].unique()):
         s = times[(times["method"] == method) & (times["phase"] == phase) & (times["seconds"] > 0)]
@@ -531,10 +747,36 @@ def _log_ticks(low: float, high: float) -> list[float]:
 def timing_figure(times: pd.DataFrame, title: str | None = None) -> go.Figure:
     """Measured seconds against n on log-log axes: one colour per method, one dash per phase.
 
-    ``times`` has the columns ``method, n, phase, seconds`` (phase ``fit`` or ``evaluate``).
     Two grey reference lines through the slowest fit at the smallest n show the slopes 1
     (linear cost) and 2 (quadratic, the O(n_iter n^2) of RKDE and SPKDE in theory), so a
     measured slope can be read off; the ticks are the measured n and 1-2-5 steps of seconds.
+
+    Parameters
+    ----------
+    times : DataFrame
+        Columns ``method, n, phase, seconds`` (phase ``fit`` or ``evaluate``).
+    title : str, optional
+        The title.
+
+    Returns
+    -------
+    fig : plotly.graph_objects.Figure
+        The reference lines (with two sizes or more), then one line per method and phase.
+
+    See Also
+    --------
+    timing_slopes : The measured slopes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.plots import timing_figure
+    >>> times = pd.DataFrame({
+    ...     "method": ["kde", "kde", "rkde", "rkde"], "n": [100, 1000, 100, 1000],
+    ...     "phase": "fit", "seconds": [0.01, 0.1, 0.01, 1.0],
+    ... })
+    >>> [trace.name for trace in timing_figure(times, title="fit").data]
+    ['slope 1 (n)', 'slope 2 (n²)', 'KDE fit', 'RKDE fit']
     """
     fig = go.Figure()
     sizes = np.sort(times["n"].unique()).astype(float)

@@ -779,7 +779,57 @@ def score(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``momkde`` console script; returns the exit code."""
+    """Entry point of the ``momkde`` console script; returns the exit code.
+
+    Parses the arguments, checks them before any computation, and runs one of the
+    sub-commands ``reproduce`` (a sweep of the paper's experiments), ``figures`` (their
+    plots) or ``score`` (flag the anomalous rows of a CSV).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after ``momkde`` (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    code : int
+        0 on success; 2 (``EXIT_USAGE``) for an error a person can fix (bad arguments,
+        unknown names, unreadable files), reported as one line on stderr, never a traceback;
+        1 (``EXIT_FAILED``) when a sample of a sweep failed (its finished samples are kept);
+        130 (``EXIT_INTERRUPTED``) when interrupted (Ctrl-C, or SIGTERM during a sweep), as
+        a shell reports SIGINT (a sweep keeps its finished samples: the same command
+        resumes).
+
+    Raises
+    ------
+    SystemExit
+        From the argument parser: code 0 after ``--help``, 2 for arguments it refuses
+        (``momkde: error: ...`` on stderr).
+
+    Notes
+    -----
+    The commands (``momkde <command> --help`` lists every option)::
+
+        momkde reproduce synthetic --out results.csv
+        momkde reproduce real --datasets iris breast_cancer --reps 5 --out real.csv
+        momkde reproduce synthetic --jobs -1 --scheduler tcp://127.0.0.1:8786 --out big.csv
+        momkde figures results.csv --out figures/ --format html
+        momkde score data.csv --columns x y --method mom_kde rkde --out scored.csv
+
+    ``reproduce`` keeps each finished sample in ``<out>.partial``: the same command run
+    again after an interruption or a failure computes only the missing samples
+    (``--restart`` discards them). Real data sets that are not installed are skipped with a
+    warning that says how to install them. ``score`` reads the file twice in chunks (any
+    size), fits on a uniform sample of ``--fit-rows`` rows with the columns standardised on
+    that sample, and writes every row with ``score`` (the detector's decision function:
+    negative = outlier) and ``is_outlier``. Every CSV written has its formula-like cells
+    escaped (:func:`momkde_core.io.write_csv`).
+
+    See Also
+    --------
+    momkde_core.experiments.run_experiments : The sweeps of ``reproduce``.
+    momkde_core.make_detector : The detectors of ``score``.
+    """
     args = build_parser().parse_args(argv)
     commands = {"reproduce": reproduce, "figures": figures, "score": score}
     try:
