@@ -399,7 +399,7 @@ def cv_scores(
     kernel: Kernel,
     bandwidths: np.ndarray,
     n_folds: int = 5,
-    random_state=None,
+    random_state: int | np.random.RandomState | None = None,
     weights: np.ndarray | None = None,
     folds: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
@@ -495,7 +495,7 @@ def cv_bandwidth(
     kernel: Kernel,
     base: float,
     n_folds: int = 5,
-    random_state=None,
+    random_state: int | np.random.RandomState | None = None,
     weights: np.ndarray | None = None,
 ) -> float:
     """The candidate of :func:`cv_grid` around ``base`` with the best held-out likelihood.
