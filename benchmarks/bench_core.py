@@ -17,7 +17,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KernelDensity
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE
-from momkde_core._engine import _sums as engine
+from momkde_core._engine import _memo as engine
 from momkde_core.bandwidth._rules import cv_grid
 from momkde_core.estimators._kirwls import hampel_psi, project_simplex
 

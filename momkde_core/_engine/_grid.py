@@ -44,3 +44,13 @@ def grid_around(X: np.ndarray, margin: float | np.ndarray, n_points: int | list[
     lo, hi = bounding_box(X)
     lo, hi = lo - margins, hi + margins
     return Grid(tuple(np.linspace(a, b, int(k)) for a, b, k in zip(lo, hi, counts)))
+
+
+def is_evenly_spaced(axis: np.ndarray) -> bool:
+    """True when ``axis`` is strictly increasing with constant spacing (to 1e-6)."""
+    axis = np.asarray(axis, dtype=float)
+    if axis.ndim != 1 or len(axis) < 2:
+        return False
+    steps = np.diff(axis)
+    # (|step - step_0| <= 1e-6 |step_0| for all, as np.allclose would say, in two reductions)
+    return bool(steps[0] > 0 and np.abs(steps - steps[0]).max() <= 1e-6 * steps[0])

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from momkde_core._engine import _binned_product as binned_product
-from momkde_core._engine import _sums as engine
+from momkde_core._engine import _costs as costs
+from momkde_core._engine import _exact_tails as tails
 from momkde_core._engine._binned_product import (
     BAND_RADIUS,
     CELLS_PER_BANDWIDTH,
@@ -15,7 +16,8 @@ from momkde_core._engine._binned_product import (
     binning_cells,
 )
 from momkde_core._engine._binning import bin_blocks
-from momkde_core._engine._sums import block_grid_sums, block_log_sums
+from momkde_core._engine._grid_sums import block_grid_sums
+from momkde_core._engine._point_sums import block_log_sums
 from momkde_core.kernels import get_kernel
 
 GAUSS = get_kernel("gaussian")
@@ -138,9 +140,9 @@ def test_auto_takes_it_for_one_large_block_and_not_for_hundreds_of_tiny_ones():
     rng = np.random.default_rng(3)
     X = rng.standard_normal((20000, 2))
     axes = [np.linspace(-7, 7, 128)] * 2
-    assert engine.choose_backend(X, np.array([0, 20000]), axes, GAUSS, 0.2) == "binned"
+    assert costs.choose_backend(X, np.array([0, 20000]), axes, GAUSS, 0.2) == "binned"
     tiny = np.linspace(0, 1000, 334).astype(int)
-    assert engine.choose_backend(X[:1000], tiny, axes, GAUSS, 0.2) == "separable"
+    assert costs.choose_backend(X[:1000], tiny, axes, GAUSS, 0.2) == "separable"
 
 
 def test_exact_tails_through_block_grid_sums():
@@ -155,7 +157,7 @@ def test_exact_tails_through_block_grid_sums():
     ref = np.exp(block_log_sums(X, bounds, mesh, GAUSS, h)).reshape(2, 50, 50)
     rough = block_grid_sums(X, bounds, axes, GAUSS, h, backend="binned")
     got = block_grid_sums(X, bounds, axes, GAUSS, h, backend="binned", exact=True)
-    faint = engine._lower_median(ref) < 1e-8 * ref.max()
+    faint = tails._lower_median(ref) < 1e-8 * ref.max()
     assert faint.sum() > 300
     assert np.max(np.abs(rough[:, faint] / ref[:, faint] - 1)) > 1e-3  # binned: off there
     np.testing.assert_allclose(got[:, faint], ref[:, faint], rtol=1e-6)
@@ -178,15 +180,15 @@ def test_no_points_give_zeros_and_a_bad_layout_is_refused():
 
 def test_exact_tails_on_a_grid_far_beyond_the_data_price_the_underflowing_nodes():
     """Nodes beyond ~38.6 h of every point underflow and are redone in log space, per block
-    (~1.5-2 us per block and node): with exact tails the cost model keeps the exact
-    separable product for MoM-KDE's 20 blocks on such a grid (measured: 30 ms against
-    290 ms for the binned product) and takes the binned product for one block (18 ms
-    against 28 ms); without exact tails the binned product either way."""
+    and node: with exact tails the cost model keeps the exact separable product for
+    MoM-KDE's 20 blocks on such a grid (the faster of the two there, by the benchmarks) and
+    takes the binned product for one block; without exact tails the binned product either
+    way."""
     rng = np.random.default_rng(5)
     X = rng.standard_normal((10000, 2))
     axes = [np.linspace(-12, 12, 200)] * 2
     one, twenty = np.array([0, 10000]), np.linspace(0, 10000, 21).astype(int)
-    assert engine.choose_backend(X, twenty, axes, GAUSS, 0.2, exact=True) == "separable"
-    assert engine.choose_backend(X, one, axes, GAUSS, 0.2, exact=True) == "binned"
-    assert engine.choose_backend(X, one, axes, GAUSS, 0.2) == "binned"
-    assert engine.choose_backend(X, twenty, axes, GAUSS, 0.2) == "binned"
+    assert costs.choose_backend(X, twenty, axes, GAUSS, 0.2, exact=True) == "separable"
+    assert costs.choose_backend(X, one, axes, GAUSS, 0.2, exact=True) == "binned"
+    assert costs.choose_backend(X, one, axes, GAUSS, 0.2) == "binned"
+    assert costs.choose_backend(X, twenty, axes, GAUSS, 0.2) == "binned"

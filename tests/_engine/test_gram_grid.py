@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from momkde_core._engine import _sums as engine
-from momkde_core._engine._sums import GRAM_GRID_RTOL, GramOperator
+from momkde_core._engine import _gram as gram_engine
+from momkde_core._engine._gram import GRAM_GRID_RTOL, GramOperator
 from momkde_core.estimators import RKDE, SPKDE
 from momkde_core.kernels import get_kernel
 
@@ -80,7 +80,7 @@ def _fit(est, X, grid: bool, monkeypatch):
     """Fit with the grid path forced (as "auto" takes it from n = 7746 on) or not."""
     with monkeypatch.context() as patch:
         if grid:
-            patch.setattr(engine, "GRAM_GRID_MIN_PAIRS", 0)
+            patch.setattr(gram_engine, "GRAM_GRID_MIN_PAIRS", 0)
         return est.fit(X)
 
 
@@ -163,7 +163,7 @@ def test_verbose_logs_every_iteration(make, caplog):
 
 def test_dense_float32_matrix_holds_no_subnormal_entries():
     """The float32 dense matrix (SPKDE's) flushes entries below float32's smallest normal
-    number to 0 (subnormal operands slowed each product 5-10x), and its products stay within
+    number to 0 (subnormal operands slow every product down), and its products stay within
     float32's rounding of the direct sum."""
     X = _contaminated(600, 2, seed=3)
     h = 0.5  # far pairs give e^-88 .. e^-745: float32 subnormals before the flush

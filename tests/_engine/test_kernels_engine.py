@@ -15,9 +15,14 @@ from sklearn.neighbors import KernelDensity
 from momkde_core import KDE, MoMKDE, get_kernel
 from momkde_core._config import chunk_elements, memo_bytes
 from momkde_core._engine import _disc_pairs as disc_pairs
-from momkde_core._engine import _sums as engine
+from momkde_core._engine import _exact_tails as tails
+from momkde_core._engine import _grid_sums as grid_sums
+from momkde_core._engine import _memo as memo
+from momkde_core._engine import _point_sums as point_sums
+from momkde_core._engine import _separable as separable
 from momkde_core._engine import _threads as threads
-from momkde_core._engine._sums import block_grid_sums, block_log_sums
+from momkde_core._engine._grid_sums import block_grid_sums
+from momkde_core._engine._point_sums import block_log_sums
 from momkde_core.kernels import KERNELS
 
 ALL_KERNELS = sorted(KERNELS)
@@ -200,8 +205,8 @@ def test_separable_batches_of_small_blocks_are_exact(group):
     k = get_kernel("gaussian")
     mesh = np.stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")], axis=1)
     ref = np.exp(block_log_sums(X, bounds, mesh, k, 0.4, np.log(w))).reshape(len(sizes), 41, 37)
-    got = engine._separable_sums(X, bounds, axes, k, 0.4, w, max_elements=group)
-    assert sizes.max() <= engine.SEPARABLE_BATCH_POINTS
+    got = separable._separable_sums(X, bounds, axes, k, 0.4, w, max_elements=group)
+    assert sizes.max() <= separable.SEPARABLE_BATCH_POINTS
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-290)
     assert np.all(got[-2] == 0)
 
@@ -259,20 +264,20 @@ def test_score_samples_paths_agree_with_log_space(kernel, h, n_blocks, seed):
 
 
 def test_replayed_kernel_values_give_the_same_results():
-    """MoM-KDE for several S on the same data reuses kernel values (engine._replay): the
+    """MoM-KDE for several S on the same data reuses kernel values (memo._replay): the
     results must be bit-identical to a fresh computation (in this process, by the same code:
     bit-identity is the property)."""
     rng = np.random.default_rng(8)
     X = np.r_[rng.normal(0, 1, 800), rng.uniform(-5, 11, 200)]
     xs = np.linspace(-5, 11, 2048)
     fits = [MoMKDE(s, 0.03, normalize=False, random_state=2).fit(X) for s in (1, 7, 40, 300)]
-    engine._MEMO.clear()
+    memo._MEMO.clear()
     fresh = [(e.pdf_grid(xs), e.score_samples(X[::3])) for e in fits]
-    assert len(engine._MEMO) > 0
+    assert len(memo._MEMO) > 0
     for est, (grid, scores) in zip(fits, fresh):
         np.testing.assert_array_equal(est.pdf_grid(xs), grid)
         np.testing.assert_array_equal(est.score_samples(X[::3]), scores)
-        engine._MEMO.clear()
+        memo._MEMO.clear()
         np.testing.assert_array_equal(est.pdf_grid(xs), grid)
 
 
@@ -317,7 +322,7 @@ def test_2d_far_tails_are_exact(backend):
     ref = np.exp(block_log_sums(X, bounds, mesh, k, h)).reshape(3, 60, 60)
     got = block_grid_sums(X, bounds, axes, k, h, backend=backend, exact=True)
     assert np.max(np.abs(got - ref)) <= 1e-3 * ref.max()
-    faint = engine._lower_median(ref) < 1e-9 * ref.max()
+    faint = tails._lower_median(ref) < 1e-9 * ref.max()
     assert faint.sum() > 500
     np.testing.assert_allclose(got[:, faint], ref[:, faint], rtol=1e-6)
 
@@ -333,7 +338,7 @@ def test_exact_at_nodes_matches_the_direct_sum(kernel):
         w = rng.uniform(0.1, 1.0, len(X))
         bounds = np.array([0, 100, 101, 400, 550])
         nodes = rng.uniform(-12, 16, (300, d))
-        got = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.4)
+        got = tails.exact_at_nodes(X, bounds, w, nodes, k, 0.4)
         ref = _naive_block_sums(X, bounds, nodes, kernel, 0.4, w)
         np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-300)
 
@@ -350,10 +355,10 @@ def test_blas_gaussian_path_equals_log_space(d):
     bounds = np.array([0, 1000, 1000, 2200, 3000])
     log_w = np.log(rng.uniform(0.1, 1.0, 3000))
     k = get_kernel("gaussian")
-    assert len(X) * len(Y) >= engine.FAST_GAUSSIAN_PAIRS
+    assert len(X) * len(Y) >= point_sums.FAST_GAUSSIAN_PAIRS
     for h in (0.3, 1.5):
-        got = engine.block_log_sums(X, bounds, Y, k, h, log_w)
-        ref = engine._log_space_sums(X, bounds, Y, k, h, log_w, chunk_elements())
+        got = point_sums.block_log_sums(X, bounds, Y, k, h, log_w)
+        ref = point_sums._log_space_sums(X, bounds, Y, k, h, log_w, chunk_elements())
         np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
         finite = np.isfinite(ref)
         assert ref[finite].min() < -700  # the far queries underflow in linear space
@@ -367,23 +372,23 @@ def test_replay_limits_keep_larger_evaluations_inside_the_block_only():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(3000, 2))
     fits = [MoMKDE(s, 0.3, normalize=False, random_state=4).fit(X) for s in (5, 41)]
-    assert len(X) ** 2 > engine.MAX_CACHED_PAIRS
-    engine._MEMO.clear()
+    assert len(X) ** 2 > memo.MAX_CACHED_PAIRS
+    memo._MEMO.clear()
     fresh = [est.score_samples(X) for est in fits]
-    assert not engine._MEMO  # too large to keep by default
+    assert not memo._MEMO  # too large to keep by default
     seen_by_other_thread = []
-    with engine.replay_limits(2**24, 2**28):
-        assert engine._limits() == (2**24, 2**28)
-        other = threading.Thread(target=lambda: seen_by_other_thread.append(engine._limits()))
+    with memo.replay_limits(2**24, 2**28):
+        assert memo._limits() == (2**24, 2**28)
+        other = threading.Thread(target=lambda: seen_by_other_thread.append(memo._limits()))
         other.start()
         other.join()
         kept = [est.score_samples(X) for est in fits]
-        assert len(engine._MEMO) == 1  # one evaluation, shared by both S
-    assert seen_by_other_thread == [(engine.MAX_CACHED_PAIRS, memo_bytes())]
+        assert len(memo._MEMO) == 1  # one evaluation, shared by both S
+    assert seen_by_other_thread == [(memo.MAX_CACHED_PAIRS, memo_bytes())]
     for a, b in zip(fresh, kept):  # (replayed: the same bits, the property under test)
         np.testing.assert_array_equal(a, b)
-    assert engine._limits() == (engine.MAX_CACHED_PAIRS, memo_bytes()) != (2**24, 2**28)
-    assert sum(size for _, size in engine._MEMO.values()) <= memo_bytes()
+    assert memo._limits() == (memo.MAX_CACHED_PAIRS, memo_bytes()) != (2**24, 2**28)
+    assert sum(size for _, size in memo._MEMO.values()) <= memo_bytes()
 
 
 @settings(max_examples=60, deadline=None)
@@ -463,7 +468,7 @@ def test_slot_log_sums_equal_a_logsumexp_per_segment(lengths):
     log_k = rng.normal(-300.0, 400.0, (int(lengths.sum()), 37))
     log_k[0] = -np.inf
     log_k[:, 5] = -np.inf
-    got = engine._slot_log_sums(log_k.copy(), starts, lengths)
+    got = point_sums._slot_log_sums(log_k.copy(), starts, lengths)
     with np.errstate(divide="ignore"):
         expected = np.stack([logsumexp(log_k[a : a + k], axis=0) for a, k in zip(starts, lengths)])
     np.testing.assert_array_equal(np.isneginf(got), np.isneginf(expected))
@@ -498,7 +503,7 @@ def test_block_shifted_sums_are_the_log_sums_relative_to_each_querys_largest_ter
     Y = rng.standard_normal((50, d)) * 4
     log_w = np.log(rng.uniform(0.1, 2.0, n))
     k = get_kernel(kernel)
-    shift, sums = engine.block_shifted_sums(X, bounds, Y, k, h, log_w, max_elements=chunk)
+    shift, sums = point_sums.block_shifted_sums(X, bounds, Y, k, h, log_w, max_elements=chunk)
     logs = block_log_sums(X, bounds, Y, k, h, log_w)
     terms = k.log_kernel_sq(((Y[None] - X[:, None]) ** 2).sum(axis=2), h, d) + log_w[:, None]
     # (the engine's distances come from centred data: the last bits may differ)
@@ -528,7 +533,7 @@ def test_plane_tails_below_1e_290_are_the_log_space_sums(kernel, h):
     k = get_kernel(kernel)
     mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
     redo = np.ones((201, 41), dtype=bool)
-    got = engine.exact_at_nodes(X, bounds, np.ones(len(X)), mesh, k, h, mesh=(axes, redo))
+    got = tails.exact_at_nodes(X, bounds, np.ones(len(X)), mesh, k, h, mesh=(axes, redo))
     ref = block_log_sums(X, bounds, mesh, k, h)
     tiny = (got > 1e-300) & (got < 1e-290)  # (normal floats: full precision)
     assert tiny.sum() > 20  # the case under test: sums below linear space's reach
@@ -579,19 +584,19 @@ def test_plane_tails_on_threads_equal_the_serial_ones_bit_for_bit(monkeypatch, n
     mesh = np.stack([g.ravel() for g in np.meshgrid(*axes, indexing="ij")], axis=1)
     redo = np.hypot(*np.meshgrid(*axes, indexing="ij")) > 3.0
     nodes, k = mesh[redo.ravel()], get_kernel("gaussian")
-    monkeypatch.setattr(engine, "PLANE_THREADED_NODES", 10**9)
-    serial = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
-    monkeypatch.setattr(engine, "PLANE_THREADED_NODES", 1)
+    monkeypatch.setattr(tails, "PLANE_THREADED_NODES", 10**9)
+    serial = tails.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
+    monkeypatch.setattr(tails, "PLANE_THREADED_NODES", 1)
     calls = []
     monkeypatch.setattr(
-        engine, "map_on_pool", lambda fn, items: calls.append(1) or threads.map_on_pool(fn, items)
+        tails, "map_on_pool", lambda fn, items: calls.append(1) or threads.map_on_pool(fn, items)
     )
     monkeypatch.setattr(
         disc_pairs,
         "map_on_pool",
         lambda fn, items: calls.append(2) or threads.map_on_pool(fn, items),
     )
-    threaded = engine.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
+    threaded = tails.exact_at_nodes(X, bounds, w, nodes, k, 0.3, mesh=(axes, redo))
     assert calls == ([2] if n_blocks == 1 else [1])  # (the threaded path ran)
     assert serial.min() >= 0 and np.count_nonzero(serial) > 100
     # bit for bit on any machine: each tile is summed by one thread, in the same order, by
@@ -600,8 +605,8 @@ def test_plane_tails_on_threads_equal_the_serial_ones_bit_for_bit(monkeypatch, n
     # the blocks' tables and distance maps built first, over the whole mesh (as the binned
     # backend does beside its product): the same sums
     box = (X.min(axis=0), X.max(axis=0))
-    tables = engine._plane_tables(X, bounds, w, axes, 0.3, box)
-    prepared = engine.exact_at_nodes(
+    tables = tails._plane_tables(X, bounds, w, axes, 0.3, box)
+    prepared = tails.exact_at_nodes(
         X, bounds, w, nodes, k, 0.3, mesh=(axes, redo), box=box, tables=tables
     )
     np.testing.assert_array_equal(prepared, serial)  # (the same tables and distances: exact)
@@ -617,7 +622,7 @@ def test_binned_grid_tails_with_tables_built_beside_or_block_by_block_are_the_sa
     axes = [np.linspace(-8, 8, 50), np.linspace(-7, 9, 44)]
     k = get_kernel("gaussian")
     beside = block_grid_sums(X, bounds, axes, k, 0.25, backend="binned", exact=True)
-    monkeypatch.setattr(engine, "PREPARED_TABLES_BYTES", 0)
+    monkeypatch.setattr(grid_sums, "PREPARED_TABLES_BYTES", 0)
     one_by_one = block_grid_sums(X, bounds, axes, k, 0.25, backend="binned", exact=True)
     # (the same product and the same tables, built on another thread or later: to the bit)
     np.testing.assert_array_equal(beside, one_by_one)
@@ -634,7 +639,7 @@ def test_the_tables_memory_estimate_bounds_what_the_tables_hold():
     w = np.ones(len(X))
     axes = [np.linspace(-160, 160, 90), np.linspace(-155, 165, 80)]
     box = (X.min(axis=0), X.max(axis=0))
-    tables = engine._plane_tables(X, bounds, w, axes, 0.1, box)
+    tables = tails._plane_tables(X, bounds, w, axes, 0.1, box)
 
     def closure_bytes(fn) -> int:  # the arrays a distance map keeps (its lookup's too)
         total = 0
@@ -650,6 +655,6 @@ def test_the_tables_memory_estimate_bounds_what_the_tables_hold():
     for live, table, distances in tables:
         held += live.nbytes + table.px.nbytes + table.py.nbytes + table.order.nbytes
         held += table.starts.nbytes + closure_bytes(distances)
-    estimate = engine._plane_tables_bytes(len(X), 4, axes, 0.1, box)
+    estimate = tails._plane_tables_bytes(len(X), 4, axes, 0.1, box)
     assert held > 4 * 8 * 10**6  # (the starts of ~1000 x 1000 cells per block)
     assert held <= estimate <= 2 * held
