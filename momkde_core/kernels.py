@@ -188,11 +188,12 @@ class Kernel:
 def flushed_exp(log_values: np.ndarray) -> np.ndarray:
     """exp of ``log_values`` in place, results below e^-700 (~1e-304) flushed to exactly 0.
 
-    exp is ~5x slower where its result is subnormal (below ~2e-308), which the far tails of
-    every kernel sum hit; clamping the argument and zeroing those entries avoids it. Sums of
-    such terms lose at most n * 1e-304, nothing next to the values that are trusted in
-    linear space (score_samples redoes anything below 1e-290 in log space), and a sum whose
-    terms are all flushed is 0, as with plain underflow, never a made-up positive value.
+    exp is several times slower where its result is subnormal (below ~2e-308), which the
+    far tails of every kernel sum hit; clamping the argument and zeroing those entries
+    avoids it. Sums of such terms lose at most n * 1e-304, nothing next to the values that
+    are trusted in linear space (score_samples redoes anything below 1e-290 in log space),
+    and a sum whose terms are all flushed is 0, as with plain underflow, never a made-up
+    positive value.
     """
     log_values = np.asarray(log_values, dtype=float)  # a 0-d array for a scalar
     keep = log_values >= EXP_FLOOR
@@ -207,7 +208,7 @@ def flushed_exp(log_values: np.ndarray) -> np.ndarray:
 
 def exp_in_place(values: np.ndarray) -> None:
     """exp of a float array, in place, the same values as ``np.exp(values, out=values)``
-    without numpy's slow path for most underflowing arguments (5-90x longer than for a
+    without numpy's slow path for most underflowing arguments (many times longer than for a
     normal result; small bandwidths put ~20 % of the pairs there): :func:`flushed_exp`,
     then the thin band of results below e^-700 that are not 0 (arguments down to -745.2)
     computed exactly, subnormal as they are."""

@@ -1,9 +1,9 @@
 """Gaussian block sums on a 2-D mesh from linearly binned points, by products (numba + BLAS).
 
-The FFT backend of :mod:`momkde_core._engine._sums` bins the points linearly on cells of h / 16
+The FFT backend (:mod:`momkde_core._engine._fft`) bins the points linearly on cells of h / 16
 and convolves the whole binning grid (the data's range plus the kernel's reach around every
-node, ~1 million cells on the wide grids users draw) only to read the nodes back: at
-n = 1e5 that is ~35 ms of transforms for 16 384 nodes. The Gaussian kernel is a product of
+node, ~1 million cells on the wide grids users draw) only to read the nodes back: most
+of the transforms' work is for cells that are no node. The Gaussian kernel is a product of
 one factor per axis, so the same binned sums can be taken straight at the nodes:
 
     F_s(g_i, g_j) = sum over cells (a, b) of H_s[a, b] k(g_i - c_a) k(g_j - c_b),
@@ -40,8 +40,8 @@ CELLS_PER_BANDWIDTH = KERNELS["gaussian"].cells_per_bandwidth
 BAND_FLOOR = -40.0  # axis factors below e^-40 (4e-18) are dropped from the products
 BAND_RADIUS = float(np.sqrt(-2.0 * BAND_FLOOR))  # ... beyond this many bandwidths
 MAX_GATHERED = 2**21  # gathered rows held at once (16 MiB of float64)
-NODE_CHUNK = 16  # nodes of x per product (measured against 8, 32, 64 and all: 20 blocks of
-# 750 cells x 128 nodes took 4.1 ms on one BLAS thread by 16, 7.7 ms in one product)
+NODE_CHUNK = 16  # nodes of x per product: the fastest of 8, 16, 32, 64 and all the nodes in
+# one product (``benchmarks/bench_grid_speed.py``), on one BLAS thread
 
 
 @njit(cache=True, nogil=True)
@@ -52,7 +52,7 @@ def _gather_rows(
     mixed by its y offset, times its weight split by its x offset between the cell's two
     columns; only the columns ``first..last`` where either K_y row is nonzero. (The band is sliced
     and walked from 0: an index the compiler knows is non-negative needs no wraparound
-    check, and the loop is vectorised: 1.5x faster than indexing from ``first``.)"""
+    check, and the loop is vectorised, which indexing from ``first`` prevents.)"""
     for s in range(len(bounds) - 1):
         g = out[s]
         for i in range(bounds[s], bounds[s + 1]):

@@ -1,6 +1,6 @@
 """Binning of every block's points on a regular grid in one compiled pass (numba).
 
-The FFT backend of :mod:`momkde_core._engine._sums` convolves per-cell sums with the kernel. Those
+The FFT backend (:mod:`momkde_core._engine._fft`) convolves per-cell sums with the kernel. Those
 sums are a scatter-add over all n points, which numpy can only do with one ``bincount`` per
 moment after materialising each moment's n weights: four to six passes over n-long
 temporaries for what is, compiled, one pass that reads each point once (memory speed).
@@ -31,7 +31,7 @@ def _bin_1d(
 ):  # pragma: no cover (compiled)
     """1-D: Taylor moments 0..order at the nearest node, or linear binning if order < 0,
     into ``out`` of shape (S, cells, moments): a point's moments are adjacent (one cache
-    line; ~1.5x faster than a row per moment)."""
+    line, where a row per moment touches one line per moment)."""
     for s in range(len(bounds) - 1):
         skipped = 0
         for i in range(bounds[s], bounds[s + 1]):
@@ -49,7 +49,7 @@ def _bin_1d(
             m = w[i]
             cell = out[s, c]
             cell[0] += m
-            if order == 3:  # (the engine's order, unrolled: ~1.3x faster than the loop)
+            if order == 3:  # (the engine's order, unrolled: no loop overhead per moment)
                 m *= t
                 cell[1] += m
                 m *= t

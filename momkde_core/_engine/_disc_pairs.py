@@ -1,6 +1,6 @@
 """The (node, point) pairs closer than a per-node radius in the plane, by cells (numba).
 
-:func:`momkde_core._engine._sums.exact_at_nodes` recomputes a grid's far-tail nodes exactly from
+:func:`momkde_core._engine._exact_tails.exact_at_nodes` recomputes a grid's far-tail nodes exactly from
 the points that matter there: for a node, the points within its reach r (beyond r every
 term is negligible next to the nearest point's). In the plane those points are found
 through a table of square cells: the block's points sorted by cell, column-major (cell
@@ -36,7 +36,7 @@ SLACK = 1e-9  # cells are selected this far (in cell units) beyond the disc: the
 # a point's cell index must not drop a point exactly on the circle, which the distance keeps
 MAX_CELLS = 2**24  # the cell table's size (its int64 starts and their copy: 256 MiB)
 MAX_DISTANCE_CELLS = 2**18  # the distance transform's grid (coarser cells beyond this many)
-MESH_TILE = 4  # mesh_gaussian_sums finds the points once per tile of 4 x 4 nodes (measured
+MESH_TILE = 4  # mesh_gaussian_sums finds the points once per tile of 4 x 4 nodes (chosen
 # against 8 x 8: twice fewer (point, node) products near the data for 4x more disc searches)
 
 

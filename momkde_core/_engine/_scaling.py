@@ -1,6 +1,7 @@
 """Working frames: where the estimators compute, so that no magnitude over- or underflows.
 
-The kernel sums of :mod:`momkde_core._engine._sums` take one scalar bandwidth h and the data in
+The kernel sums of the engine (:mod:`momkde_core._engine._point_sums`,
+:mod:`momkde_core._engine._grid_sums`) take one scalar bandwidth h and the data in
 their own units. That is exact and fast for ordinary data, but h * h, the kernel's peak
 h^-d / c_d and squared distances leave float64's range for data of magnitude 1e160 or
 1e-300, for h = 1e-300, or in d = 200; and a per-feature bandwidth is no scalar at all.

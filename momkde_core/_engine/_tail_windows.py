@@ -1,6 +1,6 @@
 """Exact kernel sums on a line from the points inside each node's window, all blocks at once.
 
-:func:`momkde_core._engine._sums.exact_at_nodes` recomputes far-tail nodes exactly: for block s
+:func:`momkde_core._engine._exact_tails.exact_at_nodes` recomputes far-tail nodes exactly: for block s
 and node j only the points in the window [lows[s, j], highs[s, j]] matter (beyond it every
 term is negligible next to the nearest point's). Per block, the windows are merged into
 disjoint intervals, the block's points inside them (few: the data's edges) are collected
@@ -122,7 +122,7 @@ def pair_chunks(counts: np.ndarray, max_pairs: int) -> list[tuple[int, int]]:
     """Consecutive ranges [i0, i1) of items (windows, nodes) with ``counts`` pairs each,
     about ``max_pairs`` pairs per range (an item's pairs are never split), covering every
     item that has a pair: the chunks in which pairs are evaluated with bounded memory (here
-    and in the plane, :func:`momkde_core._engine._sums._exact_at_nodes_plane`)."""
+    and in the plane, :func:`momkde_core._engine._exact_tails._exact_at_nodes_plane`)."""
     ends = np.cumsum(counts)
     total = int(ends[-1]) if len(ends) else 0
     cuts = np.unique(np.searchsorted(ends, np.arange(0, total, max_pairs), "right"))

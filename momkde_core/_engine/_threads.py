@@ -3,19 +3,19 @@
 **The pool.** The engine spreads some loops over ``n_threads`` threads (the knob of
 :func:`momkde_core.config_context`, by default the machine's cores): the plane's exact tails
 (compiled and GIL-free) and the cell tables built beside the binned product (compiled, and
-a distance transform that releases the GIL). A pool made per call costs ~0.2 ms to start and
-its new threads more on their first compiled call, which is as much as such a split saves on
-a 2-core machine; a kept pool costs ~0.06 ms per split. It is made again in a forked child
+a distance transform that releases the GIL). A pool made per call costs its start and its
+new threads' first compiled call, which is as much as such a split saves on a 2-core
+machine; a kept pool costs a small fraction of that per split. It is made again in a forked child
 (its threads do not survive a fork, nor may a lock held by one of the parent's threads).
 :func:`map_on_pool` and :func:`submit_to_pool` run the work inline when called from one of
 the pool's own threads: a task that waited for other tasks of the pool could wait forever.
 Callers on several threads (app sessions, the robust search's threads) share the pool's two
 threads: their tasks queue.
 
-**BLAS.** OpenBLAS's worker threads spin for ~0.1 s after every call that used them. A small
+**BLAS.** OpenBLAS's worker threads spin for a while after every call that used them. A small
 matrix product (the binned product's cells x nodes) gains little from a second BLAS thread,
-and the spinning thread then holds the second core while our own threads run: measured,
-those ran slower on two threads than on one. So such products run on one BLAS thread, as do
+and the spinning thread then holds the second core while our own threads run, which then
+run slower on two threads than on one. So such products run on one BLAS thread, as do
 the engine's BLAS-tiled Gaussian sums, which run their own threads.
 
 The BLAS limit is process-wide, and threadpoolctl lets one thread at a time change
