@@ -91,13 +91,15 @@ def set_config(
     memo_size : float, optional
         MiB of kernel values kept to replay a repeated evaluation.
 
-    A knob left as None keeps its value; to go back to the default number of threads, use
-    :func:`config_context` or ``set_config(n_threads=...)`` with an explicit count.
-
     See Also
     --------
     get_config : The current values.
     config_context : Set the knobs within a ``with`` block.
+
+    Notes
+    -----
+    A knob left as None keeps its value; to go back to every core after setting
+    ``n_threads``, use :func:`config_context` or set an explicit count.
 
     Examples
     --------
