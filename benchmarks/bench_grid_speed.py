@@ -35,7 +35,7 @@ import statsmodels.api as sm
 from KDEpy import FFTKDE
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE
-from momkde_core._engine import _sums as engine
+from momkde_core._engine import GramOperator, _gram, _memo
 from momkde_core.kernels import get_kernel
 
 H = 0.2
@@ -47,11 +47,11 @@ def median_time(fn, repeat: int) -> tuple[float, float]:
     """Median wall-clock and median CPU time (all threads of the process) of ``repeat``
     calls after one warm-up, the memo emptied first. On a shared machine the CPU time is
     the steadier of the two: wall time also counts the waits for a free core."""
-    engine._MEMO.clear()
+    _memo._MEMO.clear()
     fn()
     walls, cpus = [], []
     for _ in range(repeat):
-        engine._MEMO.clear()
+        _memo._MEMO.clear()
         c0, t0 = time.process_time(), time.perf_counter()
         fn()
         walls.append(time.perf_counter() - t0)
@@ -168,7 +168,7 @@ def big_grid(d: int) -> dict:
     est.pdf_grid(*axes)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     fit_seconds, grid_seconds = t1 - t0, time.perf_counter() - t1
-    engine._MEMO.clear()
+    _memo._MEMO.clear()
     tracemalloc.start()
     run()
     traced = tracemalloc.get_traced_memory()[1]
@@ -212,14 +212,14 @@ def gram_fits(n: int = 20_000, dense_fits: bool = False) -> list[str]:
         (RKDE(), lambda e: e.scale_n_iter_ + e.n_iter_ + 2, lambda e: e._fitted.h),
         (SPKDE(), lambda e: e.n_iter_ + 3, lambda e: np.sqrt(2) * e._fitted.h),
     ):
-        engine._MEMO.clear()
+        _memo._MEMO.clear()
         c0, t0 = time.process_time(), time.perf_counter()
         est.fit(X)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         dtype = np.float32 if isinstance(est, SPKDE) else np.float64
         Z, kernel = est._frame.inner(X), get_kernel("gaussian")
-        path = engine.GramOperator(Z, kernel, gram_h(est), dtype=dtype).method  # the fit's
-        dense = engine.GramOperator(Z, kernel, gram_h(est), dtype=dtype, method="dense")
+        path = GramOperator(Z, kernel, gram_h(est), dtype=dtype).method  # the fit's
+        dense = GramOperator(Z, kernel, gram_h(est), dtype=dtype, method="dense")
         v = np.full(n, 1.0 / n)
         per_product = []
         for _ in range(3):
@@ -235,12 +235,12 @@ def gram_fits(n: int = 20_000, dense_fits: bool = False) -> list[str]:
         if dense_fits:
             with_dense = type(est)(**est.get_params())
             t1 = time.perf_counter()
-            original = engine.GRAM_GRID_MIN_PAIRS
-            engine.GRAM_GRID_MIN_PAIRS = n * n  # "auto" keeps the dense path
+            original = _gram.GRAM_GRID_MIN_PAIRS
+            _gram.GRAM_GRID_MIN_PAIRS = n * n  # "auto" keeps the dense path
             try:
                 with_dense.fit(X)
             finally:
-                engine.GRAM_GRID_MIN_PAIRS = original
+                _gram.GRAM_GRID_MIN_PAIRS = original
             line += f" (measured dense fit: {time.perf_counter() - t1:.0f} s)"
         lines.append(line)
     return lines

@@ -42,7 +42,7 @@ def log_integral(
     ``n_draws``: importance-sampling draws where no grid is used (fewer for a cheaper,
     noisier estimate, as when only comparing bandwidths). ``grid_budget``: the grid is used
     only if the grid engine prices its sums at most this much (the engine's units,
-    :func:`momkde_core._engine._sums.backend_costs`; :func:`importance_price` prices the sampling
+    :func:`momkde_core._engine._costs.backend_costs`; :func:`importance_price` prices the sampling
     in the same units); beyond, importance sampling."""
     X, h, kernel = fitted.X, fitted.h, fitted.kernel  # inside the fit's frame (same integral)
     d = X.shape[1]
@@ -67,7 +67,7 @@ def log_integral(
 
 def importance_price(n: int, n_draws: int) -> float:
     """What :func:`log_integral`'s importance sampling of ``n_draws`` draws over ``n`` points
-    costs, in the grid engine's units (:func:`momkde_core._engine._sums.backend_costs`): a draw's
+    costs, in the grid engine's units (:func:`momkde_core._engine._costs.backend_costs`): a draw's
     sum over the points costs ~2x an exact grid node's (the shift by the largest term, the
     logs): timed with the exponential kernel in 2-D (n = 1053, 1024 draws, grids of 185 x 186
     to 299 x 302 nodes), 0.50-0.57 ns per point and draw at the exact path's 30 units a pair,

@@ -4,7 +4,7 @@ KDE, MoM-KDE, RKDE and SPKDE (and ScreenedKDE, a KDE) are subclasses of ``_BaseK
 reduces, after ``fit``, to the same representation: the data sorted into blocks, a log
 weight per point, and a rule to combine the block sums (one block: the sum itself; MoM-KDE:
 the pointwise median, divided by its integral). Evaluation at points and on grids is then
-shared (:mod:`momkde_core._engine._sums`), so an improvement there speeds up all four. The
+shared (:mod:`momkde_core._engine`), so an improvement there speeds up all four. The
 public methods of ``_BaseKDE`` are those every estimator has, documented once here:
 ``fit``, ``score_samples``, ``pdf``, ``score``, ``pdf_grid``, ``block_pdf_grid``,
 ``block_score_samples`` and ``sample``.
@@ -564,7 +564,7 @@ class _BaseKDE(BaseEstimator):
     ) -> tuple[np.ndarray, list[np.ndarray], str, list[np.ndarray]]:
         """(block sums on the nodes within reach, those nodes' axes in the frame, the engine
         backend that computed them, per axis the mask of those nodes); ``exact``: see
-        :func:`momkde_core._engine._sums.block_grid_sums`."""
+        :func:`momkde_core._engine._grid_sums.block_grid_sums`."""
         inner = [self._frame.inner_axis(a, k) for k, a in enumerate(self._grid_axes(xs, ys))]
         axes, nears = [z for z, _ in inner], [near for _, near in inner]
         if any(a.size == 0 for a in axes):

@@ -61,7 +61,7 @@ default "scott"
         Shuffles the folds of ``bandwidth="cv"`` (and the blocks of ``"robust"``).
     verbose : int, default 0
         When true, the fit logs (INFO, logger ``momkde_core.estimators``) its size, its Gram
-        path (dense or grid, :class:`~momkde_core._engine._sums.GramOperator`) and each
+        path (dense or grid, :class:`~momkde_core._engine._gram.GramOperator`) and each
         iteration's objective: a long fit (n in the tens of thousands) shows its progress.
 
     Attributes

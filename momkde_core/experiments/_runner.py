@@ -569,7 +569,7 @@ def run_task(task: Task) -> list[tuple]:
     than half of the blocks' mass are silenced: the sweep asks for such S on purpose (the
     oracle's grid up to 2|O| + 1, the rules at high ratios). The kernel values of a sample
     are kept for replay up to n ~ 5800 points
-    (:func:`~momkde_core._engine._sums.replay_limits`), so that the oracle's and the rule's
+    (:func:`~momkde_core._engine._memo.replay_limits`), so that the oracle's and the rule's
     refits for other S reuse them (the same numbers, computed once).
 
     Examples

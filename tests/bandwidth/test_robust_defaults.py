@@ -344,7 +344,7 @@ def test_candidates_on_two_threads_give_the_sequential_choice_silently(
 def test_the_search_threads_keep_the_callers_replay_limits(monkeypatch) -> None:
     """The replay limits are per thread: the candidates' threads take the caller's, so a
     runner's larger memo is not trimmed to the defaults by the search."""
-    from momkde_core._engine import _sums as engine
+    from momkde_core._engine import _memo as engine
     from momkde_core.bandwidth import _robust as robust_defaults
 
     seen = []

@@ -12,7 +12,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import KernelDensity
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, make_contaminated
-from momkde_core._engine import _sums as engine
+from momkde_core._engine import _memo
+from momkde_core._engine._grid_sums import block_grid_sums
 from momkde_core.bandwidth._rules import cv_grid, cv_scores
 from momkde_core.kernels import get_kernel
 
@@ -68,7 +69,7 @@ def test_binned_cv_agrees_with_exact_cv():
     for h in grid[::6]:
         from sklearn.model_selection import KFold
 
-        from momkde_core._engine._sums import block_log_sums
+        from momkde_core._engine._point_sums import block_log_sums
         from momkde_core.bandwidth._rules import _held_out_loglik  # the exact path, forced
 
         folds = list(KFold(5, shuffle=True, random_state=0).split(X))
@@ -131,11 +132,11 @@ def test_mom_grid_without_weights_builds_no_per_row_arrays_and_matches_them(d):
     assert est._blocks[0] == "order"  # block_of_ not built yet
     sums, _ = est._fitted.grid_sums(axes, exact=True)
     fitted = est._fitted
-    per_row = engine.block_grid_sums(
+    per_row = block_grid_sums(
         fitted.X, fitted.bounds, axes, fitted.kernel, fitted.h, fitted.w, exact=True
     )
     np.testing.assert_allclose(sums, per_row, rtol=1e-9, atol=0)  # (FFT round-off: 6e-12)
-    engine._MEMO.clear()
+    _memo._MEMO.clear()
     assert np.array_equal(est.pdf_grid(*axes), by_block)  # (the same call again: to the bit)
     assert np.bincount(est.block_of_).tolist() == np.diff(est._fitted.bounds).tolist()
     assert not hasattr(MoMKDE(), "block_of_")

@@ -13,7 +13,7 @@ from sklearn.neighbors import KernelDensity
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
-from momkde_core._engine._sums import GramOperator
+from momkde_core._engine import GramOperator
 from momkde_core.bandwidth._rules import cv_scores
 from momkde_core.estimators._kirwls import kirwls_with_params
 from momkde_core.kernels import get_kernel
