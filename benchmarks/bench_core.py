@@ -1,23 +1,27 @@
 """Speed and memory of the core, each beside the straightforward way, measured in one run.
 
-Run: ``python benchmarks/bench_core.py`` (prints a Markdown table for the README).
+Run: ``python benchmarks/bench_core.py [--write-docs]`` (prints the Markdown tables; with
+``--write-docs`` they replace the sections ``core`` and ``robust-defaults`` of
+docs/benchmarks.md).
 Times are the best of several repeats (wall clock); peak memory is traced separately with
 tracemalloc (numpy allocations), so tracing does not slow the timed runs.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 import tracemalloc
 
 import numpy as np
+from _docs_tables import machine_line, write_section  # (a sibling: run as a script)
 from sklearn.datasets import load_digits
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KernelDensity
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE
-from momkde_core._engine import _memo as engine
+from momkde_core._engine import _memo
 from momkde_core.bandwidth._rules import cv_grid
 from momkde_core.estimators._kirwls import hampel_psi, project_simplex
 
@@ -30,7 +34,7 @@ def best_time(fn, repeat: int = 5) -> float:
     fn()
     times = []
     for _ in range(repeat):
-        engine._MEMO.clear()
+        _memo._MEMO.clear()
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
@@ -38,7 +42,7 @@ def best_time(fn, repeat: int = 5) -> float:
 
 
 def peak_mib(fn) -> float:
-    engine._MEMO.clear()
+    _memo._MEMO.clear()
     tracemalloc.start()
     fn()
     peak = tracemalloc.get_traced_memory()[1]
@@ -90,6 +94,14 @@ def row(label: str, ours, peer, peer_label: str, memory_of=None) -> str:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--write-docs",
+        action="store_true",
+        help="write the tables into docs/benchmarks.md (sections core, robust-defaults)",
+    )
+    args = parser.parse_args()
+    machine = machine_line()
     rng = np.random.default_rng(0)
     lines = [
         "| task | ours | peak memory | straightforward way | speed-up |",
@@ -162,7 +174,29 @@ def main() -> None:
                 "GridSearchCV(KernelDensity)",
             )
         )
-    print("\n".join(lines))
+    print("\n".join(lines), flush=True)
+    defaults = robust_defaults_cost()
+    print("\n" + "\n".join(defaults))
+    if args.write_docs:
+        write_section("core", "\n".join(lines) + "\n\n" + machine)
+        write_section("robust-defaults", "\n".join(defaults) + "\n\n" + machine)
+
+
+def robust_defaults_cost() -> list[str]:
+    """What ``MoMKDE().fit`` spends choosing S and h: CPU time (all threads) of
+    ``MoMKDE(random_state=0).fit`` on standard normal data, best of 3."""
+    rng = np.random.default_rng(1)
+    lines = ["| d, n | S | CPU time of MoMKDE().fit |", "|---|---|---|"]
+    for d, n in ((1, 2000), (1, 20_000), (2, 500), (2, 2000), (2, 20_000)):
+        X = rng.standard_normal((n, d))
+        times = []
+        for _ in range(3):
+            _memo._MEMO.clear()
+            t0 = time.process_time()
+            est = MoMKDE(random_state=0).fit(X)
+            times.append(time.process_time() - t0)
+        lines.append(f"| {d}-D, {n:,} | {est.n_blocks_} | {min(times):.2f} s |")
+    return lines
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ import tracemalloc
 
 import numpy as np
 import statsmodels.api as sm
+from _docs_tables import machine_line, write_section  # (a sibling: run as a script)
 from KDEpy import FFTKDE
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE
@@ -266,6 +267,11 @@ def main() -> None:
     parser.add_argument("--gram", action="store_true")
     parser.add_argument("--gram-dense", action="store_true")
     parser.add_argument("--child", choices=["grid1d", "grid2d", "score"], default=None)
+    parser.add_argument(
+        "--write-docs",
+        action="store_true",
+        help="write the results into docs/benchmarks.md (sections grid-speed, large-cases, gram)",
+    )
     args = parser.parse_args()
     if args.child:
         result = {"grid1d": lambda: big_grid(1), "grid2d": lambda: big_grid(2), "score": scoring}[
@@ -274,38 +280,46 @@ def main() -> None:
         print(json.dumps(result))
         return
     print(f"load before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    machine = machine_line()
+    sections: dict[str, list[str]] = {}
+
+    def out(section: str, line: str) -> None:
+        print(line, flush=True)
+        sections.setdefault(section, []).append(line)
+
     if args.gram or args.gram_dense:
         for line in gram_fits(dense_fits=args.gram_dense):
-            print(line, flush=True)
-        print(f"load after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
-        return
-    print(
-        "| task (h = 0.2, grid = data range + 15 h; 1024 nodes, 2-D 128 x 128) | momkde "
-        "fit + pdf_grid | KDEpy FFTKDE (one KDE) | statsmodels FFT (one KDE) | ratio "
-        "to KDEpy | MoM-KDE from 20 KDEpy FFTKDEs | ratio to it |  (wall clock, median; "
-        "in brackets: CPU time)"
-    )
-    print("|---|---|---|---|---|---|---|")
-    for name, method, n, d in TABLE:
-        if args.only is None or args.only == name:
-            print(table_row(name, method, n, d, args.repeat), flush=True)
+            out("gram", f"- {line}")
+    else:
+        out(
+            "grid-speed",
+            "| task | momkde fit + pdf_grid, wall (CPU) | KDEpy FFTKDE (one KDE) | statsmodels "
+            "FFT (one KDE) | ratio to KDEpy | MoM-KDE from 20 KDEpy FFTKDEs | ratio to it |",
+        )
+        out("grid-speed", "|---|---|---|---|---|---|---|")
+        for name, method, n, d in TABLE:
+            if args.only is None or args.only == name:
+                out("grid-speed", table_row(name, method, n, d, args.repeat))
     if args.big:
         for what in ("grid1d", "grid2d"):
             r = in_child(what)
-            print(
-                f"MoM-KDE S=20, {what[-2:]}, n = 1e7: fit + pdf_grid {r['seconds']:.2f} s (CPU "
-                f"{r['cpu']:.2f} s; fit {r['fit']:.2f} s, pdf_grid {r['pdf_grid']:.2f} s), "
+            out(
+                "large-cases",
+                f"- MoM-KDE S=20, {what[-2:]}, n = 1e7: fit + pdf_grid {r['seconds']:.2f} s "
+                f"(CPU {r['cpu']:.2f} s; fit {r['fit']:.2f} s, pdf_grid {r['pdf_grid']:.2f} s), "
                 f"after a warm-up of {r['warm_up']:.2f} s on 1e4 points; traced peak "
                 f"{r['traced_peak_gib']:.2f} GiB, max RSS {r['max_rss_gib']:.2f} GiB",
-                flush=True,
             )
         r = in_child("score")
-        print(
-            f"score_samples d = 10, n = m = 1e5: KDE {r['kde']:.1f} s (CPU {r['kde_cpu']:.1f} s)"
-            f", MoM-KDE S=20 {r['mom']:.1f} s (CPU {r['mom_cpu']:.1f} s)",
-            flush=True,
+        out(
+            "large-cases",
+            f"- score_samples d = 10, n = m = 1e5: KDE {r['kde']:.1f} s (CPU "
+            f"{r['kde_cpu']:.1f} s), MoM-KDE S=20 {r['mom']:.1f} s (CPU {r['mom_cpu']:.1f} s)",
         )
     print(f"load after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    if args.write_docs:
+        for section, lines in sections.items():
+            write_section(section, "\n".join(lines) + "\n\n" + machine)
 
 
 if __name__ == "__main__":
