@@ -128,6 +128,11 @@ def config_context(**changes) -> Iterator[None]:
         Any of ``n_threads`` (None: every core), ``working_memory`` and ``memo_size``
         (:func:`set_config`).
 
+    Yields
+    ------
+    None
+        The block runs with the changed knobs; the previous values are back after it.
+
     See Also
     --------
     set_config : Set the knobs for good.

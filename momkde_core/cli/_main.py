@@ -829,6 +829,23 @@ def main(argv: list[str] | None = None) -> int:
     --------
     momkde_core.experiments.run_experiments : The sweeps of ``reproduce``.
     momkde_core.make_detector : The detectors of ``score``.
+
+    Examples
+    --------
+    Score every row of a CSV file (the summary goes to stderr):
+
+    >>> import pathlib, tempfile
+    >>> import numpy as np, pandas as pd
+    >>> from momkde_core import make_contaminated
+    >>> from momkde_core.cli import main
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> X = make_contaminated("uniform", n_inliers=200, ratio=0.05, random_state=0).X
+    >>> np.savetxt(folder / "data.csv", X, delimiter=",", header="x", comments="")
+    >>> main(["score", str(folder / "data.csv"), "--out", str(folder / "scored.csv")])
+    0
+    >>> scored = pd.read_csv(folder / "scored.csv")
+    >>> scored.columns.tolist(), len(scored)
+    (['x', 'score', 'is_outlier'], 211)
     """
     args = build_parser().parse_args(argv)
     commands = {"reproduce": reproduce, "figures": figures, "score": score}
