@@ -5,6 +5,7 @@ neither the app's packages nor the app's helpers."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -145,3 +146,20 @@ def test_the_library_imports_without_the_app_packages() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
     )
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_the_package_installs_the_library_alone() -> None:
+    """``pip install momkde`` brings the library's dependencies only; ``[app]`` adds the
+    app's, the test extra installs the app, and only momkde_core is packaged."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    names = {re.split(r"[<>=\[ ]", d)[0].lower() for d in project["project"]["dependencies"]}
+    assert names == {"numpy", "scipy", "scikit-learn", "pandas", "joblib", "threadpoolctl", "numba"}
+    extras = project["project"]["optional-dependencies"]
+    assert {re.split(r"[<>=\[ ]", d)[0] for d in extras["app"]} == {"streamlit", "plotly"}
+    assert "momkde[app]" in extras["test"]
+    assert project["tool"]["setuptools"]["packages"]["find"]["include"] == [
+        "momkde_core",
+        "momkde_core.*",
+    ]
