@@ -319,7 +319,8 @@ def main() -> None:
     print(f"load after: {os.getloadavg()[0]:.2f}", file=sys.stderr)
     if args.write_docs:
         for section, lines in sections.items():
-            write_section(section, "\n".join(lines) + "\n\n" + machine)
+            if section != "grid-speed" or len(lines) > 2:  # (--only none: no row, no table)
+                write_section(section, "\n".join(lines) + "\n\n" + machine)
 
 
 if __name__ == "__main__":
