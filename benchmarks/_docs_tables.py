@@ -37,11 +37,11 @@ def write_section(name: str, text: str, path: Path = DOCS) -> None:
     are missing: the page says where each table goes, the script does not guess)."""
     page = path.read_text(encoding="utf-8")
     pattern = re.compile(
-        rf"(<!-- begin: {re.escape(name)} -->\n).*?(\n<!-- end: {re.escape(name)} -->)", re.S
+        rf"(<!-- begin: {re.escape(name)} -->\n)(?:.*?\n)?(<!-- end: {re.escape(name)} -->)", re.S
     )
     if not pattern.search(page):
         raise ValueError(f"{path} has no section {name!r} (<!-- begin: {name} --> ... end)")
-    page = pattern.sub(lambda m: m.group(1) + text.strip() + m.group(2), page)
+    page = pattern.sub(lambda m: m.group(1) + text.strip() + "\n" + m.group(2), page)
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text(page, encoding="utf-8")
     os.replace(tmp, path)

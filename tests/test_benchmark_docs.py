@@ -44,5 +44,9 @@ def test_write_section_replaces_only_its_section(tmp_path: Path) -> None:
         "# B\n<!-- begin: a -->\n| new | table |\n<!-- end: a -->\ntext\n<!-- begin: b -->\n"
         "old b\n<!-- end: b -->\n"
     )
+    page.write_text("<!-- begin: e -->\n<!-- end: e -->\n", encoding="utf-8")  # empty
+    write_section("e", "table", page)
+    write_section("e", "table 2", page)
+    assert page.read_text(encoding="utf-8") == "<!-- begin: e -->\ntable 2\n<!-- end: e -->\n"
     with pytest.raises(ValueError, match="no section 'c'"):
         write_section("c", "x", page)
