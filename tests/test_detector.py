@@ -220,3 +220,23 @@ def test_make_detector_checks_its_arguments_at_once():
     with pytest.raises(ValueError, match="MoM-KDE needs a contamination below 0.5"):
         make_detector("mom_kde", contamination=0.5)
     assert make_detector("spkde", contamination=0.5).estimator.contamination == 0.5
+
+
+def test_threshold_from_a_uniform_sample_of_many_training_rows(monkeypatch):
+    """Beyond THRESHOLD_ROWS training rows the threshold is the quantile of that many rows
+    drawn with random_state: the same detector for the same seed, and the share flagged
+    among all training rows within 3 standard deviations of the quantile's sampling error."""
+    monkeypatch.setattr(detector_module, "THRESHOLD_ROWS", 400)
+    X = make_contaminated("uniform", n_inliers=1800, ratio=0.1, random_state=2).X
+    first = OutlierDetector(KDE(bandwidth=0.3), contamination=0.1, random_state=5).fit(X)
+    again = OutlierDetector(KDE(bandwidth=0.3), contamination=0.1, random_state=5).fit(X)
+    assert first.offset_ == again.offset_
+    everyone = OutlierDetector(KDE(bandwidth=0.3), contamination=0.1).fit(X[:400])
+    assert everyone.offset_ == _lower_quantile_of(everyone, X[:400], 0.1)
+    share = float(np.mean(first.predict(X) == -1))
+    assert abs(share - 0.1) < 3 * np.sqrt(0.1 * 0.9 / 400)
+
+
+def _lower_quantile_of(det, X, share):
+    """The threshold a detector fitted on all of X sets (numpy's percentile of its scores)."""
+    return float(np.percentile(det.score_samples(X), 100 * share))

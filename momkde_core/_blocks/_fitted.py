@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._engine import (
+    FAST_GAUSSIAN_PAIRS,
     LOG_SAFE_LINEAR,
     Frame,
     backend_costs,
@@ -27,26 +28,14 @@ from .._engine import (
     exact_block_sums,
     exact_price,
     is_evenly_spaced,
+    log_median,
+    median_log_sums,
     working_frame,
 )
 from ..kernels import Kernel
 
 MEDIAN_TILE_ELEMENTS = 2**16  # block sums per tile of the grid median (512 KiB: a core's L2)
 LABEL_LOOP_BLOCKS = 256  # block labels are scattered one block at a time up to this many blocks
-
-
-def log_median(values: np.ndarray) -> np.ndarray:
-    """log of the median over axis 0 of exp(values), computed in log space (exact)."""
-    s = values.shape[0]
-    if s == 1:
-        return values[0]
-    part = np.partition(values, [(s - 1) // 2, s // 2], axis=0)
-    lo, hi = part[(s - 1) // 2], part[s // 2]
-    if s % 2:
-        return lo
-    with np.errstate(invalid="ignore"):
-        both = np.logaddexp(lo, hi) - np.log(2.0)
-    return np.where(np.isneginf(hi), -np.inf, both)
 
 
 def grid_median(values: np.ndarray) -> np.ndarray:
@@ -247,13 +236,24 @@ class FittedBlocks:
         there: in 1-D with a small h, the pairs within the kernel's radius (trusted where
         above 1e-5 of the kernel's peak; everywhere for a compact kernel); in d <= 2, linear
         sums over all points (trusted above 1e-290, where no term was lost to underflow);
-        else, and for the points left, log space, which never underflows.
+        else, and for the points left, log space, which never underflows. A median of
+        many blocks with the Gaussian kernel in d >= 2 at many pairs takes the median path
+        (:func:`momkde_core._engine.median_log_sums`: exact where the median is above
+        1e-280, log space elsewhere).
         """
+        d = self.X.shape[1]
+        if (
+            self.median
+            and self.n_blocks > 2
+            and self.kernel.separable
+            and d >= 2
+            and len(self.X) * len(Y) >= FAST_GAUSSIAN_PAIRS
+        ):
+            return median_log_sums(self.X, self.bounds, Y, self.kernel, self.h, self.log_w)
         out = np.full(len(Y), -np.inf)
         todo = np.arange(len(Y))
         args = (self.X, self.bounds)
         stages = []
-        d = self.X.shape[1]
         if d == 1 and band_pays_off(self.X, Y, self.kernel, self.h):
             peak = self.kernel.log_kernel_sq(np.zeros(1), self.h, 1)[0]
             stages.append(

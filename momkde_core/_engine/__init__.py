@@ -7,6 +7,7 @@ through the names below; the algorithms live in private modules, one per concern
 * ``_grid_sums``: sums on a grid, dispatched by ``_costs`` (the backends' prices) to
   ``_fft`` (binning and FFT), ``_binned_product``, ``_separable``, ``_band`` or the exact
   sums, the far tails recomputed by ``_exact_tails``;
+* ``_median_sums``: MoM-KDE's median of block sums at many points (scoring);
 * ``_gram``: the Gram products of RKDE and SPKDE;
 * ``_memo``: the replay memo of kernel values;
 * ``_scaling``: the frame in which no magnitude over- or underflows; ``_grid``: grids;
@@ -19,9 +20,11 @@ from ._costs import backend_costs, band_pays_off, exact_price
 from ._gram import GramOperator
 from ._grid import Grid, grid_around, is_evenly_spaced
 from ._grid_sums import block_grid_sums
+from ._median_sums import log_median, median_log_sums
 from ._memo import replay_limits, with_callers_replay_limits
 from ._point_sums import (
     CACHE_CHUNK_ELEMENTS,
+    FAST_GAUSSIAN_PAIRS,
     LOG_SAFE_LINEAR,
     block_log_sums,
     block_shifted_sums,
@@ -32,6 +35,7 @@ from ._scaling import PEAK_LIMIT, PEAK_LIMIT_FLOAT32, Frame, selection_frame, wo
 
 __all__ = [
     "CACHE_CHUNK_ELEMENTS",
+    "FAST_GAUSSIAN_PAIRS",
     "LOG_SAFE_LINEAR",
     "PEAK_LIMIT",
     "PEAK_LIMIT_FLOAT32",
@@ -48,6 +52,8 @@ __all__ = [
     "exact_price",
     "grid_around",
     "is_evenly_spaced",
+    "log_median",
+    "median_log_sums",
     "replay_limits",
     "selection_frame",
     "slot_layout",

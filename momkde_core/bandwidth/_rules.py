@@ -40,6 +40,7 @@ from scipy.interpolate import RegularGridInterpolator
 from scipy.optimize import brentq
 from scipy.spatial import cKDTree
 from sklearn.model_selection import KFold
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import InvalidParameterError
 
 from .._columns import bounding_box, per_column
@@ -54,6 +55,7 @@ CV_GRID_SPAN = (0.02, 2.0)  # the grid runs from 0.02 to 2 times Scott's bandwid
 CV_FLOOR_MARGIN = 1e-6  # compact kernels: the smallest candidate is this share above the reach
 CV_EXACT_MAX_N = 500  # above this in 1-D, held-out densities come from a binned grid
 CV_EXACT_MAX_N_2D = 4000  # the same in 2-D, where the binned grid costs more
+CV_MAX_SAMPLES = 5000  # in d > 2, the search runs on this many points drawn uniformly
 CV_BIN_STEP = 1 / 8  # binned grid spacing, in bandwidths (linear interpolation error ~0.2%)
 ISJ_GRID_SIZE = 2**14  # nodes of the "isj" grid (a power of two, for the DCT)
 ISJ_PAD = 0.5  # the "isj" grid extends this share of the data's range beyond each end
@@ -541,6 +543,11 @@ def cv_bandwidth(
 
     Notes
     -----
+    In d > 2 (where no binned grid serves the held-out sums) above :data:`CV_MAX_SAMPLES`
+    (5000) points, the search runs on that many points drawn uniformly (``random_state``)
+    and its bandwidth is rescaled to n by the rate of the optimal bandwidth,
+    (m / n)^(1 / (d + 4)): the exact search costs n^2 kernel terms per candidate.
+
     With a compact kernel the grid starts above :func:`held_out_reach`, so every candidate
     has a finite score (else all could be -inf on ordinary 2-D data: 20 of 20 samples of
     N(0, I), n = 1000); the most isolated held-out point then sets the smallest bandwidth,
@@ -561,6 +568,14 @@ def cv_bandwidth(
     >>> bool(np.isin(h, cv_grid(X)))
     True
     """
+    n, d = X.shape
+    if d > 2 and n > CV_MAX_SAMPLES:  # on a uniform subsample, h rescaled to n (Notes)
+        rng = check_random_state(random_state)
+        rows = np.sort(rng.choice(n, CV_MAX_SAMPLES, replace=False))
+        kept = None if weights is None else weights[rows] / weights[rows].sum()
+        factor = (n / CV_MAX_SAMPLES) ** (1.0 / (d + 4))  # the optimal h's rate, n^(-1/(d+4))
+        h = cv_bandwidth(X[rows], kernel, base * factor, n_folds, rng, kept)
+        return h / factor
     folds = _folds(X, n_folds, random_state)
     floor = held_out_reach(X, *folds) if kernel.compact else 0.0
     grid = cv_grid(X, weights=weights, base=base, floor=floor)

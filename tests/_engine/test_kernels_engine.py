@@ -365,10 +365,14 @@ def test_blas_gaussian_path_equals_log_space(d):
         np.testing.assert_allclose(got[finite], ref[finite], rtol=1e-12, atol=1e-11)
 
 
-def test_replay_limits_keep_larger_evaluations_inside_the_block_only():
+def test_replay_limits_keep_larger_evaluations_inside_the_block_only(monkeypatch):
     """The runner's wider replay limits: a 3000-point evaluation (9e6 kernel values, above the
     default limit) is kept and replayed to the same bits inside the block; outside, the
-    default limits are back and the kept evaluations are trimmed to them."""
+    default limits are back and the kept evaluations are trimmed to them. (The general
+    point sums, which keep evaluations: MoM-KDE's median path for many pairs keeps none.)"""
+    from momkde_core._blocks import _fitted
+
+    monkeypatch.setattr(_fitted, "FAST_GAUSSIAN_PAIRS", 10**18)
     rng = np.random.default_rng(3)
     X = rng.normal(size=(3000, 2))
     fits = [MoMKDE(s, 0.3, normalize=False, random_state=4).fit(X) for s in (5, 41)]

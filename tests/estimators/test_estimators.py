@@ -555,3 +555,24 @@ def test_spkde_in_high_dimension_fits():
     est = SPKDE().fit(X)
     np.testing.assert_allclose(est.weights_, 1 / 400, rtol=1e-6)
     assert np.all(np.isfinite(est.score_samples(X[:10])))
+
+
+def test_cv_in_more_than_two_dimensions_runs_on_a_subsample(monkeypatch):
+    """In d > 2 above CV_MAX_SAMPLES points, "cv" searches on that many points drawn with
+    the seed and rescales the chosen h by the optimal rate (m / n)^(1 / (d + 4)): the same
+    h as the search on that subsample, around the subsample's Scott bandwidth, rescaled."""
+    from momkde_core.bandwidth import _rules
+
+    monkeypatch.setattr(_rules, "CV_MAX_SAMPLES", 300)
+    X = np.random.default_rng(4).standard_normal((1200, 3))
+    gauss = get_kernel("gaussian")
+    h = _rules.cv_bandwidth(X, gauss, 0.5, random_state=0)
+    rng = np.random.RandomState(0)
+    rows = np.sort(rng.choice(1200, 300, replace=False))
+    factor = (1200 / 300) ** (1 / 7)
+    assert h == _rules.cv_bandwidth(X[rows], gauss, 0.5 * factor, random_state=rng) / factor
+    monkeypatch.setattr(_rules, "CV_MAX_SAMPLES", 10**9)
+    full = _rules.cv_bandwidth(X, gauss, 0.5, random_state=0)
+    # the same seed's subsample lands within two steps of the full search's grid (ratio
+    # 100^(1/24) = 1.21 per step)
+    assert abs(np.log(h / full)) <= 2 * np.log(100) / 24 + 1e-9

@@ -1,0 +1,115 @@
+"""The log of the median over blocks of the weighted Gaussian sums, at many query points.
+
+MoM-KDE's score at a point y is median_s F_s(y), F_s(y) = sum_{i in block s} w_i K_h(y - X_i),
+over S blocks of nearly equal sizes (S = 2 ceil(eps n) + 1: thousands of blocks of a few
+rows). Scoring m points costs n m kernel terms, and the general path
+(:func:`momkde_core._engine._point_sums.block_log_sums`) then spends more on gathering each
+block's few terms than on the terms themselves, and more again on the median of S values
+laid along a strided axis.
+
+Here the rows are laid out by slot (:func:`momkde_core._engine._point_sums.slot_layout`):
+slot k holds the k-th row of every block, so that block s's sum is the sum over k of
+row s of slot k. For a tile of queries, each slot is one matrix product of the augmented
+rows [x_i / h^2, log w_i - |x_i|^2 / 2h^2 - log c, 1] and [y_j, 1, -|y_j|^2 / 2h^2] (both
+centred on the data's mean), an exponential, and a dense add into the S x tile
+accumulator, all in a core's cache; the median is then taken along contiguous rows. Tiles
+run on the kept pool's threads with BLAS on one thread.
+
+Exactness: the sums are those of the BLAS expansion of the squared distances (relative
+round-off of a few ulps times the exponent, as :func:`block_log_sums`' linear path). Terms
+below e^-708 are subnormal or 0, so a block sum below 1e-280 may have lost terms; the median
+is exact wherever it is at least 1e-280, since a block sum that lost terms was below 1e-280
+and stays below the median. The queries where it is not are redone in log space over all
+blocks (:func:`block_log_sums` and the exact median of logs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import Kernel
+from ._point_sums import LOG_SAFE_FAST, block_log_sums, slot_layout
+from ._threads import map_on_pool, one_blas_thread
+
+TILE_ELEMENTS = 2**16  # block sums per tile (S x queries): 512 KiB, a core's L2 cache
+PADDING_LOG = -1e30  # the log weight of a slot's padding row: its terms are exactly 0
+
+
+def median_log_sums(
+    X: np.ndarray,
+    bounds: np.ndarray,
+    Y: np.ndarray,
+    kernel: Kernel,
+    h: float,
+    log_weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """log median_s F_s(Y_j) for each query, shape (m,), for a separable (Gaussian) kernel.
+
+    ``X`` is sorted by block (block s is ``X[bounds[s]:bounds[s + 1]]``, every block non-empty),
+    ``log_weights`` the rows' log weights (None: 0). The median of an even number of blocks
+    is the mean of the two middle sums, as :func:`numpy.median`. -inf where the median is 0.
+    """
+    if not kernel.separable:
+        raise ValueError(f"median_log_sums needs a separable kernel, got {kernel.name!r}")
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    n, d = X.shape
+    m = len(Y)
+    sizes = np.diff(bounds)
+    if not (sizes > 0).all():
+        raise ValueError("median_log_sums needs non-empty blocks")
+    n_blocks = len(sizes)
+    center = X.mean(axis=0)
+    Xc, Yc = X - center, Y - center
+    inv = 1.0 / (h * h)
+    left = np.empty((n, d + 2))
+    np.multiply(Xc, inv, out=left[:, :d])
+    left[:, d] = -0.5 * inv * np.einsum("ij,ij->i", Xc, Xc) - kernel.log_norm(d) - d * np.log(h)
+    if log_weights is not None:
+        left[:, d] += log_weights
+    left[:, d + 1] = 1.0
+    rows, padding = slot_layout(bounds[:-1], sizes)
+    slots = np.take(left, rows.ravel(), axis=0).reshape(*rows.shape, d + 2)
+    slots[padding] = 0.0
+    slots[padding, d] = PADDING_LOG
+    right = np.empty((d + 2, m))
+    right[:d] = Yc.T
+    right[d] = 1.0
+    right[d + 1] = -0.5 * inv * np.einsum("ij,ij->i", Yc, Yc)
+    lo, hi = (n_blocks - 1) // 2, n_blocks // 2  # the middle order statistics
+    out = np.empty(m)
+    cols = max(1, TILE_ELEMENTS // n_blocks)
+
+    def work(j0: int) -> None:
+        j1 = min(m, j0 + cols)
+        block = np.ascontiguousarray(right[:, j0:j1])
+        acc = np.zeros((n_blocks, j1 - j0))
+        part = np.empty_like(acc)
+        for slot in slots:
+            np.matmul(slot, block, out=part)
+            np.exp(part, out=part)
+            acc += part
+        middle = np.partition(acc.T, [lo, hi], axis=1)
+        median = middle[:, lo] if lo == hi else (middle[:, lo] + middle[:, hi]) / 2.0
+        with np.errstate(divide="ignore"):
+            out[j0:j1] = np.log(median)
+
+    with one_blas_thread():
+        map_on_pool(work, range(0, m, cols))
+    redo = np.flatnonzero(~(out >= LOG_SAFE_FAST))
+    if redo.size:
+        out[redo] = log_median(block_log_sums(X, bounds, Y[redo], kernel, h, log_weights))
+    return out
+
+
+def log_median(values: np.ndarray) -> np.ndarray:
+    """log of the median over axis 0 of exp(values), computed in log space (exact)."""
+    s = values.shape[0]
+    if s == 1:
+        return values[0]
+    part = np.partition(values, [(s - 1) // 2, s // 2], axis=0)
+    lo, hi = part[(s - 1) // 2], part[s // 2]
+    if s % 2:
+        return lo
+    with np.errstate(invalid="ignore"):
+        both = np.logaddexp(lo, hi) - np.log(2.0)
+    return np.where(np.isneginf(hi), -np.inf, both)

@@ -1,0 +1,71 @@
+"""MoM-KDE's scoring path (median_log_sums) against the exact median of log-space sums."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from momkde_core import MoMKDE
+from momkde_core._engine import FAST_GAUSSIAN_PAIRS, block_log_sums, log_median, median_log_sums
+from momkde_core.kernels import get_kernel
+
+GAUSS = get_kernel("gaussian")
+
+
+def _blocks(n: int, n_blocks: int, rng: np.random.Generator) -> np.ndarray:
+    sizes = np.full(n_blocks, n // n_blocks) + (np.arange(n_blocks) < n % n_blocks)
+    sizes[rng.integers(n_blocks)] += 3  # one block of unlike size: padded slots
+    return np.concatenate([[0], np.cumsum(sizes)])
+
+
+@pytest.mark.parametrize("d, n_blocks, weighted", [(2, 41, False), (2, 40, True), (5, 7, True)])
+def test_the_median_path_is_the_exact_median(d, n_blocks, weighted) -> None:
+    """Odd and even S, unequal blocks, weights, queries near and very far (log space redo,
+    -inf only where the exact median is -inf). Tolerance: both compute the same terms, the
+    fast path through the BLAS expansion of the squared distances, whose round-off is a
+    few ulps of |x|^2 / h^2 (about 1e-13 of the log here)."""
+    rng = np.random.default_rng(d + n_blocks)
+    bounds = _blocks(600, n_blocks, rng)
+    X = rng.standard_normal((bounds[-1], d))
+    Y = np.vstack([rng.standard_normal((300, d)) * 2, np.full((2, d), 30.0), [[1e4] * d]])
+    log_w = None
+    if weighted:
+        w = rng.uniform(0.1, 1, len(X))
+        log_w = np.log(w) - np.repeat(np.log(np.add.reduceat(w, bounds[:-1])), np.diff(bounds))
+    h = 0.3
+    got = median_log_sums(X, bounds, Y, GAUSS, h, log_w)
+    ref = log_median(block_log_sums(X, bounds, Y, GAUSS, h, log_w))
+    assert got.shape == (len(Y),)
+    finite = np.isfinite(ref)
+    assert np.array_equal(finite, np.isfinite(got))
+    np.testing.assert_allclose(got[finite], ref[finite], rtol=1e-12, atol=1e-12)
+    assert (ref[-3:-1] < np.log(1e-280)).all()  # (the far queries went through the redo)
+
+
+def test_the_median_path_refuses_other_kernels_and_empty_blocks() -> None:
+    X = np.zeros((4, 2))
+    with pytest.raises(ValueError, match="separable kernel"):
+        median_log_sums(X, np.array([0, 2, 4]), X, get_kernel("epanechnikov"), 1.0)
+    with pytest.raises(ValueError, match="non-empty blocks"):
+        median_log_sums(X, np.array([0, 2, 2, 4]), X, GAUSS, 1.0)
+
+
+def test_mom_kde_scores_many_points_through_the_median_path(monkeypatch) -> None:
+    """score_samples takes the path at many pairs in d >= 2 and agrees with the general
+    one (forced by raising the pair threshold), at the same tolerance as above."""
+    from momkde_core._blocks import _fitted
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((2100, 3))
+    Y = rng.standard_normal((2100, 3)) * 1.5
+    est = MoMKDE(contamination=0.1, random_state=0, normalize=False).fit(X)
+    assert len(X) * len(Y) >= FAST_GAUSSIAN_PAIRS
+    calls = []
+    real = _fitted.median_log_sums
+    monkeypatch.setattr(_fitted, "median_log_sums", lambda *a: calls.append(1) or real(*a))
+    fast = est.score_samples(Y)
+    assert calls == [1]
+    monkeypatch.setattr(_fitted, "FAST_GAUSSIAN_PAIRS", 10**18)
+    general = est.score_samples(Y)
+    assert calls == [1]
+    np.testing.assert_allclose(fast, general, rtol=1e-12)
