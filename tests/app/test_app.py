@@ -428,3 +428,15 @@ def test_learn_complexity_table_lists_the_screened_kde():
     costs = next(t.value for t in at.table if "Learning" in t.value.columns)
     assert list(costs.index) == ["KDE", "RKDE", "SPKDE", "MoM-KDE", "Screened KDE"]
     assert costs.loc["Screened KDE", "Iterative"] == "no"
+
+
+def test_learn_timings_survive_a_rerun():
+    """Measured once, the timings come from the cache on every later run (the page reruns the
+    fragment while the measure is remembered); the progress bar drawn from inside a cached
+    function made that replay raise."""
+    at = _open("app_pages/learn.py", nmax="500")
+    at.button(key="measure").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Measured fit slopes here" in c.value for c in at.caption)
