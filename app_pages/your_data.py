@@ -2,6 +2,12 @@
 MoM-KDE does not, flag the stated share ε of rows as outliers with every method (in the
 figure, the tables and the download), rank the most anomalous rows, download the scores.
 
+Every row of the file is scored (up to :data:`~app_support.scoring.MAX_SCORED_ROWS`; a larger
+file is scored on a sample, with the ``momkde score`` command that scores all of it); the
+estimators are fitted on a sample of at most :data:`~app_support.scoring.MAX_FIT` rows and the
+figure draws at most :data:`~app_support.scoring.MAX_DRAWN`, which its caption says. Tables and
+the download name rows by the file's data row (1 = the first line below the header) or its id.
+
 Defaults are the library's robust ones (S auto and the robust h for the stated share ε) and
 the columns a new user would pick (no id column, a label only when a column is named like
 one and holds few classes); every caption is computed from what the figure shows.
@@ -10,9 +16,9 @@ one and holds few classes); every caption is computed from what the figure shows
 from __future__ import annotations
 
 import hashlib
+import shlex
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
@@ -20,7 +26,6 @@ from pandas.io.formats.style import Styler
 from app_support.captions import auc_verdict, reasons, screened_note
 from app_support.compute import (
     DEFAULT_METHODS,
-    detect_rows,
     fit_all,
     metric_table,
     own_bandwidth,
@@ -31,7 +36,23 @@ from app_support.compute import (
     select_bandwidth,
     standardized,
 )
-from app_support.tables import MAX_DEFAULT_FEATURES, MAX_LABEL_VALUES, guess_roles, label_values
+from app_support.scoring import (
+    MAX_DRAWN,
+    MAX_FIT,
+    MAX_SCORED_ROWS,
+    figure_sample_note,
+    missing_notes,
+    pointer_to_cli,
+    roles_of,
+    row_key,
+    score_command,
+    score_every_row,
+    scored_csv,
+    scored_table,
+    size_text,
+    upload_limit_bytes,
+)
+from app_support.tables import MAX_DEFAULT_FEATURES, MAX_LABEL_VALUES, label_values
 from app_support.widgets import (
     estimator_controls,
     methods_select,
@@ -39,13 +60,9 @@ from app_support.widgets import (
     user_errors,
 )
 from momkde_core.io import numeric_matrix, text_in_numeric_columns
-from momkde_core.io._csv_safety import to_csv_text
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
-MAX_BYTES = 200 * 2**20  # the upload limit of .streamlit/config.toml
-MAX_ROWS = 20_000  # rows scored; larger files are sampled, with a notice
-MAX_FIT = 2_000  # rows the estimators are fitted on (RKDE and SPKDE learn in O(n^2))
 UPLOAD = "(upload a file)"
 #: What each bundled sample teaches (assets/make_samples.py makes them).
 SAMPLE_LESSONS = {
@@ -106,12 +123,30 @@ def highlight_flagged(rows: pd.DataFrame) -> Styler:
     ).format("{:.6g}", subset=floats, na_rep="")
 
 
+def file_identity(upload, raw: bytes) -> str:
+    """The uploaded file's SHA-256, computed once per upload (a rerun would hash the whole
+    file again: about a second for the largest uploads)."""
+    known = st.session_state.get("_identity")
+    if known is not None and known[0] == upload.file_id:
+        return known[1]
+    digest = hashlib.sha256(raw).hexdigest()
+    st.session_state["_identity"] = (upload.file_id, digest)
+    return digest
+
+
+limit = upload_limit_bytes()
 source = side.selectbox("Data", [UPLOAD, *samples], **url("sample"))
 if source == UPLOAD:
-    upload = side.file_uploader("CSV file (up to 200 MB)", key="upload")
+    upload = side.file_uploader(f"CSV file (up to {size_text(limit)})", key="upload")
+    side.caption(
+        "A larger file: `momkde score FILE --out scored.csv` on the command line scores every "
+        "row of a file of any size, read in chunks."
+    )
     raw = upload.getvalue() if upload is not None else None
+    file_name = upload.name if upload is not None else ""
 else:
     raw = (ASSETS / source).read_bytes()
+    file_name = source
     st.info(SAMPLE_LESSONS[source], icon=":material/lightbulb:")
 
 if raw is None:
@@ -123,21 +158,29 @@ if raw is None:
         )
     st.info("Upload a CSV in the sidebar, or choose one of the samples to start.")
     st.stop()
+if len(raw) > limit:  # Streamlit's uploader refuses these; a changed limit may let one through
+    st.error(
+        f"The file has {size_text(len(raw))}, over this page's limit of {size_text(limit)}. "
+        + pointer_to_cli(shlex.join(["momkde", "score", file_name, "--out", "scored.csv"])),
+        icon=":material/error:",
+    )
+    st.stop()
 
 with user_errors():
-    frame = read_csv_bytes(raw, MAX_BYTES)
+    identity = source if source != UPLOAD else file_identity(upload, raw)
+    frame = read_csv_bytes(identity, raw, limit)
     if frame.attrs.get("encoding") not in (None, "utf-8") or frame.attrs.get("decimal") == ",":
         st.caption(
             f"Read as {frame.attrs['encoding']} text, separator {frame.attrs['separator']!r}, "
             f"decimal {frame.attrs['decimal']!r}."
         )
-    keep = row_sample(len(frame), MAX_ROWS, 0)
-    if len(keep) < len(frame):
-        st.warning(
-            f"The file has {len(frame):,} rows: a random sample of {MAX_ROWS:,} of them is used "
-            "to keep the page responsive."
-        )
-        frame = frame.iloc[keep]
+    n_file = len(frame)
+    roles = roles_of(identity, frame)  # on every row (an id fills its range only there)
+    key_col = row_key(frame, roles.ids)
+    too_many = st.empty()  # the notice of a file over the page's limit, with its command
+    if n_file > MAX_SCORED_ROWS:
+        # the rows keep their index: data row = index + 1, in the tables and the download
+        frame = frame.iloc[row_sample(n_file, MAX_SCORED_ROWS, 0)]
     columns = list(frame.columns)
     for column in text_in_numeric_columns(frame):
         try:
@@ -147,8 +190,6 @@ with user_errors():
                 f"{err}: fix the file, or drop that column; it is left out of the default choices.",
                 icon=":material/warning:",
             )
-    roles = guess_roles(frame)
-    identity = source if source != UPLOAD else hashlib.sha256(raw).hexdigest()
     reset_on_new_file(
         identity, {"plot": list(roles.draw), "score": list(roles.features), "label": roles.label}
     )
@@ -209,8 +250,13 @@ with user_errors():
         numeric_matrix(frame, used, drop_missing=True) if drop_missing else (None, frame.index)
     )
     data = frame.loc[kept]
-    if len(data) < len(frame):
-        st.caption(f"{len(frame) - len(data):,} row(s) with missing values dropped.")
+    n = len(data)
+    unscored = frame.index.difference(kept)
+    if len(unscored):
+        st.caption(
+            f"{len(unscored):,} row(s) with a missing value in the columns drawn or scored are "
+            "not scored: the download keeps them, with empty scores and a note."
+        )
     is_outlier = None
     if label_col is not None and label_values(data[label_col]) > MAX_LABEL_VALUES:
         st.warning(
@@ -240,26 +286,48 @@ with user_errors():
     X_score = numeric_matrix(data, score_cols)
     if scale:
         X_plot, X_score = standardized(X_plot), standardized(X_score)
-    n_fit = min(len(data), MAX_FIT)
-    n_outliers = int(is_outlier.sum()) if is_outlier is not None else None
-    settings = estimator_controls(side, n_fit, n_outliers, default_blocks=15, min_share=0.01)
-    fit_rows = row_sample(len(data), MAX_FIT, settings.seed)
-    if len(fit_rows) < len(data):
-        st.caption(
-            f"The estimators are fitted on {MAX_FIT:,} random rows and score all {len(data):,}."
-        )
+    n_fit = min(n, MAX_FIT)
+
+    def outliers_fitted(seed: int) -> int | None:
+        """The label's outliers among the rows fitted with ``seed`` (what S must outnumber)."""
+        return None if is_outlier is None else int(is_outlier[row_sample(n, MAX_FIT, seed)].sum())
+
+    settings = estimator_controls(side, n_fit, outliers_fitted, default_blocks=15, min_share=0.01)
+    n_outliers = outliers_fitted(settings.seed)
+    fit_rows = row_sample(n, MAX_FIT, settings.seed)
+    if len(fit_rows) < n:
+        st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {n:,}.")
 
     eps = settings.contamination
     h = select_bandwidth(X_plot[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
     h_score = select_bandwidth(
         X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps
     )
+    # everything X_score and its fit rows depend on: the scores are cached on it, not on X
+    data_key = (
+        identity,
+        MAX_SCORED_ROWS,
+        tuple(map(str, used)),
+        tuple(map(str, score_cols)),
+        drop_missing,
+        scale,
+        MAX_FIT,
+        settings.seed,
+    )
     detections = {}
-    for method in methods:
+    for i, method in enumerate(methods):
+        task = f"Scoring {n:,} rows with {METHOD_LABELS[method]} ({i + 1} of {len(methods)})…"
         try:
-            detections[method] = detect_rows(
-                method, X_score[fit_rows], X_score, h_score, relevant(method, settings), eps
-            )
+            with st.spinner(task):  # shown only while it computes (a cache hit is instant)
+                detections[method] = score_every_row(
+                    data_key,
+                    method,
+                    h_score,
+                    relevant(method, settings),
+                    eps,
+                    X_score[fit_rows],
+                    X_score,
+                )
         except (
             ValueError,
             ArithmeticError,
@@ -267,6 +335,16 @@ with user_errors():
             st.warning(
                 f"{METHOD_LABELS[method]} gives no scores on these {len(score_cols)} column(s): {err}"
             )
+    if n_file > MAX_SCORED_ROWS:
+        command = score_command(
+            file_name, score_cols, list(detections) or methods, eps, settings.seed, drop_missing
+        )
+        too_many.info(
+            f"The file has {n_file:,} rows, more than the {MAX_SCORED_ROWS:,} this page scores: "
+            f"it works on a uniform random sample of {MAX_SCORED_ROWS:,} of them (the tables and "
+            "the download name each by its row number in the file). " + pointer_to_cli(command),
+            icon=":material/terminal:",
+        )
     flag_by = side.selectbox(
         "Flag rows with",
         list(detections),
@@ -285,36 +363,42 @@ with user_errors():
         )["AUC"].to_dict()
 
     st.subheader("Where the density grows bumps")
-    grid = plot_grid(X_plot, h)
+    grid = plot_grid(X_plot, h)  # the box of every row, drawn or not
     results, failures = fit_all(methods, X_plot[fit_rows], grid.axes, h, settings)
     for method, message in failures.items():
         st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
     curves = {m: r["grid"] for m, r in results.items()}
     flagger = METHOD_LABELS[flag_by] if flag_by else ""
+    drawn = row_sample(n, MAX_DRAWN, 0)
+    shown_outlier = is_outlier[drawn] if is_outlier is not None else None
+    shown_flagged = flagged[drawn] if flagged is not None else None
+    n_drawn_outliers = int(shown_outlier.sum()) if shown_outlier is not None else 0
     if X_plot.shape[1] == 1:
-        fig = density_1d_figure(grid.axes[0], curves, X_plot[:, 0], is_outlier, flagged=flagged)
+        fig = density_1d_figure(
+            grid.axes[0], curves, X_plot[drawn, 0], shown_outlier, flagged=shown_flagged
+        )
         fig.update_xaxes(title_text=str(plot_cols[0]) + (" (standardised)" if scale else ""))
         reading = (
             "Ticks below the axis: the rows"
-            + (", the label's outliers red" if n_outliers else "")
+            + (", the label's outliers red" if n_drawn_outliers else "")
             + (f"; the lowest row (purple): the rows {flagger} flags." if flag_by else ".")
         )
     else:
         fig = density_2d_figure(
             *grid.axes,
             curves,
-            X_plot,
-            is_outlier,
+            X_plot[drawn],
+            shown_outlier,
             axis_titles=tuple(map(str, plot_cols)),
-            flagged=flagged,
+            flagged=shown_flagged,
         )
         reading = (
             "One colour scale for all maps (a spike above it takes the top colour)"
             + (
                 "; grey dots (first map): the rows"
-                + (" the label calls inliers" if n_outliers else "")
+                + (" the label calls inliers" if n_drawn_outliers else "")
             )
-            + ("; red dots: the label's outliers" if n_outliers else "")
+            + ("; red dots: the label's outliers" if n_drawn_outliers else "")
             + (f"; circled: the rows {flagger} flags." if flag_by else ".")
         )
     st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})
@@ -337,20 +421,26 @@ with user_errors():
                     else []
                 ),
                 reading,
+                *(
+                    [f"The curves are fitted on {n_fit:,} random rows."]
+                    if n_fit < n and results
+                    else []
+                ),
+                figure_sample_note(len(drawn), n, n_file),
             ]
-        )
+        ).strip()
     )
     if flag_by:
         n_flagged = int(flagged.sum())
-        sampled = (
-            f" (fitted on {n_fit:,} of the {len(data):,} rows; on the others the share can differ a little)"
-            if n_fit < len(data)
+        fitted = (
+            f" (fitted on {n_fit:,} of the {n:,} rows; on the others the share can differ a little)"
+            if n_fit < n
             else ""
         )
         st.caption(
-            f"{flagger} flags {n_flagged:,} of {len(data):,} rows ({n_flagged / len(data):.1%}): the stated "
+            f"{flagger} flags {n_flagged:,} of {n:,} rows ({n_flagged / n:.1%}): the stated "
             f"share ε = {eps:g}. The threshold is the ε-quantile of the scores of the rows the detector was "
-            f"fitted on (as IsolationForest sets it), so ε of them are flagged, up to ties{sampled}. "
+            f"fitted on (as IsolationForest sets it), so ε of them are flagged, up to ties{fitted}. "
             "Move ε in the sidebar to flag more or fewer rows."
         )
 
@@ -360,40 +450,100 @@ with user_errors():
         st.table(table.T.style.format("{:.3f}", na_rep="—"))
         st.caption(
             auc_verdict(aucs)
-            + " AUC of the density as an outlier score against your label (1: every "
-            "outlier scored lower than every inlier, 0.5: chance)."
+            + f" AUC of the density as an outlier score against your label, over the {n:,} rows "
+            "scored (1: every outlier scored lower than every inlier, 0.5: chance)."
         )
-    scored = data.copy()
-    for method, d in detections.items():
-        scored[f"score_{method}"] = d["score"]
-        scored[f"is_outlier_{method}"] = d["flagged"]
+    # rows are named as the file names them: its id column, or the data row (1-based)
+    names = (
+        pd.Index(data[key_col].to_numpy(), name=str(key_col))
+        if key_col is not None
+        else pd.Index(data.index.to_numpy() + 1, name="row")
+    )
+    naming = (
+        f"Rows are named by the file's id column {key_col!r}."
+        if key_col is not None
+        else "row: the row's number in the file (1 = the first line below the header)."
+    )
     tabs = st.tabs([METHOD_LABELS[m] for m in detections])
-    for tab, d in zip(tabs, detections.values()):
+    for tab, (method, d) in zip(tabs, detections.items()):
         with tab:
-            listed = min(int(d["flagged"].sum()) + ROWS_PAST_THRESHOLD, MAX_LISTED)
-            ranked = np.argsort(d["score"], kind="stable")[:listed]
+            n_flags = int(d["flagged"].sum())
+            listed = min(n_flags + ROWS_PAST_THRESHOLD, MAX_LISTED, n)
+            ranked = d["order"][:listed]
             flags = pd.DataFrame(
                 {"score": d["score"][ranked], "flagged": d["flagged"][ranked]},
-                index=data.index[ranked],
+                index=names[ranked],
             )
             # a file's own "score" column (say, from momkde score) stays, named apart
-            rows = data.iloc[ranked].rename(columns=lambda c: f"{c} (file)" if c in flags else c)
+            rows = (
+                data.iloc[ranked]
+                .drop(columns=[key_col] if key_col is not None else [])
+                .rename(columns=lambda c: f"{c} (file)" if c in flags else c)
+                .set_axis(flags.index)
+            )
             st.dataframe(highlight_flagged(pd.concat([flags, rows], axis=1)))
+            listed_flags = min(n_flags, listed)
+            st.caption(
+                f"The {listed:,} most anomalous of the {n:,} rows scored: "
+                + (
+                    f"all {n_flags:,} rows {METHOD_LABELS[method]} flags (shaded)"
+                    if listed_flags == n_flags
+                    else f"{listed_flags:,} of the {n_flags:,} rows {METHOD_LABELS[method]} flags "
+                    f"(shaded; {MAX_LISTED:,} rows at most here, the download has them all)"
+                )
+                + (
+                    f", then the {listed - listed_flags:,} rows just above its threshold"
+                    if listed > listed_flags
+                    else ""
+                )
+                + ". "
+                + naming
+            )
+    in_download = (
+        f"every one of the file's {n_file:,} rows"
+        if n_file == len(frame)
+        else f"the {len(frame):,} rows sampled from the file's {n_file:,}"
+    )
     st.caption(
-        f"Each method's flagged rows (shaded), the most anomalous first, then the {ROWS_PAST_THRESHOLD} rows "
-        f"just above its threshold ({MAX_LISTED} rows at most). Score: the log density (in {len(score_cols)} column(s), h = {h_score:.3g}"
+        f"Score: the log density (in {len(score_cols)} column(s), h = {h_score:.3g}"
         + (
             "; the screened KDE's own h, cross-validated on the rows it keeps"
             if "screened_kde" in detections and own_bandwidth(settings)
             else ""
         )
-        + ") "
-        "minus the threshold, negative for the flagged rows. The download has every row with each method's "
-        "score_<method> and is_outlier_<method>."
+        + ") minus the threshold, negative for the flagged rows. The download holds "
+        + in_download
+        + (
+            f", named by {key_col!r}"
+            if key_col is not None
+            else ", with its row number in the file (row)"
+        )
+        + ", and each method's score_<method> and is_outlier_<method>"
+        + (
+            f"; the {len(unscored):,} row(s) not scored keep empty scores and a note"
+            if len(unscored)
+            else ""
+        )
+        + "."
+    )
+    csv_key = (
+        data_key,
+        tuple((m, h_score, relevant(m, settings)) for m in detections),
+        eps,
+        None if key_col is None else str(key_col),
     )
     st.download_button(
         "Download the data with every method's score and flags (CSV)",
-        to_csv_text(scored),
+        scored_csv(
+            csv_key,
+            lambda: scored_table(
+                frame,
+                data.index,
+                detections,
+                key_col,
+                missing_notes(frame, used, unscored) if len(unscored) else None,
+            ),
+        ),
         file_name="momkde_scores.csv",
         mime="text/csv",
         key="download",

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, ScreenedKDE, metrics
+from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, metrics
 from momkde_core import bandwidth as bandwidth_rules
 from momkde_core._engine._grid import Grid, grid_around
 from momkde_core.kernels import get_kernel
@@ -339,14 +339,16 @@ def _fit_and_evaluate_seconds(
     return len(data.X), t1 - t0, t2 - t1
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def read_csv_bytes(raw: bytes, max_bytes: int) -> pd.DataFrame:
-    """A user's CSV, validated by ``momkde_core.datasets.read_user_csv`` (cached by content)."""
+@st.cache_data(max_entries=4, show_spinner=False)
+def read_csv_bytes(identity: str, _raw: bytes, max_bytes: int) -> pd.DataFrame:
+    """A user's CSV, validated by ``momkde_core.io.read_user_csv``, cached on ``identity``
+    (the file's SHA-256 or the bundled sample's name: hashing the bytes again at every rerun
+    would cost as much, on a large file, as the rest of the run)."""
     import io
 
     from momkde_core.io import read_user_csv
 
-    return read_user_csv(io.BytesIO(raw), max_bytes=max_bytes)
+    return read_user_csv(io.BytesIO(_raw), max_bytes=max_bytes)
 
 
 def row_sample(n: int, max_rows: int, seed: int) -> np.ndarray:
@@ -355,24 +357,6 @@ def row_sample(n: int, max_rows: int, seed: int) -> np.ndarray:
     if n <= max_rows:
         return np.arange(n)
     return np.sort(np.random.RandomState(seed).choice(n, max_rows, replace=False))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def detect_rows(
-    method: str, X_fit: np.ndarray, X: np.ndarray, h: float, s: Settings, contamination: float
-) -> dict[str, np.ndarray]:
-    """``method`` as an :class:`~momkde_core.detector.OutlierDetector` fitted on ``X_fit``,
-    applied to every row of ``X``: ``score`` (the decision function, log density minus the
-    threshold: negative for outliers, the lower the more anomalous) and ``flagged``
-    (``predict == -1``). The threshold is the ``contamination`` quantile of the scores of
-    ``X_fit``, so that share of the fitted rows is flagged, up to ties.
-
-    The detector wraps the estimator the page draws (same h, S, kernel), so the figure, the
-    table and the flags all follow the sidebar; ``momkde score`` builds its own from the
-    method name (:func:`~momkde_core.detector.make_detector`)."""
-    detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination).fit(X_fit)
-    score = detector.decision_function(X)
-    return {"score": score, "flagged": score < 0}
 
 
 def standardized(X: np.ndarray) -> np.ndarray:

@@ -9,7 +9,7 @@ their default are left out of the URL to keep it short. Streamlit writes an opti
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import streamlit as st
@@ -125,7 +125,11 @@ def methods_select(
 
 
 def estimator_controls(
-    container, n: int, n_outliers: int | None, default_blocks: int = 21, min_share: float = 0.0
+    container,
+    n: int,
+    n_outliers: int | Callable[[int], int] | None,
+    default_blocks: int = 21,
+    min_share: float = 0.0,
 ) -> Settings:
     """The stated outlier share, bandwidth, kernel, S and seed, shared by the data pages.
 
@@ -135,7 +139,9 @@ def estimator_controls(
     The defaults are the library's robust ones: S "auto" (2 ceil(eps n) + 1, as
     ``MoMKDE(n_blocks="auto")``) and the "robust" bandwidth for the stated share eps. ``n``
     (the points fitted) bounds the S slider, so the theory's guide S > 2|O| is reachable for
-    every share below 1/2; ``n_outliers`` (when known) says whether S meets it.
+    every share below 1/2; ``n_outliers`` (when known) says whether S meets it: a number, or a
+    function of the seed when the rows fitted are a sample drawn with that seed (its count of
+    labelled outliers, not the whole file's, is what the guide compares S with).
     """
     eps = container.slider(
         "Expected share of outliers ε",
@@ -194,14 +200,17 @@ def estimator_controls(
             **url("S"),
             help="S = 1 is the plain KDE. At most one block per point.",
         )
+    caption = container.empty()  # filled once the seed is known (n_outliers may need it)
+    seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
+    if callable(n_outliers):
+        n_outliers = n_outliers(seed)
     guide = ""
     if n_outliers:
         verdict = "meets" if blocks > 2 * n_outliers else "is below"
         guide = f"; it {verdict} the guide S > 2|O| = {2 * n_outliers}"
-    container.caption(
+    caption.caption(
         f"S = {blocks}" + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "") + guide + "."
     )
-    seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
     return Settings(
         bandwidth=bandwidth,
         kernel=kernel,

@@ -430,6 +430,141 @@ def test_learn_complexity_table_lists_the_screened_kde():
     assert costs.loc["Screened KDE", "Iterative"] == "no"
 
 
+def _read_csv(downloads: dict[str, bytes], at: AppTest):
+    """The Your data page's download, as a DataFrame (empty cells as NaN)."""
+    import io
+
+    import pandas as pd
+
+    return pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
+
+
+def _upload(name: str, content: bytes, **params: str) -> AppTest:
+    """Your data with ``content`` uploaded as ``name`` (and URL parameters ``params``)."""
+    at = _open("app_pages/your_data.py", **params)
+    at.sidebar.file_uploader(key="upload").set_value((name, content, "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _two_columns(n: int, seed: int = 0) -> bytes:
+    """A CSV of ``n`` rows: x, y Gaussian with a few far rows (no id, no label)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    xy = rng.normal(size=(n, 2)).round(4)
+    xy[: max(n // 100, 1)] += 8.0
+    return pd.DataFrame(xy, columns=["x", "y"]).to_csv(index=False).encode()
+
+
+def test_your_data_scores_every_row_with_its_row_number(downloads, monkeypatch):
+    """1,200 rows, the figure limited to 300: every row is scored and downloaded with its row
+    number in the file; the figure's caption says it draws a sample; the table names rows by
+    their 1-based row number, the same as the download's."""
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    import app_support.scoring as scoring
+
+    monkeypatch.setattr(scoring, "MAX_DRAWN", 300)
+    content = _two_columns(1_200)
+    at = _upload("two.csv", content, methods=["kde", "mom_kde"])
+    assert not at.error, [e.value for e in at.error]
+    csv = _read_csv(downloads, at)
+    original = pd.read_csv(io.BytesIO(content))
+    assert len(csv) == 1_200 and csv["row"].tolist() == list(range(1, 1_201))
+    assert np.allclose(csv["x"], original["x"]) and "note" not in csv
+    for method in ("kde", "mom_kde"):
+        assert csv[f"score_{method}"].notna().all()
+        assert ((csv[f"score_{method}"] < 0) == csv[f"is_outlier_{method}"]).all()
+    (fig,) = _figures(at)
+    assert "sample (300)" in _names(fig)  # the rug: 300 rows drawn
+    caption = _caption(at, "h = ")
+    assert (
+        "Drawn from 300 of the 1,200 rows (a uniform sample); every row is scored in the tables "
+        "and the download." in caption
+    )
+    table = at.dataframe[0].value
+    assert table.index.name == "row"
+    lowest = csv.sort_values("score_kde", kind="stable")["row"].head(len(table)).tolist()
+    assert table.index.tolist() == lowest
+    assert np.allclose(table["score"], csv.set_index("row").loc[lowest, "score_kde"])
+    assert "every one of the file's 1,200 rows" in _caption(at, "Score: ")
+
+
+def test_your_data_keeps_rows_with_missing_values_with_a_note(downloads):
+    """Rows with a missing value are not scored, but stay in the download (empty score and
+    flag, a note saying which column lacks a value), at their row number."""
+    lines = _two_columns(200).decode().splitlines()
+    lines[5] = lines[5].split(",")[0] + ","  # data row 5: no y
+    lines[120] = "," + lines[120].split(",")[1]  # data row 120: no x
+    at = _upload("gaps.csv", "\n".join(lines).encode(), methods=["kde"])
+    assert not at.error, [e.value for e in at.error]
+    csv = _read_csv(downloads, at)
+    assert len(csv) == 200 and csv["row"].tolist() == list(range(1, 201))
+    gaps = csv[csv["score_kde"].isna()]
+    assert gaps["row"].tolist() == [5, 120] and gaps["is_outlier_kde"].isna().all()
+    assert gaps["note"].tolist() == ["not scored: no value in y", "not scored: no value in x"]
+    assert csv.loc[csv["score_kde"].notna(), "note"].isna().all()
+    assert "2 row(s) with a missing value" in _caption(at, "2 row(s)")
+    assert "the 2 row(s) not scored keep empty scores and a note" in _caption(at, "Score: ")
+
+
+def test_your_data_names_rows_by_the_id_column(downloads):
+    """card_transactions.csv has an id (row_id): the tables and the download name rows by it."""
+    at = _open("app_pages/your_data.py", sample="card_transactions.csv", methods=["kde"])
+    csv = _read_csv(downloads, at)
+    assert "row" not in csv and len(csv) == 1_570 and csv["row_id"].is_unique
+    table = at.dataframe[0].value
+    assert table.index.name == "row_id" and "row_id" not in table.columns
+    lowest = csv.sort_values("score_kde", kind="stable")["row_id"].head(len(table)).tolist()
+    assert table.index.tolist() == lowest
+    assert "named by 'row_id'" in _caption(at, "Score: ")
+
+
+def test_your_data_points_to_momkde_score_over_its_row_limit(downloads, monkeypatch):
+    """A file over the rows the page scores: a notice with the `momkde score` command for the
+    file and the page's choices; the page scores a sample, named by the file's row numbers."""
+    import io
+
+    import numpy as np
+    import pandas as pd
+
+    import app_support.scoring as scoring
+
+    monkeypatch.setattr(scoring, "MAX_SCORED_ROWS", 500)
+    content = _two_columns(1_000, seed=1)
+    at = _upload("big file.csv", content, methods=["kde"])
+    notice = next(i.value for i in at.info if "momkde score" in i.value)
+    assert "The file has 1,000 rows, more than the 500 this page scores" in notice
+    assert (
+        "momkde score 'big file.csv' --columns x y --method kde --contamination 0.1 "
+        "--drop-missing --out scored.csv" in notice
+    )
+    csv = _read_csv(downloads, at)
+    original = pd.read_csv(io.BytesIO(content))
+    assert len(csv) == 500 and csv["row"].is_unique and csv["row"].between(1, 1_000).all()
+    assert np.allclose(csv["x"], original["x"].to_numpy()[csv["row"] - 1])  # the file's rows
+    assert "the 500 rows sampled from the file's 1,000" in _caption(at, "Score: ")
+
+
+def test_your_data_points_to_momkde_score_over_the_upload_limit(monkeypatch):
+    """A file over the upload limit (Streamlit's uploader refuses it first; a raised
+    server.maxUploadSize lets the page see it): an error with the command, no traceback."""
+    import app_support.scoring as scoring
+
+    monkeypatch.setattr(scoring, "upload_limit_bytes", lambda: 1_000)
+    at = _upload("huge.csv", _two_columns(200))
+    (error,) = at.error
+    assert "over this page's limit of 1,000 bytes" in error.value
+    assert "momkde score huge.csv --out scored.csv" in error.value
+    assert not _figures(at) and not at.get("download_button")
+    assert "momkde score FILE --out scored.csv" in _caption(at, "A larger file")
+
+
 def test_learn_timings_survive_a_rerun():
     """Measured once, the timings come from the cache on every later run (the page reruns the
     fragment while the measure is remembered); the progress bar drawn from inside a cached
