@@ -17,9 +17,10 @@ run on the kept pool's threads with BLAS on one thread.
 
 Exactness: the sums are those of the BLAS expansion of the squared distances (relative
 round-off of a few ulps times the exponent, as :func:`block_log_sums`' linear path). Terms
-below e^-708 are subnormal or 0, so a block sum below 1e-280 may have lost terms; the median
-is exact wherever it is at least 1e-280, since a block sum that lost terms was below 1e-280
-and stays below the median. The queries where it is not are redone in log space over all
+below e^-700 are counted as e^-700 (~1e-304), so a block sum moves by at most its size times
+1e-304: nothing next to a median of at least 1e-280 (a relative 1e-20 per row of a block).
+The median is taken as exact wherever it is at least 1e-280; a block sum that is not exact
+is below 1e-280 + size x 1e-304, and so stays on its side of the median. The queries where it is not are redone in log space over all
 blocks (:func:`block_log_sums` and the exact median of logs).
 """
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels import Kernel
+from ..kernels import EXP_FLOOR, Kernel
 from ._point_sums import LOG_SAFE_FAST, block_log_sums, slot_layout
 from ._threads import map_on_pool, one_blas_thread
 
@@ -86,9 +87,12 @@ def median_log_sums(
         part = np.empty_like(acc)
         for slot in slots:
             np.matmul(slot, block, out=part)
+            # (terms below e^-700 count as e^-700: exp and the adds then never meet a
+            # subnormal number, many times slower; the sums move by at most size x 1e-304)
+            np.maximum(part, EXP_FLOOR, out=part)
             np.exp(part, out=part)
             acc += part
-        middle = np.partition(acc.T, [lo, hi], axis=1)
+        middle = np.partition(np.ascontiguousarray(acc.T), [lo, hi], axis=1)
         median = middle[:, lo] if lo == hi else (middle[:, lo] + middle[:, hi]) / 2.0
         with np.errstate(divide="ignore"):
             out[j0:j1] = np.log(median)
