@@ -1,14 +1,38 @@
-"""Progress of long loops on stderr: a line redrawn in place on a terminal, a log line every
-few seconds otherwise (a file, a pipe, a CI log), with the rate."""
+"""Progress of long work on stderr: a line redrawn in place on a terminal, a log line every
+few seconds otherwise (a file, a pipe, a CI log), with the rate; and one-off lines for the
+phases of a run (:func:`note`, :func:`phase`)."""
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
 REDRAW_SECONDS = 0.2  # a terminal's line is redrawn at most this often
 LOG_SECONDS = 5.0  # elsewhere a line is written at most this often
+
+
+def note(message: str, enabled: bool = True, stream: TextIO | None = None) -> None:
+    """Write the line ``momkde: <message>`` on ``stream`` (default: stderr), unless disabled."""
+    if not enabled:
+        return
+    stream = sys.stderr if stream is None else stream
+    stream.write(f"momkde: {message}\n")
+    stream.flush()
+
+
+@contextmanager
+def phase(
+    start: str, done: str, enabled: bool = True, stream: TextIO | None = None
+) -> Iterator[None]:
+    """A phase of a run: the line ``momkde: <start> ...`` when it begins, and
+    ``momkde: <done> in <seconds> s`` when the ``with`` block ends without an error."""
+    note(f"{start} ...", enabled, stream)
+    began = time.monotonic()
+    yield
+    note(f"{done} in {time.monotonic() - began:.1f} s", enabled, stream)
 
 
 class Progress:
@@ -16,7 +40,8 @@ class Progress:
 
     Used as a context manager around a loop that calls :meth:`update`. Nothing is written
     when ``enabled`` is false, or before ``LOG_SECONDS`` have passed on a stream that is not
-    a terminal; on a terminal the line is erased at the end.
+    a terminal; on a terminal the line is erased at the end. With ``summary``, a last line
+    (count, time, rate) is written when the block ends without an error, on any stream.
     """
 
     def __init__(
@@ -26,8 +51,10 @@ class Progress:
         total: int | None = None,
         enabled: bool = True,
         stream: TextIO | None = None,
+        summary: bool = False,
     ):
         self.desc, self.unit, self.total, self.enabled = desc, unit, total, enabled
+        self.summary = summary
         self.stream = sys.stderr if stream is None else stream
         self.done = 0
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -37,9 +64,17 @@ class Progress:
     def __enter__(self) -> Progress:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, *exc) -> None:
         if self._drawn and self._tty:
             self.stream.write("\r\x1b[K")
+            self.stream.flush()
+        if self.enabled and self.summary and exc_type is None:
+            elapsed = time.monotonic() - self._start
+            rate = self.done / max(elapsed, 1e-9)
+            self.stream.write(
+                f"momkde: {self.desc}: {self.done:,} {self.unit} in {elapsed:.1f} s, "
+                f"{rate:,.0f} {self.unit}/s\n"
+            )
             self.stream.flush()
 
     def line(self) -> str:
