@@ -9,7 +9,7 @@
     momkde figures results.csv --out DIR [--format html|png|svg] [--methods M ...]
     momkde score data.csv [--columns C ...] [--method kde|mom_kde|rkde|spkde ...]
                  [--contamination C] [--chunksize N] [--fit-rows N] [--seed S]
-                 [--drop-missing] --out scored.csv
+                 [--drop-missing] [--jobs N | --scheduler ADDR] [--quiet] --out scored.csv
 
 Errors a person can fix (bad arguments, unknown names, unreadable files) end with one line on
 stderr and exit code 2, never a traceback. Real data sets that are not installed are skipped
@@ -20,9 +20,9 @@ escaped (:mod:`momkde_core.io._csv_safety`).
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import re
+import shutil
 import signal
 import sys
 import warnings
@@ -35,13 +35,14 @@ import pandas as pd
 from sklearn.preprocessing import StandardScaler
 
 from .. import experiments as ex
-from .._progress import Progress
+from .._config import get_config
+from .._config import n_threads as engine_threads
+from .._progress import Progress, note, phase
 from ..bandwidth._robust import MAX_CONTAMINATION
 from ..datasets import DATASETS
 from ..detector import METHODS as SCORE_METHODS
 from ..detector import OutlierDetector, make_detector
 from ..io import (
-    CsvFormat,
     check_data_rows,
     check_enough_rows,
     check_has_numeric_column,
@@ -49,12 +50,13 @@ from ..io import (
     check_numeric_columns,
     float_columns,
     missing_values_error,
-    read_csv_chunks,
     sniff_csv_file,
     text_in_numeric_columns,
     write_csv,
 )
 from ..synthetic import CLEAN_DENSITIES
+from ._parallel import Model, PartitionFailed, run_dask, run_local, worker_problem, write_in_order
+from ._partitions import CsvSource, Part, client_parts, open_source, scan_parts
 
 FIGURE_METRICS: tuple[str, ...] = ("js", "kl_fhat_f", "kl_f_fhat", "auc")
 NUMERIC_COLUMNS: tuple[str, ...] = ("ratio", "rep", "seed", "n_blocks", "bandwidth", "value")
@@ -65,6 +67,7 @@ EXIT_FAILED = 1  # a sample of a sweep failed (its finished samples are kept)
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 CHUNKSIZE = 50_000  # rows read, scored and written at a time by `momkde score`
 FIT_ROWS = 20_000  # rows `momkde score` fits on (RKDE and SPKDE learn in O(n^2) memory/time)
+SCHEDULER_TIMEOUT = 30.0  # seconds to reach a Dask scheduler, and for a worker to join it
 
 
 class UsageError(Exception):
@@ -340,6 +343,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out the rows with a missing or infinite value in the scored "
         "columns (default: such rows are an error)",
     )
+    where = sc.add_mutually_exclusive_group()
+    where.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=1,
+        help="score the partitions of --chunksize rows on this many local processes "
+        "(-1: all cores; default 1: in this process)",
+    )
+    where.add_argument(
+        "--scheduler",
+        default=None,
+        help="address of a Dask scheduler (tcp://host:8786) whose workers score the "
+        "partitions; they must see the data file and the folder of --out at the same "
+        "paths (needs dask.distributed)",
+    )
+    sc.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress lines on stderr (warnings, errors and the final summary remain)",
+    )
     return parser
 
 
@@ -553,7 +577,8 @@ class _Scan:
     n_rows: int  # data rows in the file
     n_scored: int  # rows without a missing value in the columns scored
     sample: np.ndarray  # at most --fit-rows of those rows, a uniform random sample
-    dtypes: dict[Hashable, object]  # one type for each column whose type varied by chunk
+    dtypes: dict[Hashable, object]  # one type for each column whose type varied by partition
+    parts: list[Part]  # the partitions, in the file's order
 
 
 class _Reservoir:
@@ -634,28 +659,29 @@ def _score_columns(
     return list(chunk.select_dtypes("number").columns)
 
 
-def _scan(args: argparse.Namespace, fmt: CsvFormat, outputs: list[str]) -> _Scan:
-    """First pass: every check of the data (the app's, over the whole file) and the sample
-    to fit on, in memory bounded by --chunksize and --fit-rows. ValueError for the data."""
-    chunks = read_csv_chunks(args.data, fmt, args.chunksize)
-    first = next(chunks)  # pandas gives at least one chunk, empty for a header alone
-    columns = _score_columns(first, args, outputs)
-    reservoir = _Reservoir(args.fit_rows, len(columns), args.seed)
-    missing = np.zeros(len(columns), dtype=np.int64)
-    low, high = np.full(len(columns), np.inf), np.full(len(columns), -np.inf)
+def _scan(args: argparse.Namespace, source: CsvSource, outputs: list[str], show: bool) -> _Scan:
+    """First pass: every check of the data (the app's, over the whole file), the sample to
+    fit on and the partitions, in memory bounded by --chunksize and --fit-rows. ValueError
+    for the data."""
+    parts: list[Part] = []
+    reservoir: _Reservoir | None = None  # made at the first rows, with the columns to score
     n_rows = n_scored = n_bad = 0
     kinds: dict[Hashable, set[str]] = {}
-    with Progress("reading", "rows") as bar:
-        for chunk in itertools.chain([first], chunks):
+    with Progress("reading", "rows", enabled=show, summary=True) as bar:
+        for part, chunk in scan_parts(source, args.chunksize):
+            parts.append(part)
+            if not len(chunk):  # a header alone, or a range of blank lines
+                continue
+            if reservoir is None:
+                columns = _score_columns(chunk, args, outputs)
+                reservoir = _Reservoir(args.fit_rows, len(columns), args.seed)
+                missing = np.zeros(len(columns), dtype=np.int64)
+                low, high = np.full(len(columns), np.inf), np.full(len(columns), -np.inf)
             for column in chunk.columns:
                 kinds.setdefault(column, set()).add(chunk[column].dtype.kind)
+            more = part.end < source.size if source.ranged else len(chunk) == args.chunksize
             try:
-                check_numeric_columns(
-                    chunk,
-                    columns,
-                    first_row=n_rows,
-                    partial=n_rows > 0 or len(chunk) == args.chunksize,
-                )
+                check_numeric_columns(chunk, columns, first_row=n_rows, partial=n_rows > 0 or more)
             except ValueError as err:
                 hint = "" if args.columns else "; name the columns to score with --columns"
                 raise ValueError(f"{err}{hint}") from None
@@ -670,24 +696,29 @@ def _scan(args: argparse.Namespace, fmt: CsvFormat, outputs: list[str]) -> _Scan
             n_rows += len(chunk)
             n_scored += len(X)
             bar.update(len(chunk))
+    if reservoir is None:  # no data rows: the message of an empty table
+        _score_columns(chunk, args, outputs)
     if n_bad and not args.drop_missing:
         raise missing_values_error(columns, missing, n_bad, remedy="--drop-missing")
     check_enough_rows(n_scored)
     check_not_constant(columns, high - low)
-    # pandas types each chunk on its own: where chunks disagreed, the second pass reads the
-    # column as the whole file would be read (integers with gaps as floats, mixed as text)
+    # pandas types each partition on its own: where they disagreed, the second pass reads
+    # the column as the whole file would be read (integers with gaps as floats, mixed as text)
     dtypes = {
         column: "float64" if found <= set("iuf") else str
         for column, found in kinds.items()
         if len(found) > 1
     }
-    return _Scan(columns, n_rows, n_scored, reservoir.sample, dtypes)
+    return _Scan(columns, n_rows, n_scored, reservoir.sample, dtypes, parts)
 
 
-def _fit_detectors(detectors: dict[str, OutlierDetector], X: np.ndarray) -> None:
+def _fit_detectors(detectors: dict[str, OutlierDetector], X: np.ndarray, show: bool) -> None:
     """Fit every detector on X; their warnings as one line each, failures as UsageError."""
     for method, detector in detectors.items():
-        with warnings.catch_warnings(record=True) as caught:
+        with (
+            phase(f"fitting {method} on {len(X):,} rows", f"{method} fitted", show),
+            warnings.catch_warnings(record=True) as caught,
+        ):
             warnings.simplefilter("always")
             try:
                 detector.fit(X)
@@ -697,50 +728,132 @@ def _fit_detectors(detectors: dict[str, OutlierDetector], X: np.ndarray) -> None
             print(f"momkde: warning: {method}: {message}", file=sys.stderr)
 
 
+def _n_processes(args: argparse.Namespace, n_parts: int) -> int:
+    """Local processes of the second pass: --jobs (-1: the cores), at most one per partition."""
+    from joblib import cpu_count
+
+    return max(1, min(cpu_count() if args.jobs == -1 else args.jobs, n_parts))
+
+
 def _write_scores(
-    args: argparse.Namespace,
-    fmt: CsvFormat,
-    scan: _Scan,
-    scaler: StandardScaler,
-    detectors: dict[str, OutlierDetector],
-    names: dict[str, tuple[str, str]],
+    args: argparse.Namespace, model: Model, scan: _Scan, client, show: bool
 ) -> dict[str, int]:
-    """Second pass: score every row chunk by chunk and append it to a temporary file next to
-    --out, renamed to --out at the end (no half-written file is ever left). Returns the
-    number of rows flagged per method."""
-    flagged = dict.fromkeys(detectors, 0)
-    part = args.out.with_name(f".{args.out.name}.{os.getpid()}.part")
+    """Second pass: score every partition and write it, in the file's order, to a temporary
+    file next to --out, renamed to --out at the end (no half-written file is ever left).
+    In this process, one partition at a time; or on local processes or Dask workers, which
+    write part files in a folder next to --out, copied in order as they finish and removed
+    in the end (on success and on failure). Returns the number of rows flagged per method."""
+    source, n_parts = model.source, len(scan.parts)
+    processes = 0 if client is not None else _n_processes(args, n_parts)
+    tmp = args.out.with_name(f".{args.out.name}.{os.getpid()}.part")
+    folder = args.out.absolute().with_name(f".{args.out.name}.{os.getpid()}.parts")
+    if client is not None:
+        workers = client.nthreads()
+        where = (
+            f" on the Dask cluster at {args.scheduler} ({len(workers)} worker(s), "
+            f"{sum(workers.values())} thread(s))"
+        )
+    else:
+        where = f" on {processes} local processes" if processes > 1 else ""
+    note(
+        f"scoring {scan.n_rows:,} rows in {n_parts:,} partition(s) of at most "
+        f"{args.chunksize:,} rows{where} ...",
+        show,
+    )
     try:
-        with (
-            open(part, "w", encoding="utf-8", newline="") as fh,
-            Progress("scoring", "rows", total=scan.n_rows) as bar,
-        ):
-            for i, chunk in enumerate(
-                read_csv_chunks(args.data, fmt, args.chunksize, dtype=scan.dtypes)
-            ):
-                X = float_columns(chunk, scan.columns)
-                complete = np.isfinite(X).all(axis=1)  # all True without --drop-missing
-                rows, Z = chunk[complete], scaler.transform(X[complete])
-                columns = {}
-                for method, detector in detectors.items():
-                    score = detector.decision_function(Z)
-                    columns[names[method][0]], columns[names[method][1]] = score, score < 0
-                    flagged[method] += int(np.sum(score < 0))
-                write_csv(rows.assign(**columns), fh, header=i == 0)
-                bar.update(len(chunk))
-        os.replace(part, args.out)
+        source.check_unchanged()
+        with Progress("scoring", "rows", total=scan.n_rows, enabled=show, summary=True) as bar:
+            if processes == 1:
+                flagged = dict.fromkeys(model.detectors, 0)
+                with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                    for part, rows in _second_pass(model, scan, args.chunksize):
+                        scored, counts = model.score(rows)
+                        write_csv(scored, fh, header=part.index == 0)
+                        for method, k in counts.items():
+                            flagged[method] += k
+                        bar.update(len(rows))
+            else:
+                folder.mkdir()
+                tasks = (
+                    ((part, None) for part in scan.parts)
+                    if source.ranged
+                    else client_parts(source, args.chunksize, model.dtypes)
+                )
+                results = (
+                    run_dask(client, model, tasks, str(folder), n_parts)
+                    if client is not None
+                    else run_local(model, tasks, str(folder), processes, n_parts)
+                )
+                with open(tmp, "wb") as fh:
+                    flagged = write_in_order(results, str(folder), fh, bar)
+        os.replace(tmp, args.out)
     except BaseException:
-        part.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     return flagged
+
+
+def _second_pass(model: Model, scan: _Scan, chunksize: int):
+    """The first pass's partitions again, with their rows, read in this process."""
+    if not model.source.ranged:
+        return client_parts(model.source, chunksize, model.dtypes)
+    return ((part, model.source.read(part, model.dtypes)) for part in scan.parts)
+
+
+def _connect(args: argparse.Namespace, show: bool):
+    """A client of the Dask scheduler at --scheduler whose workers see the data file and
+    the folder of --out; UsageError when it cannot be reached, has no worker, or a worker
+    does not see the files."""
+    from distributed import Client
+
+    note(f"connecting to the Dask scheduler at {args.scheduler} ...", show)
+    try:
+        client = Client(args.scheduler, timeout=SCHEDULER_TIMEOUT, set_as_default=False)
+    except OSError as err:
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {args.scheduler}: {_first_line(err)}"
+        ) from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=SCHEDULER_TIMEOUT)
+        except TimeoutError:
+            raise UsageError(
+                f"the Dask scheduler at {args.scheduler} has no worker after "
+                f"{SCHEDULER_TIMEOUT:g} s; start one with: dask worker {args.scheduler}"
+            ) from None
+        problems = client.run(
+            worker_problem,
+            str(args.data.absolute()),
+            args.data.stat().st_size,
+            str(args.out.absolute().parent),
+        )
+        for worker, problem in sorted(problems.items()):
+            if problem:
+                raise UsageError(
+                    f"the Dask worker {worker} {problem}: the workers need this machine's "
+                    "files (the data file and the folder of --out) at the same paths"
+                )
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
 
 
 def score(args: argparse.Namespace) -> None:
     """Score every row of ``args.data`` with the chosen methods and write ``args.out``.
 
-    Two passes over the file, each in chunks: the first checks the data and draws the rows
-    to fit on, the second scores and writes. Every argument and the output path are checked
-    first, every property of the data before any fit, and the data before the output.
+    Two passes over the file, each by partitions of --chunksize rows: the first checks the
+    data, draws the rows to fit on and finds the partitions; after the fit (here), the
+    second scores and writes them, here or on workers (--jobs, --scheduler). Every argument
+    and the output path are checked first (and the Dask cluster reached), every property of
+    the data before any fit, and the data before the output.
     """
     methods = list(dict.fromkeys(args.method))
     try:
@@ -748,21 +861,43 @@ def score(args: argparse.Namespace) -> None:
     except ValueError as err:
         raise UsageError(str(err)) from None
     _check_paths(args.data, args.out)
+    if args.scheduler is not None:
+        _check_scheduler(args.scheduler)
     names = {
         m: ("score", "is_outlier") if len(methods) == 1 else (f"score_{m}", f"is_outlier_{m}")
         for m in methods
     }
+    show = not args.quiet
+    client = _connect(args, show) if args.scheduler is not None else None
+    try:
+        _score(args, detectors, names, client, show)
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _score(
+    args: argparse.Namespace,
+    detectors: dict[str, OutlierDetector],
+    names: dict[str, tuple[str, str]],
+    client,
+    show: bool,
+) -> None:
+    note(f"reading {args.data} ...", show)
     try:
         fmt = sniff_csv_file(args.data)
-        scan = _scan(args, fmt, [name for pair in names.values() for name in pair])
+        source = open_source(args.data.absolute(), fmt)
+        scan = _scan(args, source, [name for pair in names.values() for name in pair], show)
     except OSError as err:
         raise UsageError(f"cannot read {args.data}: {err.strerror or err}") from None
     except ValueError as err:
         raise UsageError(f"{args.data}: {err}") from None
     scaler = StandardScaler().fit(scan.sample)
-    _fit_detectors(detectors, scaler.transform(scan.sample))
+    _fit_detectors(detectors, scaler.transform(scan.sample), show)
+    config = {**get_config(), "n_threads": engine_threads()}
+    model = Model(source, scan.dtypes, scan.columns, scaler, detectors, names, config)
     try:
-        flagged = _write_scores(args, fmt, scan, scaler, detectors, names)
+        flagged = _write_scores(args, model, scan, client, show)
     except OSError as err:
         raise UsageError(f"cannot write {args.out}: {err.strerror or err}") from None
     except ValueError as err:  # the file changed since the first pass
@@ -795,7 +930,8 @@ def main(argv: list[str] | None = None) -> int:
     code : int
         0 on success; 2 (``EXIT_USAGE``) for an error a person can fix (bad arguments,
         unknown names, unreadable files), reported as one line on stderr, never a traceback;
-        1 (``EXIT_FAILED``) when a sample of a sweep failed (its finished samples are kept);
+        1 (``EXIT_FAILED``) when a sample of a sweep failed (its finished samples are kept)
+        or a partition of ``score`` failed on a worker (nothing is written);
         130 (``EXIT_INTERRUPTED``) when interrupted (Ctrl-C, or SIGTERM during a sweep), as
         a shell reports SIGINT (a sweep keeps its finished samples: the same command
         resumes).
@@ -815,15 +951,18 @@ def main(argv: list[str] | None = None) -> int:
         momkde reproduce synthetic --jobs -1 --scheduler tcp://127.0.0.1:8786 --out big.csv
         momkde figures results.csv --out figures/ --format html
         momkde score data.csv --columns x y --method mom_kde rkde --out scored.csv
+        momkde score big.csv --scheduler tcp://127.0.0.1:8786 --out scored.csv
 
     ``reproduce`` keeps each finished sample in ``<out>.partial``: the same command run
     again after an interruption or a failure computes only the missing samples
     (``--restart`` discards them). Real data sets that are not installed are skipped with a
-    warning that says how to install them. ``score`` reads the file twice in chunks (any
-    size), fits on a uniform sample of ``--fit-rows`` rows with the columns standardised on
-    that sample, and writes every row with ``score`` (the detector's decision function:
-    negative = outlier) and ``is_outlier``. Every CSV written has its formula-like cells
-    escaped (:func:`momkde_core.io.write_csv`).
+    warning that says how to install them. ``score`` reads the file twice by partitions of
+    ``--chunksize`` rows (any size), fits on a uniform sample of ``--fit-rows`` rows with the
+    columns standardised on that sample, and writes every row with ``score`` (the
+    detector's decision function: negative = outlier) and ``is_outlier``; its second pass
+    runs on local processes with ``--jobs`` or on a Dask cluster with ``--scheduler`` (the
+    same output), and ``--quiet`` silences its progress lines. Every CSV written has its
+    formula-like cells escaped (:func:`momkde_core.io.write_csv`).
 
     See Also
     --------
@@ -841,7 +980,7 @@ def main(argv: list[str] | None = None) -> int:
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> X = make_contaminated("uniform", n_inliers=200, ratio=0.05, random_state=0).X
     >>> np.savetxt(folder / "data.csv", X, delimiter=",", header="x", comments="")
-    >>> main(["score", str(folder / "data.csv"), "--out", str(folder / "scored.csv")])
+    >>> main(["score", str(folder / "data.csv"), "--quiet", "--out", str(folder / "scored.csv")])
     0
     >>> scored = pd.read_csv(folder / "scored.csv")
     >>> scored.columns.tolist(), len(scored)
@@ -854,6 +993,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as err:
         print(f"momkde: error: {err}", file=sys.stderr)
         return EXIT_USAGE
+    except PartitionFailed as err:
+        print(f"momkde: error: {err}; nothing was written", file=sys.stderr)
+        return EXIT_FAILED
     except ex.SweepIncomplete as err:
         print(
             f"momkde: error: {err}; the other samples are kept in {err.partial}: run the "

@@ -490,6 +490,7 @@ def test_score_bad_input_exits_2_with_one_line(case, tmp_path, capsys):
     argv, message = _bad_inputs(tmp_path)[case]
     if "--out" not in argv:
         argv = [*argv, "--out", tmp_path / "out.csv"]
+    argv = [*argv, "--quiet"]  # (progress lines otherwise come before the error)
     before = set(tmp_path.rglob("*"))
     assert run_score(*argv) == 2
     err = capsys.readouterr().err.strip()
@@ -501,7 +502,8 @@ def test_score_bad_input_exits_2_with_one_line(case, tmp_path, capsys):
 def test_score_reports_text_after_the_first_chunk_with_its_row(tmp_path, capsys):
     rows = "\n".join(f"{i},{i % 7}" for i in range(1, 120))
     (tmp_path / "late.csv").write_text(f"a,b\n{rows}\nx1,3\n")
-    assert run_score(tmp_path / "late.csv", "--chunksize", "50", "--out", tmp_path / "o.csv") == 2
+    out = tmp_path / "o.csv"
+    assert run_score(tmp_path / "late.csv", "--chunksize", "50", "--quiet", "--out", out) == 2
     err = capsys.readouterr().err.strip()
     assert (
         "column 'a' is not numeric: data row 120 holds 'x1' (1 non-numeric value(s) among data "
