@@ -256,18 +256,33 @@ def test_2d_caption_names_no_missing_lines(server, page):
     assert "One colour scale for all maps" in text and "orange" not in text and "pink" not in text
 
 
-def test_million_row_file_is_sampled_with_a_notice(server, page, tmp_path):
+def test_200000_row_file_is_scored_in_full(server, page, tmp_path):
+    """The issue's case: 200,000 rows are all scored and downloaded with their row numbers;
+    the figure draws 5,000 of them and its caption says so; no sampling notice."""
     rng = np.random.default_rng(0)
     big = tmp_path / "big.csv"
-    pd.DataFrame(
-        {"a": rng.normal(size=1_000_000).round(4), "b": rng.normal(size=1_000_000).round(4)}
-    ).to_csv(big, index=False)
+    n = 200_000
+    pd.DataFrame({"a": rng.normal(size=n).round(4), "b": rng.normal(size=n).round(4)}).to_csv(
+        big, index=False
+    )
     _upload(page, server, big)
-    notice = page.locator('[data-testid="stAlertContentWarning"]').filter(has_text="random sample")
-    notice.first.wait_for(timeout=90_000)
-    assert "1,000,000 rows" in notice.first.inner_text()
-    page.locator(".js-plotly-plot .scatterlayer .trace").first.wait_for(timeout=90_000)
+    page.locator(TRACE).first.wait_for(timeout=180_000)
+    wait_until_idle(page, 180_000)
+    captions = " ".join(page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
+    assert "Drawn from 5,000 of the 200,000 rows (a uniform sample)" in captions
+    assert "every one of the file's 200,000 rows" in captions
+    assert (
+        not page.locator('[data-testid="stAlertContentInfo"]')
+        .filter(has_text="momkde score")
+        .count()
+    )
+    with page.expect_download(timeout=60_000) as download:
+        page.get_by_role("button", name="Download the data").click()
+    back = pd.read_csv(download.value.path())
+    assert len(back) == n and (back["row"] == np.arange(1, n + 1)).all()
+    assert back["score_mom_kde"].notna().all()
     assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.console_errors == []
 
 
 def test_switching_sample_shows_the_new_files_columns(server, page):
