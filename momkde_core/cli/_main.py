@@ -27,6 +27,7 @@ import signal
 import sys
 import warnings
 from collections.abc import Hashable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -784,7 +785,8 @@ def _write_scores(
                     if client is not None
                     else run_local(model, tasks, str(folder), processes, n_parts)
                 )
-                with open(tmp, "wb") as fh:
+                # (closed at once on any exit: the workers stop before the folder goes)
+                with closing(results), open(tmp, "wb") as fh:
                     flagged = write_in_order(results, str(folder), fh, bar)
         os.replace(tmp, args.out)
     except BaseException:
@@ -868,6 +870,7 @@ def score(args: argparse.Namespace) -> None:
         for m in methods
     }
     show = not args.quiet
+    _stop_on_signals()  # SIGTERM too ends in the clean-up: no temporary or part file is left
     client = _connect(args, show) if args.scheduler is not None else None
     try:
         _score(args, detectors, names, client, show)

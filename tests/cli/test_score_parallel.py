@@ -328,6 +328,23 @@ def test_a_failed_partition_is_one_line_exit_1_and_leaves_no_file(
     assert _listing(tmp_path) == ["data.csv", "scored.csv"]
 
 
+def test_an_interrupted_run_leaves_no_file(big, cluster, tmp_path, capsys, monkeypatch):
+    write = cli.write_in_order
+
+    def interrupt_after_the_first_part(results, *args):
+        def first_then_stop():
+            yield next(iter(results))
+            raise KeyboardInterrupt
+
+        return write(first_then_stop(), *args)
+
+    monkeypatch.setattr(cli, "write_in_order", interrupt_after_the_first_part)
+    argv = [big, *ARGS, "--scheduler", cluster.scheduler_address, "--out", tmp_path / "o.csv"]
+    assert run_score(*argv) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "momkde: interrupted"
+    assert _listing(tmp_path) == []
+
+
 def test_a_file_changed_between_the_passes_is_refused(big, tmp_path, capsys, monkeypatch):
     data = tmp_path / "data.csv"
     data.write_bytes(big.read_bytes())
