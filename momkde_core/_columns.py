@@ -1,9 +1,9 @@
 """Reductions over the rows of a tall, narrow array, one column at a time.
 
 numpy reduces a C-ordered (n, d) array along axis 0 row by row, in inner loops of length d:
-for d = 2 and n = 1e6 a minimum takes 19 ms, against 1.6 ms for the two contiguous columns
-one after the other (measured; from d ~ 8 on, axis 0 is as fast). Every fit and every grid
-takes the data's bounding box, so the difference is a good part of a 2-D fit's time.
+for small d that is about ten times slower than reducing each contiguous column in turn
+(from d ~ 8 on, axis 0 is as fast). Every fit and every grid takes the data's bounding box,
+so the difference is a good part of a 2-D fit's time.
 """
 
 from __future__ import annotations
