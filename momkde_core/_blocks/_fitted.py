@@ -236,20 +236,17 @@ class FittedBlocks:
         there: in 1-D with a small h, the pairs within the kernel's radius (trusted where
         above 1e-5 of the kernel's peak; everywhere for a compact kernel); in d <= 2, linear
         sums over all points (trusted above 1e-290, where no term was lost to underflow);
-        else, and for the points left, log space, which never underflows. A median of
-        many blocks with the Gaussian kernel in d >= 2 at many pairs takes the median path
-        (:func:`momkde_core._engine.median_log_sums`: exact where the median is above
-        1e-280, log space elsewhere).
+        else, and for the points left, log space, which never underflows. With the
+        Gaussian kernel in d >= 2 at many pairs, a median of many blocks takes the median
+        path (:func:`momkde_core._engine.median_log_sums`) and one or two blocks the BLAS
+        path of :func:`momkde_core._engine.block_log_sums`: both exact where the value is
+        above 1e-280, redone in log space elsewhere.
         """
         d = self.X.shape[1]
-        if (
-            self.median
-            and self.n_blocks > 2
-            and self.kernel.separable
-            and d >= 2
-            and len(self.X) * len(Y) >= FAST_GAUSSIAN_PAIRS
-        ):
-            return median_log_sums(self.X, self.bounds, Y, self.kernel, self.h, self.log_w)
+        if self.kernel.separable and d >= 2 and len(self.X) * len(Y) >= FAST_GAUSSIAN_PAIRS:
+            if self.median and self.n_blocks > 2:
+                return median_log_sums(self.X, self.bounds, Y, self.kernel, self.h, self.log_w)
+            return self.combine_log(self.block_log_sums(Y))  # (its BLAS path, checked)
         out = np.full(len(Y), -np.inf)
         todo = np.arange(len(Y))
         args = (self.X, self.bounds)

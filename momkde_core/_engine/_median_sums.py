@@ -77,6 +77,7 @@ def median_log_sums(
     right[d] = 1.0
     right[d + 1] = -0.5 * inv * np.einsum("ij,ij->i", Yc, Yc)
     lo, hi = (n_blocks - 1) // 2, n_blocks // 2  # the middle order statistics
+    kth = [lo] if lo == hi else [lo, hi]  # (a repeated kth makes numpy's partition ~8x slower)
     out = np.empty(m)
     cols = max(1, TILE_ELEMENTS // n_blocks)
 
@@ -92,7 +93,7 @@ def median_log_sums(
             np.maximum(part, EXP_FLOOR, out=part)
             np.exp(part, out=part)
             acc += part
-        middle = np.partition(np.ascontiguousarray(acc.T), [lo, hi], axis=1)
+        middle = np.partition(np.ascontiguousarray(acc.T), kth, axis=1)
         median = middle[:, lo] if lo == hi else (middle[:, lo] + middle[:, hi]) / 2.0
         with np.errstate(divide="ignore"):
             out[j0:j1] = np.log(median)
@@ -110,7 +111,8 @@ def log_median(values: np.ndarray) -> np.ndarray:
     s = values.shape[0]
     if s == 1:
         return values[0]
-    part = np.partition(values, [(s - 1) // 2, s // 2], axis=0)
+    kth = [s // 2] if s % 2 else [s // 2 - 1, s // 2]  # (never a repeated kth: ~8x slower)
+    part = np.partition(values, kth, axis=0)
     lo, hi = part[(s - 1) // 2], part[s // 2]
     if s % 2:
         return lo

@@ -220,7 +220,7 @@ def leave_own_block_out_scores(
         logs -= np.log(by_block.sizes)
     logs[np.arange(n), by_block.block_of] = np.inf  # the own block sorts last, out of the median
     lo_k, hi_k = (n_blocks - 2) // 2, (n_blocks - 1) // 2  # the middle of the S - 1 others
-    part = np.partition(logs, [lo_k, hi_k], axis=1)
+    part = np.partition(logs, sorted({lo_k, hi_k}), axis=1)  # (a repeated kth: ~8x slower)
     lo, hi = part[:, lo_k], part[:, hi_k]
     with np.errstate(invalid="ignore"):
         median = np.where(np.isneginf(hi), -np.inf, np.logaddexp(lo, hi) - np.log(2.0))
