@@ -55,7 +55,7 @@ CV_GRID_SPAN = (0.02, 2.0)  # the grid runs from 0.02 to 2 times Scott's bandwid
 CV_FLOOR_MARGIN = 1e-6  # compact kernels: the smallest candidate is this share above the reach
 CV_EXACT_MAX_N = 500  # above this in 1-D, held-out densities come from a binned grid
 CV_EXACT_MAX_N_2D = 4000  # the same in 2-D, where the binned grid costs more
-CV_MAX_SAMPLES = 5000  # in d > 2, the search runs on this many points drawn uniformly
+CV_MAX_SAMPLES = 5000  # in d > 1, the search runs on this many points drawn uniformly
 CV_BIN_STEP = 1 / 8  # binned grid spacing, in bandwidths (linear interpolation error ~0.2%)
 ISJ_GRID_SIZE = 2**14  # nodes of the "isj" grid (a power of two, for the DCT)
 ISJ_PAD = 0.5  # the "isj" grid extends this share of the data's range beyond each end
@@ -543,10 +543,11 @@ def cv_bandwidth(
 
     Notes
     -----
-    In d > 2 (where no binned grid serves the held-out sums) above :data:`CV_MAX_SAMPLES`
-    (5000) points, the search runs on that many points drawn uniformly (``random_state``)
-    and its bandwidth is rescaled to n by the rate of the optimal bandwidth,
-    (m / n)^(1 / (d + 4)): the exact search costs n^2 kernel terms per candidate.
+    In d > 1 above :data:`CV_MAX_SAMPLES` (5000) points, the search runs on that many
+    points drawn uniformly (``random_state``) and its bandwidth is rescaled to n by the rate
+    of the optimal bandwidth, (m / n)^(1 / (d + 4)): the exact search costs n^2 kernel
+    terms per candidate, and in 2-D the binned one still sums the isolated points exactly.
+    In 1-D the binned search uses every point.
 
     With a compact kernel the grid starts above :func:`held_out_reach`, so every candidate
     has a finite score (else all could be -inf on ordinary 2-D data: 20 of 20 samples of
@@ -569,7 +570,7 @@ def cv_bandwidth(
     True
     """
     n, d = X.shape
-    if d > 2 and n > CV_MAX_SAMPLES:  # on a uniform subsample, h rescaled to n (Notes)
+    if d > 1 and n > CV_MAX_SAMPLES:  # on a uniform subsample, h rescaled to n (Notes)
         rng = check_random_state(random_state)
         rows = np.sort(rng.choice(n, CV_MAX_SAMPLES, replace=False))
         kept = None if weights is None else weights[rows] / weights[rows].sum()

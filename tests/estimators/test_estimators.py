@@ -557,8 +557,8 @@ def test_spkde_in_high_dimension_fits():
     assert np.all(np.isfinite(est.score_samples(X[:10])))
 
 
-def test_cv_in_more_than_two_dimensions_runs_on_a_subsample(monkeypatch):
-    """In d > 2 above CV_MAX_SAMPLES points, "cv" searches on that many points drawn with
+def test_cv_in_more_than_one_dimension_runs_on_a_subsample(monkeypatch):
+    """In d > 1 above CV_MAX_SAMPLES points, "cv" searches on that many points drawn with
     the seed and rescales the chosen h by the optimal rate (m / n)^(1 / (d + 4)): the same
     h as the search on that subsample, around the subsample's Scott bandwidth, rescaled."""
     from momkde_core.bandwidth import _rules
