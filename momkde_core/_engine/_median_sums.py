@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import EXP_FLOOR, Kernel
-from ._point_sums import LOG_SAFE_FAST, block_log_sums, slot_layout
+from ._point_sums import LOG_SAFE_FAST, augmented_rows, block_log_sums, slot_layout
 from ._threads import map_on_pool, one_blas_thread
 
 TILE_ELEMENTS = 2**16  # block sums per tile (S x queries): 512 KiB, a core's L2 cache
@@ -59,23 +59,12 @@ def median_log_sums(
     if not (sizes > 0).all():
         raise ValueError("median_log_sums needs non-empty blocks")
     n_blocks = len(sizes)
-    center = X.mean(axis=0)
-    Xc, Yc = X - center, Y - center
-    inv = 1.0 / (h * h)
-    left = np.empty((n, d + 2))
-    np.multiply(Xc, inv, out=left[:, :d])
-    left[:, d] = -0.5 * inv * np.einsum("ij,ij->i", Xc, Xc) - kernel.log_norm(d) - d * np.log(h)
-    if log_weights is not None:
-        left[:, d] += log_weights
-    left[:, d + 1] = 1.0
+    left, right_rows = augmented_rows(X, Y, kernel, h, log_weights)
     rows, padding = slot_layout(bounds[:-1], sizes)
     slots = np.take(left, rows.ravel(), axis=0).reshape(*rows.shape, d + 2)
     slots[padding] = 0.0
     slots[padding, d] = PADDING_LOG
-    right = np.empty((d + 2, m))
-    right[:d] = Yc.T
-    right[d] = 1.0
-    right[d + 1] = -0.5 * inv * np.einsum("ij,ij->i", Yc, Yc)
+    right = np.ascontiguousarray(right_rows.T)
     lo, hi = (n_blocks - 1) // 2, n_blocks // 2  # the middle order statistics
     kth = [lo] if lo == hi else [lo, hi]  # (a repeated kth makes numpy's partition ~8x slower)
     out = np.empty(m)

@@ -192,19 +192,7 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
     """
     n, d = X.shape
     m = len(Y)
-    center = X.mean(axis=0)
-    Xc, Yc = X - center, Y - center
-    inv = 1.0 / (h * h)
-    left = np.empty((n, d + 2))
-    np.multiply(Xc, inv, out=left[:, :d])
-    left[:, d] = -0.5 * inv * np.einsum("ij,ij->i", Xc, Xc) - kernel.log_norm(d) - d * np.log(h)
-    if log_weights is not None:
-        left[:, d] += log_weights
-    left[:, d + 1] = 1.0
-    right = np.empty((m, d + 2))
-    right[:, :d] = Yc
-    right[:, d] = 1.0
-    right[:, d + 1] = -0.5 * inv * np.einsum("ij,ij->i", Yc, Yc)
+    left, right = augmented_rows(X, Y, kernel, h, log_weights)
     rows = 1024
     cols = max(1, CACHE_CHUNK_ELEMENTS * 2 // rows)
     tiles = []  # per run of rows: (a, b, block ids, starts of their runs within [a, b))
@@ -248,6 +236,33 @@ def _gaussian_log_sums(X, bounds, Y, kernel, h, log_weights, max_elements) -> np
     if redo.size:
         out[:, redo] = _log_space_sums(X, bounds, Y[redo], kernel, h, log_weights, max_elements)
     return out
+
+
+def augmented_rows(
+    X: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float, log_weights: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(left, right): rows whose dot products are the Gaussian's log terms.
+
+    log(w_i K_h(y_j - x_i)) = a_i + b_j + x_i.y_j / h^2 with a_i = log w_i - |x_i|^2 / 2h^2 -
+    log of the constant and b_j = -|y_j|^2 / 2h^2, both sets centred on the data's mean
+    (which keeps the expansion from cancelling): left[i] = [x_i / h^2, a_i, 1], shape
+    (n, d + 2), and right[j] = [y_j, 1, b_j], shape (m, d + 2).
+    """
+    n, d = X.shape
+    center = X.mean(axis=0)
+    Xc, Yc = X - center, Y - center
+    inv = 1.0 / (h * h)
+    left = np.empty((n, d + 2))
+    np.multiply(Xc, inv, out=left[:, :d])
+    left[:, d] = -0.5 * inv * np.einsum("ij,ij->i", Xc, Xc) - kernel.log_norm(d) - d * np.log(h)
+    if log_weights is not None:
+        left[:, d] += log_weights
+    left[:, d + 1] = 1.0
+    right = np.empty((len(Y), d + 2))
+    right[:, :d] = Yc
+    right[:, d] = 1.0
+    right[:, d + 1] = -0.5 * inv * np.einsum("ij,ij->i", Yc, Yc)
+    return left, right
 
 
 def _log_kernel_chunks(X: np.ndarray, Y: np.ndarray, kernel: Kernel, h: float, max_elements: int):
