@@ -35,6 +35,11 @@ FLAG_COLOR = "#6A1B9A"
 CHANCE_AUC = 0.5
 #: Marker traces up to this many points are SVG, larger ones WebGL (density_2d_figure).
 SVG_MARKERS = 2000
+#: Decades of density the 2-D maps' colour scale spans below its top (density_2d_figure):
+#: a KDE's plateau over uniform outliers, ~1e-3 of the peak, gets a colour of its own.
+COLOUR_DECADES = 4
+#: Contour levels per decade of the 2-D maps.
+LEVELS_PER_DECADE = 4
 
 #: Human-readable names of the methods, in the order legends list them.
 METHOD_LABELS: dict[str, str] = {
@@ -426,16 +431,22 @@ def density_2d_figure(
     panel_notes: dict[str, str] | None = None,
     flagged: np.ndarray | None = None,
 ) -> go.Figure:
-    """2-D densities, one panel per method, as filled contours under the points.
+    """2-D densities, one panel per method, as filled contours of log10 density.
 
-    All panels share one colour scale (:func:`shared_colour_cap`), so a bump of outliers
-    reads the same in each; values above the cap (a spike) take the top colour instead of
-    darkening every panel. Inliers (or an unlabelled sample) are faint dots on the first
-    panel only, so the density under them stays visible and the browser does not draw
-    thousands of markers per panel (which is much slower to draw, measured in headless
-    Chromium); the outliers (red) and the rows an outlier detector ``flagged`` (circled) are
-    on every panel. Markers are SVG up to :data:`SVG_MARKERS` per trace (no WebGL context to
-    start).
+    All panels share one colour scale and the same contour levels, so a bump of outliers
+    reads the same in each: the top is :func:`shared_colour_cap` (values above it, a spike,
+    take the top colour instead of darkening every panel), the bottom
+    :data:`COLOUR_DECADES` decades lower, with :data:`LEVELS_PER_DECADE` levels per decade.
+    A linear scale hid a KDE's outlier mass (~1e-3 of the peak under uniform outliers) in
+    its lowest step, so S = 3 and S = 225 looked alike. The colour bar is labelled in
+    density values and the hover shows each map's density as it is.
+
+    The sample is drawn on the first panel only (the "data" map: the truth in Explore), so
+    every estimate's bumps stay visible and the browser does not draw thousands of markers
+    per panel (much slower to draw, measured in headless Chromium): inliers (or an
+    unlabelled sample) as faint dots, outliers as small hollow red circles. The rows an
+    outlier detector ``flagged`` are thin rings on every panel. Markers are SVG up to
+    :data:`SVG_MARKERS` per trace (no WebGL context to start).
 
     Parameters
     ----------
@@ -447,7 +458,7 @@ def density_2d_figure(
     X : ndarray of shape (n, 2), optional
         The sample.
     is_outlier : ndarray of bool, shape (n,), optional
-        The labels: outliers red on every panel.
+        The labels: outliers as hollow red circles on the first panel.
     axis_titles : tuple of two str, default ("x₁", "x₂")
         The axes' titles.
     max_cols : int, default 3
@@ -463,7 +474,8 @@ def density_2d_figure(
     Returns
     -------
     fig : plotly.graph_objects.Figure
-        One contour trace per method, and the marker traces.
+        One contour trace per method (z is log10 of the density, ``customdata`` the
+        density), and the marker traces.
 
     Examples
     --------
@@ -495,49 +507,61 @@ def density_2d_figure(
         horizontal_spacing=0.03,
         vertical_spacing=0.08,
     )
-    zmax, capped = shared_colour_cap(surfaces)
+    cap, capped = shared_colour_cap(surfaces)
+    top = float(np.log10(cap))
+    bottom = top - COLOUR_DECADES
+    ticks = list(range(int(np.ceil(bottom)), int(np.floor(top)) + 1))
+    colorbar = dict(
+        title="density<br>(capped)" if capped else "density",
+        thickness=12,
+        tickvals=ticks,
+        ticktext=[f"{10.0**k:g}" for k in ticks],
+    )
     pts = None if X is None else np.asarray(X, dtype=float)
-    faint, red = ("rgba(225,230,240,0.5)", 2), ("rgba(255,70,70,0.95)", 4)  # colour, size
-    marker = {"sample": faint, "inliers": faint, "outliers": red}
+    faint = dict(size=2, color="rgba(225,230,240,0.5)")
+    hollow = dict(size=5, symbol="circle-open", color="rgba(255,70,70,0.9)", line=dict(width=1))
+    marker = {"sample": faint, "inliers": faint, "outliers": hollow}
     groups = [] if pts is None else _sample_groups(len(pts), is_outlier)
     ring = (
         None if pts is None or flagged is None or not np.any(flagged) else np.asarray(flagged, bool)
     )
     for i, method in enumerate(methods):
         row, col = i // cols + 1, i % cols + 1
+        density = np.asarray(surfaces[method], dtype=float).T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # zeros and negatives (SPKDE's rounding) below the scale: the lowest colour
+            logz = np.where(density > 0, np.log10(np.maximum(density, 1e-300)), bottom - 1.0)
         fig.add_trace(
             go.Contour(
                 x=xs,
                 y=ys,
-                z=np.asarray(surfaces[method], dtype=float).T,
+                z=np.maximum(logz, bottom - 1.0),
+                customdata=density,
                 name=method_label(method),
                 colorscale="Viridis",
-                zmin=0,
-                zmax=zmax,
-                line=dict(width=0.4),
-                contours=dict(start=0.0, end=zmax, size=zmax / 14),
+                zmin=bottom,
+                zmax=top,
+                line=dict(width=0.3),
+                contours=dict(start=bottom, end=top, size=1.0 / LEVELS_PER_DECADE),
                 showscale=i == 0,
-                colorbar=dict(title="density<br>(capped)" if capped else "density", thickness=12),
-                hovertemplate="(%{x:.2f}, %{y:.2f})<br>density %{z:.3g}<extra>"
+                colorbar=colorbar,
+                hovertemplate="(%{x:.2f}, %{y:.2f})<br>density %{customdata:.3g}<extra>"
                 + method_label(method)
                 + "</extra>",
             ),
             row=row,
             col=col,
         )
-        for name, m in groups:
-            if name != "outliers" and i > 0:
-                continue
-            color, size = marker[name]
+        for name, m in groups if i == 0 else ():
             fig.add_trace(
                 _markers(int(m.sum()))(
                     x=pts[m, 0],
                     y=pts[m, 1],
                     mode="markers",
                     name=f"{name} ({int(m.sum())})",
-                    marker=dict(size=size, color=color),
+                    marker=marker[name],
                     legendgroup=name,
-                    showlegend=i == 0,
+                    showlegend=True,
                     hoverinfo="skip",
                 ),
                 row=row,
@@ -553,7 +577,10 @@ def density_2d_figure(
                     legendgroup="flagged",
                     showlegend=i == 0,
                     marker=dict(
-                        size=8, color="rgba(0,0,0,0)", line=dict(color="#F3E5F5", width=1.5)
+                        size=8,
+                        symbol="circle-open",
+                        color="rgba(243,229,245,0.8)",
+                        line=dict(width=1),
                     ),
                     hoverinfo="skip",
                 ),

@@ -91,7 +91,8 @@ def test_colour_cap_ignores_a_spike():
         {"kde": spike, "mom_kde": flat},
         panel_notes={"kde": "JS 0.21"},
     )
-    assert fig.data[0].zmax == 0.25 and fig.layout.annotations[0].text == "KDE · JS 0.21"
+    assert 10 ** fig.data[0].zmax == pytest.approx(0.25)  # z is log10 of the density
+    assert fig.layout.annotations[0].text == "KDE · JS 0.21"
 
 
 def test_timing_slopes_and_labelled_log_axes():
@@ -145,16 +146,10 @@ def test_density_2d_figure_wraps_panels_and_puts_the_legend_in_the_free_one():
         f"inliers ({20 - n_out})",
         f"outliers ({n_out})",
     ]
-    # inliers on the first map only, the outliers on every map, as SVG markers (few points)
+    # the sample on the first map only (#26: no dots over the estimates' bumps), SVG markers
     markers = [t for t in fig.data if t.type != "contour"]
     assert [t.xaxis for t in markers if t.name.startswith("inliers")] == ["x"]
-    assert [t.xaxis for t in markers if t.name.startswith("outliers")] == [
-        "x",
-        "x2",
-        "x3",
-        "x4",
-        "x5",
-    ]
+    assert [t.xaxis for t in markers if t.name.startswith("outliers")] == ["x"]
     assert {t.type for t in markers} == {"scatter"}
 
 
@@ -165,3 +160,59 @@ def test_density_2d_figure_draws_many_points_with_webgl():
     assert [(t.type, t.name) for t in fig.data if t.type != "contour"] == [
         ("scattergl", f"sample ({plots.SVG_MARKERS + 1})")
     ]
+
+
+def _two_bumps(n=41):
+    """A Gaussian bump with a plateau ~1e-3 of its peak (a KDE's uniform outliers) on the
+    right half: what a linear colour scale drew in its lowest step."""
+    xs = np.linspace(-4, 4, n)
+    r2 = xs[:, None] ** 2 + xs[None, :] ** 2
+    clean = np.exp(-r2 / 2) / (2 * np.pi)
+    plateau = clean + np.where(xs[:, None] > 2.5, 2e-4, 0.0) * np.ones(n)[None, :]
+    return xs, clean, plateau
+
+
+def test_density_2d_colour_levels_span_decades_and_are_shared():
+    """#26: the levels reach at most 1e-3 of the peak, the same on every map, and a plateau
+    at ~1e-3 of the peak gets a colour above the floor (not the lowest step)."""
+    xs, clean, plateau = _two_bumps()
+    surfaces = {"truth": clean, "kde": plateau, "mom_kde": clean, "rkde": np.zeros_like(clean)}
+    fig = plots.density_2d_figure(xs, xs, surfaces)
+    contours = [t for t in fig.data if t.type == "contour"]
+    peak = clean.max()
+    for c in contours:
+        assert 10**c.contours.start <= 1e-3 * peak
+        assert 10**c.zmin <= 1e-3 * peak and 10**c.zmax >= peak
+    levels = {(c.contours.start, c.contours.end, c.contours.size, c.zmin, c.zmax) for c in contours}
+    assert len(levels) == 1  # one scale for all maps, so they compare
+    start, end, size, *_ = levels.pop()
+    assert (end - start) / size >= 12  # several levels per decade, not 14 linear steps
+    kde = next(c for c in contours if c.name == "KDE")
+    mom = next(c for c in contours if c.name == "MoM-KDE")
+    # at (3.6, 3.6) the KDE's plateau (2e-4, ~1e-3 of the peak) sits four levels above
+    # MoM-KDE's map there, which is below the floor
+    i = np.searchsorted(xs, 3.5)
+    assert mom.z[i][i] < start and kde.z[i][i] - start >= 4 * size
+    # zeros stay drawable (below the floor, lowest colour), the hover shows the density
+    rkde = next(c for c in contours if c.name == "RKDE")
+    assert np.isfinite(np.asarray(rkde.z)).all() and np.max(rkde.z) < start
+    assert np.allclose(kde.customdata, plateau.T) and "customdata" in kde.hovertemplate
+    # the colour bar is labelled in density values at whole decades
+    bar = contours[0].colorbar
+    assert all(float(t) == pytest.approx(10.0**v) for t, v in zip(bar.ticktext, bar.tickvals))
+    assert len(bar.tickvals) >= 4
+
+
+def test_density_2d_markers_only_on_the_first_map_and_outliers_hollow():
+    """#26: the sample's markers never cover an estimate's bump: drawn on the first map
+    only, the outliers as small hollow circles; few traces (one per group)."""
+    xs, clean, plateau = _two_bumps(21)
+    X = np.random.default_rng(1).normal(size=(30, 2))
+    out = np.arange(30) < 5
+    fig = plots.density_2d_figure(
+        xs, xs, {"truth": clean, "kde": plateau, "mom_kde": clean, "rkde": clean}, X, out
+    )
+    markers = [t for t in fig.data if t.type != "contour"]
+    assert len(markers) == 2 and {t.xaxis for t in markers} == {"x"}
+    outliers = next(t for t in markers if t.name.startswith("outliers"))
+    assert outliers.marker.symbol == "circle-open" and outliers.marker.size <= 6

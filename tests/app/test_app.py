@@ -61,11 +61,11 @@ def test_explore_1d_all_methods_blocks_and_metrics():
     assert "meets the guide S > 2|O| = 112" in _caption(at, "S = 113")
     assert len(at.table) == 1
     at.sidebar.segmented_control(key="Smode").set_value("manual").run()
-    assert at.slider(key="S").max == 556
-    at.slider(key="S").set_value(41).run()
+    assert at.select_slider(key="S").options[-1] == "556"  # log-spaced values up to n
+    at.select_slider(key="S").set_value(40).run()
     assert not at.exception
-    assert any(n.startswith("S = 41 block KDEs") for n in _names(_figures(at)[0]))
-    assert "S = 41 is below the guide" in _caption(at, "Here MoM-KDE")
+    assert any(n.startswith("S = 40 block KDEs") for n in _names(_figures(at)[0]))
+    assert "S = 40 is below the guide" in _caption(at, "Here MoM-KDE")
 
 
 @pytest.mark.parametrize(
@@ -575,3 +575,24 @@ def test_learn_timings_survive_a_rerun():
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("Measured fit slopes here" in c.value for c in at.caption)
+
+
+def test_explore_2d_maps_show_small_masses_and_keep_markers_off_the_estimates():
+    """#26: one log colour scale spanning several decades on every map (a KDE's plateau over
+    uniform outliers, ~1e-3 of the peak, is not in the lowest step) and the sample's markers
+    on the first map only, outliers hollow."""
+    at = _open("app_pages/explore.py", dim="2", n="200", scheme="uniform")
+    (fig,) = _figures(at)
+    contours = [t for t in fig["data"] if t["type"] == "contour"]
+    assert len(contours) == 5  # truth and the default four
+    scales = {
+        (c["zmin"], c["zmax"], c["contours"]["start"], c["contours"]["size"]) for c in contours
+    }
+    assert len(scales) == 1
+    zmin, zmax, start, _ = scales.pop()
+    assert zmax - start >= 3 and zmin == start  # z is log10: at least three decades
+    markers = [t for t in fig["data"] if t["type"] != "contour"]
+    assert markers and {t.get("xaxis", "x") for t in markers} == {"x"}
+    assert all(
+        t["marker"].get("symbol") == "circle-open" for t in markers if "outliers" in t["name"]
+    )
