@@ -27,8 +27,8 @@ from app_support.widgets import (
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure, shared_colour_cap
 
 st.title("Explore S, h and the outlier ratio")
-
 side = st.sidebar
+top = side.container()  # the h and S controls, first in the sidebar (filled once n is known)
 side.header("Sample")
 scheme = scheme_select(side)
 dim = side.segmented_control("Dimension", [1, 2], default=1, **url("dim")) or 1
@@ -53,12 +53,21 @@ ratio = side.slider(
 side.header("Estimators")
 methods = methods_select(side) or list(DEFAULT_METHODS)  # none chosen: the paper's four
 
+true_ratio = 0.0 if scheme == "none" else ratio
+
+
+def _rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
+    """The h of ``rule`` on the sample drawn with ``seed`` (cached: the page reuses it)."""
+    sample = synthetic_sample(scheme, n_inliers, true_ratio, dim, seed)
+    return select_bandwidth(sample.X, rule, kernel, seed, eps)
+
+
 with user_errors():
-    data = synthetic_sample(scheme, n_inliers, 0.0 if scheme == "none" else ratio, dim, 0)
-    settings = estimator_controls(side, len(data.X), data.n_outliers)
-    data = synthetic_sample(
-        scheme, n_inliers, 0.0 if scheme == "none" else ratio, dim, settings.seed
+    data = synthetic_sample(scheme, n_inliers, true_ratio, dim, 0)
+    settings = estimator_controls(
+        side, len(data.X), data.n_outliers, true_share=true_ratio, top=top, bandwidth_of=_rule_h
     )
+    data = synthetic_sample(scheme, n_inliers, true_ratio, dim, settings.seed)
     eps = settings.contamination
     h = select_bandwidth(data.X, settings.bandwidth, settings.kernel, settings.seed, eps)
     # the robust rule's h, to tell whether the cross-validated h followed a spike of outliers

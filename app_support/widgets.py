@@ -9,6 +9,7 @@ their default are left out of the URL to keep it short. Streamlit writes an opti
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -124,12 +125,33 @@ def methods_select(
     )
 
 
+def block_options(n: int, *extra: int | None) -> list[int]:
+    """The values the S slider offers: 20 per decade from 1 to ``n`` (a log scale: 1 to 2000
+    on a narrow sidebar), plus ``extra`` values that must be reachable (S auto, a link's S)."""
+    top = max(n, 2)
+    steps = int(20 * math.log10(top)) + 1
+    values = {min(top, round(10 ** (k / 20))) for k in range(steps)} | {1, top}
+    values |= {int(v) for v in extra if v is not None and 1 <= int(v) <= top}
+    return sorted(values)
+
+
+def _linked_int(key: str) -> int | None:
+    """An integer query parameter of the link, or None (absent or not a number)."""
+    try:
+        return int(st.query_params[key])
+    except (KeyError, ValueError):
+        return None
+
+
 def estimator_controls(
     container,
     n: int,
     n_outliers: int | Callable[[int], int] | None,
     default_blocks: int = 21,
     min_share: float = 0.0,
+    true_share: float | None = None,
+    top=None,
+    bandwidth_of: Callable[[str, str, int, float], float] | None = None,
 ) -> Settings:
     """The stated outlier share, bandwidth, kernel, S and seed, shared by the data pages.
 
@@ -142,21 +164,53 @@ def estimator_controls(
     every share below 1/2; ``n_outliers`` (when known) says whether S meets it: a number, or a
     function of the seed when the rows fitted are a sample drawn with that seed (its count of
     labelled outliers, not the whole file's, is what the guide compares S with).
+
+    The S slider (log-spaced values) is always shown: in "auto" it is disabled and held at S
+    auto, so switching to "manual" starts from the value in use. ``top`` (default: ``container``)
+    holds the h and S controls (e.g. a container at the top of the sidebar). ``bandwidth_of(rule, kernel, seed, eps)``
+    (when given) computes the rule's h, which the h slider then shows, disabled, in the same way.
+
+    ``true_share`` (a synthetic sample's known share): ε follows it unless the user ticks
+    "State a different share" (``epsfree``; a link holding ``eps`` ticks it), and a warning says
+    when S <= 2|O|, the blocks unable to outvote the outliers.
     """
-    eps = container.slider(
-        "Expected share of outliers ε",
-        min_share,
-        MAX_SHARE,
-        0.1,
-        0.01,
-        **url("eps"),
-        help="The one knob a user states (as for IsolationForest or LOF): it sets S "
+    top = container if top is None else top
+    help_eps = (
+        "The one knob a user states (as for IsolationForest or LOF): it sets S "
         "auto = 2⌈εn⌉+1, what the robust h trims, SPKDE's share, the screened KDE's screen"
         + (" and the share of rows flagged" if min_share > 0 else "")
-        + ". No labels are read.",
+        + ". No labels are read."
     )
+    free = True
+    if true_share is not None:
+        if "epsfree" not in st.session_state and "eps" in st.query_params:
+            st.session_state["epsfree"] = True  # a link from before the switch states ε
+        free = container.checkbox(
+            "State a different share ε than the true one",
+            **url("epsfree"),
+            help="Off: ε is the true outlier ratio. On: state another share, as a user who "
+            "does not know it would. " + help_eps,
+        )
+    if free:
+        eps = container.slider(
+            "Expected share of outliers ε",
+            min_share,
+            MAX_SHARE,
+            0.1,
+            0.01,
+            **url("eps"),
+            help=help_eps,
+        )
+    else:
+        eps = float(true_share)
+        container.caption(f"ε = {eps:g}, the true outlier ratio.")
+    kernel = container.selectbox(
+        "Kernel", KERNEL_CHOICES, **url("kernel"), help="SPKDE needs the Gaussian kernel."
+    )
+    seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
+    h_col = s_col = top
     mode = (
-        container.segmented_control(
+        h_col.segmented_control(
             "Bandwidth h",
             list(BANDWIDTH_RULES),
             default="robust",
@@ -172,13 +226,27 @@ def estimator_controls(
         or "robust"
     )
     bandwidth: str | float = mode
-    if mode == "manual":
-        bandwidth = container.slider("h", 0.02, 2.0, 0.3, 0.01, **url("h"))
-    kernel = container.selectbox(
-        "Kernel", KERNEL_CHOICES, **url("kernel"), help="SPKDE needs the Gaussian kernel."
-    )
+    if mode == "manual" or bandwidth_of is not None:
+        label = "h"
+        if mode != "manual":
+            h_auto = bandwidth_of(mode, kernel, seed, eps)
+            st.session_state["h"] = min(2.0, max(0.02, round(h_auto, 2)))
+            label = f"h ({BANDWIDTH_RULES[mode]}: {h_auto:.3g})"
+        value = h_col.slider(
+            label,
+            0.02,
+            2.0,
+            0.3,
+            0.01,
+            **url("h"),
+            disabled=mode != "manual",
+            help='Choose "slider" to set h by hand; it starts from the h in use.',
+        )
+        if mode == "manual":
+            bandwidth = value
+    auto_blocks = n_blocks_for(n, eps)
     auto = (
-        container.segmented_control(
+        s_col.segmented_control(
             "S, number of blocks of MoM-KDE",
             ["auto", "manual"],
             default="auto",
@@ -189,28 +257,46 @@ def estimator_controls(
         )
         or "auto"
     ) == "auto"
+    default = min(default_blocks, max(n, 2))
+    held = st.session_state.get("S")
+    options = block_options(n, auto_blocks, default, _linked_int("S"), held)
+    if held is not None and held not in options:
+        st.session_state["S"] = min(options, key=lambda v: abs(v - held))
     if auto:
-        blocks = n_blocks_for(n, eps)
-    else:
-        blocks = container.slider(
-            "S",
-            1,
-            max(n, 2),
-            min(default_blocks, n),
-            **url("S"),
-            help="S = 1 is the plain KDE. At most one block per point.",
-        )
-    caption = container.empty()  # filled once the seed is known (n_outliers may need it)
-    seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
+        st.session_state["S"] = auto_blocks  # disabled at S auto; manual starts from it
+    blocks = s_col.select_slider(
+        f"S (auto: {auto_blocks}; log scale)",
+        options,
+        value=default,
+        **url("S"),
+        disabled=auto,
+        help='S = 1 is the plain KDE. At most one block per point. Choose "manual" to move '
+        "it; it starts from the S in use.",
+    )
+    if auto:
+        blocks = auto_blocks
     if callable(n_outliers):
         n_outliers = n_outliers(seed)
     guide = ""
     if n_outliers:
         verdict = "meets" if blocks > 2 * n_outliers else "is below"
         guide = f"; it {verdict} the guide S > 2|O| = {2 * n_outliers}"
-    caption.caption(
+    s_col.caption(
         f"S = {blocks}" + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "") + guide + "."
     )
+    if true_share is not None and n_outliers and blocks <= 2 * n_outliers:
+        why = (
+            f" S auto = 2⌈εn⌉+1 follows the stated share ε = {eps:g}, not the true ratio "
+            f"{true_share:g}: state a larger ε, or let ε follow the true ratio."
+            if auto and eps < true_share
+            else ""
+        )
+        top.warning(
+            f"S = {blocks} blocks cannot outvote the {n_outliers} outliers: with one outlier per "
+            f"block they can hold at least half of the blocks, so the median keeps their bumps. "
+            f"The guide needs S > 2|O| = {2 * n_outliers}.{why}",
+            icon=":material/warning:",
+        )
     return Settings(
         bandwidth=bandwidth,
         kernel=kernel,

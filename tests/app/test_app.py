@@ -596,3 +596,45 @@ def test_explore_2d_maps_show_small_masses_and_keep_markers_off_the_estimates():
     assert all(
         t["marker"].get("symbol") == "circle-open" for t in markers if "outliers" in t["name"]
     )
+
+
+def test_explore_s_and_h_always_shown_and_manual_keeps_the_value():
+    """Issue #26: the S and h sliders are shown at the defaults (disabled, at the values in use,
+    marked as automatic), S on log-spaced values; switching to manual keeps the value."""
+    at = _open("app_pages/explore.py")
+    s = at.sidebar.select_slider(key="S")
+    assert s.disabled and s.value == 225 and "auto: 225" in s.label
+    assert "2000" not in s.options and len(s.options) < 100  # log-spaced, up to n = 1111
+    h = at.sidebar.slider(key="h")
+    assert h.disabled and h.label.startswith("h (robust: ")
+    h_auto = float(h.label.split(": ")[1].rstrip(")"))
+    at.sidebar.segmented_control(key="Smode").set_value("manual").run()
+    assert not at.select_slider(key="S").disabled and at.select_slider(key="S").value == 225
+    assert _caption(at, "S = 225").startswith("S = 225; it meets")
+    at.sidebar.segmented_control(key="hmode").set_value("manual").run()
+    assert not at.slider(key="h").disabled
+    assert at.slider(key="h").value == pytest.approx(h_auto, abs=0.006)
+    assert any(f"**h = {round(h_auto, 2):.3g}** (slider)" in m.value for m in at.markdown)
+
+
+def test_explore_eps_follows_the_ratio_unless_decoupled():
+    """ε is the true ratio by default (S auto = 2⌈0.3 n⌉+1 = 859 > 2|O| = 858); stating
+    another share is explicit, and S <= 2|O| then gets a warning with the numbers. A link
+    from before the switch (eps in the URL) states its ε."""
+    at = _open("app_pages/explore.py", ratio="0.3")
+    assert not [s for s in at.slider if s.key == "eps"]
+    assert at.checkbox(key="epsfree").value is False
+    assert "ε = 0.3, the true outlier ratio." in [c.value for c in at.caption]
+    assert at.select_slider(key="S").value == 859
+    assert "meets the guide S > 2|O| = 858" in _caption(at, "S = 859")
+    assert not any("cannot outvote" in w.value for w in at.warning)
+    at.checkbox(key="epsfree").check().run()
+    assert at.slider(key="eps").value == 0.1
+    assert at.select_slider(key="S").value == 287
+    (warning,) = [w.value for w in at.warning if "cannot outvote" in w.value]
+    assert "S = 287 blocks cannot outvote the 429 outliers" in warning
+    assert "S > 2|O| = 858" in warning and "not the true ratio 0.3" in warning
+    old = _open("app_pages/explore.py", ratio="0.3", eps="0.1")
+    assert old.checkbox(key="epsfree").value is True
+    assert old.select_slider(key="S").value == 287
+    assert any("cannot outvote" in w.value for w in old.warning)
