@@ -27,8 +27,8 @@ from app_support.widgets import (
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure, shared_colour_cap
 
 st.title("Explore S, h and the outlier ratio")
+top = st.container()  # the h and S controls, above the figure (filled once n is known)
 side = st.sidebar
-top = side.container()  # the h and S controls, first in the sidebar (filled once n is known)
 side.header("Sample")
 scheme = scheme_select(side)
 dim = side.segmented_control("Dimension", [1, 2], default=1, **url("dim")) or 1

@@ -167,7 +167,7 @@ def estimator_controls(
 
     The S slider (log-spaced values) is always shown: in "auto" it is disabled and held at S
     auto, so switching to "manual" starts from the value in use. ``top`` (default: ``container``)
-    holds the h and S controls (e.g. a container at the top of the sidebar). ``bandwidth_of(rule, kernel, seed, eps)``
+    holds the h and S controls (side by side when it is not ``container``: above the figure). ``bandwidth_of(rule, kernel, seed, eps)``
     (when given) computes the rule's h, which the h slider then shows, disabled, in the same way.
 
     ``true_share`` (a synthetic sample's known share): ε follows it unless the user ticks
@@ -208,7 +208,7 @@ def estimator_controls(
         "Kernel", KERNEL_CHOICES, **url("kernel"), help="SPKDE needs the Gaussian kernel."
     )
     seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
-    h_col = s_col = top
+    h_col, s_col = (top, top) if top is container else top.columns(2, gap="large")
     mode = (
         h_col.segmented_control(
             "Bandwidth h",

@@ -60,7 +60,7 @@ def test_explore_1d_all_methods_blocks_and_metrics():
     assert any(n.startswith("S = 113 block KDEs (grey)") for n in names)
     assert "meets the guide S > 2|O| = 112" in _caption(at, "S = 113")
     assert len(at.table) == 1
-    at.sidebar.segmented_control(key="Smode").set_value("manual").run()
+    at.segmented_control(key="Smode").set_value("manual").run()
     assert at.select_slider(key="S").options[-1] == "556"  # log-spaced values up to n
     at.select_slider(key="S").set_value(40).run()
     assert not at.exception
@@ -602,16 +602,16 @@ def test_explore_s_and_h_always_shown_and_manual_keeps_the_value():
     """Issue #26: the S and h sliders are shown at the defaults (disabled, at the values in use,
     marked as automatic), S on log-spaced values; switching to manual keeps the value."""
     at = _open("app_pages/explore.py")
-    s = at.sidebar.select_slider(key="S")
+    s = at.select_slider(key="S")
     assert s.disabled and s.value == 225 and "auto: 225" in s.label
     assert "2000" not in s.options and len(s.options) < 100  # log-spaced, up to n = 1111
-    h = at.sidebar.slider(key="h")
+    h = at.slider(key="h")
     assert h.disabled and h.label.startswith("h (robust: ")
     h_auto = float(h.label.split(": ")[1].rstrip(")"))
-    at.sidebar.segmented_control(key="Smode").set_value("manual").run()
+    at.segmented_control(key="Smode").set_value("manual").run()
     assert not at.select_slider(key="S").disabled and at.select_slider(key="S").value == 225
     assert _caption(at, "S = 225").startswith("S = 225; it meets")
-    at.sidebar.segmented_control(key="hmode").set_value("manual").run()
+    at.segmented_control(key="hmode").set_value("manual").run()
     assert not at.slider(key="h").disabled
     assert at.slider(key="h").value == pytest.approx(h_auto, abs=0.006)
     assert any(f"**h = {round(h_auto, 2):.3g}** (slider)" in m.value for m in at.markdown)
