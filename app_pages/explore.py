@@ -128,7 +128,7 @@ with user_errors():
                     if capped
                     else ""
                 )
-                + "; grey dots (first map): the inliers; red dots: the outliers; each title gives the "
+                + "; grey dots (first map): the inliers; red circles (first map): the outliers; each title gives the "
                 "map's JS to the truth."
             )
         st.plotly_chart(fig, key="explore_figure", config={"displaylogo": False})

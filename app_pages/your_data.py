@@ -398,7 +398,7 @@ with user_errors():
                 "; grey dots (first map): the rows"
                 + (" the label calls inliers" if n_drawn_outliers else "")
             )
-            + ("; red dots: the label's outliers" if n_drawn_outliers else "")
+            + ("; red circles (first map): the label's outliers" if n_drawn_outliers else "")
             + (f"; circled: the rows {flagger} flags." if flag_by else ".")
         )
     st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})
