@@ -25,6 +25,7 @@ import re
 import shutil
 import signal
 import sys
+import time
 import warnings
 from collections.abc import Hashable
 from contextlib import closing
@@ -68,6 +69,7 @@ EXIT_FAILED = 1  # a sample of a sweep failed (its finished samples are kept)
 EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
 CHUNKSIZE = 50_000  # rows read, scored and written at a time by `momkde score`
 FIT_ROWS = 20_000  # rows `momkde score` fits on (RKDE and SPKDE learn in O(n^2) memory/time)
+PARTS_GRACE_SECONDS = 30.0  # a cancelled Dask task may still write its part this long
 SCHEDULER_TIMEOUT = 30.0  # seconds to reach a Dask scheduler, and for a worker to join it
 
 
@@ -793,8 +795,22 @@ def _write_scores(
         tmp.unlink(missing_ok=True)
         raise
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        _remove_parts(folder)
     return flagged
+
+
+def _remove_parts(folder: Path) -> None:
+    """Remove the parts folder. A Dask task that was running when the run stopped cannot be
+    stopped by cancelling it and may still write its part while the folder is removed
+    (which then fails, the folder not empty): remove again until it is gone, for at most
+    PARTS_GRACE_SECONDS (once gone it stays gone: a part is written into the folder,
+    never creating it)."""
+    deadline = time.monotonic() + PARTS_GRACE_SECONDS
+    while True:
+        shutil.rmtree(folder, ignore_errors=True)
+        if not folder.exists() or time.monotonic() > deadline:
+            return
+        time.sleep(0.05)
 
 
 def _second_pass(model: Model, scan: _Scan, chunksize: int):
