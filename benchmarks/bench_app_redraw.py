@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -37,18 +38,20 @@ sys.path.insert(0, str(REPO))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from benchmarks.browser import (  # noqa: E402
+from benchmarks.browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
     TRACE,
     curve_path,
     free_port,
     is_path_probe,
+    streamlit_command,
     wait_until_idle,
 )
 
 URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual"  # S on its slider (default: auto)
-SLIDERS = {"S": "S", "ratio": "Outlier ratio |O| / n"}  # each control's exact label
+# each control's label: exact, or a pattern for the S slider (its label names S auto)
+SLIDERS = {"S": re.compile(r"^S \(auto: \d+; log scale\)"), "ratio": "Outlier ratio |O| / n"}
 MOM_KDE_STROKE = (
     "rgb(194, 24, 91)"  # METHOD_COLORS["mom_kde"] (#C2185B); the block KDEs are rgba(…, 0.25)
 )
@@ -65,19 +68,7 @@ MOM_KDE_PATH_JS = """(stroke) => {
 def start_server(port: int) -> subprocess.Popen:
     """``streamlit run app.py`` from the repository root; returns once it answers its health check."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
+        streamlit_command(port),
         cwd=REPO,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -121,8 +112,8 @@ def drawn_path(tab, dim: int = 1) -> str:
     return d if d is not None else curve_path(tab)
 
 
-def slider_thumb(tab, label: str):
-    """The focusable thumb of the slider whose label is exactly ``label``."""
+def slider_thumb(tab, label: str | re.Pattern):
+    """The focusable thumb of the slider whose label is exactly ``label`` (or matches it)."""
     control = tab.locator('[data-testid="stSlider"]').filter(has=tab.get_by_text(label, exact=True))
     thumb = control.locator('[role="slider"]')
     return thumb if thumb.count() else control.get_by_role("slider")
@@ -139,7 +130,7 @@ def at_max(thumb) -> bool:
     return value is not None and top is not None and float(value) >= float(top)
 
 
-def one_move(tab, label: str, key: str, dim: int = 1) -> dict:
+def one_move(tab, label: str | re.Pattern, key: str, dim: int = 1) -> dict:
     """Press ``key`` once on the slider ``label``; seconds until the path changes and until idle."""
     thumb = slider_thumb(tab, label)
     thumb.focus()

@@ -12,6 +12,7 @@ Chromium here never skips or fails anything.
 from __future__ import annotations
 
 import socket
+import sys
 from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package: never a downloaded browser build
@@ -26,6 +27,24 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 TRACE = ".js-plotly-plot .scatterlayer .trace"
+
+
+def streamlit_command(port: int) -> list[str]:
+    """The command that serves the app (``app.py``, run from the repository root) headless on
+    ``port``, with no usage statistics sent."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
 
 
 def free_port() -> int:

@@ -12,7 +12,6 @@ import importlib.util
 import os
 import re
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from benchmarks.browser import (
     curve_path,
     free_port,
     is_path_probe,
+    streamlit_command,
     wait_until_idle,
 )
 
@@ -59,19 +59,7 @@ def server() -> Iterator[str]:
     """``streamlit run app.py`` on a free port, stopped when the module's tests are done."""
     port = free_port()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
+        streamlit_command(port),
         cwd=REPO,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
