@@ -128,7 +128,7 @@ def test_rug_is_one_path_per_group_with_a_tick_per_point():
 def test_density_2d_figure():
     xs = np.linspace(0, 1, 11)
     fig2 = plots.density_2d_figure(xs, xs, {"kde": np.ones((11, 11)), "rkde": np.ones((11, 11))})
-    assert sum(t.type == "contour" for t in fig2.data) == 2
+    assert sum(t.type == "heatmap" for t in fig2.data) == 2
 
 
 def test_density_2d_figure_wraps_panels_and_puts_the_legend_in_the_free_one():
@@ -136,10 +136,10 @@ def test_density_2d_figure_wraps_panels_and_puts_the_legend_in_the_free_one():
     surfaces = {m: np.ones((11, 11)) for m in ("truth", "kde", "mom_kde", "rkde", "spkde")}
     X = np.random.default_rng(0).random((20, 2))
     fig = plots.density_2d_figure(xs, xs, surfaces, X, X[:, 0] > 0.8)
-    contours = [t for t in fig.data if t.type == "contour"]
-    assert [c.name for c in contours] == ["True density", "KDE", "MoM-KDE", "RKDE", "SPKDE"]
-    assert [c.xaxis for c in contours] == ["x", "x2", "x3", "x4", "x5"]  # 3 per row, 2 rows
-    assert sum(c.showscale for c in contours) == 1
+    maps = [t for t in fig.data if t.type == "heatmap"]
+    assert [c.name for c in maps] == ["True density", "KDE", "MoM-KDE", "RKDE", "SPKDE"]
+    assert [c.xaxis for c in maps] == ["x", "x2", "x3", "x4", "x5"]  # 3 per row, 2 rows
+    assert sum(c.showscale for c in maps) == 1
     assert fig.layout.legend.x > 2 / 3  # in the empty sixth slot
     n_out = int((X[:, 0] > 0.8).sum())
     assert sorted(t.name for t in fig.data if t.showlegend) == [
@@ -147,7 +147,7 @@ def test_density_2d_figure_wraps_panels_and_puts_the_legend_in_the_free_one():
         f"outliers ({n_out})",
     ]
     # the sample on the first map only (#26: no dots over the estimates' bumps), SVG markers
-    markers = [t for t in fig.data if t.type != "contour"]
+    markers = [t for t in fig.data if t.type != "heatmap"]
     assert [t.xaxis for t in markers if t.name.startswith("inliers")] == ["x"]
     assert [t.xaxis for t in markers if t.name.startswith("outliers")] == ["x"]
     assert {t.type for t in markers} == {"scatter"}
@@ -157,7 +157,7 @@ def test_density_2d_figure_draws_many_points_with_webgl():
     xs = np.linspace(0, 1, 11)
     X = np.random.default_rng(0).random((plots.SVG_MARKERS + 1, 2))
     fig = plots.density_2d_figure(xs, xs, {"kde": np.ones((11, 11))}, X)
-    assert [(t.type, t.name) for t in fig.data if t.type != "contour"] == [
+    assert [(t.type, t.name) for t in fig.data if t.type != "heatmap"] == [
         ("scattergl", f"sample ({plots.SVG_MARKERS + 1})")
     ]
 
@@ -172,33 +172,33 @@ def _two_bumps(n=41):
     return xs, clean, plateau
 
 
-def test_density_2d_colour_levels_span_decades_and_are_shared():
-    """#26: the levels reach at most 1e-3 of the peak, the same on every map, and a plateau
-    at ~1e-3 of the peak gets a colour above the floor (not the lowest step)."""
+def test_density_2d_colour_scale_spans_decades_and_is_shared():
+    """#26: the colour scale reaches at most 1e-3 of the peak, the same on every map, and a
+    plateau at ~1e-3 of the peak gets a colour well above the floor."""
     xs, clean, plateau = _two_bumps()
     surfaces = {"truth": clean, "kde": plateau, "mom_kde": clean, "rkde": np.zeros_like(clean)}
     fig = plots.density_2d_figure(xs, xs, surfaces)
-    contours = [t for t in fig.data if t.type == "contour"]
+    maps = [t for t in fig.data if t.type == "heatmap"]
     peak = clean.max()
-    for c in contours:
-        assert 10**c.contours.start <= 1e-3 * peak
+    for c in maps:
         assert 10**c.zmin <= 1e-3 * peak and 10**c.zmax >= peak
-    levels = {(c.contours.start, c.contours.end, c.contours.size, c.zmin, c.zmax) for c in contours}
-    assert len(levels) == 1  # one scale for all maps, so they compare
-    start, end, size, *_ = levels.pop()
-    assert (end - start) / size >= 12  # several levels per decade, not 14 linear steps
-    kde = next(c for c in contours if c.name == "KDE")
-    mom = next(c for c in contours if c.name == "MoM-KDE")
-    # at (3.6, 3.6) the KDE's plateau (2e-4, ~1e-3 of the peak) sits four levels above
-    # MoM-KDE's map there, which is below the floor
+    scales = {(c.zmin, c.zmax) for c in maps}
+    assert len(scales) == 1  # one scale for all maps, so they compare
+    zmin, zmax = scales.pop()
+    kde = next(c for c in maps if c.name == "KDE")
+    mom = next(c for c in maps if c.name == "MoM-KDE")
+    # at (3.6, 3.6) the KDE's plateau (2e-4, ~1e-3 of the peak) sits a quarter of the scale
+    # above the floor, where MoM-KDE's map is below it
     i = np.searchsorted(xs, 3.5)
-    assert mom.z[i][i] < start and kde.z[i][i] - start >= 4 * size
+    assert mom.z[i][i] < zmin and kde.z[i][i] - zmin >= 0.25 * (zmax - zmin)
     # zeros stay drawable (below the floor, lowest colour), the hover shows the density
-    rkde = next(c for c in contours if c.name == "RKDE")
-    assert np.isfinite(np.asarray(rkde.z)).all() and np.max(rkde.z) < start
-    assert np.allclose(kde.customdata, plateau.T) and "customdata" in kde.hovertemplate
+    rkde = next(c for c in maps if c.name == "RKDE")
+    assert np.isfinite(np.asarray(rkde.z)).all() and np.max(rkde.z) < zmin
+    # float32 values: relative rounding 6e-8, far below the hover's 3 digits
+    assert np.allclose(kde.customdata, plateau.T, rtol=1e-6) and "customdata" in kde.hovertemplate
+    assert np.asarray(kde.z).dtype == np.float32
     # the colour bar is labelled in density values at whole decades
-    bar = contours[0].colorbar
+    bar = maps[0].colorbar
     assert all(float(t) == pytest.approx(10.0**v) for t, v in zip(bar.ticktext, bar.tickvals))
     assert len(bar.tickvals) >= 4
 
@@ -212,7 +212,7 @@ def test_density_2d_markers_only_on_the_first_map_and_outliers_hollow():
     fig = plots.density_2d_figure(
         xs, xs, {"truth": clean, "kde": plateau, "mom_kde": clean, "rkde": clean}, X, out
     )
-    markers = [t for t in fig.data if t.type != "contour"]
+    markers = [t for t in fig.data if t.type != "heatmap"]
     assert len(markers) == 2 and {t.xaxis for t in markers} == {"x"}
     outliers = next(t for t in markers if t.name.startswith("outliers"))
     assert outliers.marker.symbol == "circle-open" and outliers.marker.size <= 6

@@ -93,7 +93,7 @@ def test_explore_caption_says_who_wins_and_why(params, says):
 def test_explore_2d_and_kernel_without_spkde():
     at = _open("app_pages/explore.py", dim="2", n="200", kernel="epanechnikov")
     (fig,) = _figures(at)
-    assert sum(t["type"] == "contour" for t in fig["data"]) == 4  # truth, KDE, MoM-KDE, RKDE
+    assert sum(t["type"] == "heatmap" for t in fig["data"]) == 4  # truth, KDE, MoM-KDE, RKDE
     assert any("SPKDE" in w.value for w in at.warning)
     caption = _caption(at, "Here MoM-KDE")
     assert "orange" not in caption and "pink" not in caption and "JS to the truth" in caption
@@ -371,7 +371,7 @@ def test_explore_screened_kde_1d():
 def test_explore_screened_kde_2d():
     at = _open("app_pages/explore.py", dim="2", n="200", methods=["kde", "screened_kde"])
     (fig,) = _figures(at)
-    assert [t["name"] for t in fig["data"] if t["type"] == "contour"] == [
+    assert [t["name"] for t in fig["data"] if t["type"] == "heatmap"] == [
         "True density",
         "KDE",
         "Screened KDE",
@@ -583,15 +583,13 @@ def test_explore_2d_maps_show_small_masses_and_keep_markers_off_the_estimates():
     on the first map only, outliers hollow."""
     at = _open("app_pages/explore.py", dim="2", n="200", scheme="uniform")
     (fig,) = _figures(at)
-    contours = [t for t in fig["data"] if t["type"] == "contour"]
-    assert len(contours) == 5  # truth and the default four
-    scales = {
-        (c["zmin"], c["zmax"], c["contours"]["start"], c["contours"]["size"]) for c in contours
-    }
+    maps = [t for t in fig["data"] if t["type"] == "heatmap"]
+    assert len(maps) == 5  # truth and the default four
+    scales = {(c["zmin"], c["zmax"]) for c in maps}
     assert len(scales) == 1
-    zmin, zmax, start, _ = scales.pop()
-    assert zmax - start >= 3 and zmin == start  # z is log10: at least three decades
-    markers = [t for t in fig["data"] if t["type"] != "contour"]
+    zmin, zmax = scales.pop()
+    assert zmax - zmin >= 3  # z is log10: at least three decades
+    markers = [t for t in fig["data"] if t["type"] != "heatmap"]
     assert markers and {t.get("xaxis", "x") for t in markers} == {"x"}
     assert all(
         t["marker"].get("symbol") == "circle-open" for t in markers if "outliers" in t["name"]

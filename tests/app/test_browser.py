@@ -249,7 +249,7 @@ def test_wide_csv_scores_without_a_traceback(server, page, tmp_path):
 def test_2d_caption_names_no_missing_lines(server, page):
     page.goto(f"{server}/your_data?sample=sensor_glitches.csv&plot=temperature_c&plot=humidity_pct")
     wait_until_idle(page)
-    page.wait_for_selector(".js-plotly-plot .contourlayer", timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot .heatmaplayer image", timeout=60_000)
     text = " ".join(page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
     assert "One colour scale for all maps" in text and "orange" not in text and "pink" not in text
 
