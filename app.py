@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from app_support.compute import example_one
-from app_support.widgets import url
+from app_support.compute import example_one, warm_views
+from app_support.widgets import KERNEL_CHOICES, MAX_SHARE, url
 from momkde_core.plots import density_1d_figure
 
 
@@ -24,6 +25,22 @@ def one_blas_thread() -> None:
 
 
 one_blas_thread()
+
+
+@st.cache_resource
+def warm_explore() -> threading.Thread:
+    """Explore's views one move away from its opening one (every ratio, scheme and kernel, in
+    1-D and 2-D), computed into the caches once per server process by a background thread
+    (:func:`app_support.compute.warm_views`), so that a class's first moves redraw from the
+    cache instead of waiting for the robust bandwidth search."""
+    thread = threading.Thread(
+        target=warm_views, args=(MAX_SHARE, KERNEL_CHOICES), name="momkde-warm", daemon=True
+    )
+    thread.start()
+    return thread
+
+
+warm_explore()
 
 PAGES = {
     "explore": st.Page(

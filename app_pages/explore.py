@@ -9,10 +9,9 @@ import streamlit as st
 from app_support.captions import compare_to_kde, reasons, screened_note
 from app_support.compute import (
     DEFAULT_METHODS,
-    fit_all,
+    explore_view,
     metric_table,
     own_bandwidth,
-    plot_grid,
     select_bandwidth,
     synthetic_sample,
 )
@@ -53,7 +52,9 @@ ratio = side.slider(
 side.header("Estimators")
 methods = methods_select(side) or list(DEFAULT_METHODS)  # none chosen: the paper's four
 
-true_ratio = 0.0 if scheme == "none" else ratio
+# rounded to the slider's step (a float sum of steps may differ in its last bits): the views the
+# server computed ahead (warm_views) are keyed by the rounded ratios
+true_ratio = 0.0 if scheme == "none" else round(ratio, 2)
 
 
 def _rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
@@ -63,32 +64,26 @@ def _rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
 
 
 with user_errors():
-    data = synthetic_sample(scheme, n_inliers, true_ratio, dim, 0)
+    first = synthetic_sample(scheme, n_inliers, true_ratio, dim, 0)
     settings = estimator_controls(
-        side, len(data.X), data.n_outliers, true_share=true_ratio, top=top, bandwidth_of=_rule_h
+        side, len(first.X), first.n_outliers, true_share=true_ratio, top=top, bandwidth_of=_rule_h
     )
-    data = synthetic_sample(scheme, n_inliers, true_ratio, dim, settings.seed)
-    eps = settings.contamination
-    h = select_bandwidth(data.X, settings.bandwidth, settings.kernel, settings.seed, eps)
-    # the robust rule's h, to tell whether the cross-validated h followed a spike of outliers
-    h_robust = (
-        select_bandwidth(data.X, "robust", settings.kernel, settings.seed, eps)
-        if settings.bandwidth == "cv"
-        else None
-    )
-    grid = plot_grid(data.X, h)
     show_blocks = dim == 1 and st.toggle(
         "Show the S block KDEs behind the median (grey)", **url("blocks")
     )
-    results, failures = fit_all(methods, data.X, grid.axes, h, settings, with_blocks=show_blocks)
-    truth = data.true_pdf(grid.points).reshape(grid.shape)
-    for method, message in failures.items():
+    view = explore_view(
+        scheme, n_inliers, true_ratio, dim, settings, tuple(methods), with_blocks=show_blocks
+    )
+    data, h, grid, results, truth = view.data, view.h, view.grid, view.results, view.truth
+    for method, message in view.failures.items():
         st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
     table = metric_table(results, truth, grid.cell, data.is_outlier if data.n_outliers else None)
     js = table["JS"].to_dict()
     verdict = compare_to_kde(js)
     mom_wins = js.get("mom_kde", np.nan) < 0.8 * js.get("kde", np.nan) if verdict else None
-    why = reasons(scheme, len(data.X), data.n_outliers, settings.n_blocks, h, h_robust, mom_wins)
+    why = reasons(
+        scheme, len(data.X), data.n_outliers, settings.n_blocks, h, view.h_robust, mom_wins
+    )
 
     # 1-D: the figure with the metrics beside it; 2-D: the maps need the full width
     fig_col, metric_col = (

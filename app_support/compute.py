@@ -9,9 +9,12 @@ pickle), never fitted estimators.
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,8 +25,9 @@ import streamlit as st
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, metrics
 from momkde_core import bandwidth as bandwidth_rules
 from momkde_core._engine._grid import Grid, grid_around
+from momkde_core.bandwidth import n_blocks_for
 from momkde_core.kernels import get_kernel
-from momkde_core.synthetic import ContaminatedSample, make_contaminated
+from momkde_core.synthetic import SCHEMES, ContaminatedSample, make_contaminated
 
 #: The estimators the app compares, in display order.
 METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
@@ -103,7 +107,7 @@ def make_estimator(method: str, h: float, s: Settings):
     raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=256, show_spinner=False)
 def synthetic_sample(
     scheme: str, n_inliers: int, ratio: float, dim: int, seed: int
 ) -> ContaminatedSample:
@@ -111,7 +115,7 @@ def synthetic_sample(
     return make_contaminated(scheme, n_inliers=n_inliers, ratio=ratio, dim=dim, random_state=seed)
 
 
-@st.cache_data(max_entries=128, show_spinner="Choosing the bandwidth…")
+@st.cache_data(max_entries=256, show_spinner="Choosing the bandwidth…")
 def select_bandwidth(
     X: np.ndarray, rule: str | float, kernel: str, seed: int, contamination: float = 0.1
 ) -> float:
@@ -144,7 +148,7 @@ def plot_grid(X: np.ndarray, h: float) -> Grid:
     return grid_around(X, 3.0 * h, GRID_POINTS[min(X.shape[1], 2)])
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_data(max_entries=1024, show_spinner=False)
 def fit_evaluate(
     method: str,
     X: np.ndarray,
@@ -187,6 +191,125 @@ def fit_all(
         except ValueError as err:
             failures[method] = str(err)
     return results, failures
+
+
+@dataclass(frozen=True)
+class ExploreView:
+    """Everything the Explore page draws for one choice of its controls."""
+
+    data: ContaminatedSample
+    h: float
+    h_robust: float | None  # the robust rule's h beside a cross-validated one, else None
+    grid: Grid
+    results: dict[str, dict[str, np.ndarray]]
+    failures: dict[str, str]
+    truth: np.ndarray
+
+
+def explore_view(
+    scheme: str,
+    n_inliers: int,
+    ratio: float,
+    dim: int,
+    s: Settings,
+    methods: tuple[str, ...] = DEFAULT_METHODS,
+    with_blocks: bool = False,
+) -> ExploreView:
+    """The Explore page's sample, bandwidth, fits and true density on the plot grid, for the
+    seed, rule, kernel, S and stated share of ``s``. Its steps are cached one by one, so a
+    move of S refits MoM-KDE alone, and the views :func:`warm_views` computed at server
+    start are cache hits."""
+    data = synthetic_sample(scheme, n_inliers, ratio, dim, s.seed)
+    h = select_bandwidth(data.X, s.bandwidth, s.kernel, s.seed, s.contamination)
+    # the robust rule's h, to tell whether the cross-validated h followed a spike of outliers
+    h_robust = (
+        select_bandwidth(data.X, "robust", s.kernel, s.seed, s.contamination)
+        if s.bandwidth == "cv"
+        else None
+    )
+    grid = plot_grid(data.X, h)
+    results, failures = fit_all(list(methods), data.X, grid.axes, h, s, with_blocks)
+    truth = data.true_pdf(grid.points).reshape(grid.shape)
+    return ExploreView(data, h, h_robust, grid, results, failures, truth)
+
+
+#: The Explore page's controls at their defaults (the robust h, S auto, ε the true ratio).
+EXPLORE_DEFAULTS: dict[str, object] = {
+    "scheme": "uniform",
+    "n_inliers": 1000,
+    "ratio": 0.1,
+    "kernel": "gaussian",
+}
+#: The outlier-ratio slider's step and its values (rounded, as the page rounds the slider's).
+RATIO_STEP = 0.05
+#: The environment variable that turns :func:`warm_views` off ("0"): the tests, which start
+#: many servers, set it.
+WARM_ENV = "MOMKDE_APP_WARM"
+
+
+def ratio_values(max_share: float) -> list[float]:
+    """The outlier ratios the page's slider offers, rounded to its step's two decimals."""
+    return [round(k * RATIO_STEP, 2) for k in range(int(round(max_share / RATIO_STEP)) + 1)]
+
+
+def default_settings(n: int, eps: float, kernel: str = "gaussian", seed: int = 0) -> Settings:
+    """The settings of the page's estimator controls left at their defaults, for ``n`` rows
+    and the stated share ``eps``: the robust h, S auto = 2 ceil(eps n) + 1."""
+    return Settings(
+        bandwidth="robust",
+        kernel=kernel,
+        n_blocks=n_blocks_for(n, eps),
+        contamination=float(eps),
+        seed=seed,
+        auto_blocks=True,
+    )
+
+
+def default_views(max_share: float, kernels: tuple[str, ...]) -> Iterator[tuple]:
+    """The arguments of :func:`explore_view` one move away from Explore's opening view, most
+    likely first: in 1-D then 2-D, every outlier ratio, every scheme, every kernel (the other
+    controls at their defaults: ε follows the ratio, the paper's four methods)."""
+    base = EXPLORE_DEFAULTS
+    for dim in (1, 2):
+        moves = [(base["scheme"], r, base["kernel"]) for r in ratio_values(max_share)]
+        moves.sort(key=lambda m: abs(m[1] - base["ratio"]))  # nearest ratios first
+        moves += [(scheme, base["ratio"], base["kernel"]) for scheme in SCHEMES]
+        moves += [(base["scheme"], base["ratio"], kernel) for kernel in kernels]
+        seen = set()
+        for scheme, ratio, kernel in moves:
+            ratio = 0.0 if scheme == "none" else ratio
+            if (scheme, ratio, kernel) in seen:
+                continue
+            seen.add((scheme, ratio, kernel))
+            n = len(synthetic_sample(scheme, base["n_inliers"], ratio, dim, 0).X)
+            settings = default_settings(n, ratio, kernel)
+            yield scheme, base["n_inliers"], ratio, dim, settings, DEFAULT_METHODS
+
+
+def warm_views(max_share: float, kernels: tuple[str, ...]) -> int:
+    """Compute :func:`default_views` into the caches, one after the other; returns how many
+    views were computed (a view whose settings a method refuses, e.g. SPKDE with another
+    kernel than the Gaussian, is computed without it, as the page does).
+
+    Run once per server process in a background thread (``app.py``), so that the first moves
+    of a class from the opening view redraw from the cache. Off when the environment sets
+    ``MOMKDE_APP_WARM=0``. Streamlit warns once per cached call made outside a session
+    ("missing ScriptRunContext"); that logger is raised to errors for the server's lifetime,
+    since these calls are outside a session on purpose.
+    """
+    if os.environ.get(WARM_ENV, "1") == "0":
+        return 0
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
+        logging.ERROR
+    )
+    count = 0
+    for args in default_views(max_share, kernels):
+        try:
+            explore_view(*args)
+        except ValueError:  # a view the page shows as an error: nothing to keep
+            continue
+        count += 1
+    return count
 
 
 def _safe(fn, *args) -> float:
@@ -293,7 +416,9 @@ def example_one(
 
 
 def measure_times(sizes: tuple[int, ...], n_eval: int, seed: int, _progress=None) -> pd.DataFrame:
-    """Wall-clock seconds to fit and to evaluate (``n_eval`` points) each method, per n.
+    """Wall-clock seconds to fit and to evaluate (``n_eval`` points) each method, per n: the
+    least of a few repetitions (:func:`_fit_and_evaluate_seconds`), so that a pause of a
+    shared machine does not pass for a cost.
 
     The sample is the paper's uniform scheme with 10 % outliers in 1-D; the bandwidth is
     Scott's rule (no CV in the timing, so it measures the estimators only: the screened KDE
@@ -320,23 +445,36 @@ def measure_times(sizes: tuple[int, ...], n_eval: int, seed: int, _progress=None
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _fit_and_evaluate_seconds(
-    method: str, n: int, n_eval: int, seed: int
+    method: str, n: int, n_eval: int, seed: int, repeats: int = 5, budget: float = 1.0
 ) -> tuple[int, float, float]:
     """The rows of :func:`measure_times`' sample for ``n`` (its 0.9 n inliers and their 10 %
-    of outliers), the seconds to fit ``method`` on it and to evaluate it at ``n_eval`` points."""
+    of outliers), and the least seconds, over up to ``repeats`` new estimators, to fit
+    ``method`` on it and to evaluate it at ``n_eval`` points.
+
+    The repetitions stop once they have taken ``budget`` seconds in all (a fit that slow is
+    far above the timer's noise). The engine's replay memo is off while timing
+    (``memo_size=0``), so that no repetition replays kernel values an earlier one computed.
+    """
+    from momkde_core import config_context
+
     data = make_contaminated(
         "uniform", n_inliers=int(round(0.9 * n)), ratio=0.1, dim=1, random_state=seed
     )
     h = select_bandwidth(data.X, "scott", "gaussian", seed)
     Y = np.linspace(data.X.min(), data.X.max(), n_eval)[:, None]
     s = Settings(bandwidth=h, kernel="gaussian", n_blocks=21, contamination=0.1, seed=seed)
-    est = make_estimator(method, h, s)
-    t0 = time.perf_counter()
-    est.fit(data.X)
-    t1 = time.perf_counter()
-    est.pdf(Y)
-    t2 = time.perf_counter()
-    return len(data.X), t1 - t0, t2 - t1
+    fits, evaluations = [], []
+    with config_context(memo_size=0):
+        while len(fits) < repeats and sum(fits) + sum(evaluations) < budget:
+            est = make_estimator(method, h, s)
+            t0 = time.perf_counter()
+            est.fit(data.X)
+            t1 = time.perf_counter()
+            est.pdf(Y)
+            t2 = time.perf_counter()
+            fits.append(t1 - t0)
+            evaluations.append(t2 - t1)
+    return len(data.X), min(fits), min(evaluations)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
@@ -427,13 +565,16 @@ def run_sweep(
 ) -> pd.DataFrame:
     """``sweep_rows`` over sources x ratios with a progress bar; the concatenated tidy table,
     methods named for display (:func:`display_names`)."""
+    from .widgets import SCHEME_LABELS  # widgets imports this module
+
     jobs = [(source, ratio) for source in sources for ratio in ratios]
     bar = st.progress(0.0, text="Running the sweep…")
     parts = []
     for i, (source, ratio) in enumerate(jobs):
         bar.progress(
             i / len(jobs),
-            text=f"{source.replace('_', ' ')}, ratio {ratio:.2f} ({i + 1} of {len(jobs)})",
+            text=f"{SCHEME_LABELS.get(source, source.replace('_', ' '))}, ratio {ratio:.2f} "
+            f"({i + 1} of {len(jobs)})",
         )
         parts.append(sweep_rows(kind, source, ratio, reps, seed, methods, **options))
     bar.empty()
@@ -458,14 +599,15 @@ def stored_results(path: Path) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False)
-def dataset_problem(name: str, data_dir: str | None) -> str | None:
-    """None when the data set ``name`` can be loaded from ``data_dir`` (None: the library's
-    default, $MOMKDE_DATA_DIR), else the library's message saying how to install it.
-    ``data_dir`` is an argument so that the cache follows a change of the environment."""
+def dataset_problem(name: str, env_dir: str | None) -> str | None:
+    """None when the data set ``name`` loads from where the library looks for it
+    ($MOMKDE_DATA_DIR, else the user data folder), else the library's message: the folder it
+    searched and why, and how to install the file. ``env_dir``, the variable's value, is an
+    argument only so that the cache follows a change of the environment."""
     from momkde_core.datasets import load_dataset
 
     try:
-        load_dataset(name, data_dir=data_dir)
+        load_dataset(name)
     except ValueError as err:
         return str(err)
     return None

@@ -143,6 +143,12 @@ def _linked_int(key: str) -> int | None:
         return None
 
 
+def _initial(key: str, value) -> dict:
+    """``value=value`` for a widget whose value the page has not set in the session state
+    (Streamlit warns when a widget gets both; the held value then wins anyway)."""
+    return {} if key in st.session_state else {"value": value}
+
+
 def estimator_controls(
     container,
     n: int,
@@ -236,8 +242,8 @@ def estimator_controls(
             label,
             0.02,
             2.0,
-            0.3,
-            0.01,
+            step=0.01,
+            **_initial("h", 0.3),
             **url("h"),
             disabled=mode != "manual",
             help='Choose "slider" to set h by hand; it starts from the h in use.',
@@ -267,7 +273,7 @@ def estimator_controls(
     blocks = s_col.select_slider(
         f"S (auto: {auto_blocks}; log scale)",
         options,
-        value=default,
+        **_initial("S", default),
         **url("S"),
         disabled=auto,
         help='S = 1 is the plain KDE. At most one block per point. Choose "manual" to move '

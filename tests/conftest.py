@@ -13,6 +13,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# the app's servers and AppTest runs skip computing Explore's views ahead
+# (app_support.compute.warm_views): the suite starts many, each would spend a minute of CPU
+os.environ.setdefault("MOMKDE_APP_WARM", "0")
+
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 

@@ -636,3 +636,57 @@ def test_explore_eps_follows_the_ratio_unless_decoupled():
     assert old.checkbox(key="epsfree").value is True
     assert old.select_slider(key="S").value == 287
     assert any("cannot outvote" in w.value for w in old.warning)
+
+
+def test_views_computed_ahead_are_the_pages_own(monkeypatch):
+    """#26: the views the server computes at start (warm_views) are exactly those the page
+    asks for at its opening view and one move away (ratio, scheme, kernel, in 1-D and 2-D):
+    same arguments, so the same cache keys. The page's calls are recorded through a spy."""
+    from app_support import compute
+    from app_support.widgets import KERNEL_CHOICES, MAX_SHARE
+
+    asked = []
+    real = compute.explore_view
+
+    def spy(*args, **kwargs):
+        asked.append((args, kwargs.get("with_blocks", False)))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(compute, "explore_view", spy)
+    warm = {args for args in compute.default_views(MAX_SHARE, KERNEL_CHOICES)}
+    assert len(warm) == 2 * (10 + 4 + 5)  # per dimension: 10 ratios, 4 more schemes, 5 kernels
+    moves = {
+        "ratio": 0.15000000000000002,  # a sum of steps: the page rounds it to 0.15
+        "scheme": "thin_gaussian",
+        "kernel": "epanechnikov",
+        "dim": 2,
+    }
+    for key, value in moves.items():
+        at = _open("app_pages/explore.py")
+        widget = {"ratio": at.slider, "dim": at.segmented_control}.get(key, at.selectbox)
+        widget(key=key).set_value(value).run()
+        assert not at.exception
+    assert len(asked) == 2 * len(moves)  # each opening view, then the move
+    for args, with_blocks in asked:
+        assert args in warm and not with_blocks
+    assert asked[1][0][2] == 0.15
+
+
+def test_warm_views_fills_the_cache_and_is_off_in_the_tests(monkeypatch):
+    """warm_views computes each view (a view the page would show as an error is skipped), and
+    MOMKDE_APP_WARM=0 (set for the suite in conftest.py) turns it off."""
+    from app_support import compute
+
+    assert compute.warm_views(0.45, ("gaussian",)) == 0  # off in the suite
+    small = compute.default_settings(110, 0.1)
+    views = [
+        ("uniform", 100, 0.1, 1, small, ("kde", "mom_kde")),
+        ("uniform", 100, 0.1, 1, compute.replace(small, bandwidth=-1.0), ("kde",)),  # h <= 0
+    ]
+    monkeypatch.setattr(compute, "default_views", lambda *a: iter(views))
+    monkeypatch.setenv(compute.WARM_ENV, "1")
+    assert compute.warm_views(0.45, ("gaussian",)) == 1
+    calls = []
+    monkeypatch.setattr(compute, "make_estimator", lambda *a: calls.append(a))
+    compute.explore_view(*views[0])  # from the cache: no estimator built
+    assert calls == []
