@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_support.captions import WHY, below_chance, ratio_span, sweep_summary
+from app_support.captions import WHY, below_chance, ratio_list, sweep_verdicts
 from app_support.compute import run_sweep, runner_methods
 from app_support.widgets import SCHEME_LABELS, methods_select, scheme_select, url, user_errors
 from momkde_core.experiments._runner import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
@@ -29,17 +29,21 @@ FIGURES = {
     "kl_f_fhat": "KL(f ‖ f̂): mass of the true density the estimate misses.",
     "auc": "AUC of the density as an outlier score (higher is better; dotted: chance).",
 }
-#: Why a scheme favours or defeats MoM-KDE, in one sentence: the mechanism only; who wins at which
-#: ratio is counted from the curves in each figure's caption.
+#: The guide S > 2|O| and the auto S: why MoM-KDE (auto) depends on the share it is told.
+GUIDE = (
+    "MoM-KDE (auto) takes S = 2⌈cn⌉+1 from the stated share c, so it meets the guide S > 2|O| "
+    "where c is at least the true ratio."
+)
+#: Why a scheme favours or defeats MoM-KDE: the mechanism only; who wins at which ratio is
+#: counted from the curves (the box and each figure's caption).
 SCHEME_WHY = {
-    "uniform": "Uniform outliers are spread out: each block holds few, so the median drops them where "
-    "S > 2|O| leaves usable blocks; the captions count the ratios where MoM-KDE (auto) wins.",
-    "regular_gaussian": "Gaussian outliers between the modes form a bump that fewer than half of the "
-    "blocks hold once S > 2|O|; beyond ~25 % of outliers the blocks are too small to "
-    "hold it off (the captions count the ratios where MoM-KDE (auto) wins).",
-    "thin_gaussian": "A thin spike captures the cross-validated h (it shrinks to fit the spike): the methods "
-    "sharing that h cannot help, while MoM-KDE (auto) and the KDE with the robust h choose "
-    "an h the spike cannot capture.",
+    "uniform": "Uniform outliers are spread out: each block holds few, so the median drops them "
+    "while S > 2|O|. " + GUIDE,
+    "regular_gaussian": "Gaussian outliers between the modes form a bump, which the median drops "
+    "while fewer than half of the blocks hold an outlier (S > 2|O|). " + GUIDE,
+    "thin_gaussian": "A thin spike captures the cross-validated h (it shrinks to fit the spike): the "
+    "methods sharing that h cannot help, while MoM-KDE (auto) and the KDE with the robust h choose "
+    "an h the spike cannot capture. " + GUIDE,
     "adversarial": WHY["adversarial"].format(share=0.39),
 }
 PROTOCOLS = {"honest": "honest", "paper": "paper"}
@@ -119,8 +123,6 @@ st.markdown(
     + f"SPKDE and the auto methods{' and the screened KDE' if 'screened_kde' in methods else ''} are told "
     f"{stated}. Lines: means over the repetitions; bands: ± one std."
 )
-st.info(SCHEME_LABELS[scheme] + ". " + SCHEME_WHY[scheme], icon=":material/lightbulb:")
-
 with user_errors():
     if not methods:
         raise ValueError("choose at least one method")
@@ -139,6 +141,13 @@ with user_errors():
     challenger = next(
         (m for m in ("mom_kde_auto", "mom_kde_rule") if m in set(results["method"])), None
     )
+    verdicts = {metric: sweep_verdicts(results, metric, challenger) for metric in FIGURES}
+    box = [s for m in ("js", "auc") for s in (verdicts[m].versus_kde, verdicts[m].rivals) if s]
+    st.info(
+        " ".join([f"{SCHEME_LABELS[scheme]}.", *box, SCHEME_WHY[scheme]]),
+        icon=":material/lightbulb:",
+    )
+    explained: set[str] = set()  # each mechanism under the first figure that calls on it
     cols = st.columns(2)
     for i, (metric, sentence) in enumerate(FIGURES.items()):
         with cols[i % 2]:
@@ -147,15 +156,17 @@ with user_errors():
                 key=f"sweep_{metric}",
                 config={"displaylogo": False},
             )
-            summary = (
-                sweep_summary(results, metric, challenger, metric != "auc") if challenger else ""
-            )
+            said = verdicts[metric]
+            text = [sentence, said.versus_kde, said.rivals, *said.jumps]
+            text += [m for m in said.mechanisms if m not in explained]
+            explained.update(said.mechanisms)
             if metric == "auc" and (low := below_chance(results)):
-                summary += (
-                    f" At ratio {ratio_span([r for _, r in low])} every method's AUC is below 0.5: the "
-                    "outliers are denser than the inliers (a spike), so a density ranks them as normal."
+                text.append(
+                    f"At ratio {ratio_list([r for _, r in low], sorted(set(results['ratio'])))} "
+                    "every method's AUC is below 0.5: the outliers are denser than the inliers "
+                    "(a spike), so a density ranks them as normal."
                 )
-            st.caption(f"{sentence} {summary}")
+            st.caption(" ".join(t for t in text if t))
     st.download_button(
         "Download the results (CSV)",
         to_csv_text(results),

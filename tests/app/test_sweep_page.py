@@ -1,0 +1,219 @@
+"""The Contamination sweep's messages: computed from the table its figures draw (means and
+standard errors over the repetitions), with ties, rivals and jumps named; and the page's box
+and captions agreeing with its figures."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_support import compute
+from app_support.captions import RKDE_JUMP, ratio_list, sweep_stats, sweep_verdicts
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+RATIOS = (0.1, 0.2, 0.3)
+
+
+def _rows(method: str, means: list[float], spread: float = 0.01, metric: str = "js"):
+    """Three repetitions per ratio of RATIOS: mean - spread, mean, mean + spread."""
+    values = [m + d for m in means for d in (-spread, 0.0, spread)]
+    ratios = [r for r in RATIOS for _ in range(3)]
+    return pd.DataFrame({"method": method, "metric": metric, "ratio": ratios, "value": values})
+
+
+def _table(*parts: pd.DataFrame) -> pd.DataFrame:
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_sweep_stats_is_the_figures_mean_and_standard_error():
+    stats = sweep_stats(_rows("kde", [0.1, 0.2, 0.3], spread=0.03), "js")
+    assert np.allclose(stats["mean"], [0.1, 0.2, 0.3])
+    assert np.allclose(stats["se"], 0.03 / np.sqrt(3))  # std 0.03 over 3 repetitions
+    assert (stats["count"] == 3).all()
+
+
+def test_ratio_list_writes_runs():
+    assert ratio_list([0.1, 0.3, 0.4, 0.5], [0.1, 0.2, 0.3, 0.4, 0.5]) == "0.1, 0.3-0.5"
+    assert ratio_list([0.2], [0.1, 0.2]) == "0.2"
+
+
+def test_a_clear_win_is_counted_at_every_ratio():
+    said = sweep_verdicts(
+        _table(_rows("kde", [0.2, 0.3, 0.4]), _rows("mom_kde_auto", [0.05, 0.06, 0.07])), "js"
+    )
+    assert said.versus_kde == "On JS, MoM-KDE (auto) beats the KDE at 3 of 3 ratios."
+    assert said.rivals == "" and said.jumps == ()
+
+
+def test_a_gap_within_the_standard_error_is_a_tie():
+    """AUC gaps of 0.003 with a spread of 0.02 over 3 repetitions: no win."""
+    said = sweep_verdicts(
+        _table(
+            _rows("kde", [0.860, 0.865, 0.870], spread=0.02, metric="auc"),
+            _rows("mom_kde_auto", [0.863, 0.868, 0.873], spread=0.02, metric="auc"),
+        ),
+        "auc",
+    )
+    assert said.versus_kde == (
+        "On AUC, MoM-KDE (auto) beats the KDE at 0 of 3 ratios and ties with it at 0.1-0.3 "
+        "(gaps within the standard error of 3 repetitions)."
+    )
+
+
+def test_a_loss_and_the_methods_that_beat_the_challenger_are_named():
+    said = sweep_verdicts(
+        _table(
+            _rows("kde", [0.20, 0.30, 0.40]),
+            _rows("mom_kde_auto", [0.05, 0.10, 0.50]),
+            _rows("rkde", [0.01, 0.12, 0.30]),
+            _rows("spkde", [0.30, 0.30, 0.30]),
+        ),
+        "js",
+    )
+    assert said.versus_kde == (
+        "On JS, MoM-KDE (auto) beats the KDE at 2 of 3 ratios (0.1-0.2) and loses at 0.3."
+    )
+    assert said.rivals == (
+        "RKDE beats MoM-KDE (auto) at 2 of 3 ratios (0.1, 0.3); SPKDE at 1 of 3 ratios (0.3)."
+    )
+
+
+def test_no_rival_is_said_so():
+    said = sweep_verdicts(
+        _table(
+            _rows("kde", [0.20, 0.30, 0.40]),
+            _rows("mom_kde_auto", [0.05, 0.06, 0.07]),
+            _rows("rkde", [0.15, 0.20, 0.25]),
+        ),
+        "js",
+    )
+    assert (
+        said.rivals
+        == "No other method beats MoM-KDE (auto) beyond the standard error of 3 repetitions."
+    )
+
+
+def test_rkdes_jump_from_the_kde_to_far_below_is_explained():
+    """RKDE stays with the KDE (same h) at 0.1-0.2, then drops its outliers at 0.3."""
+    said = sweep_verdicts(
+        _table(
+            _rows("kde", [0.20, 0.24, 0.25]),
+            _rows("mom_kde_auto", [0.05, 0.06, 0.07]),
+            _rows("rkde", [0.19, 0.23, 0.01]),
+        ),
+        "js",
+    )
+    (jump,) = said.jumps
+    assert jump.startswith("RKDE's JS drops from 0.23 to 0.01 between ratios 0.2 and 0.3, a jump")
+    assert "the standard error of 3 repetitions" in jump
+    assert "the jump is RKDE's weighting" in jump
+    assert said.mechanisms == (RKDE_JUMP,)
+    assert RKDE_JUMP in str(said)
+
+
+def test_a_jump_without_a_known_mechanism_is_only_named():
+    """RKDE rising above the KDE (a spike on a mode) is not the measured switch: no mechanism."""
+    said = sweep_verdicts(
+        _table(_rows("kde", [0.10, 0.15, 0.20]), _rows("rkde", [0.10, 0.15, 0.50])), "js"
+    )
+    (jump,) = said.jumps
+    assert jump.startswith("RKDE's JS rises from 0.15 to 0.5 between ratios 0.2 and 0.3")
+    assert said.mechanisms == ()
+
+
+def test_a_steady_trend_or_a_noisy_step_is_no_jump():
+    steady = _rows("kde", [0.20, 0.25, 0.30])
+    noisy = _rows("spkde", [0.05, 0.25, 0.05], spread=0.2)  # steps within 3 standard errors
+    assert sweep_verdicts(_table(steady, noisy), "js").jumps == ()
+
+
+def test_one_repetition_says_there_is_no_standard_error():
+    one = pd.DataFrame(
+        {
+            "method": ["kde", "mom_kde_auto"] * 2,
+            "metric": "js",
+            "ratio": [0.1, 0.1, 0.2, 0.2],
+            "value": [0.20, 0.10, 0.30, 0.29],
+        }
+    )
+    said = sweep_verdicts(one, "js")
+    assert said.versus_kde.startswith("On JS, MoM-KDE (auto) beats the KDE at 2 of 2 ratios.")
+    assert "no standard error" in said.versus_kde
+
+
+def test_the_progress_text_names_the_scheme(monkeypatch):
+    texts: list[str] = []
+
+    class Bar:
+        def progress(self, value: float, text: str) -> None:
+            texts.append(text)
+
+        def empty(self) -> None:
+            pass
+
+    monkeypatch.setattr(compute.st, "progress", lambda value, text: Bar())
+    monkeypatch.setattr(
+        compute, "sweep_rows", lambda kind, source, ratio, *a, **k: pd.DataFrame({"method": []})
+    )
+    compute.run_sweep("synthetic", ["regular_gaussian"], [0.1], 1, 0, ("kde",))
+    assert texts == ["(b) Gaussian outliers N(3, 0.5), between the modes, ratio 0.10 (1 of 1)"]
+
+
+def _open_sweep(**params: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("app_pages/sweep.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _array(value) -> np.ndarray:
+    """A plotly JSON array: a list, or {"dtype", "bdata"} (base64 of the raw values)."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).astype(float)
+    return np.asarray(value, float)
+
+
+def _curves(at: AppTest, title: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The figure's lines: method label -> (means, standard deviations) over the ratios."""
+    figs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    fig = next(f for f in figs if f["layout"]["title"]["text"] == title)
+    return {
+        t["name"]: (_array(t["y"]), _array(t["customdata"]))
+        for t in fig["data"]
+        if "customdata" in t
+    }
+
+
+@pytest.mark.parametrize("metric", ["js", "auc"])
+def test_the_box_and_captions_count_what_the_figures_draw(metric):
+    """Wins and ties of MoM-KDE (auto) against the KDE, recounted from the figure's lines
+    (mean, std over 2 repetitions), are those the box and the caption state."""
+    reps = 2
+    at = _open_sweep(reps=str(reps), n="200")
+    title = {"js": "Jensen-Shannon divergence (base 2)", "auc": "ROC AUC"}[metric]
+    curves = _curves(at, title)
+    (kde, kde_std), (mom, mom_std) = curves["KDE"], curves["MoM-KDE (auto)"]
+    gap = (kde - mom) if metric == "js" else (mom - kde)
+    within = np.hypot(kde_std, mom_std) / np.sqrt(reps)
+    wins, ties = int((gap > within).sum()), int((np.abs(gap) <= within).sum())
+    name = {"js": "JS", "auc": "AUC"}[metric]
+    said = f"On {name}, MoM-KDE (auto) beats the KDE at {wins} of {len(gap)} ratios"
+    box = at.info[0].value
+    assert "at every measured ratio" not in box
+    assert box.startswith("(a) uniform outliers on [−3, 9]. On JS, ")
+    assert said in box
+    start = {"js": "Jensen-Shannon divergence", "auc": "AUC of the density"}[metric]
+    caption = next(c.value for c in at.caption if c.value.startswith(start))
+    assert said in caption
+    assert ("ties with it at" in caption) == (ties > 0)
+    if ties:
+        assert f"within the standard error of {reps} repetitions" in caption
