@@ -1,13 +1,18 @@
-"""Learn: the paper's Example 1 made interactive, and the cost of each estimator as n grows."""
+"""Learn: the paper's Example 1 made interactive, MoM-KDE's two uses (a curve and a screen),
+and the cost of each estimator as n grows."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_support.compute import example_one, measure_times
-from app_support.widgets import url, user_errors
+from app_support.compute import example_one, measure_times, plot_grid, synthetic_sample
+from app_support.widgets import SCHEME_CODES, SCHEME_LABELS, url, user_errors
+from momkde_core import MoMKDE, ScreenedKDE, metrics
+from momkde_core._engine._gram import GRAM_GRID_MIN_PAIRS
 from momkde_core.plots import (
     METHOD_LABELS,
     density_1d_figure,
@@ -33,6 +38,137 @@ WHEN_IT_HELPS = pd.DataFrame(
     ],
 )
 
+#: Legends under the axis: above it, on the right, Plotly's toolbar covers them.
+LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0)
+#: The curve-and-screen figure's sample: inliers, share of outliers (stated as ε too), seed.
+SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED = 700, 0.1, 0
+#: The largest n whose n x n Gram matrix RKDE and SPKDE compute exactly; beyond it, in 1-D,
+#: a grid convolution makes each of their products O(n) (docs/guide/performance.md).
+EXACT_GRAM_MAX = math.isqrt(GRAM_GRID_MIN_PAIRS)
+#: The sizes timed: doubling from 1,000 (smaller, the estimators' costs are the size of the
+#: timer's noise) up to the exact Gram path's end, where the paper's O(n²) is what runs.
+TIMED_SIZES = (1000, 2000, 4000, EXACT_GRAM_MAX)
+#: The methods with a learning step; the KDE's and MoM-KDE's fit only store (and shuffle) rows.
+LEARNING = ("rkde", "spkde", "screened_kde")
+#: The evaluation points of the timing.
+N_EVAL = 1000
+
+
+@st.cache_data(max_entries=8, show_spinner="Fitting MoM-KDE and the screened KDE…")
+def curve_and_screen(scheme: str) -> dict[str, object]:
+    """MoM-KDE as a curve and as a screen, fitted with the library's defaults for the stated
+    share ε = :data:`SCREEN_RATIO` (the true one).
+
+    Parameters
+    ----------
+    scheme : str
+        The paper's contamination scheme of the 1-D sample (:data:`SCREEN_INLIERS` inliers).
+
+    Returns
+    -------
+    view : dict
+        ``X`` and ``is_outlier``, the sample and its labels; ``xs``, the grid; ``curves``,
+        the truth, ``MoMKDE`` and ``ScreenedKDE`` on it; ``set_aside``, the rows the screen
+        set aside; ``h``, each estimator's bandwidth.
+    """
+    data = synthetic_sample(scheme, SCREEN_INLIERS, SCREEN_RATIO, 1, SCREEN_SEED)
+    mom = MoMKDE(contamination=SCREEN_RATIO, random_state=SCREEN_SEED).fit(data.X)
+    screened = ScreenedKDE(contamination=SCREEN_RATIO, random_state=SCREEN_SEED).fit(data.X)
+    xs = plot_grid(data.X, float(mom.bandwidth_)).axes[0]
+    return {
+        "X": data.X[:, 0],
+        "is_outlier": data.is_outlier,
+        "xs": xs,
+        "curves": {
+            "truth": data.true_pdf(xs),
+            "mom_kde": mom.pdf_grid(xs),
+            "screened_kde": screened.pdf_grid(xs),
+        },
+        "set_aside": ~screened.inlier_mask_,
+        "h": {"mom_kde": float(mom.bandwidth_), "screened_kde": float(screened.bandwidth_)},
+    }
+
+
+def screen_caption(view: dict[str, object]) -> str:
+    """What the curve-and-screen figure shows.
+
+    Parameters
+    ----------
+    view : dict
+        What :func:`curve_and_screen` returns.
+
+    Returns
+    -------
+    caption : str
+        Each curve's JS to the truth, the rows the screen set aside and how many of them are
+        outliers, and which use is closer here, with the reason when the figure shows it.
+    """
+    xs, curves, h = view["xs"], view["curves"], view["h"]
+    js = {
+        m: 1000 * metrics.js_divergence(curves[m], curves["truth"], xs[1] - xs[0])
+        for m in ("mom_kde", "screened_kde")
+    }
+    aside, is_outlier = view["set_aside"], view["is_outlier"]
+    caught, n_outliers = int(np.sum(aside & is_outlier)), int(is_outlier.sum())
+    text = (
+        f"JS to the true density (dashed) × 1000: MoM-KDE {js['mom_kde']:.1f}, screened KDE "
+        f"{js['screened_kde']:.1f}. The screen set aside {int(aside.sum())} of the {len(aside)} rows "
+        f"(purple ticks), {caught} of them outliers, of the {n_outliers} in the sample (red ticks). "
+    )
+    if js["screened_kde"] < js["mom_kde"] and 2 * caught >= n_outliers:
+        narrower = (
+            f", narrower than the median's robust h = {h['mom_kde']:.2f}"
+            if h["screened_kde"] < h["mom_kde"]
+            else ""
+        )
+        return text + (
+            "The screened KDE is closer: with the outliers set aside, it is a plain KDE of the "
+            f"rows kept, with its own cross-validated h = {h['screened_kde']:.2f}{narrower}."
+        )
+    if js["screened_kde"] > js["mom_kde"] and caught < n_outliers:
+        return text + (
+            f"MoM-KDE's curve is closer: the screen kept {n_outliers - caught} outliers, and the "
+            "KDE fitted on the rows kept has their bump, which the median ignores."
+        )
+    closer = "closer" if js["screened_kde"] < js["mom_kde"] else "not closer"
+    return text + f"The screened KDE is {closer} than MoM-KDE's curve here."
+
+
+def timing_caption(times: pd.DataFrame) -> str:
+    """What the timing figure shows.
+
+    Parameters
+    ----------
+    times : DataFrame
+        What :func:`~app_support.compute.measure_times` returns.
+
+    Returns
+    -------
+    caption : str
+        The fit slopes of the methods that learn, the fit time of those that do not, the
+        evaluation slopes, and why the sizes stop where they do.
+    """
+    fit = timing_slopes(times[times["method"].isin(LEARNING)])
+    evaluate = timing_slopes(times, "evaluate")
+    still = times[~times["method"].isin(LEARNING) & (times["phase"] == "fit")]
+    return (
+        f"Seconds against n on log-log axes (solid: fit, dotted: evaluation at {N_EVAL:,} points; "
+        "grey: slopes 1 and 2), each the least of a few runs. Measured fit slopes here: "
+        + ", ".join(f"{METHOD_LABELS[m]} {v:.1f}" for m, v in fit.items())
+        + ". RKDE and SPKDE cost O(n_iter · n²) in theory: a slope of 2 if their number of "
+        "iterations does not change with n; a slope away from 2 says it does, or that costs other "
+        "than the n² products still weigh. The screened KDE's fit includes its screen's choice of "
+        "the robust h (MoM-KDE's default); every method uses Scott's h here. "
+        + " and ".join(METHOD_LABELS[m] for m in still["method"].unique())
+        + f" learn nothing: their fit takes at most {1000 * still['seconds'].max():.1f} ms at every n, "
+        "so its slope is noise and not given. Evaluation slopes (O(n) a point: 1 in theory): "
+        + ", ".join(f"{METHOD_LABELS[m]} {v:.1f}" for m, v in evaluate.items())
+        + f". The sizes stop at n = {EXACT_GRAM_MAX:,}, the largest whose n × n Gram matrix RKDE "
+        "and SPKDE compute exactly; beyond it, in 1-D, a grid convolution makes each of their "
+        "products O(n)."
+    )
+
+
 st.title("Learn: why the median removes outliers")
 
 st.header("Example 1 of the paper")
@@ -53,7 +189,9 @@ with user_errors():
     ex = example_one(200, n_outliers, h, 60, 2.0, seed, blocks)
     with figure:
         st.plotly_chart(
-            density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340),
+            density_1d_figure(
+                ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340
+            ).update_layout(legend=LEGEND_BELOW),
             key="example_density",
             config={"displaylogo": False},
         )
@@ -62,7 +200,9 @@ with user_errors():
             f"of x₀ = 2; the median is non-zero there only if that is more than half of the {blocks} blocks."
         )
         st.plotly_chart(
-            error_vs_blocks_figure(ex["blocks"], ex["errors"], threshold=2 * n_outliers),
+            error_vs_blocks_figure(
+                ex["blocks"], ex["errors"], threshold=2 * n_outliers
+            ).update_layout(legend=LEGEND_BELOW),
             key="example_error",
             config={"displaylogo": False},
         )
@@ -110,6 +250,46 @@ st.markdown(
     "capture (cross-validation shrinks h to fit the spike, and the median of spiky blocks is a needle)."
 )
 
+st.header("MoM-KDE as a curve, MoM-KDE as a screen")
+st.markdown(
+    "The library uses MoM-KDE in two ways. **As a curve** (`MoMKDE`): the normalised median of "
+    "the S block KDEs is the density. The median resists the outliers, but blocks of about "
+    "1/(2ε) points need a wide bandwidth, which flattens the inliers' modes. **As a screen** "
+    "(`ScreenedKDE`): MoM-KDE only says which rows to set aside, those where a KDE of all rows "
+    "rises far above the median (the bumps outliers grow and the median does not follow); a "
+    "plain KDE with its own cross-validated h is then fitted on the rows kept. It is as good as "
+    "its screen: an outlier the screen keeps stays in the final KDE."
+)
+screen_controls, screen_figure = st.columns([1, 3])
+with screen_controls:
+    screen_scheme = st.selectbox(
+        "Contamination scheme",
+        [scheme for scheme in SCHEME_CODES if scheme != "none"],
+        index=2,  # the thin spike between the modes
+        format_func=SCHEME_CODES.get,
+        **url("screen"),
+    )
+    st.caption(
+        f"{SCHEME_LABELS[screen_scheme]}. {SCREEN_INLIERS} inliers and {SCREEN_RATIO:.0%} of "
+        f"outliers in 1-D; both are told ε = {SCREEN_RATIO:g}, the true share, and keep the "
+        "library's defaults (S auto and the robust h; the calibrated cut and the CV h)."
+    )
+with user_errors(), screen_figure:
+    view = curve_and_screen(screen_scheme)
+    st.plotly_chart(
+        density_1d_figure(
+            view["xs"],
+            view["curves"],
+            view["X"],
+            view["is_outlier"],
+            height=360,
+            flagged=view["set_aside"],
+        ).update_layout(legend=LEGEND_BELOW),
+        key="screen_figure",
+        config={"displaylogo": False},
+    )
+    st.caption(screen_caption(view))
+
 st.header("What it costs")
 table_col, timing_col = st.columns([2, 3])
 with table_col:
@@ -134,28 +314,26 @@ with table_col:
 
 @st.fragment
 def timings() -> None:
-    """Measure on demand (a few seconds), in a fragment so the rest of the page is not rerun."""
-    largest = st.select_slider("Largest n", [500, 1000, 2000, 4000], value=1000, **url("nmax"))
-    sizes = tuple(n for n in (125, 250, 500, 1000, 2000, 4000) if n <= largest)
+    """Measure on demand, in a fragment so the rest of the page is not rerun."""
+    largest = st.select_slider(
+        "Largest n",
+        TIMED_SIZES[2:],
+        value=TIMED_SIZES[2],
+        **url("nmax"),
+        help="The largest size takes the longest: the screened KDE's fit.",
+    )
+    sizes = tuple(n for n in TIMED_SIZES if n <= largest)
     if st.button("Measure on this machine", key="measure") or st.session_state.get(
         f"measured_{largest}"
     ):
         bar = st.progress(0.0, text="Timing fit and evaluation…")
         times = measure_times(
-            sizes, 1000, 0, _progress=lambda f: bar.progress(f, text="Timing fit and evaluation…")
+            sizes, N_EVAL, 0, _progress=lambda f: bar.progress(f, text="Timing fit and evaluation…")
         )
         bar.empty()
         st.session_state[f"measured_{largest}"] = True
         st.plotly_chart(timing_figure(times), key="timing_figure", config={"displaylogo": False})
-        slopes = ", ".join(f"{METHOD_LABELS[m]} {v:.1f}" for m, v in timing_slopes(times).items())
-        st.caption(
-            "Seconds against n on log-log axes (solid: fit, dotted: evaluation at 1000 points; grey: "
-            f"slopes 1 and 2). Measured fit slopes here: {slopes}. RKDE and SPKDE learn in O(n_iter · n²) "
-            "in theory, but at these sizes the n² Gram products run in fast BLAS code and the "
-            "per-iteration overhead and the number of iterations weigh as much, so the slope stays "
-            "between 1 and 2; it approaches 2 only at larger n. Every method uses Scott's h here; the screened "
-            "KDE's fit includes its screen's choice of the robust h (MoM-KDE's default)."
-        )
+        st.caption(timing_caption(times))
 
 
 with timing_col:
