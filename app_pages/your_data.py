@@ -5,12 +5,17 @@ figure, the tables and the download), rank the most anomalous rows, download the
 Every row of the file is scored (up to :data:`~app_support.scoring.MAX_SCORED_ROWS`; a larger
 file is scored on a sample, with the ``momkde score`` command that scores all of it); the
 estimators are fitted on a sample of at most :data:`~app_support.scoring.MAX_FIT` rows and the
-figure draws at most :data:`~app_support.scoring.MAX_DRAWN`, which its caption says. Tables and
-the download name rows by the file's data row (1 = the first line below the header) or its id.
+figure draws at most :data:`~app_support.scoring.MAX_DRAWN`, which its caption says; the 2-D
+maps circle at most :data:`~app_support.scoring.MAX_CIRCLED` flagged rows, the lowest-scored
+(the ranking lists the rest). Tables, the download and the messages name rows by the file's
+data row (1 = the first line below the header) or its id. Rows are ranked on one scale for
+every method, their percentile among the fitted rows; the download keeps each method's score.
 
 Defaults are the library's robust ones (S auto and the robust h for the stated share ε) and
-the columns a new user would pick (no id column, a label only when a column is named like
-one and holds few classes); every caption is computed from what the figure shows.
+the columns a new user would pick (no id column, no category, a label only when a column is
+named like one and holds few classes). A column chosen that cannot be used is named in an
+error and left out; the page goes on with the others. Every caption is computed from what
+the figure shows.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ import hashlib
 import shlex
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 from pandas.io.formats.style import Styler
 
@@ -37,10 +44,14 @@ from app_support.compute import (
     standardized,
 )
 from app_support.scoring import (
+    MAX_CIRCLED,
     MAX_DRAWN,
     MAX_FIT,
     MAX_SCORED_ROWS,
+    blocks_note,
+    column_problem,
     figure_sample_note,
+    flag_share_note,
     missing_notes,
     pointer_to_cli,
     roles_of,
@@ -52,7 +63,12 @@ from app_support.scoring import (
     size_text,
     upload_limit_bytes,
 )
-from app_support.tables import MAX_DEFAULT_FEATURES, MAX_LABEL_VALUES, label_values
+from app_support.tables import (
+    MAX_CATEGORY_VALUES,
+    MAX_DEFAULT_FEATURES,
+    MAX_LABEL_VALUES,
+    label_values,
+)
 from app_support.widgets import (
     estimator_controls,
     methods_select,
@@ -77,8 +93,9 @@ SAMPLE_LESSONS = {
     "purchases are the fraud, and the densities rank them first.",
 }
 FILE_STATE = ("plot", "score", "label", "outlier")  # widgets whose choices belong to one file
-#: The background of a flagged row in the tables (the light tone of the figures' flag rings).
-FLAGGED_ROW = "background-color: #F3E5F5"
+#: The light tone of the figures' flag rings: the background of a flagged row in the tables.
+RING_COLOR = "#F3E5F5"
+FLAGGED_ROW = f"background-color: {RING_COLOR}"
 #: Unflagged rows listed after a method's flagged ones: the ranking just above its threshold.
 ROWS_PAST_THRESHOLD = 5
 #: Rows listed per method at most (a shaded table is sent cell by cell; the download has all).
@@ -114,13 +131,38 @@ def default_unless_set(key: str, **kwargs) -> dict[str, object]:
 
 
 def highlight_flagged(rows: pd.DataFrame) -> Styler:
-    """``rows`` (with a boolean column ``flagged``) with the flagged rows shaded, so the
-    threshold shows where it cuts the ranking. A Styler replaces every cell by its text, so
-    floats are written with 6 significant digits (pandas' default would pad them to 6 decimals)."""
+    """``rows`` (with a boolean column ``flagged`` and a column ``percentile``) with the
+    flagged rows shaded, so the threshold shows where it cuts the ranking. A Styler replaces
+    every cell by its text, so floats are written with 6 significant digits (pandas' default
+    would pad them to 6 decimals), the percentiles with 3."""
     floats = [c for c in rows.columns if pd.api.types.is_float_dtype(rows[c])]
-    return rows.style.apply(
-        lambda row: [FLAGGED_ROW if row["flagged"] else ""] * len(row), axis=1
-    ).format("{:.6g}", subset=floats, na_rep="")
+    return (
+        rows.style.apply(lambda row: [FLAGGED_ROW if row["flagged"] else ""] * len(row), axis=1)
+        .format("{:.6g}", subset=floats, na_rep="")
+        .format("{:.3g}", subset=["percentile"])
+    )
+
+
+def circle_rows(fig: go.Figure, xy: np.ndarray, names: pd.Index, label: str) -> None:
+    """Circle the rows ``xy`` (2 columns) on every map of the 2-D figure ``fig``, with one
+    legend entry ``label``; hovering a circle shows the row's name (``names``)."""
+    maps = [trace for trace in fig.data if hasattr(trace, "z")]  # a map: heatmap or contours
+    for i, trace in enumerate(maps):
+        fig.add_trace(
+            go.Scatter(
+                x=xy[:, 0],
+                y=xy[:, 1],
+                mode="markers",
+                name=label,
+                legendgroup="flagged",
+                showlegend=i == 0,
+                marker=dict(size=8, symbol="circle-open", color=RING_COLOR, line=dict(width=1)),
+                customdata=names.astype(str),
+                hovertemplate=f"{names.name} %{{customdata}}<extra>{label}</extra>",
+                xaxis=trace.xaxis or "x",
+                yaxis=trace.yaxis or "y",
+            )
+        )
 
 
 def file_identity(upload, raw: bytes) -> str:
@@ -178,18 +220,11 @@ with user_errors():
     roles = roles_of(identity, frame)  # on every row (an id fills its range only there)
     key_col = row_key(frame, roles.ids)
     too_many = st.empty()  # the notice of a file over the page's limit, with its command
+    whole = frame  # the columns are checked on every row: messages name the file's rows
     if n_file > MAX_SCORED_ROWS:
         # the rows keep their index: data row = index + 1, in the tables and the download
         frame = frame.iloc[row_sample(n_file, MAX_SCORED_ROWS, 0)]
     columns = list(frame.columns)
-    for column in text_in_numeric_columns(frame):
-        try:
-            numeric_matrix(frame, [column])
-        except ValueError as err:
-            st.warning(
-                f"{err}: fix the file, or drop that column; it is left out of the default choices.",
-                icon=":material/warning:",
-            )
     reset_on_new_file(
         identity, {"plot": list(roles.draw), "score": list(roles.features), "label": roles.label}
     )
@@ -213,12 +248,17 @@ with user_errors():
         **default_unless_set("label", index=[None, *columns].index(roles.label)),
         format_func=lambda c: "none" if c is None else str(c),
     )
+    categories = dict(roles.categorical)
     left_out = [
         *(f"{c} (an id)" for c in roles.ids),
+        *(f"{c} ({k} values)" for c, k in categories.items()),
         *(
             str(c)
             for c in columns
-            if c not in roles.features and c not in roles.ids and c != roles.label
+            if c not in roles.features
+            and c not in roles.ids
+            and c not in categories
+            and c != roles.label
         ),
     ]
     if left_out:
@@ -231,6 +271,14 @@ with user_errors():
                 else ""
             )
             + "."
+            + (
+                f" A numeric column with at most {MAX_CATEGORY_VALUES} distinct values, each "
+                "repeated, is taken as a category (a year, a count, a code): its density is a "
+                "comb of spikes, which ranks rows by how common their value is, not by how far "
+                "out they lie. Choose it under Columns to score to score it anyway."
+                if categories
+                else ""
+            )
         )
     drop_missing = side.toggle("Drop rows with missing values", value=True, **url("dropna"))
     scale = side.toggle(
@@ -242,9 +290,41 @@ with user_errors():
     side.header("Estimators")
     methods = methods_select(side) or list(DEFAULT_METHODS)  # none chosen: the paper's four
 
-    if not plot_cols or not score_cols:
-        st.info("Choose at least one column to draw and one to score.")
+    # a column that cannot be used is named and left out; the page goes on with the others
+    problems = {
+        c: problem
+        for c in dict.fromkeys([*plot_cols, *score_cols])
+        if (problem := column_problem(identity, c, whole)) is not None
+    }
+    chosen = {"drawn": plot_cols, "scored": score_cols}
+    plot_cols = [c for c in plot_cols if c not in problems]
+    score_cols = [c for c in score_cols if c not in problems]
+    for column, problem in problems.items():
+        uses = [use for use, picked in chosen.items() if column in picked]
+        others = [c for use in uses for c in chosen[use] if c not in problems]
+        st.error(
+            f"Left out of the columns {' and '.join(uses)}: {problem}."
+            + (
+                f" The page goes on with {', '.join(map(repr, dict.fromkeys(others)))}."
+                if others
+                else ""
+            ),
+            icon=":material/error:",
+        )
+    for column in text_in_numeric_columns(frame):
+        if column not in problems:  # not chosen: a column of numbers with a few typos
+            st.warning(
+                f"{column_problem(identity, column, whole)}: fix the file, or drop that column; "
+                "it is left out of the default choices.",
+                icon=":material/warning:",
+            )
+    if not plot_cols and not score_cols:
+        st.info("Choose at least one numeric column to draw or to score.")
         st.stop()
+    if not plot_cols:
+        st.info("No column to draw: choose 1 or 2 numeric columns to see the densities.")
+    if not score_cols:
+        st.info("No column to score: choose numeric columns to score to flag and rank rows.")
     used = list(dict.fromkeys([*plot_cols, *score_cols]))
     _, kept = (
         numeric_matrix(frame, used, drop_missing=True) if drop_missing else (None, frame.index)
@@ -282,10 +362,9 @@ with user_errors():
             **default_unless_set("outlier", index=values.index(rarest)),
         )
         is_outlier = (data[label_col].astype(str) == outlier_value).to_numpy()
-    X_plot = numeric_matrix(data, plot_cols)
-    X_score = numeric_matrix(data, score_cols)
-    if scale:
-        X_plot, X_score = standardized(X_plot), standardized(X_score)
+    prepared = standardized if scale else np.asarray
+    X_plot = prepared(numeric_matrix(data, plot_cols)) if plot_cols else None
+    X_score = prepared(numeric_matrix(data, score_cols)) if score_cols else None
     n_fit = min(n, MAX_FIT)
 
     def outliers_fitted(seed: int) -> int | None:
@@ -299,9 +378,10 @@ with user_errors():
         st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {n:,}.")
 
     eps = settings.contamination
-    h = select_bandwidth(X_plot[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
-    h_score = select_bandwidth(
-        X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps
+    h_score = (
+        select_bandwidth(X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
+        if score_cols
+        else None
     )
     # everything X_score and its fit rows depend on: the scores are cached on it, not on X
     data_key = (
@@ -315,7 +395,7 @@ with user_errors():
         settings.seed,
     )
     detections = {}
-    for i, method in enumerate(methods):
+    for i, method in enumerate(methods if score_cols else []):
         task = f"Scoring {n:,} rows with {METHOD_LABELS[method]} ({i + 1} of {len(methods)})…"
         try:
             with st.spinner(task):  # shown only while it computes (a cache hit is instant)
@@ -325,8 +405,8 @@ with user_errors():
                     h_score,
                     relevant(method, settings),
                     eps,
-                    X_score[fit_rows],
                     X_score,
+                    fit_rows,
                 )
         except (
             ValueError,
@@ -337,7 +417,12 @@ with user_errors():
             )
     if n_file > MAX_SCORED_ROWS:
         command = score_command(
-            file_name, score_cols, list(detections) or methods, eps, settings.seed, drop_missing
+            file_name,
+            score_cols or plot_cols,
+            list(detections) or methods,
+            eps,
+            settings.seed,
+            drop_missing,
         )
         too_many.info(
             f"The file has {n_file:,} rows, more than the {MAX_SCORED_ROWS:,} this page scores: "
@@ -345,104 +430,148 @@ with user_errors():
             "the download name each by its row number in the file). " + pointer_to_cli(command),
             icon=":material/terminal:",
         )
-    flag_by = side.selectbox(
-        "Flag rows with",
-        list(detections),
-        **url("flag"),
-        **default_unless_set(
-            "flag", index=list(detections).index("mom_kde") if "mom_kde" in detections else 0
-        ),
-        help="The method whose flagged rows the figure marks; the tables and the "
-        "download carry every method's flags.",
+    flag_by = (
+        side.selectbox(
+            "Flag rows with",
+            list(detections),
+            **url("flag"),
+            **default_unless_set(
+                "flag", index=list(detections).index("mom_kde") if "mom_kde" in detections else 0
+            ),
+            help="The method whose flagged rows the figure marks and whose ranking opens "
+            "first; the tables and the download carry every method's flags.",
+        )
+        if detections
+        else None
     )
     flagged = detections[flag_by]["flagged"] if flag_by else None
+    n_flagged = int(flagged.sum()) if flag_by else 0
+    # the rows the 2-D maps circle: the flag method's lowest, at most MAX_CIRCLED
+    circled = detections[flag_by]["order"][: min(n_flagged, MAX_CIRCLED)] if flag_by else None
+    # rows are named as the file names them: its id column, or the data row (1-based)
+    names = (
+        pd.Index(data[key_col].to_numpy(), name=str(key_col))
+        if key_col is not None
+        else pd.Index(data.index.to_numpy() + 1, name="row")
+    )
     aucs = {}
-    if is_outlier is not None:
+    if is_outlier is not None and detections:
         aucs = metric_table(
             {m: {"scores": d["score"]} for m, d in detections.items()}, None, 1.0, is_outlier
         )["AUC"].to_dict()
 
-    st.subheader("Where the density grows bumps")
-    grid = plot_grid(X_plot, h)  # the box of every row, drawn or not
-    results, failures = fit_all(methods, X_plot[fit_rows], grid.axes, h, settings)
-    for method, message in failures.items():
-        st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
-    curves = {m: r["grid"] for m, r in results.items()}
     flagger = METHOD_LABELS[flag_by] if flag_by else ""
-    drawn = row_sample(n, MAX_DRAWN, 0)
-    shown_outlier = is_outlier[drawn] if is_outlier is not None else None
-    shown_flagged = flagged[drawn] if flagged is not None else None
-    n_drawn_outliers = int(shown_outlier.sum()) if shown_outlier is not None else 0
-    if X_plot.shape[1] == 1:
-        fig = density_1d_figure(
-            grid.axes[0], curves, X_plot[drawn, 0], shown_outlier, flagged=shown_flagged
+    if plot_cols:
+        st.subheader("Where the density grows bumps")
+        h = select_bandwidth(
+            X_plot[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps
         )
-        fig.update_xaxes(title_text=str(plot_cols[0]) + (" (standardised)" if scale else ""))
-        reading = (
-            "Ticks below the axis: the rows"
-            + (", the label's outliers red" if n_drawn_outliers else "")
-            + (f"; the lowest row (purple): the rows {flagger} flags." if flag_by else ".")
-        )
-    else:
-        fig = density_2d_figure(
-            *grid.axes,
-            curves,
-            X_plot[drawn],
-            shown_outlier,
-            axis_titles=tuple(map(str, plot_cols)),
-            flagged=shown_flagged,
-        )
-        reading = (
-            "One colour scale for all maps (a spike above it takes the top colour)"
-            + (
-                "; grey dots (first map): the rows"
-                + (" the label calls inliers" if n_drawn_outliers else "")
+        grid = plot_grid(X_plot, h)  # the box of every row, drawn or not
+        results, failures = fit_all(methods, X_plot[fit_rows], grid.axes, h, settings)
+        for method, message in failures.items():
+            st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
+        curves = {m: r["grid"] for m, r in results.items()}
+        drawn = row_sample(n, MAX_DRAWN, 0)
+        shown_outlier = is_outlier[drawn] if is_outlier is not None else None
+        n_drawn_outliers = int(shown_outlier.sum()) if shown_outlier is not None else 0
+        if X_plot.shape[1] == 1:
+            fig = density_1d_figure(
+                grid.axes[0],
+                curves,
+                X_plot[drawn, 0],
+                shown_outlier,
+                flagged=flagged[drawn] if flag_by else None,
             )
-            + ("; red circles (first map): the label's outliers" if n_drawn_outliers else "")
-            + (f"; circled: the rows {flagger} flags." if flag_by else ".")
+            fig.update_xaxes(title_text=str(plot_cols[0]) + (" (standardised)" if scale else ""))
+            reading = (
+                "Ticks below the axis: the rows"
+                + (", the label's outliers red" if n_drawn_outliers else "")
+                + (f"; the lowest row (purple): the rows {flagger} flags." if flag_by else ".")
+            )
+        else:
+            fig = density_2d_figure(
+                *grid.axes,
+                curves,
+                X_plot[drawn],
+                shown_outlier,
+                axis_titles=tuple(map(str, plot_cols)),
+            )
+            if n_flagged:
+                label = (
+                    f"flagged ({n_flagged:,})"
+                    if len(circled) == n_flagged
+                    else f"flagged: the {len(circled):,} lowest of {n_flagged:,}"
+                )
+                circle_rows(fig, X_plot[circled], names[circled], label)
+            among = f" among all {n:,} rows (drawn in the sample or not)" if len(drawn) < n else ""
+            if not flag_by:
+                circles = ""
+            elif not n_flagged:
+                circles = f"; {flagger} flags no row"
+            elif len(circled) == n_flagged:
+                circles = f"; circled (every map): the {n_flagged:,} rows {flagger} flags{among}"
+            else:
+                circles = (
+                    f"; circled (every map): the {len(circled):,} rows {flagger} scores lowest"
+                    f"{among}, of the {n_flagged:,} it flags (thousands of circles would hide the "
+                    "maps; the ranking below lists the others, the download has them all)"
+                )
+            reading = (
+                "One colour scale for all maps (a spike above it takes the top colour)"
+                + (
+                    "; grey dots (first map): the rows"
+                    + (" the label calls inliers" if n_drawn_outliers else "")
+                )
+                + ("; red circles (first map): the label's outliers" if n_drawn_outliers else "")
+                + circles
+                + "."
+            )
+        st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})
+        h_robust = (
+            select_bandwidth(X_plot[fit_rows], "robust", settings.kernel, settings.seed, eps)
+            if settings.bandwidth == "cv"
+            else None
         )
-    st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})
-    h_robust = (
-        select_bandwidth(X_plot[fit_rows], "robust", settings.kernel, settings.seed, eps)
-        if settings.bandwidth == "cv"
-        else None
-    )
-    why = reasons(None, n_fit, n_outliers or 0, settings.n_blocks, h, h_robust, None)
-    st.caption(
-        " ".join(
-            [
-                f"h = {h:.3g}, S = {settings.n_blocks}: MoM-KDE ignores a group of rows that sits in fewer than half of "
-                "the blocks, so where the KDE rises over a small group and MoM-KDE stays low, that group is a likely "
-                "cluster of outliers.",
-                *why,
-                *(
-                    [screened_note(results["screened_kde"], own_bandwidth(settings))]
-                    if "screened_kde" in results
-                    else []
-                ),
-                reading,
-                *(
-                    [f"The curves are fitted on {n_fit:,} random rows."]
-                    if n_fit < n and results
-                    else []
-                ),
-                figure_sample_note(len(drawn), n, n_file),
-            ]
-        ).strip()
-    )
-    if flag_by:
-        n_flagged = int(flagged.sum())
-        fitted = (
-            f" (fitted on {n_fit:,} of the {n:,} rows; on the others the share can differ a little)"
-            if n_fit < n
-            else ""
-        )
+        why = reasons(None, n_fit, n_outliers or 0, settings.n_blocks, h, h_robust, None)
         st.caption(
-            f"{flagger} flags {n_flagged:,} of {n:,} rows ({n_flagged / n:.1%}): the stated "
-            f"share ε = {eps:g}. The threshold is the ε-quantile of the scores of the rows the detector was "
-            f"fitted on (as IsolationForest sets it), so ε of them are flagged, up to ties{fitted}. "
-            "Move ε in the sidebar to flag more or fewer rows."
+            " ".join(
+                [
+                    f"h = {h:.3g}, S = {settings.n_blocks}: MoM-KDE ignores a group of rows that sits in fewer than half of "
+                    "the blocks, so where the KDE rises over a small group and MoM-KDE stays low, that group is a likely "
+                    "cluster of outliers.",
+                    *why,
+                    *(
+                        [screened_note(results["screened_kde"], own_bandwidth(settings))]
+                        if "screened_kde" in results
+                        else []
+                    ),
+                    reading,
+                    *(
+                        [f"The curves are fitted on {n_fit:,} random rows."]
+                        if n_fit < n and results
+                        else []
+                    ),
+                    figure_sample_note(len(drawn), n, n_file),
+                ]
+            ).strip()
         )
+    if "mom_kde" in methods and (
+        note := blocks_note(n_fit, settings.n_blocks, eps, settings.auto_blocks, n_outliers)
+    ):
+        st.info(note, icon=":material/grain:")
+    if flag_by:
+        st.caption(
+            flag_share_note(
+                flagger,
+                {METHOD_LABELS[m]: d["flagged"] for m, d in detections.items()},
+                fit_rows,
+                eps,
+                len(score_cols),
+            )
+            + " Move ε in the sidebar to flag more or fewer rows."
+        )
+    if not detections:
+        st.stop()
 
     st.subheader("Most anomalous rows")
     if aucs:
@@ -453,25 +582,31 @@ with user_errors():
             + f" AUC of the density as an outlier score against your label, over the {n:,} rows "
             "scored (1: every outlier scored lower than every inlier, 0.5: chance)."
         )
-    # rows are named as the file names them: its id column, or the data row (1-based)
-    names = (
-        pd.Index(data[key_col].to_numpy(), name=str(key_col))
-        if key_col is not None
-        else pd.Index(data.index.to_numpy() + 1, name="row")
-    )
     naming = (
         f"Rows are named by the file's id column {key_col!r}."
         if key_col is not None
         else "row: the row's number in the file (1 = the first line below the header)."
     )
-    tabs = st.tabs([METHOD_LABELS[m] for m in detections])
+    st.caption(
+        "Percentile: the share of the rows a method was fitted on that it scores as low or "
+        "lower (0.1: as low as its lowest 10 %): one scale for every method, where the scores "
+        "are not (see below). The lower, the more anomalous; the shaded rows are flagged."
+    )
+    # the ranking opens on the method the figure flags with (a new one opens its tab)
+    tabs = st.tabs(
+        [METHOD_LABELS[m] for m in detections], default=flagger, key=f"ranking_{flag_by}"
+    )
     for tab, (method, d) in zip(tabs, detections.items()):
         with tab:
             n_flags = int(d["flagged"].sum())
             listed = min(n_flags + ROWS_PAST_THRESHOLD, MAX_LISTED, n)
             ranked = d["order"][:listed]
             flags = pd.DataFrame(
-                {"score": d["score"][ranked], "flagged": d["flagged"][ranked]},
+                {
+                    "percentile": d["percentile"][ranked],
+                    "flagged": d["flagged"][ranked],
+                    "score": d["score"][ranked],
+                },
                 index=names[ranked],
             )
             # a file's own "score" column (say, from momkde score) stays, named apart
@@ -492,6 +627,11 @@ with user_errors():
                     f"(shaded; {MAX_LISTED:,} rows at most here, the download has them all)"
                 )
                 + (
+                    f", percentiles up to {d['percentile'][d['flagged']].max():.3g}"
+                    if n_flags
+                    else ""
+                )
+                + (
                     f", then the {listed - listed_flags:,} rows just above its threshold"
                     if listed > listed_flags
                     else ""
@@ -505,20 +645,23 @@ with user_errors():
         else f"the {len(frame):,} rows sampled from the file's {n_file:,}"
     )
     st.caption(
-        f"Score: the log density (in {len(score_cols)} column(s), h = {h_score:.3g}"
+        f"Score: the method's log density (in {len(score_cols)} column(s), h = {h_score:.3g}"
         + (
             "; the screened KDE's own h, cross-validated on the rows it keeps"
             if "screened_kde" in detections and own_bandwidth(settings)
             else ""
         )
-        + ") minus the threshold, negative for the flagged rows. The download holds "
+        + ") minus its threshold, negative for the flagged rows, on the method's own scale "
+        "(MoM-KDE's density is not normalised), so two methods' scores do not compare. The "
+        "download holds "
         + in_download
         + (
             f", named by {key_col!r}"
             if key_col is not None
             else ", with its row number in the file (row)"
         )
-        + ", and each method's score_<method> and is_outlier_<method>"
+        + ", and each method's percentile_<method>, score_<method> (as momkde score writes "
+        "it) and is_outlier_<method>"
         + (
             f"; the {len(unscored):,} row(s) not scored keep empty scores and a note"
             if len(unscored)

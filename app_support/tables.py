@@ -1,9 +1,11 @@
 """The roles a new user would give the columns of an uploaded table: label, ids, features.
 
 Defaults matter on the upload page: an id column scored as a feature makes every row look
-unique, and a continuous column taken as the label gives a meaningless AUC. The guesses here
-only pick defaults; every one can be changed in the sidebar, and the page says what it left
-out and why.
+unique, a continuous column taken as the label gives a meaningless AUC, and a numeric column
+of a few repeated values (a year, a count, a code) is a category: its density is a comb of
+spikes, which ranks rows by how common their value is, not by how far out they lie. The
+guesses here only pick defaults; every one can be changed in the sidebar, and the page says
+what it left out and why.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ LABEL_NAMES = frozenset(
 )
 #: A label names classes: a column with more distinct values is not taken (nor scored) as one.
 MAX_LABEL_VALUES = 20
+#: A numeric column with at most this many distinct values (each repeated) is a category, not
+#: scored by default.
+MAX_CATEGORY_VALUES = 10
 #: Features scored by default: a density in hundreds of dimensions says nothing (every point
 #: is isolated), so a wide table starts with the first ones and the user adds more.
 MAX_DEFAULT_FEATURES = 20
@@ -43,13 +48,15 @@ _ID_NAME = re.compile(
 @dataclass(frozen=True)
 class ColumnRoles:
     """Default choices for a table: its label (or None), the id columns left out, the numeric
-    features to score, the feature to draw first, and whether the features were cut."""
+    features to score, the feature to draw first, whether the features were cut, and the
+    numeric columns left out as categories, each with its number of distinct values."""
 
     label: str | None
     ids: tuple[str, ...]
     features: tuple[str, ...]
     draw: tuple[str, ...]
     truncated: bool
+    categorical: tuple[tuple[str, int], ...] = ()
 
 
 def is_id_column(column: pd.Series) -> bool:
@@ -65,16 +72,31 @@ def is_id_column(column: pd.Series) -> bool:
     return False
 
 
+def category_values(column: pd.Series) -> int | None:
+    """The number of distinct values of a numeric column that holds a category, else None.
+
+    A category has 2 to :data:`MAX_CATEGORY_VALUES` distinct values, each present twice on
+    average at least (missing values left out): ``year`` with 3 values over 344 rows is one,
+    a column of 4 different numbers in a 4-row table is not, nor a constant column (left to
+    the page's check, which names it).
+    """
+    values = column.dropna()
+    distinct = int(values.nunique())
+    is_category = 2 <= distinct <= MAX_CATEGORY_VALUES and 2 * distinct <= len(values)
+    return distinct if is_category else None
+
+
 def label_values(column: pd.Series) -> int:
     """The number of distinct values of a label candidate (missing values left out)."""
     return int(column.dropna().astype(str).nunique())
 
 
 def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
-    """Default label, ids and features of ``frame`` (see the module docstring).
+    """Default label, ids, categories and features of ``frame`` (see the module docstring).
 
-    The feature drawn first is the one with the most distinct values (not a count, an hour or
-    a flag, whose ties make cross-validated bandwidths collapse).
+    Ids and categories (:func:`category_values`) are left out of the features. The feature
+    drawn first is the one with the most distinct values (not a count, an hour or a flag,
+    whose ties make cross-validated bandwidths collapse).
     """
     label = next(
         (
@@ -87,7 +109,9 @@ def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
     )
     numeric = [c for c in frame.select_dtypes("number").columns if c != label]
     ids = tuple(c for c in numeric if is_id_column(frame[c]))
-    features = [c for c in numeric if c not in ids]
+    counts = {c: category_values(frame[c]) for c in numeric if c not in ids}
+    categorical = tuple((c, k) for c, k in counts.items() if k is not None)
+    features = [c for c, k in counts.items() if k is None]
     draw = sorted(features, key=lambda c: -frame[c].nunique())[:1]
     return ColumnRoles(
         label=label,
@@ -95,4 +119,5 @@ def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
         features=tuple(features[:MAX_DEFAULT_FEATURES]),
         draw=tuple(draw),
         truncated=len(features) > MAX_DEFAULT_FEATURES,
+        categorical=categorical,
     )
