@@ -447,13 +447,34 @@ def measure_times(sizes: tuple[int, ...], n_eval: int, seed: int, _progress=None
 def _fit_and_evaluate_seconds(
     method: str, n: int, n_eval: int, seed: int, repeats: int = 5, budget: float = 1.0
 ) -> tuple[int, float, float]:
-    """The rows of :func:`measure_times`' sample for ``n`` (its 0.9 n inliers and their 10 %
-    of outliers), and the least seconds, over up to ``repeats`` new estimators, to fit
-    ``method`` on it and to evaluate it at ``n_eval`` points.
+    """The least seconds, over a few new estimators, to fit ``method`` on :func:`measure_times`'
+    sample for ``n`` and to evaluate it.
 
     The repetitions stop once they have taken ``budget`` seconds in all (a fit that slow is
     far above the timer's noise). The engine's replay memo is off while timing
     (``memo_size=0``), so that no repetition replays kernel values an earlier one computed.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`METHODS`.
+    n : int
+        The size asked for: 0.9 n inliers and their 10 % of outliers.
+    n_eval : int
+        The points the density is evaluated at.
+    seed : int
+        The sample's seed (and the seeded methods').
+    repeats : int, default 5
+        The most repetitions.
+    budget : float, default 1.0
+        The seconds after which no repetition is started.
+
+    Returns
+    -------
+    n_rows : int
+        The sample's rows.
+    fit, evaluate : float
+        The least seconds to fit and to evaluate.
     """
     from momkde_core import config_context
 

@@ -1,31 +1,35 @@
-"""How long the Explore page takes to redraw its figure after one slider move, in a real browser.
+"""How long Explore takes to redraw after one move of a control, and to load, in a real browser.
 
-Run from anywhere: ``python benchmarks/bench_app_redraw.py [--moves 10] [--dim 2]``.
-``--dim 2`` opens the 2-D view (``dim=2``: four contour maps of n = 1000 inliers on the
-110 x 110 plot grid) and watches the maps' contour paths instead of the MoM-KDE curve.
+Run from anywhere: ``python benchmarks/bench_app_redraw.py [--moves 5] [--repo PATH]
+[--label NAME] [--json FILE] [--write-docs BEFORE.json AFTER.json]``.
 
-Starts ``streamlit run app.py`` on a free port (stopped at the end), opens
-``/explore?n=1000&ratio=0.1&Smode=manual`` in Debian's headless Chromium (``/usr/bin/chromium``, driven
-by Playwright's sync API; never a downloaded browser), waits for the Plotly traces, then for
-each slider moves it by one step (focus its thumb, one ArrowRight) and measures the wall
-time from the key press until the drawn SVG path of the MoM-KDE curve changes (polled every
-~10 ms), and until the script run is over (no running indicator):
+Starts ``streamlit run app.py`` from ``--repo`` (default: this repository; another checkout,
+e.g. a ``git worktree`` of an older commit, measures that code with this benchmark) on a free
+port, with ``PYTHONPATH`` at that checkout, and drives Debian's headless Chromium
+(``/usr/bin/chromium``, Playwright's sync API; never a downloaded browser) at 1400 x 1000:
 
-- S, number of blocks: only MoM-KDE is refitted (the other estimators come from the cache);
-- Outlier ratio: a new sample, so CV bandwidth and all four estimators are recomputed. The
-  slider stops at 0.5, so after it the moves go left; a value already visited at the same S
-  is a cache hit, reported apart.
+- **cold load**: the first ``/explore`` of the fresh server (imports included), then, once the
+  server is idle (it may compute views ahead after its first page: the time it stays busy is
+  reported), a new session on ``/explore`` (1-D) and on ``/explore?dim=2``;
+- **moves**, each from a new session on the opening view (1-D, then 2-D): ``--moves`` presses
+  of ArrowRight on the outlier ratio (0.1 -> 0.15 -> ...), the other schemes and kernels picked
+  in turn from their select boxes, and ArrowRight on S and on h with ``Smode=manual`` /
+  ``hmode=slider`` in the URL (so their sliders move);
+- the same moves with ``seed=1`` in the URL: views no server computes ahead.
 
-A benchmark, not a test: it prints median and max per slider and asserts nothing on time.
-The browser helpers (Chromium path and flags, free port, idle wait) are the browser test's
-(:mod:`benchmarks.browser`).
+A move is timed from the key press (or the click on the option) until the page settles: the
+figure (every drawn curve, contour path and heatmap image) and the page's text stop changing
+for 0.4 s once the script run is over; the time of the last change is the move's. A benchmark,
+not a test: it prints median (max) per move and asserts nothing on time. ``--json`` keeps the
+results; ``--write-docs`` puts two such files side by side (before, after) into
+docs/benchmarks.md, section ``app-redraw``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -36,43 +40,62 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from benchmarks.browser import (
+from benchmarks._docs_tables import machine_line, write_section  # noqa: E402
+from benchmarks.browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
-    TRACE,
-    curve_path,
     free_port,
-    is_path_probe,
     streamlit_command,
-    wait_until_idle,
 )
 
-URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual"  # S on its slider (default: auto)
-# each control's label: exact, or a pattern for the S slider (its label names S auto)
-SLIDERS = {"S": re.compile(r"^S \(auto: \d+; log scale\)"), "ratio": "Outlier ratio |O| / n"}
-MOM_KDE_STROKE = (
-    "rgb(194, 24, 91)"  # METHOD_COLORS["mom_kde"] (#C2185B); the block KDEs are rgba(…, 0.25)
+#: The opening view (the load test's too): Explore at its defaults.
+URL_PATH = "explore"
+#: Each slider's label: exact, or its start (the S and h sliders name their automatic value).
+SLIDERS = {"ratio": "Outlier ratio |O| / n", "S": "S (auto: ", "h": "h"}
+SELECTS = {"scheme": "Contamination scheme", "kernel": "Kernel"}
+#: Moves, in the order run: (name, control, extra URL parameters).
+MOVES = (
+    ("outlier ratio", "ratio", ""),
+    ("scheme", "scheme", ""),
+    ("kernel", "kernel", ""),
+    ("S", "S", "Smode=manual"),
+    ("h", "h", "hmode=slider"),  # the URL holds the option's label
 )
-POLL_S = 0.010
+VIEWPORT = {"width": 1400, "height": 1000}
+POLL_S = 0.025
+SETTLE_S = 0.4
 TIMEOUT_S = 120.0
 
-MOM_KDE_PATH_JS = """(stroke) => {
-    const lines = Array.from(document.querySelectorAll('.js-plotly-plot .scatterlayer .trace path.js-line'));
-    const mom = lines.find(p => p.style.stroke === stroke);
-    return mom ? mom.getAttribute('d') : null;
+#: A digest of what the page shows: the figure's drawn elements (length and ends of each: the
+#: paths and images are long) and the main area's text (metrics, captions).
+DIGEST_JS = """() => {
+    const drawn = Array.from(document.querySelectorAll(
+        '.js-plotly-plot .scatterlayer path.js-line, .js-plotly-plot .contourlayer path, '
+        + '.js-plotly-plot .heatmaplayer image, .js-plotly-plot .scatterlayer path.point'))
+        .map(e => { const d = e.getAttribute('d') || e.getAttribute('href') || '';
+                    return d.length + d.slice(0, 30) + d.slice(-60); });
+    const main = document.querySelector('[data-testid="stMain"]');
+    return drawn.length + ':' + drawn.join('|') + '#' + (main ? main.innerText : '');
 }"""
+RUNNING_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
+    return !app || app.getAttribute('data-test-script-state') === 'running'
+        || !!document.querySelector('[data-testid="stStatusWidget"]'); }"""
+DRAWN_JS = """() => document.querySelectorAll(
+    '.js-plotly-plot .scatterlayer .trace, .js-plotly-plot .heatmaplayer image, '
+    + '.js-plotly-plot .contourlayer path').length > 0"""
 
 
-def start_server(port: int) -> subprocess.Popen:
-    """``streamlit run app.py`` from the repository root; returns once it answers its health check."""
+def start_server(port: int, repo: Path = REPO) -> subprocess.Popen:
+    """``streamlit run app.py`` from ``repo``; returns once it answers its health check."""
     proc = subprocess.Popen(
         streamlit_command(port),
-        cwd=REPO,
+        cwd=repo,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(repo)},
     )
     for _ in range(240):
         if proc.poll() is not None:
@@ -95,153 +118,225 @@ def stop_server(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-CONTOUR = ".js-plotly-plot .contourlayer path"
-# a digest (length and ends of each path), not the paths: 135 paths of ~10 kB each, read
-# every 10 ms, would load the browser being timed
-CONTOUR_PATHS_JS = f"""() => Array.from(document.querySelectorAll('{CONTOUR}'))
-    .map(p => {{ const d = p.getAttribute('d') || ''; return d.length + d.slice(0, 40) + d.slice(-40); }})
-    .join('|')"""
+def cpu_seconds(pid: int) -> float:
+    """The process's CPU time so far (user + system, all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def drawn_path(tab, dim: int = 1) -> str:
-    """The MoM-KDE curve's ``d`` attribute (all curves joined if it is not drawn); in 2-D
-    a digest of the contour paths of all maps."""
-    if dim == 2:
-        return tab.evaluate(CONTOUR_PATHS_JS)
-    d = tab.evaluate(MOM_KDE_PATH_JS, MOM_KDE_STROKE)
-    return d if d is not None else curve_path(tab)
-
-
-def slider_thumb(tab, label: str | re.Pattern):
-    """The focusable thumb of the slider whose label is exactly ``label`` (or matches it)."""
-    control = tab.locator('[data-testid="stSlider"]').filter(has=tab.get_by_text(label, exact=True))
-    thumb = control.locator('[role="slider"]')
-    return thumb if thumb.count() else control.get_by_role("slider")
-
-
-def slider_value(thumb) -> str:
-    return thumb.get_attribute("aria-valuetext") or thumb.input_value()
-
-
-def at_max(thumb) -> bool:
-    value, top = thumb.get_attribute("aria-valuenow"), thumb.get_attribute("aria-valuemax")
-    if value is None or top is None:
-        value, top = thumb.input_value(), thumb.get_attribute("max")
-    return value is not None and top is not None and float(value) >= float(top)
-
-
-def one_move(tab, label: str | re.Pattern, key: str, dim: int = 1) -> dict:
-    """Press ``key`` once on the slider ``label``; seconds until the path changes and until idle."""
-    thumb = slider_thumb(tab, label)
-    thumb.focus()
-    before_value = slider_value(thumb)
-    before = drawn_path(tab, dim)
+def wait_server_idle(pid: int, timeout: float = 300.0) -> float:
+    """Seconds until the server uses less than 5 % of a core over one second."""
     start = time.perf_counter()
-    tab.keyboard.press(key)
-    redraw = None
-    while time.perf_counter() - start < TIMEOUT_S:
-        if drawn_path(tab, dim) != before:
-            redraw = time.perf_counter() - start
+    before = cpu_seconds(pid)
+    while time.perf_counter() - start < timeout:
+        time.sleep(1.0)
+        now = cpu_seconds(pid)
+        if now - before < 0.05:
             break
+        before = now
+    return time.perf_counter() - start
+
+
+def settle(tab, start: float) -> float:
+    """Seconds from ``start`` to the last change of the page, once it stopped changing for
+    SETTLE_S after its script run (TIMEOUT_S at most)."""
+    last, changed = tab.evaluate(DIGEST_JS), start
+    quiet_since = None
+    while time.perf_counter() - start < TIMEOUT_S:
         time.sleep(POLL_S)
-    wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
-    idle = time.perf_counter() - start
-    after_value = slider_value(slider_thumb(tab, label))
-    tab.wait_for_timeout(300)  # let the frontend settle before the next move
-    return {"from": before_value, "to": after_value, "redraw": redraw, "idle": idle}
+        now = time.perf_counter()
+        digest = tab.evaluate(DIGEST_JS)
+        if digest != last:
+            last, changed, quiet_since = digest, now, None
+            continue
+        if tab.evaluate(RUNNING_JS):
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = now
+        elif now - quiet_since >= SETTLE_S and tab.evaluate(DRAWN_JS):
+            break
+    return changed - start
 
 
-def summary(name: str, moves: list[dict]) -> str:
-    drawn = [m["redraw"] for m in moves if m["redraw"] is not None]
-    missed = len(moves) - len(drawn)
-    idle = [m["idle"] for m in moves]
-    text = (
-        f"{name:<28} n={len(moves):2d}  redraw median {statistics.median(drawn):6.3f} s  "
-        f"max {max(drawn):6.3f} s"
-        if drawn
-        else f"{name:<28} n={len(moves):2d}  no redraw seen"
-    )
-    text += f"  | run over: median {statistics.median(idle):6.3f} s  max {max(idle):6.3f} s"
-    return text + (f"  ({missed} move(s) without a redraw)" if missed else "")
+def open_view(browser, port: int, query: str):
+    """A new session on Explore with ``query``; its page and the seconds until it settled."""
+    tab = browser.new_context(viewport=VIEWPORT).new_page()
+    start = time.perf_counter()
+    tab.goto(f"http://127.0.0.1:{port}/{URL_PATH}" + (f"?{query}" if query else ""))
+    return tab, settle(tab, start)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--moves", type=int, default=10, help="slider moves per slider (default 10)"
-    )
-    parser.add_argument("--query", default="", help="more URL parameters, e.g. hmode=cv")
-    parser.add_argument(
-        "--dim",
-        type=int,
-        choices=[1, 2],
-        default=1,
-        help="the 1-D view (curves) or the 2-D one (contour maps)",
-    )
-    args = parser.parse_args()
+def slider_thumb(tab, control: str):
+    label = SLIDERS[control]
+    sliders = tab.locator('[data-testid="stSlider"]')
+    exact = sliders.filter(has=tab.get_by_text(label, exact=True))
+    box = exact if exact.count() else sliders.filter(has_text=label)
+    thumb = box.first.locator('[role="slider"]')
+    return thumb if thumb.count() else box.first.get_by_role("slider")
+
+
+def press(tab, control: str) -> float:
+    thumb = slider_thumb(tab, control)
+    thumb.focus()
+    start = time.perf_counter()
+    tab.keyboard.press("ArrowRight")
+    return start
+
+
+def _combobox(tab, control: str):
+    """The select box ``control``'s text field (Streamlit's combobox)."""
+    box = tab.locator('[data-testid="stSelectbox"]').filter(has_text=SELECTS[control]).first
+    return box.locator('input[role="combobox"]')
+
+
+def _open_list(tab, control: str) -> None:
+    """Click the select box ``control`` until its options show (a click while the page
+    reruns may be lost)."""
+    for _ in range(10):
+        _combobox(tab, control).click()
+        try:
+            tab.get_by_role("option").first.wait_for(timeout=3000)
+            return
+        except PlaywrightTimeout:
+            tab.keyboard.press("Escape")
+    raise RuntimeError(f"the {control} select box did not open")
+
+
+def pick(tab, control: str, option: str) -> float:
+    """Open the select box ``control`` and click ``option``; the time of the click."""
+    _open_list(tab, control)
+    item = tab.get_by_role("option", name=option, exact=True)
+    start = time.perf_counter()
+    item.click()
+    return start
+
+
+def options(tab, control: str) -> list[str]:
+    """The select box's options but its current one (opened, read, closed)."""
+    field = _combobox(tab, control)
+    current = field.input_value()
+    _open_list(tab, control)
+    names = [o.strip() for o in tab.get_by_role("option").all_inner_texts()]
+    tab.keyboard.press("Escape")
+    tab.wait_for_timeout(200)
+    return [n for n in names if n and n != current]
+
+
+def run_moves(browser, port: int, dim: int, seed: int, n_moves: int) -> dict[str, list[float]]:
+    """Each move of MOVES, ``n_moves`` times, from a new session on the view (dim, seed)."""
+    times: dict[str, list[float]] = {}
+    for name, control, extra in MOVES:
+        query = "&".join(
+            q for q in (extra, "dim=2" if dim == 2 else "", f"seed={seed}" if seed else "") if q
+        )
+        tab, _ = open_view(browser, port, query)
+        todo = options(tab, control)[:n_moves] if control in SELECTS else [None] * n_moves
+        times[name] = []
+        for option in todo:
+            start = pick(tab, control, option) if option else press(tab, control)
+            times[name].append(settle(tab, start))
+            tab.wait_for_timeout(300)
+        tab.context.close()
+        print(f"  {dim}-D seed {seed} {name:<14} " + " ".join(f"{t:.2f}" for t in times[name]))
+    return times
+
+
+def measure(repo: Path, n_moves: int) -> dict:
+    """The cold loads and every move, on a fresh server serving ``repo``."""
     port = free_port()
-    server = start_server(port)
+    t0 = time.perf_counter()
+    server = start_server(port, repo)
+    result: dict = {"server_start_s": time.perf_counter() - t0}
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:
-                tab = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-                errors: list[str] = []
-                tab.on(
-                    "console",
-                    lambda msg: (
-                        errors.append(msg.text)
-                        if msg.type == "error" and not is_path_probe(msg.location.get("url", ""))
-                        else None
-                    ),
-                )
-                t0 = time.perf_counter()
-                url_path = (
-                    URL_PATH
-                    + ("&dim=2" if args.dim == 2 else "")
-                    + (f"&{args.query}" if args.query else "")
-                )
-                drawn = CONTOUR if args.dim == 2 else TRACE
-                tab.goto(f"http://127.0.0.1:{port}/{url_path}")
-                wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
-                tab.wait_for_selector(drawn, timeout=TIMEOUT_S * 1000)
-                tab.wait_for_function(f"() => document.querySelectorAll('{drawn}').length > 0")
-                wait_until_idle(tab, timeout=TIMEOUT_S * 1000)
-                print(
-                    f"first load of /{url_path}: {time.perf_counter() - t0:.2f} s "
-                    f"({tab.locator(drawn).count()} {'contour paths' if args.dim == 2 else 'traces'})"
-                )
-                results: dict[str, list[dict]] = {}
-                for name, label in SLIDERS.items():
-                    results[name], seen, key = (
-                        [],
-                        {slider_value(slider_thumb(tab, label))},
-                        "ArrowRight",
-                    )
-                    for _ in range(args.moves):
-                        if key == "ArrowRight" and at_max(slider_thumb(tab, label)):
-                            key = "ArrowLeft"
-                        move = one_move(tab, label, key, args.dim)
-                        move["cached"] = move["to"] in seen
-                        seen.add(move["to"])
-                        results[name].append(move)
-                        redraw = "   none" if move["redraw"] is None else f"{move['redraw']:7.3f}"
-                        print(
-                            f"  {name:>5} {move['from']:>5} -> {move['to']:<5} redraw {redraw} s  "
-                            f"run over {move['idle']:7.3f} s{'  (cached)' if move['cached'] else ''}"
-                        )
-                print()
-                for name, moves in results.items():
-                    print(summary(f"{name} (all moves)", moves))
-                    fresh = [m for m in moves if not m["cached"]]
-                    if len(fresh) < len(moves):
-                        print(summary(f"{name} (new values only)", fresh))
-                if errors:
-                    print("console errors:", *errors, sep="\n  ")
+                tab, result["first_load_s"] = open_view(browser, port, "")
+                tab.context.close()
+                result["busy_after_first_s"] = wait_server_idle(server.pid)
+                for query, key in (("", "load_1d_s"), ("dim=2", "load_2d_s")):
+                    tab, result[key] = open_view(browser, port, query)
+                    tab.context.close()
+                print({k: round(v, 2) for k, v in result.items()})
+                result["moves"] = {
+                    f"{dim}-D seed {seed}": run_moves(browser, port, dim, seed, n_moves)
+                    for seed in (0, 1)
+                    for dim in (1, 2)
+                }
             finally:
                 browser.close()
     finally:
         stop_server(server)
+    return result
+
+
+def cell(values: list[float]) -> str:
+    if not values:
+        return "—"
+    return f"{statistics.median(values):.2f} ({max(values):.2f})"
+
+
+def docs_table(before: dict, after: dict) -> str:
+    """The before/after table of two runs' results (median (max) seconds)."""
+    lines = [
+        "| move | 1-D before | 1-D after | 2-D before | 2-D after |",
+        "|---|---|---|---|---|",
+    ]
+    for seed, what in ((0, "opening view"), (1, "seed 1, not computed ahead")):
+        for name, *_ in MOVES:
+            cells = [
+                cell(run["moves"][f"{dim}-D seed {seed}"][name])
+                for dim in (1, 2)
+                for run in (before, after)
+            ]
+            lines.append(f"| {name}, from the {what} | " + " | ".join(cells) + " |")
+    loads = [
+        ("first page of a fresh server", "first_load_s", "first_load_s"),
+        ("new session, running server", "load_1d_s", "load_2d_s"),
+    ]
+    for name, one, two in loads:
+        cells = [f"{run[key]:.2f}" for key in (one, two) for run in (before, after)]
+        lines.append(f"| cold load: {name} | " + " | ".join(cells) + " |")
+    lines.append(
+        f"| server busy after its first page | {before['busy_after_first_s']:.0f} s | "
+        f"{after['busy_after_first_s']:.0f} s | | |"
+    )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=5, help="moves per control (default 5)")
+    parser.add_argument("--repo", type=Path, default=REPO, help="the checkout to serve")
+    parser.add_argument("--label", default="", help="a name for the run, kept in --json")
+    parser.add_argument("--json", type=Path, help="write the results to this file")
+    parser.add_argument(
+        "--write-docs",
+        nargs=2,
+        type=Path,
+        metavar=("BEFORE", "AFTER"),
+        help="put two runs' --json files side by side in docs/benchmarks.md, and stop",
+    )
+    args = parser.parse_args()
+    if args.write_docs:
+        before, after = (json.loads(p.read_text()) for p in args.write_docs)
+        text = (
+            f"Before: {before['label']}; after: {after['label']}. Median (max) seconds over "
+            f"{len(next(iter(after['moves'].values()))['h'])} moves.\n\n"
+            + docs_table(before, after)
+            + "\n\n"
+            + after["machine"]
+        )
+        write_section("app-redraw", text)
+        return
+    machine = machine_line()
+    result = measure(args.repo.resolve(), args.moves)
+    result.update(label=args.label or str(args.repo), machine=machine)
+    for key, moves in result["moves"].items():
+        for name, values in moves.items():
+            print(f"{key:<12} {name:<14} {cell(values)}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ sys.path.insert(0, str(REPO))
 
 from playwright.async_api import async_playwright  # noqa: E402
 
-from benchmarks.bench_app_redraw import SLIDERS, URL_PATH, start_server, stop_server  # noqa: E402
+from benchmarks.bench_app_redraw import SLIDERS, start_server, stop_server  # noqa: E402
 from benchmarks.browser import CHROMIUM, CHROMIUM_ARGS, TRACE, free_port, is_path_probe  # noqa: E402
 
 try:
@@ -70,16 +70,18 @@ GONE = (
 )  # what reading a process that has exited raises
 
 VIEWPORT = {"width": 1400, "height": 900}
+#: The sessions' view: Explore with S on its slider (held at 21 while the ratio moves).
+URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual"
 SAMPLE_EVERY_S = 0.25
 #: Environment variables that set the server's BLAS threads (it inherits them): recorded with the figures.
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 POLL_MS = 50  # how often the pages check for the redraw (in the page: cheap, ~10 checks per move and second)
 
-#: The drawn curves (every line's SVG path; in 2-D the contours'), joined: they change when the
-#: plot's data changes.
+#: The drawn curves (every line's SVG path; in 2-D the maps' images), joined: they change when
+#: the plot's data changes.
 CURVES_JS = """() => Array.from(document.querySelectorAll(
-                         '.js-plotly-plot .scatterlayer .trace path.js-line, .js-plotly-plot .contourlayer path'))
-                     .map(p => p.getAttribute('d')).join('|')"""
+                         '.js-plotly-plot .scatterlayer .trace path.js-line, .js-plotly-plot .heatmaplayer image'))
+                     .map(p => p.getAttribute('d') || p.getAttribute('href')).join('|')"""
 #: The script run is over: the app says so, and its running indicator is gone.
 IDLE_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
                      return !!app && app.getAttribute('data-test-script-state') === 'notRunning'
@@ -90,7 +92,7 @@ ERRORS_JS = """() => Array.from(document.querySelectorAll(
                      .map(e => e.innerText.trim())"""
 #: The first render is over: the run is, and the figure is drawn (or an error shown instead).
 RENDERED_JS = (
-    f"() => ({IDLE_JS})() && (document.querySelectorAll('{TRACE}, .js-plotly-plot .contourlayer path')"
+    f"() => ({IDLE_JS})() && (document.querySelectorAll('{TRACE}, .js-plotly-plot .heatmaplayer image')"
     f".length > 0 || ({ERRORS_JS})().length > 0)"
 )
 REDRAWN_JS = f"(before) => ({CURVES_JS})() !== before && ({IDLE_JS})()"
@@ -215,8 +217,8 @@ async def run_session(
 
         thumb = (
             tab.locator('[data-testid="stSlider"]')
-            .filter(has=tab.get_by_text(SLIDERS[args.slider], exact=True))
-            .locator('input[type="range"]')
+            .filter(has_text=SLIDERS[args.slider])
+            .first.locator('input[type="range"]')
         )
         result["values"].append(await thumb.input_value())
         for _ in range(moves):

@@ -774,6 +774,7 @@ def timing_figure(times: pd.DataFrame, title: str | None = None) -> go.Figure:
     Two grey reference lines through the slowest fit at the smallest n show the slopes 1
     (linear cost) and 2 (quadratic, the O(n_iter n^2) of RKDE and SPKDE in theory), so a
     measured slope can be read off; the ticks are the measured n and 1-2-5 steps of seconds.
+    The legend is under the axis, clear of Plotly's toolbar.
 
     Parameters
     ----------
@@ -838,8 +839,14 @@ def timing_figure(times: pd.DataFrame, title: str | None = None) -> go.Figure:
                     + "</extra>",
                 )
             )
+    # the legend goes under the axis: above, its rows of a dozen entries ran under Plotly's
+    # toolbar (top right)
     fig.update_layout(
-        **_LAYOUT, title=title, xaxis_title="n (points)", yaxis_title="seconds", height=420
+        **{**_LAYOUT, "legend": dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0)},
+        title=title,
+        xaxis_title="n (points)",
+        yaxis_title="seconds",
+        height=500,
     )
     fig.update_xaxes(type="log", tickvals=list(sizes), ticktext=[f"{int(n):,}" for n in sizes])
     if len(positive):
