@@ -17,16 +17,16 @@ from app_support.compute import (
 )
 from app_support.widgets import (
     MAX_SHARE,
-    estimator_controls,
+    bandwidth_and_blocks,
     methods_select,
     scheme_select,
+    share_kernel_seed,
     url,
     user_errors,
 )
 from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure, shared_colour_cap
 
 st.title("Explore S, h and the outlier ratio")
-top = st.container()  # the h and S controls, above the figure (filled once n is known)
 side = st.sidebar
 side.header("Sample")
 scheme = scheme_select(side)
@@ -50,11 +50,11 @@ ratio = side.slider(
     "can tell them apart, and S > 2|O| would need more blocks than points.",
 )
 side.header("Estimators")
-methods = methods_select(side) or list(DEFAULT_METHODS)  # none chosen: the paper's four
-
+methods = tuple(methods_select(side) or DEFAULT_METHODS)  # none chosen: the paper's four
 # rounded to the slider's step (a float sum of steps may differ in its last bits): the views the
 # server computed ahead (warm_views) are keyed by the rounded ratios
 true_ratio = 0.0 if scheme == "none" else round(ratio, 2)
+eps, kernel, seed = share_kernel_seed(side, true_share=true_ratio)
 
 
 def _rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
@@ -63,16 +63,48 @@ def _rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
     return select_bandwidth(sample.X, rule, kernel, seed, eps)
 
 
-with user_errors():
-    first = synthetic_sample(scheme, n_inliers, true_ratio, dim, 0)
-    settings = estimator_controls(
-        side, len(first.X), first.n_outliers, true_share=true_ratio, top=top, bandwidth_of=_rule_h
-    )
-    show_blocks = dim == 1 and st.toggle(
-        "Show the S block KDEs behind the median (grey)", **url("blocks")
-    )
+@st.fragment
+def controls_and_figure() -> None:
+    """The h and S controls, the figure and the metrics: a move of h or S, of the log axis or
+    of the block KDEs' switch reruns this part alone, not the sidebar."""
+    with user_errors():
+        first = synthetic_sample(scheme, n_inliers, true_ratio, dim, seed)
+        settings = bandwidth_and_blocks(
+            st.container(),
+            len(first.X),
+            first.n_outliers,
+            eps,
+            kernel,
+            seed,
+            true_share=true_ratio,
+            bandwidth_of=_rule_h,
+            side_by_side=True,
+        )
+        _figure_and_metrics(settings)
+
+
+def _figure_and_metrics(settings) -> None:
+    """The estimates of ``settings`` drawn over the truth, their metrics, and the captions."""
+    if dim == 1:
+        log_col, blocks_col = st.columns(2)
+        log_y = (
+            log_col.segmented_control(
+                "Density axis",
+                ["log", "linear"],
+                default="log",
+                **url("yscale"),
+                help="log: four decades below the peak, so a small mass (a KDE's plateau over "
+                "spread-out outliers, ~1 % of the peak) shows as clearly as a mode.",
+            )
+            or "log"
+        ) == "log"
+        show_blocks = blocks_col.toggle(
+            "Show the S block KDEs behind the median (grey)", **url("blocks")
+        )
+    else:
+        log_y, show_blocks = False, False
     view = explore_view(
-        scheme, n_inliers, true_ratio, dim, settings, tuple(methods), with_blocks=show_blocks
+        scheme, n_inliers, true_ratio, dim, settings, methods, with_blocks=show_blocks
     )
     data, h, grid, results, truth = view.data, view.h, view.grid, view.results, view.truth
     for method, message in view.failures.items():
@@ -96,10 +128,22 @@ with user_errors():
         if dim == 1:
             blocks = results["mom_kde"].get("blocks") if "mom_kde" in results else None
             fig = density_1d_figure(
-                grid.axes[0], curves, data.X[:, 0], data.is_outlier, block_curves=blocks
+                grid.axes[0],
+                curves,
+                data.X[:, 0],
+                data.is_outlier,
+                block_curves=blocks,
+                log_y=log_y,
             )
             reading = (
-                "Dashed: the true density. Ticks below the axis: "
+                "Dashed: the true density"
+                + (
+                    "; log axis over four decades below the peak, so the KDE's mass over "
+                    "spread-out outliers shows"
+                    if log_y
+                    else ""
+                )
+                + ". Ticks below the axis: "
                 + (
                     "inliers grey, outliers red."
                     if data.n_outliers
@@ -123,8 +167,12 @@ with user_errors():
                     if capped
                     else ""
                 )
-                + "; grey dots (first map): the inliers; red circles (first map): the outliers; each title gives the "
-                "map's JS to the truth."
+                + (
+                    "; on the first map, grey dots: the inliers; red circles: the outliers"
+                    if data.n_outliers
+                    else "; on the first map, grey dots: the sample (no outliers)"
+                )
+                + "; each title gives the map's JS to the truth."
             )
         st.plotly_chart(fig, key="explore_figure", config={"displaylogo": False})
         st.caption(" ".join([verdict, *why, reading]))
@@ -146,3 +194,6 @@ with user_errors():
                 else "."
             )
         )
+
+
+controls_and_figure()

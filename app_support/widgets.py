@@ -159,28 +159,45 @@ def estimator_controls(
     top=None,
     bandwidth_of: Callable[[str, str, int, float], float] | None = None,
 ) -> Settings:
-    """The stated outlier share, bandwidth, kernel, S and seed, shared by the data pages.
+    """The stated outlier share, bandwidth, kernel, S and seed, shared by the data pages:
+    :func:`share_kernel_seed` in ``container``, then :func:`bandwidth_and_blocks` in ``top``
+    (default: ``container``; side by side when it is another one: above the figure).
 
-    ``min_share`` is the smallest share offered: 0 (no outliers: S = 1, the KDE) where the page
-    only draws, above 0 where the share is also what a detector flags.
+    ``n`` (the points fitted) bounds the S slider, so the theory's guide S > 2|O| is
+    reachable for every share below 1/2; ``n_outliers`` (when known) says whether S meets it:
+    a number, or a function of the seed when the rows fitted are a sample drawn with that seed
+    (its count of labelled outliers, not the whole file's, is what the guide compares S with).
+    ``min_share`` is the smallest share offered: 0 (no outliers: S = 1, the KDE) where the
+    page only draws, above 0 where the share is also what a detector flags. ``true_share``
+    (a synthetic sample's known share): ε follows it unless the user states another.
+    ``bandwidth_of(rule, kernel, seed, eps)`` (when given) computes the rule's h, which the
+    h slider then shows, disabled.
+    """
+    eps, kernel, seed = share_kernel_seed(container, min_share, true_share)
+    if callable(n_outliers):
+        n_outliers = n_outliers(seed)
+    return bandwidth_and_blocks(
+        container if top is None else top,
+        n,
+        n_outliers,
+        eps,
+        kernel,
+        seed,
+        default_blocks=default_blocks,
+        true_share=true_share,
+        bandwidth_of=bandwidth_of,
+        side_by_side=top is not None and top is not container,
+    )
 
-    The defaults are the library's robust ones: S "auto" (2 ceil(eps n) + 1, as
-    ``MoMKDE(n_blocks="auto")``) and the "robust" bandwidth for the stated share eps. ``n``
-    (the points fitted) bounds the S slider, so the theory's guide S > 2|O| is reachable for
-    every share below 1/2; ``n_outliers`` (when known) says whether S meets it: a number, or a
-    function of the seed when the rows fitted are a sample drawn with that seed (its count of
-    labelled outliers, not the whole file's, is what the guide compares S with).
 
-    The S slider (log-spaced values) is always shown: in "auto" it is disabled and held at S
-    auto, so switching to "manual" starts from the value in use. ``top`` (default: ``container``)
-    holds the h and S controls (side by side when it is not ``container``: above the figure). ``bandwidth_of(rule, kernel, seed, eps)``
-    (when given) computes the rule's h, which the h slider then shows, disabled, in the same way.
+def share_kernel_seed(
+    container, min_share: float = 0.0, true_share: float | None = None
+) -> tuple[float, str, int]:
+    """The stated outlier share ε, the kernel and the seed, in ``container`` (the sidebar).
 
     ``true_share`` (a synthetic sample's known share): ε follows it unless the user ticks
-    "State a different share" (``epsfree``; a link holding ``eps`` ticks it), and a warning says
-    when S <= 2|O|, the blocks unable to outvote the outliers.
+    "State a different share" (``epsfree``; a link holding ``eps`` ticks it).
     """
-    top = container if top is None else top
     help_eps = (
         "The one knob a user states (as for IsolationForest or LOF): it sets S "
         "auto = 2⌈εn⌉+1, what the robust h trims, SPKDE's share, the screened KDE's screen"
@@ -214,7 +231,32 @@ def estimator_controls(
         "Kernel", KERNEL_CHOICES, **url("kernel"), help="SPKDE needs the Gaussian kernel."
     )
     seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
-    h_col, s_col = (top, top) if top is container else top.columns(2, gap="large")
+    return float(eps), kernel, seed
+
+
+def bandwidth_and_blocks(
+    top,
+    n: int,
+    n_outliers: int | None,
+    eps: float,
+    kernel: str,
+    seed: int,
+    default_blocks: int = 21,
+    true_share: float | None = None,
+    bandwidth_of: Callable[[str, str, int, float], float] | None = None,
+    side_by_side: bool = False,
+) -> Settings:
+    """The h and S controls in ``top`` (two columns when ``side_by_side``), and the settings
+    they give with ``eps``, ``kernel`` and ``seed``.
+
+    The defaults are the library's robust ones: S "auto" (2 ceil(eps n) + 1, as
+    ``MoMKDE(n_blocks="auto")``) and the "robust" bandwidth for the stated share eps. The S
+    slider (log-spaced values) is always shown: in "auto" it is disabled and held at S auto,
+    so switching to "manual" starts from the value in use; the h slider likewise shows the
+    rule's h (``bandwidth_of``). A warning says when S <= 2|O|, the blocks unable to outvote
+    the ``n_outliers`` outliers of a sample whose ``true_share`` is known.
+    """
+    h_col, s_col = top.columns(2, gap="large") if side_by_side else (top, top)
     mode = (
         h_col.segmented_control(
             "Bandwidth h",
@@ -281,8 +323,6 @@ def estimator_controls(
     )
     if auto:
         blocks = auto_blocks
-    if callable(n_outliers):
-        n_outliers = n_outliers(seed)
     guide = ""
     if n_outliers:
         verdict = "meets" if blocks > 2 * n_outliers else "is below"
@@ -299,7 +339,7 @@ def estimator_controls(
         )
         top.warning(
             f"S = {blocks} blocks cannot outvote the {n_outliers} outliers: with one outlier per "
-            f"block they can hold at least half of the blocks, so the median keeps their bumps. "
+            f"block they can hold at least half of the blocks, so the median keeps their bump. "
             f"The guide needs S > 2|O| = {2 * n_outliers}.{why}",
             icon=":material/warning:",
         )

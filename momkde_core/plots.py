@@ -266,9 +266,11 @@ def _add_rug(
     is_outlier: np.ndarray | None,
     y_level: float,
     flagged: np.ndarray | None = None,
+    yref: str = "y",
 ) -> None:
     """Tick marks of the sample under a 1-D density: inliers grey, outliers red, and the
-    rows an outlier detector ``flagged`` as a second row of ticks below them.
+    rows an outlier detector ``flagged`` as a second row of ticks below them, centred on
+    ``y_level`` (the second row on twice it) of the axis ``yref``.
 
     Each group is one SVG path shape (a tick per point), with an empty trace for its legend
     entry. Thousands of ticks drawn as a line trace (NaN-separated) or as markers slow every
@@ -287,7 +289,7 @@ def _add_rug(
             type="path",
             path=path,
             xref="x",
-            yref="y",
+            yref=yref,
             layer="above",
             line=dict(color=color, width=1),
         )
@@ -331,8 +333,14 @@ def density_1d_figure(
     height: int = 460,
     flagged: np.ndarray | None = None,
     y_max: float | None = None,
+    log_y: bool = False,
 ) -> go.Figure:
     """Densities of several methods on one axis, over a rug of the sample.
+
+    On a linear axis the rug sits just below zero. With ``log_y`` the axis spans
+    :data:`COLOUR_DECADES` decades below the peak, as the 2-D maps' colours do, so a mass
+    of 1 % of the peak (a KDE's plateau over spread-out outliers) is as visible as a mode,
+    and the rug gets a strip of its own under the plot.
 
     Parameters
     ----------
@@ -360,6 +368,8 @@ def density_1d_figure(
     y_max : float, optional
         Zooms the vertical axis (the curves' peak by default), e.g. onto small bumps under
         a tall mode.
+    log_y : bool, default False
+        A log density axis over :data:`COLOUR_DECADES` decades below the peak.
 
     Returns
     -------
@@ -378,6 +388,8 @@ def density_1d_figure(
     ['True density', 'KDE', 'inliers (3)', 'outliers (1)']
     >>> fig.layout.title.text
     'two curves'
+    >>> density_1d_figure(xs, curves, X=X, log_y=True).layout.yaxis.type
+    'log'
     """
     xs = np.asarray(xs, dtype=float)
     fig = go.Figure()
@@ -402,17 +414,40 @@ def density_1d_figure(
                 + "</extra>",
             )
         )
-    if X is not None:
-        _add_rug(fig, X, is_outlier, -0.04 * peak, flagged)
     fig.update_layout(
         **_LAYOUT,
         title=title,
         height=height,
         xaxis_title="x",
-        yaxis_title="density",
+        yaxis_title="density" + (" (log scale)" if log_y else ""),
         hovermode="closest",
     )
-    low = -0.12 if flagged is not None and np.any(flagged) else -0.08
+    two_rows = flagged is not None and np.any(flagged)
+    if log_y:
+        top = np.log10(1.3 * peak) if peak > 0 else 0.0
+        decades = list(range(int(np.ceil(top - COLOUR_DECADES)), int(np.floor(top)) + 1))
+        fig.update_yaxes(
+            type="log",
+            range=[top - COLOUR_DECADES, top],
+            domain=[0.1, 1.0],
+            tickvals=[10.0**k for k in decades],
+            ticktext=[f"{10.0**k:g}" for k in decades],
+        )
+        if X is not None:  # the rug in a strip of its own: a log axis has no room below 0
+            fig.update_layout(
+                yaxis2=dict(
+                    domain=[0.0, 0.07 if two_rows else 0.05],
+                    range=[-2.5 if two_rows else -1.5, -0.5],
+                    visible=False,
+                    fixedrange=True,
+                )
+            )
+            fig.update_xaxes(anchor="y2")  # the x axis under the rug
+            _add_rug(fig, X, is_outlier, -1.0, flagged, yref="y2")
+        return fig
+    if X is not None:
+        _add_rug(fig, X, is_outlier, -0.04 * peak, flagged)
+    low = -0.12 if two_rows else -0.08
     fig.update_yaxes(range=[low * peak, 1.12 * peak], zeroline=True)
     return fig
 

@@ -216,3 +216,23 @@ def test_density_2d_markers_only_on_the_first_map_and_outliers_hollow():
     assert len(markers) == 2 and {t.xaxis for t in markers} == {"x"}
     outliers = next(t for t in markers if t.name.startswith("outliers"))
     assert outliers.marker.symbol == "circle-open" and outliers.marker.size <= 6
+
+
+def test_density_1d_log_axis_spans_decades_and_keeps_the_rug_apart():
+    """log_y: the axis spans COLOUR_DECADES decades below 1.3 x the peak, labelled at whole
+    decades in densities, and the rug (and the flagged row) gets its own strip under it."""
+    xs = np.linspace(-4, 4, 81)
+    truth = np.exp(-(xs**2) / 2) / np.sqrt(2 * np.pi)
+    X = np.array([-1.0, 0.0, 3.5])
+    fig = plots.density_1d_figure(
+        xs, {"truth": truth}, X, np.array([False, False, True]), flagged=X > 3, log_y=True
+    )
+    low, high = fig.layout.yaxis.range
+    assert high == pytest.approx(np.log10(1.3 * truth.max()))
+    assert high - low == pytest.approx(plots.COLOUR_DECADES)
+    assert all(
+        float(t) == pytest.approx(v)
+        for t, v in zip(fig.layout.yaxis.ticktext, fig.layout.yaxis.tickvals)
+    )
+    assert {s.yref for s in fig.layout.shapes} == {"y2"} and len(fig.layout.shapes) == 3
+    assert fig.layout.xaxis.anchor == "y2" and fig.layout.yaxis2.range[0] == -2.5

@@ -3,9 +3,11 @@ figures with the expected traces, and reports bad input with st.error, not a tra
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -28,6 +30,13 @@ def _open(page: str | None = None, **params: str) -> AppTest:
 def _figures(at: AppTest) -> list[dict]:
     """The plotly figures of the page, as dicts."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def _values(data) -> np.ndarray:
+    """A trace's array as the page sent it: a list, or plotly's typed array (base64 bytes)."""
+    if isinstance(data, dict) and "bdata" in data:
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
+    return np.asarray(data, dtype=float)
 
 
 def _names(fig: dict) -> list[str]:
@@ -695,3 +704,25 @@ def test_warm_views_fills_the_cache_and_is_off_in_the_tests(monkeypatch):
     monkeypatch.setattr(compute, "make_estimator", lambda *a: calls.append(a))
     compute.explore_view(*views[0])  # from the cache: no estimator built
     assert calls == []
+
+
+def test_explore_1d_opens_on_a_log_density_axis():
+    """#26: in 1-D the density axis is log by default (four decades below the peak), so the
+    KDE's plateau over uniform outliers (~1 % of the peak) shows; "linear" restores the
+    linear axis with the rug below zero."""
+    at = _open("app_pages/explore.py")
+    (fig,) = _figures(at)
+    yaxis = fig["layout"]["yaxis"]
+    assert yaxis["type"] == "log"
+    low, high = yaxis["range"]
+    assert high - low == pytest.approx(4.0)
+    kde = next(t for t in fig["data"] if t.get("name") == "KDE")
+    xs, ys = _values(kde["x"]), _values(kde["y"])
+    plateau = ys[np.argmin(abs(xs - 3.0))]  # between the modes, where only outliers are
+    assert 10**low < plateau < 10 ** (low + 3)  # drawn, well inside the axis
+    assert {s["yref"] for s in fig["layout"]["shapes"]} == {"y2"}  # the rug's own strip
+    assert "log axis" in _caption(at, "Here MoM-KDE")
+    at.segmented_control(key="yscale").set_value("linear").run()
+    (fig,) = _figures(at)
+    assert fig["layout"]["yaxis"].get("type", "linear") == "linear"
+    assert {s["yref"] for s in fig["layout"]["shapes"]} == {"y"}
