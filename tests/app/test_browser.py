@@ -368,3 +368,49 @@ def test_method_links_hold_codes_and_old_links_still_work(server, page):
     assert "methods=kde&methods=mom_kde&methods=rkde" in page.url
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.console_errors == []
+
+
+#: Plotly's lowest Viridis colour: where a map's density is at or below the scale's floor.
+VIRIDIS_FLOOR = np.array([68, 1, 84])
+#: Pixel positions of the data points (x, y) on each heatmap's axes, read from Plotly's own
+#: axis objects (l2p: linear to pixels, plus the plot area's offset).
+PANEL_PIXELS_JS = """(points) => {
+    const gd = document.querySelector('.js-plotly-plot');
+    const box = gd.getBoundingClientRect();
+    return gd._fullData.filter(t => t.type === 'heatmap').map(t => {
+        const xa = gd._fullLayout[t.xaxis.replace('x', 'xaxis')];
+        const ya = gd._fullLayout[t.yaxis.replace('y', 'yaxis')];
+        return [t.name, points.map(([x, y]) => [box.left + xa._offset + xa.l2p(x),
+                                               box.top + ya._offset + ya.l2p(y)])];
+    });
+}"""
+
+
+def test_default_2d_view_shows_the_kdes_outlier_mass(server, page, tmp_path):
+    """#26: on the default 2-D view (uniform outliers on [-3, 9]², ratio 0.1), the KDE's map
+    shows the outliers' mass far from both inlier modes in a colour above the scale's floor,
+    where MoM-KDE's map is at the floor: the pixels drawn, read from a screenshot."""
+    from PIL import Image
+
+    page.goto(f"{server}/explore?dim=2")
+    wait_until_idle(page)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot .heatmaplayer image').length === 5",
+        timeout=60_000,
+    )
+    page.wait_for_timeout(500)  # the images decoded and painted
+    # a corner far from both modes, (0, 0) and (6, 6): only outliers there
+    points = [[x, y] for x in (-2.5, -2.0, -1.5) for y in (7.5, 8.0, 8.5)]
+    panels = dict(page.evaluate(PANEL_PIXELS_JS, points))
+    shot = tmp_path / "explore_2d.png"
+    page.screenshot(path=str(shot), full_page=True)
+    pixels = np.asarray(Image.open(shot).convert("RGB"), dtype=float)
+
+    def distance_from_floor(name: str) -> float:
+        colours = [pixels[int(round(py)), int(round(px))] for px, py in panels[name]]
+        return float(np.median([np.linalg.norm(c - VIRIDIS_FLOOR) for c in colours]))
+
+    assert distance_from_floor("KDE") > 60  # a colour of its own on the scale
+    assert distance_from_floor("MoM-KDE") < 25  # the floor colour: no mass there
+    assert distance_from_floor("True density") < 25
+    assert page.console_errors == []
