@@ -3,78 +3,41 @@ figures with the expected traces, and reports bad input with st.error, not a tra
 
 from __future__ import annotations
 
-import base64
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 60
-
-
-def _open(page: str | None = None, **params: str) -> AppTest:
-    """The app on ``page`` (a pages/ path), with URL query parameters ``params``."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    if page is not None:
-        at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _figures(at: AppTest) -> list[dict]:
-    """The plotly figures of the page, as dicts."""
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-
-
-def _values(data) -> np.ndarray:
-    """A trace's array as the page sent it: a list, or plotly's typed array (base64 bytes)."""
-    if isinstance(data, dict) and "bdata" in data:
-        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
-    return np.asarray(data, dtype=float)
-
-
-def _names(fig: dict) -> list[str]:
-    return [trace.get("name", "") for trace in fig["data"]]
+from tests.app._apptest import caption, figures, names, open_app, read_download, upload, values
 
 
 def test_home_shows_kde_and_mom_kde_and_links():
-    at = _open()
-    full, zoom = _figures(at)
-    assert {"True density", "KDE", "MoM-KDE"} <= set(_names(full))
+    at = open_app()
+    full, zoom = figures(at)
+    assert {"True density", "KDE", "MoM-KDE"} <= set(names(full))
     assert zoom["layout"]["yaxis"]["range"][1] < 0.1  # the tails' bumps are visible there
     assert len(at.get("page_link")) == 5
     assert (
         "exactly 0 outside [-1.29, 1.31]" in at.caption[0].value
     )  # read off the curve, not [-1, 1]
-    assert "S = 1: MoM-KDE is the KDE itself" in _open(o="0").caption[0].value
-
-
-def _caption(at: AppTest, start: str) -> str:
-    return next(c.value for c in at.caption if c.value.startswith(start))
+    assert "S = 1: MoM-KDE is the KDE itself" in open_app(o="0").caption[0].value
 
 
 def test_explore_1d_all_methods_blocks_and_metrics():
     """Robust defaults: S auto = 2 ceil(0.1 n) + 1 = 113 for n = 556, the guide met, the
     robust h; switching S to manual shows the slider, whose maximum is n (the guide is reachable)."""
-    at = _open("app_pages/explore.py", blocks="true", n="500")
-    (fig,) = _figures(at)
-    names = _names(fig)
-    assert {"True density", "KDE", "MoM-KDE", "RKDE", "SPKDE"} <= set(names)
-    assert any(n.startswith("S = 113 block KDEs (grey)") for n in names)
-    assert "meets the guide S > 2|O| = 112" in _caption(at, "S = 113")
+    at = open_app("app_pages/explore.py", blocks="true", n="500")
+    (fig,) = figures(at)
+    legend = names(fig)
+    assert {"True density", "KDE", "MoM-KDE", "RKDE", "SPKDE"} <= set(legend)
+    assert any(n.startswith("S = 113 block KDEs (grey)") for n in legend)
+    assert "meets the guide S > 2|O| = 112" in caption(at, "S = 113")
     assert len(at.table) == 1
     at.segmented_control(key="Smode").set_value("manual").run()
     assert at.select_slider(key="S").options[-1] == "556"  # log-spaced values up to n
     at.select_slider(key="S").set_value(40).run()
     assert not at.exception
-    assert any(n.startswith("S = 40 block KDEs") for n in _names(_figures(at)[0]))
-    assert "S = 40 is below the guide" in _caption(at, "Here MoM-KDE")
+    assert any(n.startswith("S = 40 block KDEs") for n in names(figures(at)[0]))
+    assert "S = 40 is below the guide" in caption(at, "Here MoM-KDE")
 
 
 @pytest.mark.parametrize(
@@ -94,45 +57,45 @@ def test_explore_1d_all_methods_blocks_and_metrics():
 )
 def test_explore_caption_says_who_wins_and_why(params, says):
     """The walkthrough's contradictions: the caption follows the figure, failure modes included."""
-    at = _open("app_pages/explore.py", **params)
-    caption = _caption(at, "Here MoM-KDE")
-    assert all(s in caption for s in says), caption
+    at = open_app("app_pages/explore.py", **params)
+    text = caption(at, "Here MoM-KDE")
+    assert all(s in text for s in says), text
 
 
 def test_explore_2d_and_kernel_without_spkde():
-    at = _open("app_pages/explore.py", dim="2", n="200", kernel="epanechnikov")
-    (fig,) = _figures(at)
+    at = open_app("app_pages/explore.py", dim="2", n="200", kernel="epanechnikov")
+    (fig,) = figures(at)
     assert sum(t["type"] == "heatmap" for t in fig["data"]) == 4  # truth, KDE, MoM-KDE, RKDE
     assert any("SPKDE" in w.value for w in at.warning)
-    caption = _caption(at, "Here MoM-KDE")
-    assert "orange" not in caption and "pink" not in caption and "JS to the truth" in caption
+    text = caption(at, "Here MoM-KDE")
+    assert "orange" not in text and "pink" not in text and "JS to the truth" in text
     titles = [a["text"] for a in fig["layout"]["annotations"]]
     assert any(t.startswith("KDE · JS ") for t in titles)
 
 
 def test_sweep_draws_four_metrics():
-    at = _open("app_pages/sweep.py", reps="1", n="200")
-    figs = _figures(at)
+    at = open_app("app_pages/sweep.py", reps="1", n="200")
+    figs = figures(at)
     assert len(figs) == 4
-    assert {"KDE", "MoM-KDE (auto)", "RKDE", "SPKDE"} <= set(_names(figs[0]))
+    assert {"KDE", "MoM-KDE (auto)", "RKDE", "SPKDE"} <= set(names(figs[0]))
     assert len(at.get("download_button")) == 1
     assert "**honest** protocol" in at.markdown[0].value
     auc = next(f for f in figs if f["layout"]["title"]["text"] == "ROC AUC")
     assert [s["y0"] for s in auc["layout"]["shapes"]] == [0.5]  # the chance line
-    assert "beats the KDE at" in _caption(at, "AUC of the density")
+    assert "beats the KDE at" in caption(at, "AUC of the density")
 
 
 def test_sweep_adversarial_explains_the_loss():
-    at = _open("app_pages/sweep.py", reps="1", n="200", scheme="adversarial")
+    at = open_app("app_pages/sweep.py", reps="1", n="200", scheme="adversarial")
     assert "MoM-KDE loses on this scheme" in at.info[0].value
-    assert "below 0.5" in _caption(at, "AUC of the density")
+    assert "below 0.5" in caption(at, "AUC of the density")
 
 
 def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("MOMKDE_DATA_DIR", str(tmp_path))  # an empty data directory
-    at = _open("app_pages/real_data.py", live="true", reps="1", sets=["iris", "banana"])
-    figs = _figures(at)
-    assert len(figs) == 1 and "MoM-KDE (auto)" in _names(figs[0])  # the library default
+    at = open_app("app_pages/real_data.py", live="true", reps="1", sets=["iris", "banana"])
+    figs = figures(at)
+    assert len(figs) == 1 and "MoM-KDE (auto)" in names(figs[0])  # the library default
     hints = [i.value for i in at.info]
     assert any("banana" in h and "not installed" in h and "MOMKDE_DATA_DIR" in h for h in hints)
 
@@ -142,13 +105,13 @@ def test_real_data_opens_on_the_stored_reproduction():
     protocol stated, the chance line, and why iris falls below it."""
     from app_support.compute import latest_results
 
-    at = _open("app_pages/real_data.py", sets=["iris", "digits"])
-    figs = _figures(at)
+    at = open_app("app_pages/real_data.py", sets=["iris", "digits"])
+    figs = figures(at)
     assert len(figs) == 2 and not at.get("progress")
     assert [s["y0"] for s in figs[0]["layout"]["shapes"]] == [0.5]
-    stored = _caption(at, "Stored reproduction")
+    stored = caption(at, "Stored reproduction")
     assert latest_results("real_honest").name in stored and "at 10 ratios" in stored
-    assert "setosa" in _caption(at, "Best on average") and "Honest" in at.markdown[0].value
+    assert "setosa" in caption(at, "Best on average") and "Honest" in at.markdown[0].value
 
 
 def test_latest_results_takes_the_most_repetitions(tmp_path):
@@ -163,9 +126,9 @@ def test_latest_results_takes_the_most_repetitions(tmp_path):
 def test_your_data_discrete_column_warns_about_cv():
     """sensor_glitches.csv's hour column is discrete: drawn alone, CV (not the default) runs into its smallest h.
     It is not what the page draws by default (the column with the most distinct values)."""
-    default = _open("app_pages/your_data.py", sample="sensor_glitches.csv")
+    default = open_app("app_pages/your_data.py", sample="sensor_glitches.csv")
     assert default.sidebar.multiselect[0].value != ["hour"]
-    at = _open(
+    at = open_app(
         "app_pages/your_data.py",
         sample="sensor_glitches.csv",
         plot="hour",
@@ -177,14 +140,14 @@ def test_your_data_discrete_column_warns_about_cv():
 
 def test_learn_smallest_bandwidth_many_blocks():
     """h = 0.05 with S up to 60: the block median vanishes for large S; no traceback."""
-    at = _open("app_pages/learn.py", o="5", h="0.05", S="60")
+    at = open_app("app_pages/learn.py", o="5", h="0.05", S="60")
     assert not at.error, [e.value for e in at.error]
-    assert len(_figures(at)) == 3  # Example 1's two, and the curve against the screen
+    assert len(figures(at)) == 3  # Example 1's two, and the curve against the screen
 
 
 def test_learn_example_one():
-    at = _open("app_pages/learn.py", o="3", S="11")
-    figs = _figures(at)
+    at = open_app("app_pages/learn.py", o="3", S="11")
+    figs = figures(at)
     assert len(figs) == 3  # Example 1's two, and the curve against the screen
     errors = {t["name"]: t["y"] for t in figs[1]["data"]}
     assert "MoM-KDE" in errors and "KDE" in errors
@@ -194,11 +157,11 @@ def test_learn_example_one():
     "sample", ["sensor_glitches.csv", "card_transactions.csv", "spike_on_a_mode.csv"]
 )
 def test_your_data_samples(sample):
-    at = _open("app_pages/your_data.py", sample=sample)
+    at = open_app("app_pages/your_data.py", sample=sample)
     assert not at.error, [e.value for e in at.error]
-    assert len(_figures(at)) == 1
+    assert len(figures(at)) == 1
     assert len(at.get("download_button")) == 1
-    assert "2⌈εn⌉+1" in _caption(at, "S = ") and "meets the guide" in _caption(at, "S = ")
+    assert "2⌈εn⌉+1" in caption(at, "S = ") and "meets the guide" in caption(at, "S = ")
 
 
 def _aucs(at: AppTest) -> dict[str, float]:
@@ -206,31 +169,31 @@ def _aucs(at: AppTest) -> dict[str, float]:
 
 
 def test_sample_where_mom_kde_wins():
-    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv")
+    at = open_app("app_pages/your_data.py", sample="sensor_glitches.csv")
     aucs = _aucs(at)
     assert aucs["MoM-KDE"] > 0.99 and aucs["MoM-KDE"] > aucs["KDE"] + 0.02
     assert "Where MoM-KDE wins" in at.info[0].value
-    assert "MoM-KDE ranks the outliers best" in _caption(at, "MoM-KDE ranks")
+    assert "MoM-KDE ranks the outliers best" in caption(at, "MoM-KDE ranks")
 
 
 def test_sample_where_a_spike_defeats_every_density():
-    at = _open("app_pages/your_data.py", sample="spike_on_a_mode.csv")
+    at = open_app("app_pages/your_data.py", sample="spike_on_a_mode.csv")
     assert max(_aucs(at).values()) < 0.1
-    assert "Every AUC is below 0.5" in _caption(at, "Every AUC")
+    assert "Every AUC is below 0.5" in caption(at, "Every AUC")
 
 
 def test_real_looking_table_leaves_out_ids_and_text_and_finds_the_label():
-    at = _open("app_pages/your_data.py", sample="card_transactions.csv")
+    at = open_app("app_pages/your_data.py", sample="card_transactions.csv")
     assert at.sidebar.multiselect(key="score").value == ["amount_eur", "hour"]
     assert at.sidebar.selectbox(key="label").value == "is_fraud"
-    assert "row_id (an id)" in _caption(at, "Not scored by default")
+    assert "row_id (an id)" in caption(at, "Not scored by default")
     assert min(_aucs(at).values()) > 0.9
     top = at.dataframe[0].value
     assert top["is_fraud"].sum() >= 8  # the most anomalous rows are fraud
 
 
 def test_continuous_label_gives_no_auc():
-    at = _open("app_pages/your_data.py", sample="card_transactions.csv", label="amount_eur")
+    at = open_app("app_pages/your_data.py", sample="card_transactions.csv", label="amount_eur")
     assert any("distinct values" in w.value for w in at.warning) and not at.table
 
 
@@ -254,45 +217,24 @@ def test_roles_of_columns():
     assert len(guess_roles(wide).features) == 20 and guess_roles(wide).truncated
 
 
-@pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """The files the app offers for download, by URL: AppTest keeps them in a media storage
-    that it drops after each run, so each one is recorded as it is stored."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    stored: dict[str, bytes] = {}
-    store = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, path_or_data, mimetype, kind, filename=None):
-        file_id = store(self, path_or_data, mimetype, kind, filename)
-        stored[self.get_url(file_id)] = self.get_file(file_id).content
-        return file_id
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return stored
-
-
 @pytest.mark.parametrize("eps", [0.05, 0.2])
 def test_your_data_flags_the_stated_share(downloads, eps):
     """Every method flags round(ε n) rows (up to ties; n <= 2000 rows are all fitted on): in the
     figure's flag rug, the caption, the shaded tables and the download's is_outlier_<method>."""
-    import io
 
-    import pandas as pd
-
-    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", eps=str(eps), flag="kde")
+    at = open_app("app_pages/your_data.py", sample="sensor_glitches.csv", eps=str(eps), flag="kde")
     assert not at.error, [e.value for e in at.error]
-    csv = pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
+    csv = read_download(downloads, at)
     n, expected = len(csv), round(eps * len(csv))
     for method in ("kde", "mom_kde", "rkde", "spkde"):
         flags = csv[f"is_outlier_{method}"]
         assert abs(int(flags.sum()) - expected) <= 1, (method, int(flags.sum()), expected)
         assert ((csv[f"score_{method}"] < 0) == flags).all()
     n_kde = int(csv["is_outlier_kde"].sum())
-    (fig,) = _figures(at)
-    assert f"flagged ({n_kde})" in _names(fig)  # the figure marks the chosen method's flags
-    assert f"KDE flags {n_kde:,} of {n:,} rows" in _caption(at, "KDE flags")
-    assert f"stated share ε = {eps:g}" in _caption(at, "KDE flags")
+    (fig,) = figures(at)
+    assert f"flagged ({n_kde})" in names(fig)  # the figure marks the chosen method's flags
+    assert f"KDE flags {n_kde:,} of {n:,} rows" in caption(at, "KDE flags")
+    assert f"stated share ε = {eps:g}" in caption(at, "KDE flags")
     tables = [d.value for d in at.dataframe]
     assert len(tables) == 4
     for table, method in zip(tables, ("kde", "mom_kde", "rkde", "spkde")):
@@ -306,15 +248,15 @@ def test_your_data_flags_the_stated_share(downloads, eps):
 
 def test_your_data_flags_follow_the_chosen_method():
     """Without MoM-KDE among the methods, the figure marks the first chosen method's flags."""
-    at = _open("app_pages/your_data.py", sample="sensor_glitches.csv", methods=["kde", "rkde"])
+    at = open_app("app_pages/your_data.py", sample="sensor_glitches.csv", methods=["kde", "rkde"])
     assert at.sidebar.selectbox(key="flag").options == ["kde", "rkde"]
-    assert _caption(at, "KDE flags")
+    assert caption(at, "KDE flags")
 
 
 def test_method_codes_in_the_url_and_old_links():
     """The Methods pickers write method keys into the URL; a link holding the old display
     labels still selects the same methods."""
-    at = _open("app_pages/explore.py", methods=["kde", "mom_kde"])
+    at = open_app("app_pages/explore.py", methods=["kde", "mom_kde"])
     assert at.sidebar.multiselect(key="methods").value == ["kde", "mom_kde"]
     assert at.sidebar.multiselect(key="methods").options == [
         "kde",
@@ -323,9 +265,11 @@ def test_method_codes_in_the_url_and_old_links():
         "spkde",
         "screened_kde",
     ]
-    old = _open("app_pages/real_data.py", sets=["iris"], methods=["KDE", "MoM-KDE (S rule, CV h)"])
+    old = open_app(
+        "app_pages/real_data.py", sets=["iris"], methods=["KDE", "MoM-KDE (S rule, CV h)"]
+    )
     assert old.sidebar.multiselect(key="methods").value == ["kde", "mom_kde_rule"]
-    assert set(_names(_figures(old)[0])) >= {"KDE", "MoM-KDE (S rule, CV h)"}
+    assert set(names(figures(old)[0])) >= {"KDE", "MoM-KDE (S rule, CV h)"}
 
 
 def test_screened_kde_settings_and_cache_keys():
@@ -359,27 +303,27 @@ def test_screened_kde_settings_and_cache_keys():
 def test_explore_screened_kde_1d():
     """Chosen on Explore: its own line (a colour no other curve has), its row in the metrics,
     and the note of the h it cross-validated on the rows it kept; the slider's h applies to it."""
-    at = _open(
+    at = open_app(
         "app_pages/explore.py", n="500", scheme="thin", methods=["kde", "mom_kde", "screened_kde"]
     )
-    (fig,) = _figures(at)
+    (fig,) = figures(at)
     lines = {t["name"]: t["line"]["color"] for t in fig["data"] if t.get("mode") == "lines"}
     assert {"True density", "KDE", "MoM-KDE", "Screened KDE"} <= set(lines)
     assert list(lines.values()).count(lines["Screened KDE"]) == 1
     assert "Screened KDE" in at.table[0].value.index
     assert set(at.table[0].value.columns) >= {"JS", "AUC"}
-    note = _caption(at, "Screened KDE: h = ")
+    note = caption(at, "Screened KDE: h = ")
     assert "cross-validated on the" in note and "rows aside" in note
-    manual = _open(
+    manual = open_app(
         "app_pages/explore.py", n="500", hmode="slider", h="0.3", methods=["screened_kde"]
     )
-    assert "h = 0.3, the slider's" in _caption(manual, "Screened KDE: h = ")
-    assert _names(_figures(manual)[0])[:2] == ["True density", "Screened KDE"]
+    assert "h = 0.3, the slider's" in caption(manual, "Screened KDE: h = ")
+    assert names(figures(manual)[0])[:2] == ["True density", "Screened KDE"]
 
 
 def test_explore_screened_kde_2d():
-    at = _open("app_pages/explore.py", dim="2", n="200", methods=["kde", "screened_kde"])
-    (fig,) = _figures(at)
+    at = open_app("app_pages/explore.py", dim="2", n="200", methods=["kde", "screened_kde"])
+    (fig,) = figures(at)
     assert [t["name"] for t in fig["data"] if t["type"] == "heatmap"] == [
         "True density",
         "KDE",
@@ -388,24 +332,23 @@ def test_explore_screened_kde_2d():
     titles = [a["text"] for a in fig["layout"]["annotations"]]
     assert any(t.startswith("Screened KDE · JS ") for t in titles)
     assert "Screened KDE" in at.table[0].value.index
-    assert "cross-validated on the" in _caption(at, "Screened KDE: h = ")
+    assert "cross-validated on the" in caption(at, "Screened KDE: h = ")
 
 
 def test_sweep_screened_kde():
-    at = _open("app_pages/sweep.py", reps="1", n="200", step="0.1", methods=["kde", "screened_kde"])
+    at = open_app(
+        "app_pages/sweep.py", reps="1", n="200", step="0.1", methods=["kde", "screened_kde"]
+    )
     assert not at.error, [e.value for e in at.error]
-    figs = _figures(at)
-    assert len(figs) == 4 and all({"KDE", "Screened KDE"} <= set(_names(f)) for f in figs)
+    figs = figures(at)
+    assert len(figs) == 4 and all({"KDE", "Screened KDE"} <= set(names(f)) for f in figs)
     assert "the screened KDE are told" in at.markdown[0].value
 
 
 def test_your_data_screened_kde(downloads):
     """Offered as a detector: it flags the stated share, has its tab, AUC and download columns."""
-    import io
 
-    import pandas as pd
-
-    at = _open(
+    at = open_app(
         "app_pages/your_data.py",
         sample="sensor_glitches.csv",
         methods=["kde", "screened_kde"],
@@ -415,45 +358,28 @@ def test_your_data_screened_kde(downloads):
     assert at.sidebar.selectbox(key="flag").options == ["kde", "screened_kde"]
     assert "Screened KDE" in _aucs(at)
     assert [tab.label for tab in at.tabs] == ["KDE", "Screened KDE"]
-    csv = pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
+    csv = read_download(downloads, at)
     n_flagged = int(csv["is_outlier_screened_kde"].sum())
     assert abs(n_flagged - round(0.1 * len(csv))) <= 1
-    assert f"Screened KDE flags {n_flagged:,} of {len(csv):,} rows" in _caption(
+    assert f"Screened KDE flags {n_flagged:,} of {len(csv):,} rows" in caption(
         at, "Screened KDE flags"
     )
-    assert "Screened KDE: h = " in _caption(at, "h = ")
+    assert "Screened KDE: h = " in caption(at, "h = ")
 
 
 def test_real_data_offers_the_stored_screened_kde():
     """The stored results hold the screened KDE (docs/results/real_honest_screened.csv.gz):
     it is offered, and a link asking for it draws it."""
-    at = _open("app_pages/real_data.py", sets=["iris"], methods=["kde", "screened_kde"])
+    at = open_app("app_pages/real_data.py", sets=["iris"], methods=["kde", "screened_kde"])
     assert "screened_kde" in at.sidebar.multiselect(key="methods").options
-    assert "Screened KDE" in _names(_figures(at)[0])
+    assert "Screened KDE" in names(figures(at)[0])
 
 
 def test_learn_complexity_table_lists_the_screened_kde():
-    at = _open("app_pages/learn.py")
+    at = open_app("app_pages/learn.py")
     costs = next(t.value for t in at.table if "Learning" in t.value.columns)
     assert list(costs.index) == ["KDE", "RKDE", "SPKDE", "MoM-KDE", "Screened KDE"]
     assert costs.loc["Screened KDE", "Iterative"] == "no"
-
-
-def _read_csv(downloads: dict[str, bytes], at: AppTest):
-    """The Your data page's download, as a DataFrame (empty cells as NaN)."""
-    import io
-
-    import pandas as pd
-
-    return pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
-
-
-def _upload(name: str, content: bytes, **params: str) -> AppTest:
-    """Your data with ``content`` uploaded as ``name`` (and URL parameters ``params``)."""
-    at = _open("app_pages/your_data.py", **params)
-    at.sidebar.file_uploader(key="upload").set_value((name, content, "text/csv")).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def _two_columns(n: int, seed: int = 0) -> bytes:
@@ -480,28 +406,28 @@ def test_your_data_scores_every_row_with_its_row_number(downloads, monkeypatch):
 
     monkeypatch.setattr(scoring, "MAX_DRAWN", 300)
     content = _two_columns(1_200)
-    at = _upload("two.csv", content, methods=["kde", "mom_kde"])
+    at = upload("two.csv", content, methods=["kde", "mom_kde"])
     assert not at.error, [e.value for e in at.error]
-    csv = _read_csv(downloads, at)
+    csv = read_download(downloads, at)
     original = pd.read_csv(io.BytesIO(content))
     assert len(csv) == 1_200 and csv["row"].tolist() == list(range(1, 1_201))
     assert np.allclose(csv["x"], original["x"]) and "note" not in csv
     for method in ("kde", "mom_kde"):
         assert csv[f"score_{method}"].notna().all()
         assert ((csv[f"score_{method}"] < 0) == csv[f"is_outlier_{method}"]).all()
-    (fig,) = _figures(at)
-    assert "sample (300)" in _names(fig)  # the rug: 300 rows drawn
-    caption = _caption(at, "h = ")
+    (fig,) = figures(at)
+    assert "sample (300)" in names(fig)  # the rug: 300 rows drawn
+    text = caption(at, "h = ")
     assert (
         "Drawn from 300 of the 1,200 rows (a uniform sample); every row is scored in the tables "
-        "and the download." in caption
+        "and the download." in text
     )
     table = at.dataframe[0].value
     assert table.index.name == "row"
     lowest = csv.sort_values("score_kde", kind="stable")["row"].head(len(table)).tolist()
     assert table.index.tolist() == lowest
     assert np.allclose(table["score"], csv.set_index("row").loc[lowest, "score_kde"])
-    assert "every one of the file's 1,200 rows" in _caption(at, "Score: ")
+    assert "every one of the file's 1,200 rows" in caption(at, "Score: ")
 
 
 def test_your_data_keeps_rows_with_missing_values_with_a_note(downloads):
@@ -510,28 +436,28 @@ def test_your_data_keeps_rows_with_missing_values_with_a_note(downloads):
     lines = _two_columns(200).decode().splitlines()
     lines[5] = lines[5].split(",")[0] + ","  # data row 5: no y
     lines[120] = "," + lines[120].split(",")[1]  # data row 120: no x
-    at = _upload("gaps.csv", "\n".join(lines).encode(), methods=["kde"])
+    at = upload("gaps.csv", "\n".join(lines).encode(), methods=["kde"])
     assert not at.error, [e.value for e in at.error]
-    csv = _read_csv(downloads, at)
+    csv = read_download(downloads, at)
     assert len(csv) == 200 and csv["row"].tolist() == list(range(1, 201))
     gaps = csv[csv["score_kde"].isna()]
     assert gaps["row"].tolist() == [5, 120] and gaps["is_outlier_kde"].isna().all()
     assert gaps["note"].tolist() == ["not scored: no value in y", "not scored: no value in x"]
     assert csv.loc[csv["score_kde"].notna(), "note"].isna().all()
-    assert "2 row(s) with a missing value" in _caption(at, "2 row(s)")
-    assert "the 2 row(s) not scored keep empty scores and a note" in _caption(at, "Score: ")
+    assert "2 row(s) with a missing value" in caption(at, "2 row(s)")
+    assert "the 2 row(s) not scored keep empty scores and a note" in caption(at, "Score: ")
 
 
 def test_your_data_names_rows_by_the_id_column(downloads):
     """card_transactions.csv has an id (row_id): the tables and the download name rows by it."""
-    at = _open("app_pages/your_data.py", sample="card_transactions.csv", methods=["kde"])
-    csv = _read_csv(downloads, at)
+    at = open_app("app_pages/your_data.py", sample="card_transactions.csv", methods=["kde"])
+    csv = read_download(downloads, at)
     assert "row" not in csv and len(csv) == 1_570 and csv["row_id"].is_unique
     table = at.dataframe[0].value
     assert table.index.name == "row_id" and "row_id" not in table.columns
     lowest = csv.sort_values("score_kde", kind="stable")["row_id"].head(len(table)).tolist()
     assert table.index.tolist() == lowest
-    assert "named by 'row_id'" in _caption(at, "Score: ")
+    assert "named by 'row_id'" in caption(at, "Score: ")
 
 
 def test_your_data_points_to_momkde_score_over_its_row_limit(downloads, monkeypatch):
@@ -546,18 +472,18 @@ def test_your_data_points_to_momkde_score_over_its_row_limit(downloads, monkeypa
 
     monkeypatch.setattr(scoring, "MAX_SCORED_ROWS", 500)
     content = _two_columns(1_000, seed=1)
-    at = _upload("big file.csv", content, methods=["kde"])
+    at = upload("big file.csv", content, methods=["kde"])
     notice = next(i.value for i in at.info if "momkde score" in i.value)
     assert "The file has 1,000 rows, more than the 500 this page scores" in notice
     assert (
         "momkde score 'big file.csv' --columns x y --method kde --contamination 0.1 "
         "--drop-missing --out scored.csv" in notice
     )
-    csv = _read_csv(downloads, at)
+    csv = read_download(downloads, at)
     original = pd.read_csv(io.BytesIO(content))
     assert len(csv) == 500 and csv["row"].is_unique and csv["row"].between(1, 1_000).all()
     assert np.allclose(csv["x"], original["x"].to_numpy()[csv["row"] - 1])  # the file's rows
-    assert "the 500 rows sampled from the file's 1,000" in _caption(at, "Score: ")
+    assert "the 500 rows sampled from the file's 1,000" in caption(at, "Score: ")
 
 
 def test_your_data_points_to_momkde_score_over_the_upload_limit(monkeypatch):
@@ -566,12 +492,12 @@ def test_your_data_points_to_momkde_score_over_the_upload_limit(monkeypatch):
     import app_support.scoring as scoring
 
     monkeypatch.setattr(scoring, "upload_limit_bytes", lambda: 1_000)
-    at = _upload("huge.csv", _two_columns(200))
+    at = upload("huge.csv", _two_columns(200))
     (error,) = at.error
     assert "over this page's limit of 1,000 bytes" in error.value
     assert "momkde score huge.csv --out scored.csv" in error.value
-    assert not _figures(at) and not at.get("download_button")
-    assert "momkde score FILE --out scored.csv" in _caption(at, "A larger file")
+    assert not figures(at) and not at.get("download_button")
+    assert "momkde score FILE --out scored.csv" in caption(at, "A larger file")
 
 
 def test_learn_timings_survive_a_rerun(monkeypatch):
@@ -583,7 +509,7 @@ def test_learn_timings_survive_a_rerun(monkeypatch):
     monkeypatch.setattr(
         compute, "_fit_and_evaluate_seconds", lambda method, n, n_eval, seed: (n, 1e-3, 1e-3)
     )
-    at = _open("app_pages/learn.py")
+    at = open_app("app_pages/learn.py")
     at.button(key="measure").click().run()
     assert not at.exception, [e.value for e in at.exception]
     at.run()
@@ -595,8 +521,8 @@ def test_explore_2d_maps_show_small_masses_and_keep_markers_off_the_estimates():
     """#26: one log colour scale spanning several decades on every map (a KDE's plateau over
     uniform outliers, ~1e-3 of the peak, is not in the lowest step) and the sample's markers
     on the first map only, outliers hollow."""
-    at = _open("app_pages/explore.py", dim="2", n="200", scheme="uniform")
-    (fig,) = _figures(at)
+    at = open_app("app_pages/explore.py", dim="2", n="200", scheme="uniform")
+    (fig,) = figures(at)
     maps = [t for t in fig["data"] if t["type"] == "heatmap"]
     assert len(maps) == 5  # truth and the default four
     scales = {(c["zmin"], c["zmax"]) for c in maps}
@@ -613,7 +539,7 @@ def test_explore_2d_maps_show_small_masses_and_keep_markers_off_the_estimates():
 def test_explore_s_and_h_always_shown_and_manual_keeps_the_value():
     """Issue #26: the S and h sliders are shown at the defaults (disabled, at the values in use,
     marked as automatic), S on log-spaced values; switching to manual keeps the value."""
-    at = _open("app_pages/explore.py")
+    at = open_app("app_pages/explore.py")
     s = at.select_slider(key="S")
     assert s.disabled and s.value == 225 and "auto: 225" in s.label
     assert "2000" not in s.options and len(s.options) < 100  # log-spaced, up to n = 1111
@@ -622,7 +548,7 @@ def test_explore_s_and_h_always_shown_and_manual_keeps_the_value():
     h_auto = float(h.label.split(": ")[1].rstrip(")"))
     at.segmented_control(key="Smode").set_value("manual").run()
     assert not at.select_slider(key="S").disabled and at.select_slider(key="S").value == 225
-    assert _caption(at, "S = 225").startswith("S = 225; it meets")
+    assert caption(at, "S = 225").startswith("S = 225; it meets")
     at.segmented_control(key="hmode").set_value("manual").run()
     assert not at.slider(key="h").disabled
     assert at.slider(key="h").value == pytest.approx(h_auto, abs=0.006)
@@ -633,12 +559,12 @@ def test_explore_eps_follows_the_ratio_unless_decoupled():
     """ε is the true ratio by default (S auto = 2⌈0.3 n⌉+1 = 859 > 2|O| = 858); stating
     another share is explicit, and S <= 2|O| then gets a warning with the numbers. A link
     from before the switch (eps in the URL) states its ε."""
-    at = _open("app_pages/explore.py", ratio="0.3")
+    at = open_app("app_pages/explore.py", ratio="0.3")
     assert not [s for s in at.slider if s.key == "eps"]
     assert at.checkbox(key="epsfree").value is False
     assert "ε = 0.3, the true outlier ratio." in [c.value for c in at.caption]
     assert at.select_slider(key="S").value == 859
-    assert "meets the guide S > 2|O| = 858" in _caption(at, "S = 859")
+    assert "meets the guide S > 2|O| = 858" in caption(at, "S = 859")
     assert not any("cannot outvote" in w.value for w in at.warning)
     at.checkbox(key="epsfree").check().run()
     assert at.slider(key="eps").value == 0.1
@@ -646,7 +572,7 @@ def test_explore_eps_follows_the_ratio_unless_decoupled():
     (warning,) = [w.value for w in at.warning if "cannot outvote" in w.value]
     assert "S = 287 blocks cannot outvote the 429 outliers" in warning
     assert "S > 2|O| = 858" in warning and "not the true ratio 0.3" in warning
-    old = _open("app_pages/explore.py", ratio="0.3", eps="0.1")
+    old = open_app("app_pages/explore.py", ratio="0.3", eps="0.1")
     assert old.checkbox(key="epsfree").value is True
     assert old.select_slider(key="S").value == 287
     assert any("cannot outvote" in w.value for w in old.warning)
@@ -676,7 +602,7 @@ def test_views_computed_ahead_are_the_pages_own(monkeypatch):
         "dim": 2,
     }
     for key, value in moves.items():
-        at = _open("app_pages/explore.py")
+        at = open_app("app_pages/explore.py")
         widget = {"ratio": at.slider, "dim": at.segmented_control}.get(key, at.selectbox)
         widget(key=key).set_value(value).run()
         assert not at.exception
@@ -710,19 +636,19 @@ def test_explore_1d_opens_on_a_log_density_axis():
     """#26: in 1-D the density axis is log by default (four decades below the peak), so the
     KDE's plateau over uniform outliers (~1 % of the peak) shows; "linear" restores the
     linear axis with the rug below zero."""
-    at = _open("app_pages/explore.py")
-    (fig,) = _figures(at)
+    at = open_app("app_pages/explore.py")
+    (fig,) = figures(at)
     yaxis = fig["layout"]["yaxis"]
     assert yaxis["type"] == "log"
     low, high = yaxis["range"]
     assert high - low == pytest.approx(4.0)
     kde = next(t for t in fig["data"] if t.get("name") == "KDE")
-    xs, ys = _values(kde["x"]), _values(kde["y"])
+    xs, ys = values(kde["x"]), values(kde["y"])
     plateau = ys[np.argmin(abs(xs - 3.0))]  # between the modes, where only outliers are
     assert 10**low < plateau < 10 ** (low + 3)  # drawn, well inside the axis
     assert {s["yref"] for s in fig["layout"]["shapes"]} == {"y2"}  # the rug's own strip
-    assert "log axis" in _caption(at, "Here MoM-KDE")
+    assert "log axis" in caption(at, "Here MoM-KDE")
     at.segmented_control(key="yscale").set_value("linear").run()
-    (fig,) = _figures(at)
+    (fig,) = figures(at)
     assert fig["layout"]["yaxis"].get("type", "linear") == "linear"
     assert {s["yref"] for s in fig["layout"]["shapes"]} == {"y"}

@@ -4,53 +4,21 @@ and the section on MoM-KDE as a curve and as a screen, its caption read off its 
 
 from __future__ import annotations
 
-import base64
-import json
 import re
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from momkde_core import metrics
 from momkde_core.plots import FLAG_COLOR
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 60
-
-
-def _open(page: str, **params: str | list[str]) -> AppTest:
-    """The app on ``page`` (a pages/ path), with URL query parameters ``params``."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _figures(at: AppTest) -> list[dict]:
-    """The plotly figures of the page, as dicts."""
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-
-
-def _array(values) -> np.ndarray:
-    """A trace's data array: a list, or plotly's typed array ({"dtype", "bdata"})."""
-    if isinstance(values, dict):
-        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
-    return np.asarray(values, dtype=float)
+from tests.app._apptest import caption, figures, open_app, values
 
 
 def _lines(fig: dict) -> dict[str, dict]:
     """The method lines of an AUC figure (not their bands), by legend name, in drawing order."""
     return {t["name"]: t for t in fig["data"] if t.get("mode") == "lines+markers"}
-
-
-def _caption(at: AppTest, start: str) -> str:
-    return next(c.value for c in at.caption if c.value.startswith(start))
 
 
 @pytest.fixture
@@ -63,8 +31,8 @@ def no_data(monkeypatch, tmp_path) -> Path:
 def test_real_data_shows_the_stored_results_without_the_data(no_data):
     """The stored results of banana and german are drawn; the page says a new run needs their
     files and gives the library's message on how to install them."""
-    at = _open("app_pages/real_data.py", sets=["banana", "german"])
-    titles = [f["layout"]["title"]["text"] for f in _figures(at)]
+    at = open_app("app_pages/real_data.py", sets=["banana", "german"])
+    titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert titles == ["banana: AUC", "german: AUC"]
     (info,) = [i.value for i in at.info]
     assert "**banana** and **german**: drawn from the stored results, which need no data" in info
@@ -74,13 +42,13 @@ def test_real_data_shows_the_stored_results_without_the_data(no_data):
     steps = [m.value for m in expander.markdown]
     assert len(steps) == 2 and all("MOMKDE_DATA_DIR" in s and str(no_data) in s for s in steps)
     assert "banana.csv.gz" in steps[0] and "german.csv.gz" in steps[1]
-    assert "they need no data set file" in _caption(at, "Stored reproduction")
+    assert "they need no data set file" in caption(at, "Stored reproduction")
 
 
 def test_real_data_live_run_needs_the_data(no_data):
     """Switched to a live run, a data set without its file is not run: no figure, the message."""
-    at = _open("app_pages/real_data.py", live="true", reps="1", sets=["banana"])
-    assert not _figures(at) and not at.get("progress")
+    at = open_app("app_pages/real_data.py", live="true", reps="1", sets=["banana"])
+    assert not figures(at) and not at.get("progress")
     (info,) = [i.value for i in at.info]
     assert info.startswith("**banana** is not installed: a live run needs its file.")
     assert "MOMKDE_DATA_DIR" in info
@@ -90,8 +58,8 @@ def test_coinciding_lines_get_distinct_dashes_and_a_note(no_data):
     """On banana the KDE, RKDE and SPKDE mean AUCs coincide: each later line gets its own dash,
     the caption names them, and a line is dashed exactly when it stays within 0.015 of a line
     drawn before it at every ratio (read off the figure)."""
-    at = _open("app_pages/real_data.py", sets=["banana"])
-    (fig,) = _figures(at)
+    at = open_app("app_pages/real_data.py", sets=["banana"])
+    (fig,) = figures(at)
     lines = _lines(fig)
     dashes = {name: t["line"].get("dash", "solid") for name, t in lines.items()}
     assert dashes["KDE"] == "solid" and dashes["RKDE"] != "solid" and dashes["SPKDE"] != "solid"
@@ -99,23 +67,23 @@ def test_coinciding_lines_get_distinct_dashes_and_a_note(no_data):
     assert len(set(styled)) == len(styled) and "dot" not in styled  # dotted: the chance line
     names = list(lines)
     for i, name in enumerate(names):
-        y = _array(lines[name]["y"])
-        hides = any(np.abs(y - _array(lines[e]["y"])).max() < 0.015 for e in names[:i])
+        y = values(lines[name]["y"])
+        hides = any(np.abs(y - values(lines[e]["y"])).max() < 0.015 for e in names[:i])
         assert (dashes[name] != "solid") == hides, name
-    note = _caption(at, "Best on average")
+    note = caption(at, "Best on average")
     assert "Dashed lines coincide with another: RKDE and SPKDE within 0.015 of KDE's" in note
 
 
 def test_real_data_shows_the_stored_screened_kde():
     """The screened KDE's stored results (three ratios, the same samples) are offered and drawn;
     the best method is then named over the ratios every method shown has."""
-    at = _open("app_pages/real_data.py", sets=["iris"], methods=["kde", "screened_kde"])
+    at = open_app("app_pages/real_data.py", sets=["iris"], methods=["kde", "screened_kde"])
     assert "screened_kde" in at.sidebar.multiselect(key="methods").options
-    lines = _lines(_figures(at)[0])
-    assert list(_array(lines["Screened KDE"]["x"])) == [0.1, 0.25, 0.5]
-    assert len(_array(lines["KDE"]["x"])) == 10
-    assert "real_honest_screened.csv.gz" in _caption(at, "Stored reproduction")
-    best = _caption(at, "Best on average")
+    lines = _lines(figures(at)[0])
+    assert list(values(lines["Screened KDE"]["x"])) == [0.1, 0.25, 0.5]
+    assert len(values(lines["KDE"]["x"])) == 10
+    assert "real_honest_screened.csv.gz" in caption(at, "Stored reproduction")
+    best = caption(at, "Best on average")
     assert "(at the ratios every method shown has: 0.1, 0.25, 0.5)" in best
 
 
@@ -132,19 +100,19 @@ def test_learn_timing_legend_is_clear_of_the_toolbar(monkeypatch):
     import app_support.compute as compute
 
     monkeypatch.setattr(compute, "_fit_and_evaluate_seconds", _fake_seconds)
-    at = _open("app_pages/learn.py")
+    at = open_app("app_pages/learn.py")
     at.button(key="measure").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    timing = next(f for f in _figures(at) if f["layout"]["yaxis"].get("type") == "log")
+    timing = next(f for f in figures(at) if f["layout"]["yaxis"].get("type") == "log")
     assert list(timing["layout"]["xaxis"]["tickvals"]) == [1000, 2000, 4000]
     legend = timing["layout"]["legend"]
     assert legend["yanchor"] == "top" and legend["y"] < 0  # the toolbar is at the top right
-    caption = _caption(at, "Seconds against n")
-    assert "Measured fit slopes here: RKDE 2.0, SPKDE 2.0, Screened KDE 1.0." in caption
-    assert "KDE and MoM-KDE learn nothing: their fit takes at most 1.0 ms" in caption
-    assert "Evaluation slopes (O(n) a point: 1 in theory): KDE 1.0, MoM-KDE 1.0" in caption
-    assert "The sizes stop at n = 7,745" in caption
-    for fig in _figures(at):
+    text = caption(at, "Seconds against n")
+    assert "Measured fit slopes here: RKDE 2.0, SPKDE 2.0, Screened KDE 1.0." in text
+    assert "KDE and MoM-KDE learn nothing: their fit takes at most 1.0 ms" in text
+    assert "Evaluation slopes (O(n) a point: 1 in theory): KDE 1.0, MoM-KDE 1.0" in text
+    assert "The sizes stop at n = 7,745" in text
+    for fig in figures(at):
         assert fig["layout"]["legend"]["y"] < 0, fig["layout"].get("title")
 
 
@@ -162,24 +130,24 @@ def test_learn_curve_and_screen_caption_matches_the_figure(scheme, verdict):
     """MoM-KDE's curve and the screened KDE against the truth: the caption's JS, rows set aside
     and true outliers among them are those of the figure; on (b) the screen keeps most of the
     outliers and says so."""
-    at = _open("app_pages/learn.py", screen=scheme)
-    fig = next(f for f in _figures(at) if "Screened KDE" in [t.get("name") for t in f["data"]])
+    at = open_app("app_pages/learn.py", screen=scheme)
+    fig = next(f for f in figures(at) if "Screened KDE" in [t.get("name") for t in f["data"]])
     curves = {t["name"]: t for t in fig["data"] if t.get("mode") == "lines" and "y" in t}
-    x = _array(curves["True density"]["x"])
-    truth = _array(curves["True density"]["y"])
+    x = values(curves["True density"]["x"])
+    truth = values(curves["True density"]["y"])
     js = {
-        name: 1000 * metrics.js_divergence(_array(curves[name]["y"]), truth, x[1] - x[0])
+        name: 1000 * metrics.js_divergence(values(curves[name]["y"]), truth, x[1] - x[0])
         for name in ("MoM-KDE", "Screened KDE")
     }
-    caption = _caption(at, "JS to the true density")
-    assert f"MoM-KDE {js['MoM-KDE']:.1f}, screened KDE {js['Screened KDE']:.1f}" in caption
+    text = caption(at, "JS to the true density")
+    assert f"MoM-KDE {js['MoM-KDE']:.1f}, screened KDE {js['Screened KDE']:.1f}" in text
     flagged, outliers = _ticks(fig, FLAG_COLOR), _ticks(fig, "#D62728")
     n_rows = sum((_ticks(fig, "#5A6270") + outliers).values())
     caught = sum((flagged & outliers).values())
     assert (
         f"set aside {sum(flagged.values())} of the {n_rows} rows (purple ticks), {caught} of them "
-        f"outliers, of the {sum(outliers.values())} in the sample" in caption
+        f"outliers, of the {sum(outliers.values())} in the sample" in text
     )
-    assert verdict in caption
-    kept = re.search(r"the screen kept (\d+) outliers", caption)
+    assert verdict in text
+    kept = re.search(r"the screen kept (\d+) outliers", text)
     assert scheme == "thin" or int(kept.group(1)) == sum(outliers.values()) - caught

@@ -4,10 +4,6 @@ and captions agreeing with its figures."""
 
 from __future__ import annotations
 
-import base64
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from app_support import compute
 from app_support.captions import RKDE_JUMP, ratio_list, sweep_stats, sweep_verdicts
+from tests.app._apptest import caption, figures, open_app, values
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 RATIOS = (0.1, 0.2, 0.3)
 
 
@@ -165,29 +161,11 @@ def test_the_progress_text_names_the_scheme(monkeypatch):
     assert texts == ["(b) Gaussian outliers N(3, 0.5), between the modes, ratio 0.10 (1 of 1)"]
 
 
-def _open_sweep(**params: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("app_pages/sweep.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _array(value) -> np.ndarray:
-    """A plotly JSON array: a list, or {"dtype", "bdata"} (base64 of the raw values)."""
-    if isinstance(value, dict):
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).astype(float)
-    return np.asarray(value, float)
-
-
 def _curves(at: AppTest, title: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The figure's lines: method label -> (means, standard deviations) over the ratios."""
-    figs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-    fig = next(f for f in figs if f["layout"]["title"]["text"] == title)
+    fig = next(f for f in figures(at) if f["layout"]["title"]["text"] == title)
     return {
-        t["name"]: (_array(t["y"]), _array(t["customdata"]))
+        t["name"]: (values(t["y"]), values(t["customdata"]))
         for t in fig["data"]
         if "customdata" in t
     }
@@ -198,7 +176,7 @@ def test_the_box_and_captions_count_what_the_figures_draw(metric):
     """Wins and ties of MoM-KDE (auto) against the KDE, recounted from the figure's lines
     (mean, std over 2 repetitions), are those the box and the caption state."""
     reps = 2
-    at = _open_sweep(reps=str(reps), n="200")
+    at = open_app("app_pages/sweep.py", reps=str(reps), n="200")
     title = {"js": "Jensen-Shannon divergence (base 2)", "auc": "ROC AUC"}[metric]
     curves = _curves(at, title)
     (kde, kde_std), (mom, mom_std) = curves["KDE"], curves["MoM-KDE (auto)"]
@@ -212,8 +190,8 @@ def test_the_box_and_captions_count_what_the_figures_draw(metric):
     assert box.startswith("(a) uniform outliers on [−3, 9]. On JS, ")
     assert said in box
     start = {"js": "Jensen-Shannon divergence", "auc": "AUC of the density"}[metric]
-    caption = next(c.value for c in at.caption if c.value.startswith(start))
-    assert said in caption
-    assert ("ties with it at" in caption) == (ties > 0)
+    text = caption(at, start)
+    assert said in text
+    assert ("ties with it at" in text) == (ties > 0)
     if ties:
-        assert f"within the standard error of {reps} repetitions" in caption
+        assert f"within the standard error of {reps} repetitions" in text

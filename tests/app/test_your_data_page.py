@@ -5,45 +5,13 @@ blocks, and the share flagged among the fitted rows and the others."""
 
 from __future__ import annotations
 
-import io
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
-import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+from tests.app._apptest import caption, figures, open_app, read_download, upload
+
 PAGE = "app_pages/your_data.py"
-TIMEOUT = 60
-
-
-def _open(**params: str | list[str]) -> AppTest:
-    """The Your data page with URL query parameters ``params``."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _upload(name: str, content: bytes, **params: str | list[str]) -> AppTest:
-    """Your data with ``content`` uploaded as ``name`` (and URL parameters ``params``)."""
-    at = _open(**params)
-    at.sidebar.file_uploader(key="upload").set_value((name, content, "text/csv")).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def _figures(at: AppTest) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-
-
-def _caption(at: AppTest, start: str) -> str:
-    return next(c.value for c in at.caption if c.value.startswith(start))
 
 
 def _csv(n: int, seed: int = 0, **extra) -> bytes:
@@ -53,27 +21,6 @@ def _csv(n: int, seed: int = 0, **extra) -> bytes:
     xy[: max(n // 100, 1)] += 8.0
     frame = pd.DataFrame(xy, columns=["x", "y"]).assign(**extra)
     return frame.to_csv(index=False).encode()
-
-
-@pytest.fixture
-def downloads(monkeypatch) -> dict[str, bytes]:
-    """The files the app offers for download, by URL (AppTest drops its media after a run)."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    stored: dict[str, bytes] = {}
-    store = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, path_or_data, mimetype, kind, filename=None):
-        file_id = store(self, path_or_data, mimetype, kind, filename)
-        stored[self.get_url(file_id)] = self.get_file(file_id).content
-        return file_id
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return stored
-
-
-def _download(downloads: dict[str, bytes], at: AppTest) -> pd.DataFrame:
-    return pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
 
 
 def test_percentile_among_the_fitted_rows():
@@ -87,9 +34,9 @@ def test_percentile_among_the_fitted_rows():
 def test_scores_on_one_scale_for_every_method(downloads):
     """Every method's percentile is the share of fitted rows (here all rows) scoring as low or
     lower; the raw score stays in the download; the table opens with the percentile."""
-    at = _upload("two.csv", _csv(400), methods=["kde", "mom_kde"])
+    at = upload("two.csv", _csv(400), methods=["kde", "mom_kde"])
     assert not at.error, [e.value for e in at.error]
-    csv = _download(downloads, at)
+    csv = read_download(downloads, at)
     for method in ("kde", "mom_kde"):
         score, percentile = csv[f"score_{method}"], csv[f"percentile_{method}"]
         expected = [(score <= s).mean() for s in score]
@@ -103,8 +50,8 @@ def test_scores_on_one_scale_for_every_method(downloads):
     table = at.dataframe[0].value
     assert list(table.columns[:3]) == ["percentile", "flagged", "score"]
     assert table["percentile"].is_monotonic_increasing
-    assert _caption(at, "Percentile: the share of the rows a method was fitted on")
-    assert "percentile_<method>, score_<method>" in _caption(at, "Score: ")
+    assert caption(at, "Percentile: the share of the rows a method was fitted on")
+    assert "percentile_<method>, score_<method>" in caption(at, "Score: ")
 
 
 def test_maps_circle_the_lowest_flags_and_list_the_rest(downloads, monkeypatch):
@@ -113,33 +60,34 @@ def test_maps_circle_the_lowest_flags_and_list_the_rest(downloads, monkeypatch):
     import app_support.scoring as scoring
 
     monkeypatch.setattr(scoring, "MAX_CIRCLED", 15)
-    at = _upload("two.csv", _csv(300), methods=["kde", "mom_kde"], plot=["x", "y"])
-    csv = _download(downloads, at)
+    at = upload("two.csv", _csv(300), methods=["kde", "mom_kde"], plot=["x", "y"])
+    csv = read_download(downloads, at)
     n_flagged = int(csv["is_outlier_mom_kde"].sum())
     assert n_flagged == 30
-    (fig,) = _figures(at)
+    (fig,) = figures(at)
     rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged"]
     assert len(rings) == sum(t["type"] in ("contour", "heatmap") for t in fig["data"]) == 2
     assert rings[0]["name"] == f"flagged: the 15 lowest of {n_flagged}"
     lowest = csv.sort_values("score_mom_kde", kind="stable").head(15)
     for ring in rings:
         assert sorted(map(int, ring["customdata"])) == sorted(lowest["row"])
-    caption = _caption(at, "h = ")
-    assert f"the 15 rows MoM-KDE scores lowest, of the {n_flagged} it flags" in caption
-    assert "the ranking below lists the others" in caption
+    text = caption(at, "h = ")
+    assert f"the 15 rows MoM-KDE scores lowest, of the {n_flagged} it flags" in text
+    assert "the ranking below lists the others" in text
 
 
 def test_maps_circle_every_flag_when_few():
-    at = _open(
+    at = open_app(
+        PAGE,
         sample="sensor_glitches.csv",
         plot=["temperature_c", "humidity_pct"],
         methods=["kde", "mom_kde"],
     )
-    (fig,) = _figures(at)
+    (fig,) = figures(at)
     rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged"]
     assert rings and all(len(t["customdata"]) == 96 for t in rings)
     assert rings[0]["name"] == "flagged (96)"
-    assert "circled (every map): the 96 rows MoM-KDE flags" in _caption(at, "h = ")
+    assert "circled (every map): the 96 rows MoM-KDE flags" in caption(at, "h = ")
 
 
 def test_tables_name_rows_by_the_files_row_numbers(downloads):
@@ -147,8 +95,8 @@ def test_tables_name_rows_by_the_files_row_numbers(downloads):
     included in the count (no 0-based index)."""
     lines = _csv(200).decode().splitlines()
     lines[1] = lines[1].split(",")[0] + ","  # data row 1: no y
-    at = _upload("gaps.csv", "\n".join(lines).encode(), methods=["kde"])
-    csv = _download(downloads, at)
+    at = upload("gaps.csv", "\n".join(lines).encode(), methods=["kde"])
+    csv = read_download(downloads, at)
     table = at.dataframe[0].value
     assert table.index.name == "row" and table.index.min() >= 2
     by_row = csv.set_index("row")
@@ -167,7 +115,7 @@ def test_the_ranking_opens_on_the_method_that_flags():
         ]
         return [t.label for t in at.tabs][container.proto.tab_container.default_tab_index]
 
-    at = _open(sample="sensor_glitches.csv", methods=["kde", "mom_kde", "rkde"])
+    at = open_app(PAGE, sample="sensor_glitches.csv", methods=["kde", "mom_kde", "rkde"])
     assert at.sidebar.selectbox(key="flag").value == "mom_kde"
     assert [t.label for t in at.tabs] == ["KDE", "MoM-KDE", "RKDE"]
     assert opened(at) == "MoM-KDE"
@@ -193,29 +141,29 @@ def test_a_few_valued_numeric_column_is_a_category():
 
 
 def test_a_constant_column_is_named_and_the_page_goes_on(downloads):
-    at = _upload("constant.csv", b"x,y\n1,2.5\n1,3.1\n1,4.7\n1,5.2\n", methods=["kde"])
+    at = upload("constant.csv", b"x,y\n1,2.5\n1,3.1\n1,4.7\n1,5.2\n", methods=["kde"])
     (error,) = at.error
     assert "'x' are constant" in error.value and "goes on with 'y'" in error.value
-    assert _download(downloads, at)["score_kde"].notna().all()
+    assert read_download(downloads, at)["score_kde"].notna().all()
 
 
 def test_a_category_is_not_scored_by_default_but_can_be(downloads):
     rng = np.random.default_rng(1)
     content = _csv(120, year=rng.choice([2007, 2008, 2009], size=120))
-    at = _upload("penguins.csv", content, methods=["kde"])
+    at = upload("penguins.csv", content, methods=["kde"])
     assert at.sidebar.multiselect(key="score").value == ["x", "y"]
-    left_out = _caption(at, "Not scored by default")
+    left_out = caption(at, "Not scored by default")
     assert "year (3 values)" in left_out and "taken as a category" in left_out
-    chosen = _upload("penguins.csv", content, methods=["kde"], score=["x", "year"])
-    assert not chosen.error and "2 column(s)" in _caption(chosen, "Score: ")
+    chosen = upload("penguins.csv", content, methods=["kde"], score=["x", "year"])
+    assert not chosen.error and "2 column(s)" in caption(chosen, "Score: ")
 
 
 def test_rows_with_missing_values_stay_in_the_download(downloads):
     """Empty percentile, score and flag, and the reason, at their row number."""
     lines = _csv(150).decode().splitlines()
     lines[7] = "," + lines[7].split(",")[1]  # data row 7: no x
-    at = _upload("gaps.csv", "\n".join(lines).encode(), methods=["kde", "mom_kde"])
-    csv = _download(downloads, at)
+    at = upload("gaps.csv", "\n".join(lines).encode(), methods=["kde", "mom_kde"])
+    csv = read_download(downloads, at)
     assert len(csv) == 150 and csv["row"].tolist() == list(range(1, 151))
     gap = csv[csv["row"] == 7].iloc[0]
     for method in ("kde", "mom_kde"):
@@ -227,19 +175,19 @@ def test_rows_with_missing_values_stay_in_the_download(downloads):
 
 def test_a_text_column_chosen_keeps_the_figure_and_says_why(downloads):
     content = _csv(200, kind=["a", "b"] * 100)
-    at = _upload("text.csv", content, methods=["kde"], score=["x", "y", "kind"])
+    at = upload("text.csv", content, methods=["kde"], score=["x", "y", "kind"])
     (error,) = at.error
     assert "Left out of the columns scored: column 'kind' is not numeric" in error.value
     assert "data row 1 holds 'a'" in error.value and "goes on with 'x', 'y'" in error.value
-    assert len(_figures(at)) == 1 and at.get("download_button")
-    assert "2 column(s)" in _caption(at, "Score: ")
-    assert _download(downloads, at)["score_kde"].notna().all()
-    drawn = _upload("text.csv", content, methods=["kde"], plot=["x", "kind"])
+    assert len(figures(at)) == 1 and at.get("download_button")
+    assert "2 column(s)" in caption(at, "Score: ")
+    assert read_download(downloads, at)["score_kde"].notna().all()
+    drawn = upload("text.csv", content, methods=["kde"], plot=["x", "kind"])
     assert "Left out of the columns drawn" in drawn.error[0].value
-    (fig,) = _figures(drawn)  # the 1-D figure of x
+    (fig,) = figures(drawn)  # the 1-D figure of x
     assert not any(t["type"] == "contour" for t in fig["data"])
-    only = _upload("text.csv", content, methods=["kde"], plot=["kind"])
-    assert not _figures(only) and only.get("download_button")
+    only = upload("text.csv", content, methods=["kde"], plot=["kind"])
+    assert not figures(only) and only.get("download_button")
     assert any("No column to draw" in i.value for i in only.info)
 
 
@@ -250,9 +198,9 @@ def test_a_bad_cell_is_named_by_its_row_in_the_file(monkeypatch):
     monkeypatch.setattr(scoring, "MAX_SCORED_ROWS", 300)
     z = [f"{v:.3f}" for v in np.random.default_rng(2).normal(size=600)]
     z[449] = "oops"
-    at = _upload("big.csv", _csv(600, z=z), methods=["kde"], score=["x", "z"])
+    at = upload("big.csv", _csv(600, z=z), methods=["kde"], score=["x", "z"])
     assert "data row 450 holds 'oops'" in at.error[0].value
-    assert len(_figures(at)) == 1
+    assert len(figures(at)) == 1
 
 
 def test_small_blocks_say_so_and_what_to_try():
@@ -265,10 +213,10 @@ def test_small_blocks_say_so_and_what_to_try():
     assert blocks_note(2000, 161, 0.04, True) == ""
     assert "no S of 3 blocks or more" in blocks_note(25, 7, 0.1, True)
     assert "price of robustness" in blocks_note(960, 193, 0.1, True, n_outliers=60)
-    at = _upload("small.csv", _csv(75), methods=["kde", "mom_kde"])
+    at = upload("small.csv", _csv(75), methods=["kde", "mom_kde"])
     (note,) = [i.value for i in at.info if i.value.startswith("MoM-KDE's S = ")]
     assert "17 blocks hold 4.4 rows each" in note and "try ε = 0.04" in note
-    smoother = _upload("small.csv", _csv(75), methods=["kde", "mom_kde"], eps="0.04")
+    smoother = upload("small.csv", _csv(75), methods=["kde", "mom_kde"], eps="0.04")
     assert not [i for i in smoother.info if i.value.startswith("MoM-KDE's S = ")]
 
 
@@ -278,15 +226,15 @@ def test_the_share_flagged_among_fitted_rows_and_the_others(downloads, monkeypat
     from app_support.compute import row_sample
 
     monkeypatch.setattr(scoring, "MAX_FIT", 300)
-    at = _upload("two.csv", _csv(1_200), methods=["kde", "mom_kde"])
-    csv = _download(downloads, at)
+    at = upload("two.csv", _csv(1_200), methods=["kde", "mom_kde"])
+    csv = read_download(downloads, at)
     fitted = np.zeros(1_200, bool)
     fitted[row_sample(1_200, 300, 0)] = True
     flags = csv["is_outlier_mom_kde"].to_numpy(bool)
     assert flags[fitted].sum() == 30  # ε of the fitted rows
-    caption = _caption(at, "MoM-KDE flags")
-    assert "10.0% of the 300 fitted rows" in caption
-    assert f"{flags[~fitted].mean():.1%} of the 900 others" in caption
+    text = caption(at, "MoM-KDE flags")
+    assert "10.0% of the 300 fitted rows" in text
+    assert f"{flags[~fitted].mean():.1%} of the 900 others" in text
 
 
 def test_drift_of_the_share_is_explained():
@@ -310,7 +258,7 @@ def test_drift_of_the_share_is_explained():
 def test_a_figure_without_scores_when_no_column_to_score():
     """Only a text column to score, with a label: the figure stays, no AUC, no traceback."""
     content = _csv(200, kind=["a", "b"] * 100, label=[0] * 190 + [1] * 10)
-    at = _upload("text.csv", content, methods=["kde"], score=["kind"], label="label")
+    at = upload("text.csv", content, methods=["kde"], score=["kind"], label="label")
     assert "Left out of the columns scored: column 'kind'" in at.error[0].value
-    assert len(_figures(at)) == 1 and not at.get("download_button") and not at.table
+    assert len(figures(at)) == 1 and not at.get("download_button") and not at.table
     assert any("No column to score" in i.value for i in at.info)

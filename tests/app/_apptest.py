@@ -1,0 +1,64 @@
+"""Helpers shared by the AppTest suites of tests/app: open the app on a page, read its plotly
+figures and captions, upload a file to Your data and read the file it offers for download."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+TIMEOUT = 60
+YOUR_DATA = "app_pages/your_data.py"
+
+
+def open_app(page: str | None = None, **params: str | list[str]) -> AppTest:
+    """The app on ``page`` (a pages/ path; home if None), with URL query parameters ``params``."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    if page is not None:
+        at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def upload(name: str, content: bytes, **params: str | list[str]) -> AppTest:
+    """Your data with ``content`` uploaded as ``name`` (and URL parameters ``params``)."""
+    at = open_app(YOUR_DATA, **params)
+    at.sidebar.file_uploader(key="upload").set_value((name, content, "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def figures(at: AppTest) -> list[dict]:
+    """The plotly figures of the page, as dicts."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def names(fig: dict) -> list[str]:
+    """The legend names of a figure's traces, in drawing order ("" for an unnamed one)."""
+    return [trace.get("name", "") for trace in fig["data"]]
+
+
+def caption(at: AppTest, start: str) -> str:
+    """The first caption of the page that starts with ``start``."""
+    return next(c.value for c in at.caption if c.value.startswith(start))
+
+
+def values(data) -> np.ndarray:
+    """A trace's array as floats: a list, or plotly's typed array ({"dtype", "bdata"})."""
+    if isinstance(data, dict):
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"]).astype(float)
+    return np.asarray(data, dtype=float)
+
+
+def read_download(downloads: dict[str, bytes], at: AppTest) -> pd.DataFrame:
+    """The page's first download (recorded by the ``downloads`` fixture), as a DataFrame."""
+    return pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
