@@ -634,7 +634,11 @@ def density_2d_figure(
         )
         bottom = 50
     fig.update_layout(
-        **{**_LAYOUT, "margin": dict(l=10, r=10, t=40, b=bottom), "legend": legend},
+        **{
+            **_LAYOUT,
+            "margin": dict(l=60, r=80, t=40, b=bottom + 45, autoexpand=False),
+            "legend": legend,
+        },
         height=panel_height * rows + 60 + bottom,
     )
     fig.update_xaxes(range=[float(xs[0]), float(xs[-1])])
