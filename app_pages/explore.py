@@ -158,8 +158,12 @@ def _figure_and_metrics(settings) -> None:
             reading = (
                 "Dashed: the true density"
                 + (
-                    "; log axis over four decades below the peak, so the KDE's mass over "
-                    "spread-out outliers shows"
+                    "; log axis over four decades below the peak, so "
+                    + (
+                        "the KDE's plateau over the spread-out outliers shows"
+                        if scheme == "uniform" and data.n_outliers
+                        else "small masses show as clearly as the modes"
+                    )
                     if log_y
                     else ""
                 )
@@ -170,7 +174,8 @@ def _figure_and_metrics(settings) -> None:
                     else "the sample (no outliers)."
                 )
                 + (
-                    " Grey curves: the block KDEs the median is taken over."
+                    " Grey curves: the block KDEs the median is taken over"
+                    + (" (clearer on the linear axis)." if log_y else ".")
                     if blocks is not None
                     else ""
                 )

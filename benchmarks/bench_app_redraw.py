@@ -282,21 +282,20 @@ def docs_table(before: dict, after: dict) -> str:
         "| move | 1-D before | 1-D after | 2-D before | 2-D after |",
         "|---|---|---|---|---|",
     ]
-    for seed, what in ((0, "opening view"), (1, "seed 1, not computed ahead")):
+    for seed, what in ((0, "from the opening view"), (1, "at seed 1 (not computed ahead)")):
         for name, *_ in MOVES:
             cells = [
                 cell(run["moves"][f"{dim}-D seed {seed}"][name])
                 for dim in (1, 2)
                 for run in (before, after)
             ]
-            lines.append(f"| {name}, from the {what} | " + " | ".join(cells) + " |")
-    loads = [
-        ("first page of a fresh server", "first_load_s", "first_load_s"),
-        ("new session, running server", "load_1d_s", "load_2d_s"),
-    ]
-    for name, one, two in loads:
-        cells = [f"{run[key]:.2f}" for key in (one, two) for run in (before, after)]
-        lines.append(f"| cold load: {name} | " + " | ".join(cells) + " |")
+            lines.append(f"| {name}, {what} | " + " | ".join(cells) + " |")
+    first = [f"{run['first_load_s']:.2f}" for run in (before, after)]
+    lines.append(
+        "| cold load: first page of a fresh server (1-D) | " + " | ".join(first) + " | | |"
+    )
+    cells = [f"{run[key]:.2f}" for key in ("load_1d_s", "load_2d_s") for run in (before, after)]
+    lines.append("| cold load: new session, running server | " + " | ".join(cells) + " |")
     lines.append(
         f"| server busy after its first page | {before['busy_after_first_s']:.0f} s | "
         f"{after['busy_after_first_s']:.0f} s | | |"
