@@ -25,13 +25,14 @@ from benchmarks.browser import CHROMIUM, CHROMIUM_ARGS, free_port, wait_until_id
 PAGES = {
     "home": "",
     "explore": "explore",
+    "explore_2d": "explore?dim=2",
     "sweep": "sweep",
     "your_data": "your_data?sample=sensor_glitches.csv",
     "real_data": "real_data",
     "learn": "learn",
 }
 VIEWPORT = {"width": 1400, "height": 1000}
-FIGURE = ".js-plotly-plot .scatterlayer .trace"
+FIGURE = ".js-plotly-plot .scatterlayer .trace, .js-plotly-plot .heatmaplayer image"
 
 
 def main() -> None:
