@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from app_support.captions import compare_to_kde, reasons, screened_note
+from app_support.captions import coinciding_curves, compare_to_kde, reasons, screened_note
 from app_support.compute import (
     DEFAULT_METHODS,
     explore_view,
@@ -24,7 +24,13 @@ from app_support.widgets import (
     url,
     user_errors,
 )
-from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure, shared_colour_cap
+from momkde_core.plots import (
+    COLOUR_DECADES,
+    METHOD_LABELS,
+    density_1d_figure,
+    density_2d_figure,
+    shared_colour_cap,
+)
 
 st.title("Explore S, h and the outlier ratio")
 side = st.sidebar
@@ -147,6 +153,11 @@ def _figure_and_metrics(settings) -> None:
         curves = {"truth": truth, **{m: r["grid"] for m, r in results.items()}}
         if dim == 1:
             blocks = results["mom_kde"].get("blocks") if "mom_kde" in results else None
+            peak = max(float(np.nanmax(v)) for v in curves.values())
+            dashes, twins_note = coinciding_curves(
+                {m: curves[m] for m in METHOD_LABELS if m in curves},
+                peak * 1.3 / 10**COLOUR_DECADES if log_y else None,
+            )
             fig = density_1d_figure(
                 grid.axes[0],
                 curves,
@@ -154,6 +165,7 @@ def _figure_and_metrics(settings) -> None:
                 data.is_outlier,
                 block_curves=blocks,
                 log_y=log_y,
+                dashes=dashes,
             )
             reading = (
                 "Dashed: the true density"
@@ -173,6 +185,7 @@ def _figure_and_metrics(settings) -> None:
                     if data.n_outliers
                     else "the sample (no outliers)."
                 )
+                + (" " + twins_note if twins_note else "")
                 + (
                     " Grey curves: the block KDEs the median is taken over"
                     + (" (clearer on the linear axis)." if log_y else ".")

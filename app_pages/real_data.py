@@ -9,13 +9,12 @@ are drawn dashed because they coincide.
 
 from __future__ import annotations
 
-import itertools
 import os
 
 import pandas as pd
 import streamlit as st
 
-from app_support.captions import below_chance, ratio_span
+from app_support.captions import below_chance, coinciding_lines, listed, mean_curves
 from app_support.compute import (
     RESULTS_DIR,
     dataset_problem,
@@ -44,12 +43,10 @@ REAL_METHODS = (
 #: The screened KDE's stored results: run after the reproduction on the same samples (same
 #: seeds), at three of its ratios (docs/reproduction.md).
 SCREENED_RESULTS = RESULTS_DIR / "real_honest_screened.csv.gz"
-#: Two methods whose mean AUCs stay within this of each other at every ratio both have draw
-#: one line (about a line's width and its markers on the [0, 1] axis): the later one dashed.
-COINCIDE = 0.015
-#: The dashes of coinciding lines, in drawing order (the first line of a group stays solid;
-#: no dotted line, the chance line's style).
-DASHES = ("dash", "dashdot", "longdash", "longdashdot")
+#: The methods whose h is the one cross-validated on the contaminated sample, and those told
+#: the guessed share (the robust h is chosen for it), in the Methods box's order.
+CV_H = ("kde", "mom_kde_rule", "mom_kde_oracle", "rkde", "spkde")
+TOLD = ("mom_kde_auto", "kde_robust", "spkde", "screened_kde")
 STEPS = {0.05: [round(0.05 * k, 2) for k in range(1, 11)], 0.1: [0.1, 0.2, 0.3, 0.4, 0.5]}
 #: Why a data set's AUC falls below chance (docs/reproduction.md; the authors' own results agree).
 BELOW_CHANCE_WHY = {
@@ -62,90 +59,43 @@ BELOW_CHANCE_WHY = {
 }
 
 
-def mean_curves(part: pd.DataFrame) -> pd.DataFrame:
-    """The mean AUC of each method at each ratio.
+def protocol_text(methods: list[str]) -> str:
+    """The page's introduction: the protocol, said of the methods drawn.
 
     Parameters
     ----------
-    part : DataFrame
-        The results of one data set (columns ``method, ratio, value``).
-
-    Returns
-    -------
-    means : DataFrame
-        One row per method, in drawing order, one column per ratio; NaN where a method has
-        no result (the screened KDE is stored at three ratios).
-    """
-    means = part.groupby(["method", "ratio"])["value"].mean().unstack("ratio")
-    return means.reindex([m for m in METHOD_LABELS if m in means.index])
-
-
-def coinciding(means: pd.DataFrame) -> dict[str, str]:
-    """The methods whose lines would hide another's.
-
-    Parameters
-    ----------
-    means : DataFrame
-        What :func:`mean_curves` returns.
-
-    Returns
-    -------
-    twins : dict of str to str
-        Each method whose mean curve stays within :data:`COINCIDE` of a method drawn before
-        it, at every ratio both have, mapped to the first such method.
-    """
-    twins = {}
-    for i, method in enumerate(means.index):
-        for earlier in means.index[:i]:
-            gap = (means.loc[method] - means.loc[earlier]).abs().dropna()
-            if len(gap) and gap.max() < COINCIDE:
-                twins[method] = earlier
-                break
-    return twins
-
-
-def listing(names: list[str]) -> str:
-    """Names joined for a sentence.
-
-    Parameters
-    ----------
-    names : list of str
-        At least one name.
+    methods : list of str
+        The methods chosen in the Methods box (the figures' lines).
 
     Returns
     -------
     text : str
-        "A", "A and B", "A, B and C".
+        How the data are contaminated and scored, which of the drawn methods share the
+        cross-validated h and which are told the guessed share, the oracle's nature when it
+        is drawn, and the methods the Methods box adds.
     """
-    return f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
-
-
-def coincide_note(twins: dict[str, str]) -> str:
-    """The caption's note on the dashed lines.
-
-    Parameters
-    ----------
-    twins : dict of str to str
-        What :func:`coinciding` returns.
-
-    Returns
-    -------
-    note : str
-        "Dashed lines coincide with another: RKDE and SPKDE within 0.015 of KDE's mean AUC
-        at every ratio shown (...)", or "" when no line hides another.
-    """
-    if not twins:
-        return ""
-    groups: dict[str, list[str]] = {}
-    for method, earlier in twins.items():
-        groups.setdefault(earlier, []).append(METHOD_LABELS[method])
-    parts = [
-        f"{listing(labels)} within {COINCIDE:g} of {METHOD_LABELS[earlier]}'s"
-        for earlier, labels in groups.items()
+    labels = {group: [METHOD_LABELS[m] for m in group if m in methods] for group in (CV_H, TOLD)}
+    clauses = [
+        f"the bandwidth of {listed(labels[CV_H])} is cross-validated on the contaminated sample "
+        "(one h, shared)"
+        if labels[CV_H]
+        else "",
+        f"{listed(labels[TOLD])} {'are' if len(labels[TOLD]) > 1 else 'is'} told a guessed share "
+        f"of {CONTAMINATION_GUESS:g}"
+        if labels[TOLD]
+        else "",
+        "the oracle keeps the S of best AUC (it reads the labels: an upper bound, not a method)"
+        if "mom_kde_oracle" in methods
+        else "",
     ]
+    offered = [METHOD_LABELS[m] for m in REAL_METHODS if m not in methods]
     return (
-        f" Dashed lines coincide with another: {'; '.join(parts)} mean AUC at every ratio "
-        "shown (drawn solid, they would hide it)."
+        "Kim & Scott's protocol, as in the paper: one class plays the outliers, it is subsampled "
+        "to each ratio, the features are standardised, and each density scores every point (low = "
+        "outlier). **Honest** protocol: "
+        + "; ".join(c for c in clauses if c)
+        + "."
+        + (f" The Methods box also offers {listed(offered)}." if offered else "")
     )
 
 
@@ -182,14 +132,7 @@ methods = methods_select(
     "screen, then a KDE with its own CV h on the rows kept (stored at three ratios).",
 )
 
-st.markdown(
-    "Kim & Scott's protocol, as in the paper: one class plays the outliers, it is subsampled to each ratio, "
-    "the features are standardised, and each density scores every point (low = outlier). **Honest** "
-    "protocol: the bandwidth is cross-validated on the contaminated sample (shared by KDE, MoM-KDE (S rule), "
-    f"RKDE and SPKDE); SPKDE, MoM-KDE (auto) and the screened KDE are told a guessed share of "
-    f"{CONTAMINATION_GUESS:g}; the oracle keeps the S of best AUC (it reads the labels: an upper bound, "
-    "not a method)."
-)
+st.markdown(protocol_text(methods))
 missing = {name: dataset_problem(name, os.environ.get(DATA_DIR_ENV)) for name in chosen}
 uninstalled = [name for name in chosen if missing[name]]
 if live:  # only a new run reads the data sets
@@ -203,12 +146,12 @@ else:
     shown = list(chosen)
     if uninstalled:
         st.info(
-            f"{listing([f'**{name}**' for name in uninstalled])}: drawn from the stored "
+            f"{listed(f'**{name}**' for name in uninstalled)}: drawn from the stored "
             "results, which need no data. A new run (*Re-run live*) needs "
             f"{'their files' if len(uninstalled) > 1 else 'its file'}, not installed here.",
             icon=":material/inventory_2:",
         )
-        with st.expander(f"How to install {listing(uninstalled)}"):
+        with st.expander(f"How to install {listed(uninstalled)}"):
             for name in uninstalled:
                 st.markdown(f"**{name}**: {missing[name]}")
 
@@ -251,35 +194,35 @@ with user_errors():
     for i, name in enumerate(shown):
         with cols[i % 2]:
             part = results[results["source"] == name]
-            fig = metric_vs_ratio_figure(part, "auc", title=f"{name}: AUC")
-            means = mean_curves(part)
-            twins = coinciding(means)
-            for method, dash in zip(twins, itertools.cycle(DASHES)):
-                fig.update_traces(line_dash=dash, selector=dict(name=METHOD_LABELS[method]))
-            st.plotly_chart(fig, key=f"real_{name}", config={"displaylogo": False})
-            low = [r for _, r in below_chance(part)]
+            coinciding = coinciding_lines(part, "auc")
+            st.plotly_chart(
+                metric_vs_ratio_figure(
+                    part, "auc", title=f"{name}: AUC", band="se", dashes=coinciding.dashes
+                ),
+                key=f"real_{name}",
+                config={"displaylogo": False},
+            )
             # the oracle is a bound, not a method; every method is compared on the same ratios
-            ranked = means.drop(index="mom_kde_oracle", errors="ignore").dropna(axis=1)
-            best = ranked.mean(axis=1).idxmax() if len(ranked) else "mom_kde_oracle"
+            means = mean_curves(part, "auc")
+            ranked = means.drop(columns="mom_kde_oracle", errors="ignore").dropna()
+            best = ranked.mean().idxmax() if ranked.size else "mom_kde_oracle"
             partial = (
-                f" (at the ratios every method shown has: {', '.join(f'{r:g}' for r in ranked.columns)})"
-                if len(ranked) and ranked.shape[1] < means.shape[1]
+                f" (at the ratios every method shown has: {', '.join(f'{r:g}' for r in ranked.index)})"
+                if ranked.size and len(ranked) < len(means)
                 else ""
             )
-            st.caption(
-                f"Best on average: {METHOD_LABELS.get(best, best)}{partial}."
-                + (
-                    f" Below chance at ratio {ratio_span(low)}: {BELOW_CHANCE_WHY[name]}; no density "
-                    "can call such outliers rare."
-                    if low
-                    else ""
-                )
-                + coincide_note(twins)
-            )
+            why = f"{BELOW_CHANCE_WHY[name]}; no density can call such outliers rare"
+            text = [
+                f"Best on average: {METHOD_LABELS.get(best, best)}{partial}.",
+                below_chance(part, why),
+                str(coinciding),
+            ]
+            st.caption(" ".join(t for t in text if t))
     st.caption(
         "AUC of each density as an outlier score against the true outlier class (higher is better; "
-        "dotted: chance, 0.5), mean ± std over the repetitions. Below 0.5 the outlier class is denser "
-        "than the inliers: a density-based detector cannot find it, whichever estimator it uses."
+        "dotted: chance, 0.5): the mean over the repetitions, in a band of ± one standard error of "
+        "that mean. Below 0.5 the outlier class is denser than the inliers: a density-based "
+        "detector cannot find it, whichever estimator it uses."
     )
     st.download_button(
         "Download the results (CSV)",

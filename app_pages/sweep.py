@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_support.captions import WHY, below_chance, ratio_list, sweep_verdicts
+from app_support.captions import WHY, below_chance, coinciding_lines, sweep_verdicts
 from app_support.compute import run_sweep, runner_methods
 from app_support.widgets import SCHEME_LABELS, methods_select, scheme_select, url, user_errors
 from momkde_core.experiments._runner import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
@@ -46,6 +46,10 @@ SCHEME_WHY = {
     "an h the spike cannot capture. " + GUIDE,
     "adversarial": WHY["adversarial"].format(share=0.39),
 }
+#: Why every method's AUC falls below chance on a synthetic scheme.
+BELOW_CHANCE_WHY = (
+    "the outliers are denser than the inliers (a spike), so a density ranks them as normal"
+)
 PROTOCOLS = {"honest": "honest", "paper": "paper"}
 SHARES = {"guess": f"guess {CONTAMINATION_GUESS:g}", "true": "true ratio"}
 
@@ -121,7 +125,9 @@ st.markdown(
         else ""
     )
     + f"SPKDE and the auto methods{' and the screened KDE' if 'screened_kde' in methods else ''} are told "
-    f"{stated}. Lines: means over the repetitions; bands: ± one std."
+    f"{stated}. Lines: means over the repetitions; bands: ± one standard error of the mean (se). "
+    "The captions call a gap between two lines a win only beyond the standard error of the gap, "
+    "√(se₁² + se₂²): within it, a tie."
 )
 with user_errors():
     if not methods:
@@ -151,8 +157,9 @@ with user_errors():
     cols = st.columns(2)
     for i, (metric, sentence) in enumerate(FIGURES.items()):
         with cols[i % 2]:
+            coinciding = coinciding_lines(results, metric)
             st.plotly_chart(
-                metric_vs_ratio_figure(results, metric),
+                metric_vs_ratio_figure(results, metric, band="se", dashes=coinciding.dashes),
                 key=f"sweep_{metric}",
                 config={"displaylogo": False},
             )
@@ -160,12 +167,9 @@ with user_errors():
             text = [sentence, said.versus_kde, said.rivals, *said.jumps]
             text += [m for m in said.mechanisms if m not in explained]
             explained.update(said.mechanisms)
-            if metric == "auc" and (low := below_chance(results)):
-                text.append(
-                    f"At ratio {ratio_list([r for _, r in low], sorted(set(results['ratio'])))} "
-                    "every method's AUC is below 0.5: the outliers are denser than the inliers "
-                    "(a spike), so a density ranks them as normal."
-                )
+            if metric == "auc":
+                text.append(below_chance(results, BELOW_CHANCE_WHY))
+            text.append(str(coinciding))
             st.caption(" ".join(t for t in text if t))
     st.download_button(
         "Download the results (CSV)",

@@ -30,7 +30,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from app_support.captions import auc_verdict, reasons, screened_note
+from app_support.captions import auc_verdict, flag_columns_note, reasons, screened_note
 from app_support.compute import (
     DEFAULT_METHODS,
     fit_all,
@@ -80,22 +80,35 @@ from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figur
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 UPLOAD = "(upload a file)"
-#: What each bundled sample teaches (assets/make_samples.py makes them).
+#: What each bundled sample shows, in a few words (named under the picker), and what it
+#: teaches (shown with it); assets/make_samples.py makes them.
 SAMPLE_LESSONS = {
-    "sensor_glitches.csv": "**Where MoM-KDE wins.** A sensor stuck at one value for 60 readings makes a tight "
-    "cluster: the KDE grows a hill on it and ranks it as normal, while the cluster sits in "
-    "too few blocks to move MoM-KDE's median, which ranks every glitch first.",
-    "spike_on_a_mode.csv": "**Where every density method fails.** The outliers are a spike on top of an inlier "
-    "mode (the paper's adversarial scheme): they sit where the inliers are densest, so any "
-    "density, robust or not, scores them as the most normal points (every AUC below 0.5).",
-    "card_transactions.csv": "**A real-looking table.** An id, a timestamp and text columns are left out of the "
-    "scores, the label is found by its name; card-testing bursts and large night "
-    "purchases are the fraud, and the densities rank them first.",
+    "sensor_glitches.csv": (
+        "where MoM-KDE wins",
+        "A sensor stuck at one value for 60 readings makes a tight cluster: the KDE grows a "
+        "hill on it and ranks it as normal, while the cluster sits in too few blocks to move "
+        "MoM-KDE's median, which ranks every glitch first.",
+    ),
+    "spike_on_a_mode.csv": (
+        "where every density method fails",
+        "The outliers are a spike on top of an inlier mode (the paper's adversarial scheme): "
+        "they sit where the inliers are densest, so any density, robust or not, scores them "
+        "as the most normal points (every AUC below 0.5).",
+    ),
+    "card_transactions.csv": (
+        "a real-looking table",
+        "An id, a timestamp and text columns are left out of the scores, the label is found "
+        "by its name; card-testing bursts and large night purchases are the fraud, and the "
+        "densities rank them first.",
+    ),
 }
 FILE_STATE = ("plot", "score", "label", "outlier")  # widgets whose choices belong to one file
 #: The light tone of the figures' flag rings: the background of a flagged row in the tables.
 RING_COLOR = "#F3E5F5"
 FLAGGED_ROW = f"background-color: {RING_COLOR}"
+#: The legend's marker of the rows drawn as faint dots on the first map (they stay faint there,
+#: so as not to cover it; on the legend's white a faint dot is invisible).
+LEGEND_DOT = dict(size=8, color="rgb(150,155,165)")
 #: Unflagged rows listed after a method's flagged ones: the ranking just above its threshold.
 ROWS_PAST_THRESHOLD = 5
 #: Rows listed per method at most (a shaded table is sent cell by cell; the download has all).
@@ -165,6 +178,27 @@ def circle_rows(fig: go.Figure, xy: np.ndarray, names: pd.Index, label: str) -> 
         )
 
 
+def visible_legend_dots(fig: go.Figure) -> None:
+    """Give the faint dots of the 2-D figure ``fig`` (its rows, or the label's inliers) a
+    visible legend marker, :data:`LEGEND_DOT`: a legend-only trace of the same name and
+    group takes their entry, first in the legend as theirs was (clicking it still hides the
+    dots); the dots keep their faint colour on the map."""
+    for trace in [t for t in fig.data if t.legendgroup in ("sample", "inliers") and t.showlegend]:
+        trace.showlegend = False
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=trace.name,
+                legendgroup=trace.legendgroup,
+                legendrank=999,  # before the others (1000 by default)
+                marker=LEGEND_DOT,
+                hoverinfo="skip",
+            )
+        )
+
+
 def file_identity(upload, raw: bytes) -> str:
     """The uploaded file's SHA-256, computed once per upload (a rerun would hash the whole
     file again: about a second for the largest uploads)."""
@@ -178,6 +212,12 @@ def file_identity(upload, raw: bytes) -> str:
 
 limit = upload_limit_bytes()
 source = side.selectbox("Data", [UPLOAD, *samples], **url("sample"))
+if source == UPLOAD and samples:
+    side.caption(
+        "Or pick a sample above: "
+        + "; ".join(f"**{name}**, {SAMPLE_LESSONS[name][0]}" for name in samples)
+        + "."
+    )
 if source == UPLOAD:
     upload = side.file_uploader(f"CSV file (up to {size_text(limit)})", key="upload")
     side.caption(
@@ -189,7 +229,8 @@ if source == UPLOAD:
 else:
     raw = (ASSETS / source).read_bytes()
     file_name = source
-    st.info(SAMPLE_LESSONS[source], icon=":material/lightbulb:")
+    shows, lesson = SAMPLE_LESSONS[source]
+    st.info(f"**{shows[:1].upper()}{shows[1:]}.** {lesson}", icon=":material/lightbulb:")
 
 if raw is None:
     if set(st.query_params) & set(FILE_STATE):
@@ -198,7 +239,10 @@ if raw is None:
             "computer that uploaded them): upload the same file and the link's columns and settings apply.",
             icon=":material/link:",
         )
-    st.info("Upload a CSV in the sidebar, or choose one of the samples to start.")
+    st.info(
+        "Upload a CSV in the sidebar, or pick one of the samples named there (in the Data list) "
+        "to start."
+    )
     st.stop()
 if len(raw) > limit:  # Streamlit's uploader refuses these; a changed limit may let one through
     st.error(
@@ -430,14 +474,20 @@ with user_errors():
             "the download name each by its row number in the file). " + pointer_to_cli(command),
             icon=":material/terminal:",
         )
+    # The picker must show the method the page flags with. Its default (MoM-KDE, else the
+    # first method) is its first option, so no default index is passed (one passed on its
+    # first run only showed the first option later on). The choice it holds is set again
+    # before it: a picker that comes back after runs without it (no file, no column scored)
+    # otherwise shows its default while the page flags with the choice (a link's first run
+    # holds none: its URL sets it).
+    flag_options = sorted(detections, key=lambda m: m != "mom_kde")
+    if st.session_state.get("flag") in flag_options:
+        st.session_state["flag"] = st.session_state["flag"]
     flag_by = (
         side.selectbox(
             "Flag rows with",
-            list(detections),
+            flag_options,
             **url("flag"),
-            **default_unless_set(
-                "flag", index=list(detections).index("mom_kde") if "mom_kde" in detections else 0
-            ),
             help="The method whose flagged rows the figure marks and whose ranking opens "
             "first; the tables and the download carry every method's flags.",
         )
@@ -474,6 +524,7 @@ with user_errors():
         drawn = row_sample(n, MAX_DRAWN, 0)
         shown_outlier = is_outlier[drawn] if is_outlier is not None else None
         n_drawn_outliers = int(shown_outlier.sum()) if shown_outlier is not None else 0
+        flags_where = flag_columns_note(flagger, score_cols, plot_cols) if n_flagged else ""
         if X_plot.shape[1] == 1:
             fig = density_1d_figure(
                 grid.axes[0],
@@ -496,6 +547,7 @@ with user_errors():
                 shown_outlier,
                 axis_titles=tuple(map(str, plot_cols)),
             )
+            visible_legend_dots(fig)
             if n_flagged:
                 label = (
                     f"flagged ({n_flagged:,})"
@@ -546,6 +598,7 @@ with user_errors():
                         else []
                     ),
                     reading,
+                    *([flags_where] if flags_where else []),
                     *(
                         [f"The curves are fitted on {n_fit:,} random rows."]
                         if n_fit < n and results

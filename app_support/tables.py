@@ -48,8 +48,9 @@ _ID_NAME = re.compile(
 @dataclass(frozen=True)
 class ColumnRoles:
     """Default choices for a table: its label (or None), the id columns left out, the numeric
-    features to score, the feature to draw first, whether the features were cut, and the
-    numeric columns left out as categories, each with its number of distinct values."""
+    features to score, the features to draw (both of exactly two, else one), whether the
+    features were cut, and the numeric columns left out as categories, each with its number
+    of distinct values."""
 
     label: str | None
     ids: tuple[str, ...]
@@ -94,9 +95,10 @@ def label_values(column: pd.Series) -> int:
 def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
     """Default label, ids, categories and features of ``frame`` (see the module docstring).
 
-    Ids and categories (:func:`category_values`) are left out of the features. The feature
-    drawn first is the one with the most distinct values (not a count, an hour or a flag,
-    whose ties make cross-validated bandwidths collapse).
+    Ids and categories (:func:`category_values`) are left out of the features. Exactly two
+    features are both drawn (a 2-D map shows a row unusual in either, the way the scores see
+    it); of more, the one with the most distinct values is drawn (not a count, an hour or a
+    flag, whose ties make cross-validated bandwidths collapse).
     """
     label = next(
         (
@@ -112,11 +114,12 @@ def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
     counts = {c: category_values(frame[c]) for c in numeric if c not in ids}
     categorical = tuple((c, k) for c, k in counts.items() if k is not None)
     features = [c for c, k in counts.items() if k is None]
-    draw = sorted(features, key=lambda c: -frame[c].nunique())[:1]
+    scored = features[:MAX_DEFAULT_FEATURES]
+    draw = scored if len(scored) == 2 else sorted(features, key=lambda c: -frame[c].nunique())[:1]
     return ColumnRoles(
         label=label,
         ids=ids,
-        features=tuple(features[:MAX_DEFAULT_FEATURES]),
+        features=tuple(scored),
         draw=tuple(draw),
         truncated=len(features) > MAX_DEFAULT_FEATURES,
         categorical=categorical,

@@ -8,6 +8,9 @@ returns a ``plotly.graph_objects.Figure``. Each method keeps one colour in every
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -135,14 +138,20 @@ def _ordered_methods(methods) -> list[str]:
 
 
 def metric_vs_ratio_figure(
-    results: pd.DataFrame, metric: str, title: str | None = None
+    results: pd.DataFrame,
+    metric: str,
+    title: str | None = None,
+    band: Literal["std", "se"] = "std",
+    dashes: Mapping[str, str] | None = None,
 ) -> go.Figure:
-    """Mean +- one standard deviation of ``metric`` against the outlier ratio, per method.
+    """Mean of ``metric`` against the outlier ratio, per method, in a band of its spread.
 
-    Repetitions are averaged at each ratio; the shaded band is mean +- std over repetitions
-    (no band with a single repetition). This is the paper's figure layout, so the CLI and
-    the app's sweep page draw the same picture. For the AUC a dotted line marks chance
-    (:data:`CHANCE_AUC`) and the axis spans [0, 1]; other metrics start at 0.
+    Repetitions are averaged at each ratio; the shaded band is the mean ± one standard
+    deviation over the repetitions (``band="std"``, the paper's figure layout, which the CLI
+    draws) or ± the standard error of the mean, std / sqrt(repetitions) (``band="se"``, the
+    app's: its captions call a gap a win only beyond the standard errors). No band with a
+    single repetition. For the AUC a dotted line marks chance (:data:`CHANCE_AUC`) and the
+    axis spans [0, 1]; other metrics start at 0.
 
     Parameters
     ----------
@@ -153,6 +162,12 @@ def metric_vs_ratio_figure(
         The metric to draw (a key of :data:`METRIC_LABELS`, e.g. ``"js"``).
     title : str, optional
         The title (default: the metric's label).
+    band : {"std", "se"}, default "std"
+        The band's half-width: one standard deviation or one standard error of the mean. The
+        hover gives the same number.
+    dashes : mapping of str to str, optional
+        A Plotly dash style (``"dash"``, ``"dashdot"``...) per method, e.g. for lines that
+        coincide with another; the others are solid.
 
     Returns
     -------
@@ -177,6 +192,9 @@ def metric_vs_ratio_figure(
     >>> fig = metric_vs_ratio_figure(results, "js")
     >>> len(fig.data), fig.layout.title.text  # per method: a band and a line
     (4, 'Jensen-Shannon divergence (base 2)')
+    >>> fig = metric_vs_ratio_figure(results, "js", band="se", dashes={"mom_kde": "dash"})
+    >>> fig.data[1].customdata.round(3).tolist(), fig.data[3].line.dash  # std / sqrt(2)
+    ([0.01, 0.01], 'dash')
     """
     missing = {"ratio", "method", "metric", "value"} - set(results.columns)
     if missing:
@@ -191,18 +209,21 @@ def metric_vs_ratio_figure(
         .reset_index()
         .sort_values("ratio")
     )
+    spread = "± s.e." if band == "se" else "± std"
     fig = go.Figure()
     for method in _ordered_methods(stats["method"].unique()):
         s = stats[stats["method"] == method]
         color = method_color(method)
         x = s["ratio"].to_numpy(dtype=float)
         mean = s["mean"].to_numpy(dtype=float)
-        std = np.nan_to_num(s["std"].to_numpy(dtype=float))
+        half = np.nan_to_num(s["std"].to_numpy(dtype=float))
+        if band == "se":
+            half = half / np.sqrt(s["count"].to_numpy(dtype=float))
         if (s["count"] > 1).any():
             fig.add_trace(
                 go.Scatter(
                     x=np.concatenate([x, x[::-1]]),
-                    y=np.concatenate([mean + std, (mean - std)[::-1]]),
+                    y=np.concatenate([mean + half, (mean - half)[::-1]]),
                     # (the default mode adds markers at the band's vertices, in plotly's colours)
                     mode="lines",
                     fill="toself",
@@ -211,7 +232,7 @@ def metric_vs_ratio_figure(
                     hoverinfo="skip",
                     showlegend=False,
                     legendgroup=method,
-                    name=f"{method_label(method)} ± std",
+                    name=f"{method_label(method)} {spread}",
                 )
             )
         fig.add_trace(
@@ -219,13 +240,16 @@ def metric_vs_ratio_figure(
                 x=x,
                 y=mean,
                 mode="lines+markers",
-                line=dict(color=color, width=2.5),
+                line=dict(color=color, width=2.5, dash=(dashes or {}).get(method, "solid")),
                 marker=dict(size=6),
                 name=method_label(method),
                 legendgroup=method,
-                customdata=std,
-                hovertemplate="ratio %{x:.2f}<br>mean %{y:.4g} ± %{customdata:.2g}"
-                "<extra>" + method_label(method) + "</extra>",
+                customdata=half,
+                hovertemplate="ratio %{x:.2f}<br>mean %{y:.4g} "
+                + spread.replace("±", "± %{customdata:.2g}")
+                + "<extra>"
+                + method_label(method)
+                + "</extra>",
             )
         )
     # the legend goes under the axis: above, once it wraps (five methods in a half-width
@@ -334,6 +358,7 @@ def density_1d_figure(
     flagged: np.ndarray | None = None,
     y_max: float | None = None,
     log_y: bool = False,
+    dashes: dict[str, str] | None = None,
 ) -> go.Figure:
     """Densities of several methods on one axis, over a rug of the sample.
 
@@ -370,6 +395,9 @@ def density_1d_figure(
         a tall mode.
     log_y : bool, default False
         A log density axis over :data:`COLOUR_DECADES` decades below the peak.
+    dashes : dict of str to str, optional
+        A Plotly dash for some methods' curves (solid otherwise; the truth is dashed), e.g.
+        for a curve that would hide another.
 
     Returns
     -------
@@ -407,7 +435,7 @@ def density_1d_figure(
                 line=dict(
                     color=method_color(method),
                     width=2 if is_truth else 2.5,
-                    dash="dash" if is_truth else "solid",
+                    dash="dash" if is_truth else (dashes or {}).get(method, "solid"),
                 ),
                 hovertemplate="x = %{x:.3g}<br>density %{y:.3g}<extra>"
                 + method_label(method)

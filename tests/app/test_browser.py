@@ -264,7 +264,8 @@ def test_200000_row_file_is_scored_in_full(server, page, tmp_path):
         big, index=False
     )
     _upload(page, server, big)
-    page.locator(TRACE).first.wait_for(timeout=180_000)
+    # two numeric columns: drawn together, as 2-D maps
+    page.locator(".js-plotly-plot .heatmaplayer image").first.wait_for(timeout=180_000)
     wait_until_idle(page, 180_000)
     captions = " ".join(page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
     assert "Drawn from 5,000 of the 200,000 rows (a uniform sample)" in captions

@@ -1,6 +1,9 @@
 """Real data and Learn under Streamlit's AppTest (#26): stored results shown without the data
-sets installed, coinciding lines told apart, the timing's legend clear of Plotly's toolbar,
-and the section on MoM-KDE as a curve and as a screen, its caption read off its figure."""
+sets installed, coinciding lines told apart, the methods below chance named with their ratios,
+bands of one standard error, an intro that describes the lines drawn; the timing's legend clear
+of Plotly's toolbar, Example 1's x₀ marked and its labels off the curves, the gain claimed
+computed from the table shown, and the section on MoM-KDE as a curve and as a screen, its
+caption read off its figure."""
 
 from __future__ import annotations
 
@@ -9,8 +12,11 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from app_support.captions import ratio_list, sweep_stats
+from app_support.compute import latest_results
 from momkde_core import metrics
 from momkde_core.plots import FLAG_COLOR
 from tests.app._apptest import caption, figures, open_app, values
@@ -87,6 +93,62 @@ def test_real_data_shows_the_stored_screened_kde():
     assert "(at the ratios every method shown has: 0.1, 0.25, 0.5)" in best
 
 
+def test_iris_names_the_methods_below_chance_and_their_ratios():
+    """On iris some methods fall below chance long before every method does: the caption names
+    each method with the ratios its line is below 0.5 (read off the figure), and gives the reason
+    at the ratios where every line is."""
+    at = open_app("app_pages/real_data.py", sets=["iris"])
+    lines = _lines(figures(at)[0])
+    grid = sorted({x for t in lines.values() for x in values(t["x"])})
+    below = {
+        name: ratio_list(values(t["x"])[values(t["y"]) < 0.5], grid) for name, t in lines.items()
+    }
+    text = caption(at, "Best on average")
+    assert "Below chance at ratio" not in text
+    said = text.split("Mean AUC below 0.5 (chance): ")[1].split(". ")[0]
+    named = {}
+    for group in said.split("; "):
+        labels, ratios = group.rsplit(" at ", 1)
+        for label in labels.replace(" and ", ", ").split(", "):
+            named[label] = ratios
+    assert named == {name: ratios for name, ratios in below.items() if ratios}
+    assert len(set(named.values())) > 1  # not every method from the same ratio
+    everywhere = [
+        r
+        for r in grid
+        if all(
+            y < 0.5
+            for t in lines.values()
+            for x, y in zip(values(t["x"]), values(t["y"]))
+            if x == r
+        )
+    ]
+    assert f"Every method is below 0.5 at {ratio_list(everywhere, grid)}: setosa" in text
+
+
+def test_real_data_bands_are_standard_errors_and_the_intro_describes_the_lines():
+    """The band is ± the standard error of the stored means, as the caption says; the intro
+    speaks of the methods drawn, and names the others as offered by the Methods box."""
+    at = open_app("app_pages/real_data.py", sets=["iris"])
+    kde = _lines(figures(at)[0])["KDE"]
+    stored = pd.read_csv(latest_results("real_honest"))
+    iris = stored[(stored["source"] == "iris") & (stored["method"] == "kde")]
+    assert np.allclose(values(kde["customdata"]), sweep_stats(iris, "auc")["se"].to_numpy())
+    assert any("± one standard error" in c.value for c in at.caption)
+    assert not any("± std" in c.value for c in at.caption)
+    intro = next(m.value for m in at.markdown if m.value.startswith("Kim & Scott"))
+    drawn, offered = intro.split(" The Methods box also offers ")
+    assert "the bandwidth of KDE, RKDE and SPKDE is cross-validated" in drawn
+    assert "MoM-KDE (auto) and SPKDE are told a guessed share" in drawn
+    assert not any(word in drawn for word in ("oracle", "S rule", "creened"))
+    for label in ("MoM-KDE (S rule, CV h)", "MoM-KDE (oracle S)", "Screened KDE"):
+        assert label in offered
+    at = open_app("app_pages/real_data.py", sets=["iris"], methods=["kde", "mom_kde_oracle"])
+    intro = next(m.value for m in at.markdown if m.value.startswith("Kim & Scott"))
+    assert "the bandwidth of KDE and MoM-KDE (oracle S) is cross-validated" in intro
+    assert "the oracle keeps the S of best AUC" in intro and "told a guessed share" not in intro
+
+
 def _fake_seconds(method: str, n: int, n_eval: int, seed: int) -> tuple[int, float, float]:
     """Timings with known slopes: no learning for the KDE and MoM-KDE, n² for RKDE and SPKDE,
     n for the screened KDE; every evaluation linear."""
@@ -151,3 +213,38 @@ def test_learn_curve_and_screen_caption_matches_the_figure(scheme, verdict):
     assert verdict in text
     kept = re.search(r"the screen kept (\d+) outliers", text)
     assert scheme == "thin" or int(kept.group(1)) == sum(outliers.values()) - caught
+
+
+def test_learn_example_one_marks_x0_and_keeps_its_labels_off_the_curves():
+    """A dotted vertical line labelled x₀ at 2 on the density; both vertical lines' labels sit
+    above the plot area (anchored at its top edge, from below), where no curve is drawn."""
+    at = open_app("app_pages/learn.py")
+    density, error = figures(at)[:2]
+    (x0,) = density["layout"]["shapes"][-1:]
+    assert x0["x0"] == x0["x1"] == 2 and x0["line"]["dash"] == "dot"
+    for fig, text in ((density, "x₀ = 2"), (error, "S = 2|O|")):
+        (label,) = [a for a in fig["layout"]["annotations"] if a["text"] == text]
+        assert label["y"] == 1 and label["yanchor"] == "bottom", text
+
+
+def test_learn_gain_is_computed_from_its_table():
+    """The first bullet's "x lower JS" range is the least and the most KDE / MoM-KDE ratio of
+    the table shown, over the schemes where MoM-KDE is lower at every ratio."""
+    at = open_app("app_pages/learn.py")
+    table = next(t.value for t in at.table if str(t.value.columns[0]).startswith("ratio"))
+    gains = {}
+    for scheme, row in table.iterrows():
+        pairs = [re.match(r"(\d+) → (\d+)", cell).groups() for cell in row]
+        if all(int(mom) < int(kde) for kde, mom in pairs):
+            for column, (kde, mom) in zip(table.columns, pairs):
+                gains[(scheme, column)] = int(kde) / int(mom)
+    (low, lo), (high, hi) = (
+        min(gains.items(), key=lambda kv: kv[1]),
+        max(gains.items(), key=lambda kv: kv[1]),
+    )
+    text = next(m.value for m in at.markdown if "**It helps**" in m.value)
+    assert "2-18x" not in text
+    assert (
+        f"{lo:.2g}x lower JS on {low[0]} at {low[1]} up to {hi:.2g}x on {high[0]} at {high[1]}"
+        in text
+    )

@@ -1,6 +1,7 @@
 """The Contamination sweep's messages: computed from the table its figures draw (means and
-standard errors over the repetitions), with ties, rivals and jumps named; and the page's box
-and captions agreeing with its figures."""
+standard errors over the repetitions), with ties, rivals and jumps named; the page's box
+and captions agreeing with its figures, whose bands are the standard errors the captions judge
+by and whose coinciding lines are dashed and said to be."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_support import compute
-from app_support.captions import RKDE_JUMP, ratio_list, sweep_stats, sweep_verdicts
+from app_support.captions import (
+    COINCIDE,
+    RKDE_JUMP,
+    below_chance,
+    coinciding_lines,
+    ratio_list,
+    sweep_stats,
+    sweep_verdicts,
+)
+from momkde_core.plots import metric_vs_ratio_figure
 from tests.app._apptest import caption, figures, open_app, values
 
 RATIOS = (0.1, 0.2, 0.3)
@@ -161,8 +171,75 @@ def test_the_progress_text_names_the_scheme(monkeypatch):
     assert texts == ["(b) Gaussian outliers N(3, 0.5), between the modes, ratio 0.10 (1 of 1)"]
 
 
+def test_the_band_is_the_standard_error_the_verdicts_use():
+    """band="se": each band is the mean ± the standard error sweep_stats gives the verdicts."""
+    table = _table(_rows("kde", [0.1, 0.2, 0.3], spread=0.03), _rows("rkde", [0.2, 0.2, 0.2]))
+    fig = metric_vs_ratio_figure(table, "js", band="se")
+    stats = sweep_stats(table, "js")
+    for method, label in (("kde", "KDE"), ("rkde", "RKDE")):
+        (band,) = [t for t in fig.data if t.name == f"{label} ± s.e."]
+        (line,) = [t for t in fig.data if t.name == label]
+        se = stats.loc[method, "se"].to_numpy()
+        mean = np.asarray(line.y, dtype=float)
+        assert np.allclose(np.asarray(line.customdata, dtype=float), se)
+        assert np.allclose(np.asarray(band.y, dtype=float), np.r_[mean + se, (mean - se)[::-1]])
+
+
+def test_coinciding_lines_are_dashed_relative_to_the_axis():
+    """A line within 1.5 % of the axis of an earlier one is dashed and named: on the AUC that is
+    0.015; on a divergence, 1.5 % of the highest mean."""
+    auc = _table(
+        _rows("kde", [0.80, 0.70, 0.60], metric="auc"),
+        _rows("mom_kde_auto", [0.90, 0.90, 0.90], metric="auc"),
+        _rows("rkde", [0.81, 0.70, 0.59], metric="auc"),
+        _rows("spkde", [0.80, 0.71, 0.60], metric="auc"),
+    )
+    lines = coinciding_lines(auc, "auc")
+    assert lines.twins == {"rkde": "kde", "spkde": "kde"}
+    assert lines.dashes == {"rkde": "dash", "spkde": "dashdot"}
+    assert str(lines) == (
+        "Dashed lines coincide with another: RKDE and SPKDE within 0.015 of KDE's mean AUC at "
+        "every ratio shown (drawn solid, they would hide it)."
+    )
+    fig = metric_vs_ratio_figure(auc, "auc", dashes=lines.dashes)
+    assert {t.name: t.line.dash for t in fig.data if t.mode == "lines+markers"} == {
+        "KDE": "solid",
+        "MoM-KDE (auto)": "solid",
+        "RKDE": "dash",
+        "SPKDE": "dashdot",
+    }
+    js = _table(_rows("kde", [0.1, 0.5, 1.0]), _rows("rkde", [0.11, 0.51, 1.01]))
+    assert coinciding_lines(js, "js").tolerance == pytest.approx(COINCIDE * 1.01)  # highest mean
+    assert "within 0.015 of KDE's mean JS at every ratio shown, under 1.5% of the axis" in str(
+        coinciding_lines(js, "js")
+    )
+    apart = _table(_rows("kde", [0.1, 0.5, 1.0]), _rows("rkde", [0.12, 0.52, 1.02]))
+    assert coinciding_lines(apart, "js").twins == {}  # 0.02 apart on an axis of 1.02
+    assert coinciding_lines(apart.assign(value=apart["value"] * 10), "js").twins == {}
+
+
+def test_below_chance_names_each_method_and_its_ratios():
+    """Methods below chance at the same ratios go together; non-consecutive ratios are listed;
+    the reason is given where every method is below chance."""
+    table = _table(
+        _rows("kde", [0.4, 0.6, 0.3], metric="auc"),
+        _rows("rkde", [0.4, 0.6, 0.3], metric="auc"),
+        _rows("mom_kde_auto", [0.7, 0.6, 0.4], metric="auc"),
+    )
+    assert below_chance(table, "why") == (
+        "Mean AUC below 0.5 (chance): KDE and RKDE at 0.1, 0.3; MoM-KDE (auto) at 0.3. "
+        "Every method is below 0.5 at 0.3: why."
+    )
+    same = table[table["method"] != "mom_kde_auto"]
+    assert (
+        below_chance(same, "why")
+        == "Every method's mean AUC is below 0.5 (chance) at 0.1, 0.3: why."
+    )
+    assert below_chance(table.assign(value=0.9), "why") == ""
+
+
 def _curves(at: AppTest, title: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """The figure's lines: method label -> (means, standard deviations) over the ratios."""
+    """The figure's lines: method label -> (means, standard errors) over the ratios."""
     fig = next(f for f in figures(at) if f["layout"]["title"]["text"] == title)
     return {
         t["name"]: (values(t["y"]), values(t["customdata"]))
@@ -174,14 +251,15 @@ def _curves(at: AppTest, title: str) -> dict[str, tuple[np.ndarray, np.ndarray]]
 @pytest.mark.parametrize("metric", ["js", "auc"])
 def test_the_box_and_captions_count_what_the_figures_draw(metric):
     """Wins and ties of MoM-KDE (auto) against the KDE, recounted from the figure's lines
-    (mean, std over 2 repetitions), are those the box and the caption state."""
+    (mean, standard error over 2 repetitions: the band), are those the box and the caption
+    state."""
     reps = 2
     at = open_app("app_pages/sweep.py", reps=str(reps), n="200")
     title = {"js": "Jensen-Shannon divergence (base 2)", "auc": "ROC AUC"}[metric]
     curves = _curves(at, title)
-    (kde, kde_std), (mom, mom_std) = curves["KDE"], curves["MoM-KDE (auto)"]
+    (kde, kde_se), (mom, mom_se) = curves["KDE"], curves["MoM-KDE (auto)"]
     gap = (kde - mom) if metric == "js" else (mom - kde)
-    within = np.hypot(kde_std, mom_std) / np.sqrt(reps)
+    within = np.hypot(kde_se, mom_se)
     wins, ties = int((gap > within).sum()), int((np.abs(gap) <= within).sum())
     name = {"js": "JS", "auc": "AUC"}[metric]
     said = f"On {name}, MoM-KDE (auto) beats the KDE at {wins} of {len(gap)} ratios"
@@ -195,3 +273,40 @@ def test_the_box_and_captions_count_what_the_figures_draw(metric):
     assert ("ties with it at" in text) == (ties > 0)
     if ties:
         assert f"within the standard error of {reps} repetitions" in text
+
+
+def test_every_figure_dashes_the_lines_it_would_hide_and_says_so():
+    """Read off each figure: a line is dashed exactly when it stays within 1.5 % of the axis
+    (0.015 on the AUC, else of the highest mean) of a line drawn before it; the caption then
+    names the dashed lines. The bands are ± the standard error, as the intro says."""
+    at = open_app("app_pages/sweep.py", reps="2", n="200")
+    intro = next(m.value for m in at.markdown if m.value.startswith("The paper's experiment"))
+    assert "bands: ± one standard error of the mean" in intro and "std" not in intro
+    starts = {
+        "Jensen-Shannon divergence (base 2)": "Jensen-Shannon divergence",
+        "KL(f̂ ‖ f)": "KL(f̂ ‖ f)",
+        "KL(f ‖ f̂)": "KL(f ‖ f̂)",
+        "ROC AUC": "AUC of the density",
+    }
+    dashed_somewhere = False
+    for fig in figures(at):
+        title = fig["layout"]["title"]["text"]
+        lines = {t["name"]: t for t in fig["data"] if t.get("mode") == "lines+markers"}
+        means = {name: values(t["y"]) for name, t in lines.items()}
+        axis = 1.0 if title == "ROC AUC" else max(m.max() for m in means.values())
+        names = list(lines)
+        dashed = []
+        for i, name in enumerate(names):
+            hides = any(np.abs(means[name] - means[e]).max() < COINCIDE * axis for e in names[:i])
+            assert (lines[name]["line"].get("dash", "solid") != "solid") == hides, (title, name)
+            dashed += [name] if hides else []
+        text = caption(at, starts[title])
+        assert ("Dashed lines coincide with another" in text) == bool(dashed), title
+        for name in dashed:
+            assert name in text.split("Dashed lines coincide with another")[1]
+        dashed_somewhere |= bool(dashed)
+        for band in (t for t in fig["data"] if t.get("fill") == "toself"):
+            line = lines[band["name"].removesuffix(" ± s.e.")]
+            upper = values(line["y"]) + values(line["customdata"])
+            assert np.allclose(values(band["y"])[: len(upper)], upper)
+    assert dashed_somewhere  # the walkthrough's AUC lines lie on each other

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from tests.app._apptest import caption, figures, open_app, read_download, upload
+from tests.app._apptest import caption, figures, open_app, read_download, upload, values
 
 PAGE = "app_pages/your_data.py"
 
@@ -262,3 +262,117 @@ def test_a_figure_without_scores_when_no_column_to_score():
     assert "Left out of the columns scored: column 'kind'" in at.error[0].value
     assert len(figures(at)) == 1 and not at.get("download_button") and not at.table
     assert any("No column to score" in i.value for i in at.info)
+
+
+def _shown(box) -> str:
+    """The option a selectbox shows in the browser after a run that (re)mounts it: the value
+    the script sent with it, else the option at its default index."""
+    proto = box.proto
+    return proto.raw_value if proto.set_value else proto.options[proto.default]
+
+
+def test_the_flag_picker_shows_the_method_that_flags():
+    """A sample, then "(upload a file)" (the picker is gone), then an upload: the picker shows
+    the method the captions and the ranking use, and an unrelated change keeps it (the
+    browser sends back what it shows)."""
+    at = open_app(PAGE, sample="sensor_glitches.csv", methods=["kde", "mom_kde"])
+    at.sidebar.selectbox(key="sample").set_value("(upload a file)").run()
+    content = _csv(300)
+    at.sidebar.file_uploader(key="upload").set_value(("two.csv", content, "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    flag = at.sidebar.selectbox(key="flag")
+    shown = _shown(flag)
+    assert shown == flag.value == "mom_kde"
+    assert caption(at, "MoM-KDE flags 30 of 300 rows")
+    flag.set_value(shown)  # what the browser sends with the next change
+    at.sidebar.multiselect(key="plot").set_value(["x"]).run()
+    assert at.sidebar.selectbox(key="flag").value == "mom_kde"
+    assert caption(at, "MoM-KDE flags 30 of 300 rows")
+    # a choice made before the picker was hidden comes back shown as well
+    at.sidebar.selectbox(key="flag").set_value("kde").run()
+    at.sidebar.multiselect(key="score").set_value([]).run()  # no scores: no picker
+    assert "flag" not in [box.key for box in at.sidebar.selectbox]
+    at.sidebar.multiselect(key="score").set_value(["x", "y"]).run()
+    flag = at.sidebar.selectbox(key="flag")
+    assert _shown(flag) == flag.value == "kde" and caption(at, "KDE flags 30 of 300 rows")
+
+
+def test_flags_from_other_columns_than_drawn_are_explained():
+    """Scored on three columns, drawn on one: the caption names the columns the flags come
+    from and says a flagged row can sit anywhere along the one drawn."""
+    at = open_app(PAGE, sample="sensor_glitches.csv", methods=["kde", "mom_kde"])
+    (drawn,) = at.sidebar.multiselect(key="plot").value
+    scored = at.sidebar.multiselect(key="score").value
+    assert len(scored) == 3
+    text = caption(at, "h = ")
+    assert (
+        f"MoM-KDE flags rows by their density in the 3 columns scored ({scored[0]}, "
+        f"{scored[1]} and {scored[2]}), not in the one drawn: a flagged row can sit anywhere "
+        f"along {drawn}" in text
+    )
+
+
+def test_two_columns_are_drawn_together_by_default():
+    """A file of exactly two columns to score is drawn in 2-D, so a row unusual only in y is
+    circled where it is; a column chosen in the URL still wins."""
+    rng = np.random.default_rng(3)
+    xy = rng.normal(size=(300, 2)).round(4)
+    xy[0] = [0.0, 7.0]  # data row 1: ordinary in x, far out in y
+    content = pd.DataFrame(xy, columns=["x", "y"]).to_csv(index=False).encode()
+    at = upload("two.csv", content, methods=["kde", "mom_kde"])
+    assert at.sidebar.multiselect(key="plot").value == ["x", "y"]
+    (fig,) = figures(at)
+    rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged"]
+    assert rings and all("1" in t["customdata"] for t in rings)
+    assert "flags rows by their density" not in caption(at, "h = ")  # the columns scored
+    one = upload("two.csv", content, methods=["kde", "mom_kde"], plot="x")
+    assert one.sidebar.multiselect(key="plot").value == ["x"]
+    assert not any(t["type"] == "heatmap" for t in figures(one)[0]["data"])
+
+
+def test_tied_aucs_name_every_best_method():
+    from app_support.captions import auc_verdict
+
+    tie = auc_verdict({"kde": 0.95, "mom_kde": 0.99612, "rkde": 0.99649, "spkde": 0.9951})
+    assert tie == "MoM-KDE and RKDE rank the outliers best (AUC 0.996; the KDE 0.950)."
+    assert auc_verdict({"kde": 1.0, "mom_kde": 0.99961, "rkde": 0.99}) == (
+        "KDE and MoM-KDE rank the outliers best (AUC 1.000)."
+    )
+    assert auc_verdict({"kde": 0.9, "mom_kde": 0.99}) == (
+        "MoM-KDE ranks the outliers best (AUC 0.990; the KDE 0.900)."
+    )
+    at = open_app(PAGE, sample="sensor_glitches.csv")
+    shown = {name: f"{float(v):.3f}" for name, v in at.table[0].value.iloc[0].items()}
+    best = [name for name, v in shown.items() if v == max(shown.values())]
+    verdict = next(c.value for c in at.caption if "the outliers best" in c.value)
+    assert verdict.startswith(" and ".join([", ".join(best[:-1]), best[-1]] if best[1:] else best))
+
+
+def test_the_2d_legend_shows_the_inliers_marker():
+    """The inliers are faint dots on the map; their legend entry has a visible grey marker,
+    in the same legend group (clicking it hides the dots)."""
+    at = open_app(
+        PAGE,
+        sample="sensor_glitches.csv",
+        plot=["temperature_c", "humidity_pct"],
+        methods=["kde", "mom_kde"],
+    )
+    (fig,) = figures(at)
+    inliers = [t for t in fig["data"] if t.get("legendgroup") == "inliers"]
+    dots, entry = inliers
+    assert dots["showlegend"] is False and len(values(dots["x"])) > 100  # the dots, on the map
+    assert entry["name"] == dots["name"] and entry.get("showlegend", True)
+    assert entry["x"] == [None] and entry["marker"]["color"] == "rgb(150,155,165)"
+
+
+def test_the_empty_page_names_its_samples():
+    at = open_app(PAGE)
+    assert at.sidebar.selectbox(key="sample").value == "(upload a file)"
+    text = caption(at, "Or pick a sample above")
+    for name, shows in [
+        ("sensor_glitches.csv", "where MoM-KDE wins"),
+        ("spike_on_a_mode.csv", "where every density method fails"),
+        ("card_transactions.csv", "a real-looking table"),
+    ]:
+        assert f"**{name}**, {shows}" in text
+    assert "Where MoM-KDE wins." in open_app(PAGE, sample="sensor_glitches.csv").info[0].value
