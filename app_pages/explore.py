@@ -115,6 +115,11 @@ def _figure_and_metrics(settings) -> None:
     data, h, grid, results, truth = view.data, view.h, view.grid, view.results, view.truth
     for method, message in view.failures.items():
         st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
+    if not results:
+        raise ValueError(
+            "none of the chosen methods can be fitted with these settings (see the warnings "
+            "above): choose another method or the Gaussian kernel"
+        )
     table = metric_table(results, truth, grid.cell, data.is_outlier if data.n_outliers else None)
     js = table["JS"].to_dict()
     verdict = compare_to_kde(js)

@@ -521,6 +521,11 @@ with user_errors():
         for method, message in failures.items():
             st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
         curves = {m: r["grid"] for m, r in results.items()}
+        if not curves:
+            raise ValueError(
+                "none of the chosen methods can be fitted with these settings (see the "
+                "warnings above): choose another method or the Gaussian kernel"
+            )
         drawn = row_sample(n, MAX_DRAWN, 0)
         shown_outlier = is_outlier[drawn] if is_outlier is not None else None
         n_drawn_outliers = int(shown_outlier.sum()) if shown_outlier is not None else 0
@@ -537,7 +542,11 @@ with user_errors():
             reading = (
                 "Ticks below the axis: the rows"
                 + (", the label's outliers red" if n_drawn_outliers else "")
-                + (f"; the lowest row (purple): the rows {flagger} flags." if flag_by else ".")
+                + (
+                    f"; the lowest row (purple): the rows {flagger} flags."
+                    if flag_by and n_flagged
+                    else "."
+                )
             )
         else:
             fig = density_2d_figure(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -115,6 +116,10 @@ def synthetic_sample(
     return make_contaminated(scheme, n_inliers=n_inliers, ratio=ratio, dim=dim, random_state=seed)
 
 
+#: Held while a bandwidth is chosen with the library's warnings recorded (select_bandwidth).
+_WARNINGS_LOCK = threading.Lock()
+
+
 @st.cache_data(max_entries=256, show_spinner="Choosing the bandwidth…")
 def select_bandwidth(
     X: np.ndarray, rule: str | float, kernel: str, seed: int, contamination: float = 0.1
@@ -126,7 +131,9 @@ def select_bandwidth(
     the paper's cross-validation of the plain KDE. A warning of the library (CV running into
     its smallest candidate on tied data) is shown on the page (st.cache_data replays it on
     cached runs)."""
-    with warnings.catch_warnings(record=True) as caught:
+    # catch_warnings swaps process-wide state: two threads inside it at once (two sessions, or
+    # a session and the warm-up) could lose each other's warnings or leave the recording on
+    with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         h = float(
             bandwidth_rules.select_bandwidth(

@@ -424,12 +424,18 @@ def density_1d_figure(
     if block_curves is not None and len(block_curves):
         fig.add_trace(_block_trace(xs, np.asarray(block_curves, dtype=float), max_blocks))
     peak = y_max or max((float(np.nanmax(v)) for v in curves.values() if np.size(v)), default=1.0)
+    top = np.log10(1.3 * peak) if peak > 0 else 0.0  # (the log axis' top)
+    floor = 10.0 ** (top - COLOUR_DECADES)
     for method in _ordered_methods(curves):
         is_truth = method == "truth"
+        values = np.asarray(curves[method], dtype=float)
         fig.add_trace(
             go.Scatter(
                 x=xs,
-                y=np.asarray(curves[method], dtype=float),
+                # on a log axis a 0 (a compact kernel's median) would leave a gap: drawn at the
+                # axis' floor, the hover giving the value itself
+                y=np.maximum(values, floor) if log_y else values,
+                customdata=values if log_y else None,
                 mode="lines",
                 name=method_label(method),
                 line=dict(
@@ -437,7 +443,9 @@ def density_1d_figure(
                     width=2 if is_truth else 2.5,
                     dash="dash" if is_truth else (dashes or {}).get(method, "solid"),
                 ),
-                hovertemplate="x = %{x:.3g}<br>density %{y:.3g}<extra>"
+                hovertemplate="x = %{x:.3g}<br>density "
+                + ("%{customdata:.3g}" if log_y else "%{y:.3g}")
+                + "<extra>"
                 + method_label(method)
                 + "</extra>",
             )
@@ -452,7 +460,6 @@ def density_1d_figure(
     )
     two_rows = flagged is not None and np.any(flagged)
     if log_y:
-        top = np.log10(1.3 * peak) if peak > 0 else 0.0
         decades = list(range(int(np.ceil(top - COLOUR_DECADES)), int(np.floor(top)) + 1))
         fig.update_yaxes(
             type="log",
@@ -575,6 +582,11 @@ def density_2d_figure(
     ticks = list(range(int(np.ceil(bottom)), int(np.floor(top)) + 1))
     colorbar = dict(
         title="density<br>(capped)" if capped else "density",
+        # at the plot's right edge in pixels, not 2 % of its width beyond it: the fixed right
+        # margin holds it on any screen
+        x=1.0,
+        xanchor="left",
+        xpad=6,
         thickness=12,
         tickvals=ticks,
         ticktext=[f"{10.0**k:g}" for k in ticks],
@@ -660,7 +672,7 @@ def density_2d_figure(
         legend = dict(
             orientation="h", yanchor="top", y=-70 / (panel_height * rows), xanchor="left", x=0
         )
-        bottom = 50
+        bottom = 80  # two rows of legend, on a narrow window
     fig.update_layout(
         **{
             **_LAYOUT,

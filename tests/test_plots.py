@@ -236,3 +236,15 @@ def test_density_1d_log_axis_spans_decades_and_keeps_the_rug_apart():
     )
     assert {s.yref for s in fig.layout.shapes} == {"y2"} and len(fig.layout.shapes) == 3
     assert fig.layout.xaxis.anchor == "y2" and fig.layout.yaxis2.range[0] == -2.5
+
+
+def test_density_1d_log_axis_draws_zeros_at_its_floor():
+    """A compact kernel's median is exactly 0 in places: on the log axis it is drawn at the
+    axis' floor (not a gap), and the hover gives the value itself."""
+    xs = np.linspace(-2, 2, 41)
+    mom = np.where(np.abs(xs) < 1, 0.5, 0.0)
+    fig = plots.density_1d_figure(xs, {"mom_kde": mom}, log_y=True)
+    (trace,) = fig.data
+    floor = 10 ** fig.layout.yaxis.range[0]
+    assert np.allclose(np.asarray(trace.y)[mom == 0], floor)
+    assert np.array_equal(trace.customdata, mom) and "customdata" in trace.hovertemplate

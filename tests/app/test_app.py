@@ -686,3 +686,21 @@ def test_explore_1d_curves_that_coincide_are_dashed_and_named():
     assert "SPKDE's curve is dashed: it stays within 1.5% of the axis' height of RKDE's" in (
         caption(at, "Here MoM-KDE")
     )
+
+
+@pytest.mark.parametrize(
+    ("page", "params"),
+    [
+        ("app_pages/explore.py", {"methods": ["spkde"], "kernel": "tophat"}),
+        (
+            "app_pages/your_data.py",
+            {"sample": "card_transactions.csv", "methods": ["spkde"], "kernel": "tophat"},
+        ),
+    ],
+)
+def test_no_method_that_can_be_fitted_is_an_error_not_a_traceback(page, params):
+    """The review's finding: SPKDE alone with another kernel than the Gaussian left nothing to
+    draw, and the page raised (KeyError on Explore, ZeroDivisionError in the 2-D maps)."""
+    at = open_app(page, **params)
+    assert any("none of the chosen methods can be fitted" in e.value for e in at.error)
+    assert any("SPKDE" in w.value for w in at.warning)
