@@ -9,9 +9,12 @@ import streamlit as st
 from app_support.captions import coinciding_curves, compare_to_kde, reasons, screened_note
 from app_support.compute import (
     DEFAULT_METHODS,
+    RATIO_STEP,
+    drawn_ratio,
     explore_view,
     metric_table,
     own_bandwidth,
+    require_fitted,
     select_bandwidth,
     synthetic_sample,
 )
@@ -25,10 +28,10 @@ from app_support.widgets import (
     user_errors,
 )
 from momkde_core.plots import (
-    COLOUR_DECADES,
     METHOD_LABELS,
     density_1d_figure,
     density_2d_figure,
+    log_density_floor,
     shared_colour_cap,
 )
 
@@ -49,7 +52,7 @@ ratio = side.slider(
     0.0,
     MAX_SHARE,
     0.1,
-    0.05,
+    RATIO_STEP,
     **url("ratio"),
     disabled=scheme == "none",
     help="The true share of outliers. At 0.5 they would be half the sample: no median "
@@ -57,9 +60,7 @@ ratio = side.slider(
 )
 side.header("Estimators")
 methods = tuple(methods_select(side) or DEFAULT_METHODS)  # none chosen: the paper's four
-# rounded to the slider's step (a float sum of steps may differ in its last bits): the views the
-# server computed ahead (warm_views) are keyed by the rounded ratios
-true_ratio = 0.0 if scheme == "none" else round(ratio, 2)
+true_ratio = drawn_ratio(scheme, ratio)
 eps, kernel, seed = share_kernel_seed(side, true_share=true_ratio)
 
 
@@ -115,11 +116,7 @@ def _figure_and_metrics(settings) -> None:
     data, h, grid, results, truth = view.data, view.h, view.grid, view.results, view.truth
     for method, message in view.failures.items():
         st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
-    if not results:
-        raise ValueError(
-            "none of the chosen methods can be fitted with these settings (see the warnings "
-            "above): choose another method or the Gaussian kernel"
-        )
+    require_fitted(results)
     table = metric_table(results, truth, grid.cell, data.is_outlier if data.n_outliers else None)
     js = table["JS"].to_dict()
     verdict = compare_to_kde(js)
@@ -161,7 +158,7 @@ def _figure_and_metrics(settings) -> None:
             peak = max(float(np.nanmax(v)) for v in curves.values())
             dashes, twins_note = coinciding_curves(
                 {m: curves[m] for m in METHOD_LABELS if m in curves},
-                peak * 1.3 / 10**COLOUR_DECADES if log_y else None,
+                log_density_floor(peak) if log_y else None,
             )
             fig = density_1d_figure(
                 grid.axes[0],

@@ -39,6 +39,7 @@ from app_support.compute import (
     plot_grid,
     read_csv_bytes,
     relevant,
+    require_fitted,
     row_sample,
     select_bandwidth,
     standardized,
@@ -520,12 +521,8 @@ with user_errors():
         results, failures = fit_all(methods, X_plot[fit_rows], grid.axes, h, settings)
         for method, message in failures.items():
             st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
+        require_fitted(results)
         curves = {m: r["grid"] for m, r in results.items()}
-        if not curves:
-            raise ValueError(
-                "none of the chosen methods can be fitted with these settings (see the "
-                "warnings above): choose another method or the Gaussian kernel"
-            )
         drawn = row_sample(n, MAX_DRAWN, 0)
         shown_outlier = is_outlier[drawn] if is_outlier is not None else None
         n_drawn_outliers = int(shown_outlier.sum()) if shown_outlier is not None else 0

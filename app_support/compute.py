@@ -259,6 +259,13 @@ def ratio_values(max_share: float) -> list[float]:
     return [round(k * RATIO_STEP, 2) for k in range(int(round(max_share / RATIO_STEP)) + 1)]
 
 
+def drawn_ratio(scheme: str, ratio: float) -> float:
+    """The outlier ratio a view draws: 0 without outliers (scheme "none"), else the slider's
+    value rounded to its step (a float sum of steps may differ in its last bits), so that
+    the page and :func:`default_views` name the same cached views."""
+    return 0.0 if scheme == "none" else round(ratio, 2)
+
+
 def default_settings(n: int, eps: float, kernel: str = "gaussian", seed: int = 0) -> Settings:
     """The settings of the page's estimator controls left at their defaults, for ``n`` rows
     and the stated share ``eps``: the robust h, S auto = 2 ceil(eps n) + 1."""
@@ -284,7 +291,7 @@ def default_views(max_share: float, kernels: tuple[str, ...]) -> Iterator[tuple]
         moves += [(base["scheme"], base["ratio"], kernel) for kernel in kernels]
         seen = set()
         for scheme, ratio, kernel in moves:
-            ratio = 0.0 if scheme == "none" else ratio
+            ratio = drawn_ratio(scheme, ratio)
             if (scheme, ratio, kernel) in seen:
                 continue
             seen.add((scheme, ratio, kernel))
@@ -317,6 +324,16 @@ def warm_views(max_share: float, kernels: tuple[str, ...]) -> int:
             continue
         count += 1
     return count
+
+
+def require_fitted(results: dict[str, dict[str, np.ndarray]]) -> None:
+    """Raise a ValueError when :func:`fit_all` fitted no method (each failure is shown as a
+    warning by the page), so that the page shows an error instead of an empty figure."""
+    if not results:
+        raise ValueError(
+            "none of the chosen methods can be fitted with these settings (see the warnings "
+            "above): choose another method or the Gaussian kernel"
+        )
 
 
 def _safe(fn, *args) -> float:

@@ -80,6 +80,43 @@ _LAYOUT = dict(
 )
 
 
+def log_density_floor(peak: float) -> float:
+    """The bottom of :func:`density_1d_figure`'s log axis for curves peaking at ``peak``.
+
+    The axis spans :data:`COLOUR_DECADES` decades below its top, 1.3 times the peak; values
+    below the floor (a compact kernel's zeros) are drawn at it.
+
+    Parameters
+    ----------
+    peak : float
+        The highest value drawn (1 is used when it is not positive).
+
+    Returns
+    -------
+    floor : float
+        The axis' bottom, in density units.
+
+    Examples
+    --------
+    >>> from momkde_core.plots import log_density_floor
+    >>> round(log_density_floor(0.4), 8)
+    5.2e-05
+    """
+    return 10.0 ** (_log_top(peak) - COLOUR_DECADES)
+
+
+def _log_top(peak: float) -> float:
+    """log10 of the top of a log axis over curves peaking at ``peak``: 1.3 times it."""
+    return float(np.log10(1.3 * peak)) if peak > 0 else 0.0
+
+
+def _decade_ticks(bottom: float, top: float) -> dict[str, list]:
+    """Tick values at the whole decades between ``bottom`` and ``top`` (log10), on an axis
+    of log10 values, labelled as densities (0.1, 0.01 ...)."""
+    decades = list(range(int(np.ceil(bottom)), int(np.floor(top)) + 1))
+    return {"tickvals": decades, "ticktext": [f"{10.0**k:g}" for k in decades]}
+
+
 def method_color(method: str) -> str:
     """Colour of ``method`` (grey for a method without an assigned colour).
 
@@ -424,8 +461,7 @@ def density_1d_figure(
     if block_curves is not None and len(block_curves):
         fig.add_trace(_block_trace(xs, np.asarray(block_curves, dtype=float), max_blocks))
     peak = y_max or max((float(np.nanmax(v)) for v in curves.values() if np.size(v)), default=1.0)
-    top = np.log10(1.3 * peak) if peak > 0 else 0.0  # (the log axis' top)
-    floor = 10.0 ** (top - COLOUR_DECADES)
+    floor = log_density_floor(peak)
     for method in _ordered_methods(curves):
         is_truth = method == "truth"
         values = np.asarray(curves[method], dtype=float)
@@ -460,13 +496,14 @@ def density_1d_figure(
     )
     two_rows = flagged is not None and np.any(flagged)
     if log_y:
-        decades = list(range(int(np.ceil(top - COLOUR_DECADES)), int(np.floor(top)) + 1))
+        top = _log_top(peak)
+        ticks = _decade_ticks(top - COLOUR_DECADES, top)
         fig.update_yaxes(
             type="log",
             range=[top - COLOUR_DECADES, top],
             domain=[0.1, 1.0],
-            tickvals=[10.0**k for k in decades],
-            ticktext=[f"{10.0**k:g}" for k in decades],
+            tickvals=[10.0**k for k in ticks["tickvals"]],  # a log axis takes the values
+            ticktext=ticks["ticktext"],
         )
         if X is not None:  # the rug in a strip of its own: a log axis has no room below 0
             fig.update_layout(
@@ -579,7 +616,6 @@ def density_2d_figure(
     cap, capped = shared_colour_cap(surfaces)
     top = float(np.log10(cap))
     bottom = top - COLOUR_DECADES
-    ticks = list(range(int(np.ceil(bottom)), int(np.floor(top)) + 1))
     colorbar = dict(
         title="density<br>(capped)" if capped else "density",
         # at the plot's right edge in pixels, not 2 % of its width beyond it: the fixed right
@@ -588,8 +624,7 @@ def density_2d_figure(
         xanchor="left",
         xpad=6,
         thickness=12,
-        tickvals=ticks,
-        ticktext=[f"{10.0**k:g}" for k in ticks],
+        **_decade_ticks(bottom, top),
     )
     pts = None if X is None else np.asarray(X, dtype=float)
     faint = dict(size=2, color="rgba(225,230,240,0.5)")

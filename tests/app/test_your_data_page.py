@@ -76,13 +76,18 @@ def test_maps_circle_the_lowest_flags_and_list_the_rest(downloads, monkeypatch):
     assert "the ranking below lists the others" in text
 
 
-def test_maps_circle_every_flag_when_few():
-    at = open_app(
+def _sensor_maps():
+    """Your data on the sensor sample drawn as 2-D maps, with the KDE and MoM-KDE."""
+    return open_app(
         PAGE,
         sample="sensor_glitches.csv",
         plot=["temperature_c", "humidity_pct"],
         methods=["kde", "mom_kde"],
     )
+
+
+def test_maps_circle_every_flag_when_few():
+    at = _sensor_maps()
     (fig,) = figures(at)
     rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged"]
     assert rings and all(len(t["customdata"]) == 96 for t in rings)
@@ -351,12 +356,7 @@ def test_tied_aucs_name_every_best_method():
 def test_the_2d_legend_shows_the_inliers_marker():
     """The inliers are faint dots on the map; their legend entry has a visible grey marker,
     in the same legend group (clicking it hides the dots)."""
-    at = open_app(
-        PAGE,
-        sample="sensor_glitches.csv",
-        plot=["temperature_c", "humidity_pct"],
-        methods=["kde", "mom_kde"],
-    )
+    at = _sensor_maps()
     (fig,) = figures(at)
     inliers = [t for t in fig["data"] if t.get("legendgroup") == "inliers"]
     dots, entry = inliers
