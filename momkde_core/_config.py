@@ -16,13 +16,15 @@ The knobs change speed and memory, never results beyond floating-point round-off
 
 Settings made by :func:`set_config` hold for the calling thread and every thread started
 afterwards; :func:`config_context` changes them for the calling thread within a ``with``
-block.
+block. The library's own worker threads (the engine's kept pool, the robust bandwidth
+search's threads) run each task with the settings of the thread that gave it
+(:func:`with_callers_config`), so a ``with`` block reaches the work it starts.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from numbers import Integral, Real
 
@@ -34,6 +36,8 @@ _LOCAL = threading.local()
 
 
 def _thread_config() -> dict:
+    """This thread's settings: the knobs, and the library's own per-thread settings
+    (:func:`thread_settings`)."""
     if not hasattr(_LOCAL, "config"):
         _LOCAL.config = dict(_GLOBAL)
     return _LOCAL.config
@@ -59,7 +63,8 @@ def get_config() -> dict:
     >>> sorted(get_config())
     ['memo_size', 'n_threads', 'working_memory']
     """
-    return dict(_thread_config())
+    config = _thread_config()
+    return {name: config[name] for name in _DEFAULTS}
 
 
 def _check(name: str, value) -> None:
@@ -155,14 +160,61 @@ def config_context(**changes) -> Iterator[None]:
     for name, value in changes.items():
         if not (name == "n_threads" and value is None):
             _check(name, value)
+    with thread_settings(**changes):
+        yield
+
+
+@contextmanager
+def _settings_replaced(settings: dict) -> Iterator[None]:
+    """The calling thread's settings are ``settings`` within the block, its own after it."""
     config = _thread_config()
     saved = dict(config)
-    config.update(changes)
+    config.clear()
+    config.update(settings)
     try:
         yield
     finally:
         config.clear()
         config.update(saved)
+
+
+@contextmanager
+def thread_settings(**changes) -> Iterator[None]:
+    """Change settings of the calling thread within a ``with`` block, unchecked: the knobs
+    (for :func:`config_context`, which checks them) or the library's own per-thread
+    settings, such as the engine's replay limits, which :func:`get_config` does not show
+    and :func:`with_callers_config` carries to the worker threads with the knobs."""
+    with _settings_replaced({**_thread_config(), **changes}):
+        yield
+
+
+def thread_setting(name: str, default=None):
+    """The calling thread's setting ``name`` (:func:`thread_settings`), or ``default``."""
+    return _thread_config().get(name, default)
+
+
+def with_callers_config(fn: Callable) -> Callable:
+    """``fn`` wrapped to run, in whichever thread calls it, with the settings of the thread
+    that wraps it, for the call's duration (settings are per thread: a worker thread would
+    otherwise see the global ones, not the caller's :func:`config_context`).
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> from momkde_core import config_context, get_config
+    >>> def knob():
+    ...     return get_config()["working_memory"]
+    >>> with config_context(working_memory=4), ThreadPoolExecutor(1) as pool:
+    ...     pool.submit(knob).result(), pool.submit(with_callers_config(knob)).result()
+    (16, 4)
+    """
+    settings = dict(_thread_config())
+
+    def run(*args, **kwargs):
+        with _settings_replaced(settings):
+            return fn(*args, **kwargs)
+
+    return run
 
 
 def n_threads() -> int:

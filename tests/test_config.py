@@ -9,9 +9,17 @@ import numpy as np
 import pytest
 from joblib import cpu_count
 
-from momkde_core import MoMKDE, config_context, get_config, make_contaminated, set_config
+from momkde_core import (
+    MoMKDE,
+    config_context,
+    get_config,
+    get_kernel,
+    make_contaminated,
+    set_config,
+)
 from momkde_core._config import chunk_elements, memo_bytes, n_threads
-from momkde_core._engine import _threads
+from momkde_core._engine import _memo, _threads
+from momkde_core.bandwidth import select_bandwidth
 
 
 def test_defaults_come_from_the_machine() -> None:
@@ -70,6 +78,50 @@ def test_the_pool_follows_n_threads() -> None:
         assert _threads._STATE["workers"] == 3
         assert _threads.map_on_pool(lambda x: x + 1, [1, 2, 3]) == [2, 3, 4]
     assert _threads.worker_pool() is not pool
+
+
+def _knobs_seen() -> tuple[bool, int, int]:
+    """(on another thread than this test's, threads, float64 values of a working matrix)."""
+    return threading.current_thread() is not threading.main_thread(), n_threads(), chunk_elements()
+
+
+def test_the_pools_tasks_take_the_callers_settings() -> None:
+    """A task on the kept pool runs with the settings of the thread that gave it: the knobs of
+    its config_context and its replay limits inside the block, the defaults outside."""
+    inside = (True, 1, 2**19)
+    with config_context(n_threads=1, working_memory=4):
+        assert _threads.map_on_pool(lambda _: _knobs_seen(), range(2)) == [inside] * 2
+        assert _threads.submit_to_pool(_knobs_seen).result(timeout=30) == inside
+    outside = (True, cpu_count(), 2**21)
+    assert _threads.map_on_pool(lambda _: _knobs_seen(), range(2)) == [outside] * 2
+    assert _threads.submit_to_pool(_knobs_seen).result(timeout=30) == outside
+    with _memo.replay_limits(2**23, 2**28):
+        assert _threads.submit_to_pool(_memo._limits).result(timeout=30) == (2**23, 2**28)
+    assert _threads.submit_to_pool(_memo._limits).result(timeout=30) == _memo._limits()
+
+
+def test_the_robust_search_threads_take_the_callers_knobs(monkeypatch) -> None:
+    """The robust bandwidth search scores its candidates on threads of its own, each with the
+    caller's knobs: n_threads=1 and working_memory=4 inside config_context, the defaults
+    outside."""
+    from momkde_core.bandwidth import _robust
+
+    seen = []
+    scores = _robust.leave_own_block_out_scores
+
+    def recording(*args, **kwargs):
+        seen.append(_knobs_seen())
+        return scores(*args, **kwargs)
+
+    monkeypatch.setattr(_robust, "leave_own_block_out_scores", recording)
+    X = make_contaminated("uniform", n_inliers=300, ratio=0.1, random_state=0).X
+    gauss = get_kernel("gaussian")
+    with config_context(n_threads=1, working_memory=4):
+        select_bandwidth(X, "robust", gauss, random_state=0, contamination=0.1)
+    assert set(seen) == {(True, 1, 2**19)}
+    seen.clear()
+    select_bandwidth(X, "robust", gauss, random_state=0, contamination=0.1)
+    assert set(seen) == {(True, cpu_count(), 2**21)}
 
 
 @pytest.mark.parametrize("dim", [1, 2])

@@ -21,7 +21,7 @@ from ._gram import GramOperator
 from ._grid import Grid, grid_around, is_evenly_spaced
 from ._grid_sums import block_grid_sums
 from ._median_sums import log_median, median_log_sums
-from ._memo import replay_limits, with_callers_replay_limits
+from ._memo import replay_limits
 from ._point_sums import (
     CACHE_CHUNK_ELEMENTS,
     FAST_GAUSSIAN_PAIRS,
@@ -57,6 +57,5 @@ __all__ = [
     "replay_limits",
     "selection_frame",
     "slot_layout",
-    "with_callers_replay_limits",
     "working_frame",
 ]

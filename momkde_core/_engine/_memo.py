@@ -11,9 +11,10 @@ same bit for bit, replayed or not.
 
 The memo is a least-recently-used dictionary bounded twice: an evaluation is kept only up
 to ``MAX_CACHED_PAIRS`` kernel values, and all of them up to the ``memo_size`` knob
-(:func:`momkde_core.config_context`). Both limits are per thread (:func:`replay_limits`,
-:func:`with_callers_replay_limits`); the dictionary itself is shared under a lock, as the
-app evaluates in several threads.
+(:func:`momkde_core.config_context`). Both limits are settings of the thread
+(:func:`replay_limits`), which the library's worker threads take from the thread that gives
+them a task (:func:`momkde_core._config.with_callers_config`); the dictionary itself is
+shared under a lock, as the app evaluates in several threads.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .._config import memo_bytes
+from .._config import memo_bytes, thread_setting, thread_settings
 
 MAX_CACHED_PAIRS = 2**22  # kernel values of one evaluation are kept up to this many (n = 2048)
 _MEMO: OrderedDict = OrderedDict()  # key -> (list of chunks, bytes), least recently used first
@@ -65,47 +66,26 @@ def _replay(key: tuple, make_chunks: Callable[[], Iterator[tuple]], size: int) -
         _trim_memo()
 
 
-_LIMITS = threading.local()  # this thread's (max pairs, max bytes), set by replay_limits
-
-
 def _limits() -> tuple[int, int]:
     """The replay limits of the calling thread: (kernel values kept per evaluation, bytes
-    kept in all); MAX_CACHED_PAIRS and the ``memo_size`` knob (:func:`momkde_core.config_context`)
-    unless within
-    :func:`replay_limits`."""
-    return getattr(_LIMITS, "value", (MAX_CACHED_PAIRS, memo_bytes()))
-
-
-def with_callers_replay_limits(fn: Callable) -> Callable:
-    """``fn`` wrapped to run, in whichever thread calls it, within the replay limits of the
-    thread that wraps it (the limits are per thread: a worker thread would otherwise take
-    the defaults, and trim a caller's larger memo to them)."""
-    limits = _limits()
-
-    def run(*args, **kwargs):
-        with replay_limits(*limits):
-            return fn(*args, **kwargs)
-
-    return run
+    kept in all); MAX_CACHED_PAIRS and the ``memo_size`` knob
+    (:func:`momkde_core.config_context`) unless within :func:`replay_limits`."""
+    return thread_setting("replay_limits") or (MAX_CACHED_PAIRS, memo_bytes())
 
 
 @contextmanager
 def replay_limits(max_pairs: int, max_bytes: int) -> Iterator[None]:
-    """Within the block (in the calling thread only), keep evaluations of up to
-    ``max_pairs`` kernel values for replay, and up to ``max_bytes`` in all
-    (:func:`_replay`); on exit the thread's previous limits are back and the kept
-    evaluations are trimmed to them. Results are the same bit for bit: a replay yields the
-    very chunks that were computed. For a task that refits one sample many times, such as
-    the experiment runner's (the oracle's 20 values of S on n up to ~5000 points)."""
-    saved = getattr(_LIMITS, "value", None)
-    _LIMITS.value = (max_pairs, max_bytes)
+    """Within the block (in the calling thread, and in the library's worker threads for
+    the tasks it gives them), keep evaluations of up to ``max_pairs`` kernel values for
+    replay, and up to ``max_bytes`` in all (:func:`_replay`); on exit the thread's previous
+    limits are back and the kept evaluations are trimmed to them. Results are the same bit
+    for bit: a replay yields the very chunks that were computed. For a task that refits one
+    sample many times, such as the experiment runner's (the oracle's 20 values of S on n up to ~5000
+    points)."""
     try:
-        yield
+        with thread_settings(replay_limits=(max_pairs, max_bytes)):
+            yield
     finally:
-        if saved is None:
-            del _LIMITS.value
-        else:
-            _LIMITS.value = saved
         with _MEMO_LOCK:
             _trim_memo()
 

@@ -38,7 +38,7 @@ from contextlib import contextmanager
 
 from threadpoolctl import OpenBLASController, ThreadpoolController
 
-from .._config import n_threads
+from .._config import n_threads, with_callers_config
 
 _PREFIX = "momkde-worker"  # the pool's thread names (to tell its threads from others)
 _STATE: dict = {}  # "pool", "workers" (its size), "pid", "lock" (the BLAS limit's), "pool_lock", "active"
@@ -89,16 +89,18 @@ def _on_pool_thread() -> bool:
 
 
 def map_on_pool(fn: Callable, items: Iterable) -> list:
-    """[fn(item) for item in items], on the kept pool (inline from one of its threads)."""
+    """[fn(item) for item in items], on the kept pool (inline from one of its threads), with
+    the caller's settings (:func:`momkde_core._config.with_callers_config`)."""
     if _on_pool_thread():
         return [fn(item) for item in items]
-    return list(worker_pool().map(fn, items))
+    return list(worker_pool().map(with_callers_config(fn), items))
 
 
 def submit_to_pool(fn: Callable, *args) -> Future:
-    """fn(*args) as a future from the kept pool (run inline, done, from one of its threads)."""
+    """fn(*args) as a future from the kept pool (run inline, done, from one of its threads),
+    with the caller's settings (:func:`momkde_core._config.with_callers_config`)."""
     if not _on_pool_thread():
-        return worker_pool().submit(fn, *args)
+        return worker_pool().submit(with_callers_config(fn), *args)
     done: Future = Future()
     try:
         done.set_result(fn(*args))

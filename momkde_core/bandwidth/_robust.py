@@ -42,8 +42,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from .._blocks import block_labels, block_order, importance_price, log_integral, median_of_blocks
 from .._columns import per_column
-from .._config import n_threads
-from .._engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout, with_callers_replay_limits
+from .._config import n_threads, with_callers_config
+from .._engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout
 from ..kernels import Kernel, exp_in_place
 
 CANDIDATE_SPAN = (0.05, 2.0)  # candidates from 0.05 to 2 times Scott's rule (log-spaced)
@@ -392,7 +392,8 @@ def robust_bandwidth(
         return float(np.mean(np.sort(values)[keep_from:]))
 
     def evaluate(*factors: float) -> None:
-        """Score the candidates, on ``n_threads()`` threads (:func:`momkde_core.config_context`).
+        """Score the candidates, on ``n_threads()`` threads (:func:`momkde_core.config_context`),
+        each with the caller's settings.
 
         Each candidate's work is numpy, BLAS and compiled loops that release the GIL; its
         result does not depend on the threads, as the order of the scores does not.
@@ -405,7 +406,7 @@ def robust_bandwidth(
         # workers' own (nested) silencing may restore a state without it, never this one
         with warnings.catch_warnings(), ThreadPoolExecutor(n_threads()) as pool:
             warnings.simplefilter("ignore", UserWarning)
-            scores.update(zip(factors, pool.map(with_callers_replay_limits(score), factors)))
+            scores.update(zip(factors, pool.map(with_callers_config(score), factors)))
 
     coarse = np.geomspace(*CANDIDATE_SPAN, COARSE_CANDIDATES)
     evaluate(*coarse)
