@@ -8,8 +8,10 @@ of rows is flagged. A robust estimate matters here because the threshold is lear
 contaminated sample itself: a KDE grows bumps on clustered outliers and ranks them as normal,
 MoM-KDE does not (as long as they sit in fewer than half of its blocks).
 
-:func:`make_detector` maps the method names of ``momkde score`` and the app (:data:`METHODS`)
-to detectors, so that both use the same estimators with the same settings.
+:func:`make_detector` maps the method names of ``momkde score`` and the app (:data:`METHODS`,
+the registry's :data:`~momkde_core.methods.DETECTOR_METHODS`) to detectors, built by
+:func:`~momkde_core.methods.build_estimator`, so that both use the same estimators with the
+same settings.
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from .bandwidth._robust import MAX_CONTAMINATION
-from .estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
 from .estimators._base import _seeded_clone
+from .methods import DETECTOR_METHODS, build_estimator
 
 #: Method names of ``momkde score`` and the app, in the order they are listed.
-METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
+METHODS: tuple[str, ...] = DETECTOR_METHODS
 #: Rows x blocks scored per call: MoM-KDE holds its S block values for every row it scores
 #: (S = 4001 and 20 000 rows: 640 MB of float64 at once; in batches, 32 MB whatever the rows).
 BATCH_VALUES = 2**22
@@ -168,7 +170,9 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         """
         _check_contamination(self.contamination)
         if self.estimator is None:
-            estimator = _mom_kde(self.contamination, self.random_state)
+            estimator = build_estimator(
+                "mom_kde", contamination=self.contamination, random_state=self.random_state
+            )
         elif not callable(getattr(self.estimator, "score_samples", None)):
             raise TypeError(
                 f"estimator must have a score_samples method (a density estimator "
@@ -310,11 +314,13 @@ def make_detector(
     Parameters
     ----------
     method : {"kde", "mom_kde", "rkde", "spkde", "screened_kde"}
-        One of :data:`METHODS`. ``mom_kde``: MoMKDE(n_blocks="auto", contamination) (S and h
-        from the stated share); ``kde`` and ``rkde``: the KDE and RKDE with the
-        cross-validated bandwidth; ``spkde``: SPKDE with the cross-validated bandwidth, told
-        the share; ``screened_kde``: ScreenedKDE(contamination) (MoM-KDE's screen, then the
-        cross-validated KDE of the rows kept).
+        One of :data:`METHODS`; the estimator is the registry's
+        (:func:`~momkde_core.methods.build_estimator`). ``mom_kde``:
+        MoMKDE(n_blocks="auto", contamination) (S and h from the stated share); ``kde`` and
+        ``rkde``: the KDE and RKDE with the cross-validated bandwidth; ``spkde``: SPKDE with
+        the cross-validated bandwidth, told the share; ``screened_kde``:
+        ScreenedKDE(contamination) (MoM-KDE's screen, then the cross-validated KDE of the
+        rows kept).
     contamination : float in (0, 0.5], default 0.1
         The expected share of outliers: the detector's threshold (and what ``mom_kde``,
         ``spkde`` and ``screened_kde`` are told). ``mom_kde`` and ``screened_kde`` need it in
@@ -353,36 +359,8 @@ def make_detector(
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
     _check_contamination(contamination)
-    estimator = {
-        "kde": lambda: KDE(bandwidth="cv", random_state=random_state),
-        "mom_kde": lambda: _mom_kde(contamination, random_state),
-        "rkde": lambda: RKDE(bandwidth="cv", random_state=random_state),
-        "spkde": lambda: SPKDE(
-            bandwidth="cv", contamination=contamination, random_state=random_state
-        ),
-        "screened_kde": lambda: ScreenedKDE(
-            contamination=_below_half(contamination), random_state=random_state
-        ),
-    }[method]()
+    estimator = build_estimator(method, contamination=contamination, random_state=random_state)
     return OutlierDetector(estimator, contamination=contamination)
-
-
-def _mom_kde(contamination: float, random_state=None) -> MoMKDE:
-    """MoMKDE with the robust defaults for ``contamination``; ValueError from 0.5 on."""
-    return MoMKDE(
-        n_blocks="auto", contamination=_below_half(contamination), random_state=random_state
-    )
-
-
-def _below_half(contamination: float) -> float:
-    """``contamination``, or ValueError from 0.5 on (what a median screen needs)."""
-    if not contamination < MAX_CONTAMINATION:
-        raise ValueError(
-            f"MoM-KDE needs a contamination below {MAX_CONTAMINATION} (at one half "
-            "no median can tell the outliers from the inliers), got "
-            f"{contamination!r}; state a smaller share or wrap another estimator"
-        )
-    return contamination
 
 
 def _check_contamination(contamination) -> None:

@@ -42,7 +42,6 @@ from .._config import n_threads as engine_threads
 from .._progress import Progress, note, phase
 from ..bandwidth._robust import MAX_CONTAMINATION
 from ..datasets import DATASETS
-from ..detector import METHODS as SCORE_METHODS
 from ..detector import OutlierDetector, make_detector
 from ..io import (
     check_data_rows,
@@ -56,6 +55,7 @@ from ..io import (
     text_in_numeric_columns,
     write_csv,
 )
+from ..methods import DETECTOR_METHODS, with_registry_names
 from ..synthetic import CLEAN_DENSITIES
 from ._parallel import Model, PartitionFailed, run_dask, run_local, worker_problem, write_in_order
 from ._partitions import CsvSource, Part, client_parts, open_source, scan_parts
@@ -314,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument(
         "--method",
         nargs="+",
-        choices=SCORE_METHODS,
+        choices=DETECTOR_METHODS,
         default=["mom_kde"],
         help="mom_kde (default: MoM-KDE with S and h from the contamination), kde, "
         "rkde (cross-validated bandwidth), spkde (CV bandwidth, told the "
@@ -533,9 +533,8 @@ def figures(args: argparse.Namespace) -> list[Path]:
                 f"{', '.join(pd.unique(df['method']))}"
             )
         df = df[df["method"].isin(args.methods)]
-    # as in the app: "MoM-KDE" is the library's default (mom_kde_auto); the runner's
-    # mom_kde is the label-free S rule with the CV h, drawn in its own colour
-    df = df.assign(method=df["method"].replace({"mom_kde": "mom_kde_rule"}))
+    # the tables' mom_kde is the S rule (mom_kde_rule), not the detectors' MoM-KDE
+    df = with_registry_names(df)
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as err:

@@ -113,10 +113,18 @@ from .._progress import Progress
 from ..bandwidth._robust import MAX_CONTAMINATION, check_contamination, n_blocks_for
 from ..bandwidth._rules import select_bandwidth
 from ..datasets import DATASETS, contaminated_sample, load_dataset
-from ..estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
+from ..estimators import MoMKDE
 from ..io import LINE_END, write_csv
 from ..kernels import get_kernel
+from ..methods import EXPERIMENT_METHODS, Method, from_table
+from ..methods import METHODS as REGISTRY
 from ..synthetic import CLEAN_DENSITIES, SCHEMES, ContaminatedSample, make_clean, make_contaminated
+
+
+def _table_names(*names: str) -> tuple[str, ...]:
+    """The results tables' names of registry methods."""
+    return tuple(REGISTRY[name].table_name for name in names)
+
 
 COLUMNS: tuple[str, ...] = (
     "source",
@@ -129,17 +137,14 @@ COLUMNS: tuple[str, ...] = (
     "metric",
     "value",
 )
-METHODS: tuple[str, ...] = (
-    "kde",
-    "mom_kde",
-    "mom_kde_oracle",
-    "mom_kde_auto",
-    "rkde",
-    "spkde",
-    "screened_kde",
+#: The methods run by default (results tables' names: the S rule is ``mom_kde`` there).
+METHODS: tuple[str, ...] = _table_names(
+    "kde", "mom_kde_rule", "mom_kde_oracle", "mom_kde_auto", "rkde", "spkde", "screened_kde"
 )
-BLOCKH_METHODS: tuple[str, ...] = ("mom_kde_blockh", "mom_kde_oracle_blockh")
-AUTO_METHODS: tuple[str, ...] = (
+#: MoM-KDE with the block-aware bandwidth, both S rules.
+BLOCKH_METHODS: tuple[str, ...] = _table_names("mom_kde_blockh", "mom_kde_oracle_blockh")
+#: The robust defaults and the variants that separate their two levers (S and h).
+AUTO_METHODS: tuple[str, ...] = _table_names(
     "mom_kde_auto",
     "mom_kde_auto_cv",
     "mom_kde_auto_scott",
@@ -147,7 +152,9 @@ AUTO_METHODS: tuple[str, ...] = (
     "mom_kde_auto_est",
     "kde_robust",
 )
-ALL_METHODS: tuple[str, ...] = tuple(dict.fromkeys(METHODS + BLOCKH_METHODS + AUTO_METHODS))
+#: Every method a task accepts: the results tables' names of the registry's
+#: :data:`~momkde_core.methods.EXPERIMENT_METHODS`, in the same order.
+ALL_METHODS: tuple[str, ...] = _table_names(*EXPERIMENT_METHODS)
 METRICS: tuple[str, ...] = ("js", "js_distance", "kl_fhat_f", "kl_f_fhat", "l1", "linf", "auc")
 PROTOCOLS: tuple[str, ...] = ("honest", "paper")
 SYNTHETIC_SCHEMES: tuple[str, ...] = tuple(s for s in SCHEMES if s != "none")
@@ -526,12 +533,12 @@ class _Sample:
         )  # clean densities: no outlier to rank
         return values
 
-    def oracle(self, method: str, h_of: Callable[[int], float], seed: int) -> _Fitted:
-        """MoM-KDE with the S of :func:`oracle_grid` that is best on the true density (JS) or,
-        for real data, on the labels (AUC)."""
+    def oracle(self, method: str, make: Callable[[int], MoMKDE]) -> _Fitted:
+        """MoM-KDE (``make(S)``, unfitted) with the S of :func:`oracle_grid` that is best on
+        the true density (JS) or, for real data, on the labels (AUC)."""
         best_loss, best_est = np.inf, None
         for s in oracle_grid(int(self.is_outlier.sum()), len(self.X)):
-            est = MoMKDE(int(s), h_of(int(s)), normalize=False, random_state=seed).fit(self.X)
+            est = make(int(s)).fit(self.X)
             if self.grid is not None:
                 fitted = self.evaluate(method, est, int(s), scores=False, exact_tails=False)
                 loss = (
@@ -603,51 +610,45 @@ def _run_task(task: Task) -> list[tuple]:
     contamination = min(contamination, float(np.nextafter(MAX_CONTAMINATION, 0.0)))
     auto_s = n_blocks_for(len(X), contamination)
 
-    def blockh(s: int) -> float:
-        return block_bandwidth(h, s, X.shape[1])
-
-    def rule(method: str, h_of: Callable[[int], float]) -> _Fitted:
-        s = select_n_blocks(X, h_of, _stream(task.seed, "rule"))
-        est = MoMKDE(s, h_of(s), normalize=False, random_state=seed).fit(X)
-        return sample.evaluate(method, est, s)
-
     @lru_cache(maxsize=1)
     def robust_h() -> float:
         """The "robust" h for the stated share: what MoMKDE(contamination=c, random_state=seed)
         selects itself, computed once for mom_kde_auto and kde_robust."""
         return select_bandwidth(X, "robust", kernel, random_state=seed, contamination=contamination)
 
-    def auto(method: str, bandwidth, estimated: bool = False) -> _Fitted:
-        est = MoMKDE(
-            "auto",
-            bandwidth,
-            contamination="auto" if estimated else contamination,
-            normalize=False,
-            random_state=seed,
-        ).fit(X)
-        return sample.evaluate(method, est, est.n_blocks_)
+    def bandwidth(method: Method, s: int) -> float | None:
+        """The h the sweep gives ``method`` for S = s; None: the estimator's own rule."""
+        if method.sweep_bandwidth == "cv":
+            return h
+        if method.sweep_bandwidth == "block":
+            return block_bandwidth(h, s, X.shape[1])
+        return robust_h() if method.sweep_bandwidth == "robust" else None
 
-    builders: dict[str, Callable[[], _Fitted]] = {
-        "kde": lambda: sample.evaluate("kde", KDE(h).fit(X)),
-        "mom_kde": lambda: rule("mom_kde", lambda _s: h),
-        "mom_kde_oracle": lambda: sample.oracle("mom_kde_oracle", lambda _s: h, seed),
-        "rkde": lambda: sample.evaluate("rkde", RKDE(h).fit(X)),
-        "spkde": lambda: sample.evaluate("spkde", SPKDE(h, contamination=contamination).fit(X)),
-        "mom_kde_blockh": lambda: rule("mom_kde_blockh", blockh),
-        "mom_kde_oracle_blockh": lambda: sample.oracle("mom_kde_oracle_blockh", blockh, seed),
-        "mom_kde_auto": lambda: auto("mom_kde_auto", robust_h()),
-        "mom_kde_auto_cv": lambda: auto("mom_kde_auto_cv", h),
-        "mom_kde_auto_scott": lambda: auto("mom_kde_auto_scott", "scott"),
-        "mom_kde_auto_blockh": lambda: auto("mom_kde_auto_blockh", blockh(auto_s)),
-        "mom_kde_auto_est": lambda: auto("mom_kde_auto_est", "robust", estimated=True),
-        "kde_robust": lambda: sample.evaluate("kde_robust", KDE(robust_h()).fit(X)),
-        "screened_kde": lambda: sample.evaluate(
-            "screened_kde", ScreenedKDE(contamination=contamination, random_state=seed).fit(X)
-        ),
-    }
+    def estimator(method: Method, s: int | None = None):
+        """The method's unfitted estimator on this sample: S = s if given, the sweep's h,
+        MoM-KDE unnormalised (its grid values are normalised in :meth:`_Sample.evaluate`)."""
+        params = {} if s is None else {"n_blocks": s}
+        h_s = bandwidth(method, auto_s if s is None else s)
+        if h_s is not None:
+            params["bandwidth"] = h_s
+        est = method.build(contamination=contamination, random_state=seed, **params)
+        if "normalize" in est.get_params(deep=False):
+            est.set_params(normalize=False)
+        return est
+
+    def fit(name: str) -> _Fitted:
+        method = REGISTRY[from_table(name)]
+        if method.sweep_blocks == "oracle":
+            return sample.oracle(name, lambda s: estimator(method, s))
+        if method.sweep_blocks == "rule":
+            s = select_n_blocks(X, lambda s: bandwidth(method, s), _stream(task.seed, "rule"))
+            return sample.evaluate(name, estimator(method, s).fit(X), s)
+        est = estimator(method).fit(X)
+        return sample.evaluate(name, est, est.n_blocks_ if method.sweep_blocks == "auto" else 1)
+
     rows = []
     for method in task.methods:
-        fitted = builders[method]()
+        fitted = fit(method)
         for metric, value in sample.metric_values(fitted).items():
             rows.append(
                 (
