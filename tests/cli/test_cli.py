@@ -13,9 +13,11 @@ import pandas as pd
 import pytest
 
 import momkde_core.cli._main as cli
+import momkde_core.experiments as ex
 from momkde_core import make_contaminated, metrics
 from momkde_core.cli._main import _Reservoir, main
-from momkde_core.experiments import _runner as ex
+from momkde_core.experiments import _runner
+from momkde_core.experiments._estimate import METRICS
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +55,7 @@ def test_reproduce_writes_the_tidy_table(results_csv):
     assert tuple(df.columns) == ex.COLUMNS
     assert set(df["method"]) == {"kde", "mom_kde_oracle", "spkde"}
     assert sorted(df["ratio"].unique()) == [0.1, 0.2]
-    assert len(df) == 2 * 2 * 3 * len(ex.METRICS)
+    assert len(df) == 2 * 2 * 3 * len(METRICS)
 
 
 def test_block_bandwidth_flag_adds_the_two_block_aware_methods(tmp_path):
@@ -519,7 +521,7 @@ def _forbid_computing(monkeypatch):
     def computed(task):
         raise AssertionError(f"a sample was computed: {task}")
 
-    monkeypatch.setattr(ex, "run_task", computed)
+    monkeypatch.setattr(_runner, "run_task", computed)
 
 
 def _one_line_exit_2(argv, capsys):
@@ -688,7 +690,7 @@ def test_a_killed_sweep_resumes_to_the_same_table(whole_sweep, tmp_path, how, jo
     partial = tmp_path / "r.csv.partial"
     proc = _run_cli(*SWEEP, "--jobs", jobs, "--out", out)
     deadline = time.monotonic() + 120
-    rows_of_6 = 1 + 6 * 3 * len(ex.METRICS)  # the header and 6 samples' rows
+    rows_of_6 = 1 + 6 * 3 * len(METRICS)  # the header and 6 samples' rows
     while time.monotonic() < deadline and proc.poll() is None:
         if partial.exists() and partial.read_bytes().count(b"\r\n") >= rows_of_6:
             break
@@ -726,7 +728,7 @@ def test_a_failed_sample_is_one_line_exit_1_and_a_rerun_finishes(tmp_path, capsy
             raise ValueError("injected")
         return real_run_task(task)
 
-    monkeypatch.setattr(ex, "run_task", fail_on_thin)
+    monkeypatch.setattr(_runner, "run_task", fail_on_thin)
     assert main(argv) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert (
@@ -734,7 +736,7 @@ def test_a_failed_sample_is_one_line_exit_1_and_a_rerun_finishes(tmp_path, capsy
         and "ValueError: injected" in err
     )
     assert "r.csv.partial: run the same command again" in err
-    monkeypatch.setattr(ex, "run_task", real_run_task)
+    monkeypatch.setattr(_runner, "run_task", real_run_task)
     assert main(argv) == 0
     assert "5 of 6 samples already done" in capsys.readouterr().err
     assert pd.read_csv(out)["seed"].nunique() == 6

@@ -13,9 +13,13 @@ from joblib import parallel_config
 from pandas.testing import assert_frame_equal
 from threadpoolctl import threadpool_limits
 
+import momkde_core.experiments as ex
 from momkde_core import MoMKDE, metrics
 from momkde_core.bandwidth._rules import select_bandwidth
-from momkde_core.experiments import _runner as ex
+from momkde_core.experiments import _runner
+from momkde_core.experiments._estimate import METRICS, _evaluation_grid
+from momkde_core.experiments._n_blocks import ORACLE_GRID_SIZE
+from momkde_core.experiments._tasks import _stream
 from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import make_contaminated
 
@@ -64,9 +68,9 @@ def paper():
 def test_table_is_tidy_with_exact_columns_methods_and_metrics(honest):
     assert tuple(honest.columns) == ex.COLUMNS
     assert set(honest["method"]) == set(ex.ALL_METHODS)
-    assert set(honest["metric"]) == set(ex.METRICS)
+    assert set(honest["metric"]) == set(METRICS)
     # one row per sample x method x metric
-    assert len(honest) == 2 * 2 * 2 * len(ex.ALL_METHODS) * len(ex.METRICS)
+    assert len(honest) == 2 * 2 * 2 * len(ex.ALL_METHODS) * len(METRICS)
     assert not honest.duplicated(["source", "ratio", "rep", "method", "metric"]).any()
     assert honest["seed"].nunique() == 8
     js = honest.loc[honest["metric"] == "js", "value"]
@@ -147,7 +151,7 @@ def test_paper_protocol_uses_the_inliers_for_cv_and_the_true_ratio_for_spkde(tas
 
     def cv(data):
         return select_bandwidth(
-            data, "cv", get_kernel("gaussian"), random_state=ex._stream(task.seed, "cv")
+            data, "cv", get_kernel("gaussian"), random_state=_stream(task.seed, "cv")
         )
 
     key = (task.source, task.ratio, task.rep)
@@ -180,14 +184,12 @@ def test_oracle_s_is_on_the_grid_and_best_in_js(tasks, honest):
     h = float(rows["bandwidth"].iloc[0])
     candidates = ex.oracle_grid(int(is_outlier.sum()), len(X))
     assert candidates[0] == 1 and candidates[-1] == min(2 * is_outlier.sum() + 1, len(X))
-    assert len(candidates) <= ex.ORACLE_GRID_SIZE and chosen in candidates
-    grid = ex._evaluation_grid("synthetic", 1)
+    assert len(candidates) <= ORACLE_GRID_SIZE and chosen in candidates
+    grid = _evaluation_grid("synthetic", 1)
     truth = data.true_pdf(grid.points)
     js_oracle = rows.loc[rows["metric"] == "js", "value"].item()
     for s in candidates:
-        est = MoMKDE(int(s), h, normalize=False, random_state=ex._stream(task.seed, "blocks")).fit(
-            X
-        )
+        est = MoMKDE(int(s), h, normalize=False, random_state=_stream(task.seed, "blocks")).fit(X)
         p = est.pdf_grid(*grid.axes)
         assert js_oracle <= metrics.js_divergence(p, truth, grid.cell) + 1e-12
     assert js_oracle <= rows.loc[rows["metric"] == "js", "value"].item()
@@ -291,7 +293,7 @@ def test_a_failed_sample_keeps_the_others_and_a_rerun_computes_only_it(
             raise ArithmeticError("injected failure")
         return real_run_task(task)
 
-    monkeypatch.setattr(ex, "run_task", fail_once)
+    monkeypatch.setattr(_runner, "run_task", fail_once)
     sweep = ex.SweepFile(out, tasks)
     sweep.open()
     with pytest.raises(
@@ -308,7 +310,9 @@ def test_a_failed_sample_keeps_the_others_and_a_rerun_computes_only_it(
     assert list(pd.unique(so_far["seed"])) == [t.seed for t in tasks if t != failing]
 
     computed = []
-    monkeypatch.setattr(ex, "run_task", lambda task: computed.append(task) or real_run_task(task))
+    monkeypatch.setattr(
+        _runner, "run_task", lambda task: computed.append(task) or real_run_task(task)
+    )
     again = ex.SweepFile(out, tasks)
     assert again.open() == len(tasks) - 1
     again.run()
@@ -338,7 +342,9 @@ def test_a_row_cut_short_by_a_kill_is_recomputed_with_its_sample(
 
     computed = []
     real_run_task = ex.run_task
-    monkeypatch.setattr(ex, "run_task", lambda task: computed.append(task) or real_run_task(task))
+    monkeypatch.setattr(
+        _runner, "run_task", lambda task: computed.append(task) or real_run_task(task)
+    )
     resumed = ex.SweepFile(out, tasks)
     assert resumed.open() == 3
     resumed.run()
