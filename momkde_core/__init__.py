@@ -8,6 +8,7 @@ described in ``docs/architecture.md``.
 
 from . import metrics
 from ._config import config_context, get_config, set_config
+from ._validation import InvalidParameterError
 from .datasets import load_dataset
 from .detector import OutlierDetector, make_detector
 from .estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
@@ -21,6 +22,7 @@ __all__ = [
     "SPKDE",
     "ScreenedKDE",
     "KERNELS",
+    "InvalidParameterError",
     "OutlierDetector",
     "config_context",
     "get_config",

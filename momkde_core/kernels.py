@@ -35,7 +35,8 @@ from functools import cache
 
 import numpy as np
 from scipy import integrate, special
-from sklearn.utils._param_validation import InvalidParameterError
+
+from ._validation import InvalidParameterError
 
 KERNEL_ALIASES = {"uniform": "tophat", "triangular": "linear"}
 EXP_FLOOR = -700.0  # linear kernel values below e^-700 are flushed to 0 (see flushed_exp)
@@ -347,7 +348,7 @@ def get_kernel(name: str) -> Kernel:
     >>> get_kernel("box")
     Traceback (most recent call last):
         ...
-    sklearn.utils._param_validation.InvalidParameterError: unknown kernel 'box'; ...
+    momkde_core.InvalidParameterError: unknown kernel 'box'; ...
     """
     if not isinstance(name, str):
         raise InvalidParameterError(

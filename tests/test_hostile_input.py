@@ -12,9 +12,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
-from sklearn.utils._param_validation import InvalidParameterError
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, ScreenedKDE
+from momkde_core import (
+    KDE,
+    RKDE,
+    SPKDE,
+    InvalidParameterError,
+    MoMKDE,
+    OutlierDetector,
+    ScreenedKDE,
+)
 from momkde_core._engine._scaling import MAX_SPAN
 from momkde_core.bandwidth._rules import (
     _folds,
@@ -301,7 +308,7 @@ BAD_PARAMS = [
 
 @pytest.mark.parametrize("make, message", BAD_PARAMS)
 def test_loose_parameters_are_refused_as_scikit_learn_does(make, message):
-    """scikit-learn's InvalidParameterError: both a ValueError and a TypeError."""
+    """momkde_core.InvalidParameterError: both a ValueError and a TypeError, as scikit-learn's."""
     X = np.random.default_rng(15).normal(size=(30, 2))
     with pytest.raises(InvalidParameterError, match=message):
         make().fit(X)

@@ -33,17 +33,16 @@ from __future__ import annotations
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from numbers import Real
 
 import numpy as np
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import InvalidParameterError
 
 from .._blocks import block_labels, block_order, importance_price, log_integral, median_of_blocks
 from .._columns import per_column
 from .._config import n_threads, with_callers_config
 from .._engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout
+from .._validation import Rule, is_auto, is_number
 from ..kernels import Kernel, exp_in_place
 
 CANDIDATE_SPAN = (0.05, 2.0)  # candidates from 0.05 to 2 times Scott's rule (log-spaced)
@@ -59,25 +58,31 @@ SELECTION_GRID_PRICE = 4.0  # a candidate's grid may cost up to 4 of those sampl
 CHUNK_ROWS_ELEMENTS = 2 * CACHE_CHUNK_ELEMENTS  # kernel values per row chunk (1 MiB)
 
 
+def _is_share(value) -> bool:
+    """A number in [0, MAX_CONTAMINATION), not a bool."""
+    return is_number(value) and 0.0 <= value < MAX_CONTAMINATION
+
+
+def _contamination_rule(allow_auto: bool) -> Rule:
+    allowed = "a number in [0, 0.5)" + (" or 'auto'" if allow_auto else "")
+    return Rule(
+        lambda value, _: (allow_auto and is_auto(value)) or _is_share(value),
+        f"contamination must be {allowed} (the expected share of outliers), got {{value!r}}",
+    )
+
+
+#: The ``contamination`` parameter's constraint (estimators' tables): a share or "auto".
+CONTAMINATION = _contamination_rule(allow_auto=True)
+_STATED_CONTAMINATION = _contamination_rule(allow_auto=False)
+
+
 def check_contamination(contamination, allow_auto: bool = True) -> None:
     """Check the ``contamination`` parameter (internal).
 
-    Raises ValueError (scikit-learn's InvalidParameterError, also a TypeError) unless
-    ``contamination`` is a number in [0, 0.5) (or "auto" if allowed); booleans are refused.
+    Raises InvalidParameterError (a ValueError and a TypeError) unless ``contamination`` is
+    a number in [0, 0.5) (or "auto" if allowed); booleans are refused.
     """
-    if allow_auto and isinstance(contamination, str) and contamination == "auto":
-        return
-    ok = (
-        isinstance(contamination, Real)
-        and not isinstance(contamination, (bool, np.bool_))
-        and 0.0 <= contamination < MAX_CONTAMINATION
-    )
-    if not ok:
-        allowed = "a number in [0, 0.5)" + (" or 'auto'" if allow_auto else "")
-        raise InvalidParameterError(
-            f"contamination must be {allowed} (the expected share of outliers), "
-            f"got {contamination!r}"
-        )
+    (CONTAMINATION if allow_auto else _STATED_CONTAMINATION).check(contamination, {})
 
 
 def n_blocks_for(n: int, contamination: float) -> int:

@@ -41,10 +41,10 @@ from scipy.optimize import brentq
 from scipy.spatial import cKDTree
 from sklearn.model_selection import KFold
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import InvalidParameterError
 
 from .._columns import bounding_box, per_column
 from .._engine import block_grid_sums, block_log_sums, selection_frame
+from .._validation import InvalidParameterError
 from ..kernels import Kernel
 from ._robust import n_blocks_for, robust_bandwidth
 
@@ -860,7 +860,8 @@ def select_bandwidth(
     ------
     InvalidParameterError
         For an unknown rule name, or a numeric ``bandwidth`` that is not positive and
-        finite (scikit-learn's error, a ``ValueError`` and a ``TypeError``).
+        finite (:class:`momkde_core.InvalidParameterError`, a ``ValueError`` and a
+        ``TypeError``).
     ValueError
         For a per-feature array with ``per_feature=False``, "isj" with d > 1, or a rule on
         fewer than 2 rows or on data of zero spread; and the errors of the rules.
@@ -954,7 +955,7 @@ def check_rule(bandwidth: str, d: int) -> str:
 def check_numeric_bandwidth(bandwidth, d: int) -> np.ndarray:
     """A numeric ``bandwidth`` as an array of shape (1,) or (d,) (internal).
 
-    ``bandwidth`` is a number, or an array of d numbers, one per feature; scikit-learn's
+    ``bandwidth`` is a number, or an array of d numbers, one per feature;
     InvalidParameterError (a ValueError and a TypeError) unless every value is a positive
     finite number (booleans are not numbers here).
     """

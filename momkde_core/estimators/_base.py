@@ -29,19 +29,19 @@ from __future__ import annotations
 
 import logging
 import warnings
-from numbers import Integral, Real
+from numbers import Number
 from typing import Self
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, clone
-from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils import check_array, check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._blocks import FittedBlocks, log_integral, log_median
 from .._engine import LOG_SAFE_LINEAR, PEAK_LIMIT, Frame, GramOperator, working_frame
+from .._validation import InvalidParameterError, Rule, check_parameters, is_bool, is_int, is_number
 from ..bandwidth._rules import select_bandwidth
 from ..kernels import Kernel, get_kernel
 
@@ -118,11 +118,34 @@ def _base_measure(sample_weight, X: np.ndarray) -> tuple[np.ndarray | None, np.n
     altogether (the same fit as without them, as scikit-learn's contract asks)."""
     if sample_weight is None:
         return None, None
-    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    w = _checked_weights(sample_weight, len(X))
     kept = w > 0
-    if not kept.any():  # (scikit-learn 1.6 lets all-zero weights through)
-        raise ValueError("sample_weight is 0 for every row: at least one weight must be positive")
+    if not kept.any():
+        raise ValueError(
+            "sample_weight is zero for every row: at least one weight must be positive"
+        )
     return w[kept] / w[kept].sum(), kept
+
+
+def _checked_weights(sample_weight, n: int) -> np.ndarray:
+    """``sample_weight`` as n non-negative float64 weights: a number is every row's weight;
+    an array (numbers, finite: scikit-learn's ``check_array``) must be 1-D of length n."""
+    if isinstance(sample_weight, Number):
+        w = np.full(n, sample_weight, dtype=np.float64)
+    else:
+        w = check_array(
+            sample_weight, ensure_2d=False, dtype=np.float64, input_name="sample_weight"
+        )
+        if w.ndim != 1:
+            raise ValueError(
+                f"Sample weights must be 1D array or scalar, got {w.ndim}D array. Expected "
+                f"either a scalar value or a 1D array of length {n}."
+            )
+        if w.shape != (n,):
+            raise ValueError(f"sample_weight.shape == {w.shape}, expected {(n,)}!")
+    if (w < 0).any():
+        raise ValueError("Negative values in data passed to `sample_weight`.")
+    return w
 
 
 class _BaseKDE(BaseEstimator):
@@ -140,6 +163,8 @@ class _BaseKDE(BaseEstimator):
     :class:`~momkde_core._blocks.FittedBlocks` (``_fitted``). ``_kept`` is the mask of the
     rows of positive weight (None: all). ``_row_attributes`` names fitted per-row attributes
     and their value for the rows of weight 0, which the fit never sees.
+    ``_parameter_constraints`` declares the subclass's own parameters' constraints
+    (:mod:`momkde_core._validation`), checked at fit before any costly work.
     """
 
     _normalizes = False
@@ -147,9 +172,12 @@ class _BaseKDE(BaseEstimator):
     _row_attributes: dict[str, float] = {}
     _gram_scale = 1.0  # the kernel scale (times h) whose values the fit holds in linear space
     _peak_limit = PEAK_LIMIT  # ... and the range its peak must stay in (scaling.working_frame)
+    _parameter_constraints: dict[str, Rule | tuple[Rule, ...]] = {}
 
-    def _check_params(self, n: int) -> None:
-        """Validate the subclass's own parameters for n rows (before any costly work)."""
+    def _check_parameters(self, n: int | None) -> None:
+        """Check the parameters against the class's ``_parameter_constraints``, for n rows
+        (None: before the rows are known)."""
+        check_parameters(self._parameter_constraints, {**self.get_params(deep=False), "n": n})
 
     def _bandwidth_options(self, X: np.ndarray) -> dict:
         """Keyword arguments of ``select_bandwidth`` for this estimator (the "robust" rule's
@@ -168,7 +196,7 @@ class _BaseKDE(BaseEstimator):
         self._kept = kept
         if kept is not None:
             X = X[kept]
-        self._check_params(len(X))
+        self._check_parameters(len(X))
         H = select_bandwidth(
             X,
             self.bandwidth,
@@ -249,10 +277,9 @@ class _BaseKDE(BaseEstimator):
 
         Raises
         ------
-        sklearn.utils._param_validation.InvalidParameterError
+        momkde_core.InvalidParameterError
             A parameter of the wrong type or value (``bandwidth=True``, ``normalize="no"``,
-            ``n_blocks=3.0``): scikit-learn's InvalidParameterError, both a ValueError and a
-            TypeError. Parameters are checked before any costly work (before "cv").
+            ``n_blocks=3.0``): both a ValueError and a TypeError, as scikit-learn's. Parameters are checked before any costly work (before "cv").
         ValueError
             X has no row, is not of shape (n,) or (n, d), or holds NaN or inf (the message
             names the rows to fix); every ``sample_weight`` is 0; or a feature spans more than
@@ -623,7 +650,7 @@ class _BaseKDE(BaseEstimator):
             Not one axis per feature (a fit on more than two features has no grid), or an
             axis that is not a non-empty finite 1-D array; a density beyond float64's range
             (as :meth:`pdf`).
-        sklearn.utils._param_validation.InvalidParameterError
+        momkde_core.InvalidParameterError
             ``exact_tails`` is not True or False.
 
         See Also
@@ -666,7 +693,7 @@ class _BaseKDE(BaseEstimator):
         >>> kde2.pdf_grid(np.linspace(-4, 4, 41), np.linspace(-4, 4, 51)).shape
         (41, 51)
         """
-        if not isinstance(exact_tails, (bool, np.bool_)):
+        if not is_bool(exact_tails):
             raise InvalidParameterError(f"exact_tails must be True or False, got {exact_tails!r}")
         sums, _, _, nears = self._grid_sums(xs, ys, exact=exact_tails)
         return self._to_outer_grid(self._fitted.combine(sums), nears, -self.log_norm_)
@@ -695,7 +722,7 @@ class _BaseKDE(BaseEstimator):
 
         Raises
         ------
-        sklearn.utils._param_validation.InvalidParameterError
+        momkde_core.InvalidParameterError
             ``n_samples`` is not a non-negative integer.
         ValueError
             No draw was accepted in ``MAX_SAMPLE_ROUNDS`` (100) rounds (the median of the
@@ -741,7 +768,7 @@ class _BaseKDE(BaseEstimator):
         ((500, 2), True)
         """
         check_is_fitted(self, "bandwidth_")
-        if not _is_int(n_samples) or n_samples < 0:
+        if not is_int(n_samples) or n_samples < 0:
             raise InvalidParameterError(
                 f"n_samples must be a non-negative integer, got {n_samples!r}"
             )
@@ -834,21 +861,17 @@ def _iteration_logger(est: BaseEstimator, stage: str):
     return progress
 
 
-def _check_iterations(max_iter, tol) -> None:
-    if not _is_int(max_iter) or max_iter < 1:
-        raise InvalidParameterError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if not _is_number(tol) or not tol > 0:
-        raise InvalidParameterError(f"tol must be a positive number, got {tol!r}")
-
-
-def _is_int(value) -> bool:
-    """An integer, not a bool (True is an Integral in Python, but no count)."""
-    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
-
-
-def _is_number(value) -> bool:
-    """A real number, not a bool."""
-    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
+#: The constraints of the iterative solvers' parameters (RKDE, SPKDE).
+_ITERATIONS = {
+    "max_iter": Rule(
+        lambda value, _: is_int(value) and value >= 1,
+        "max_iter must be a positive integer, got {value!r}",
+    ),
+    "tol": Rule(
+        lambda value, _: is_number(value) and value > 0,
+        "tol must be a positive number, got {value!r}",
+    ),
+}
 
 
 def _one_block(X: np.ndarray, weights: np.ndarray):

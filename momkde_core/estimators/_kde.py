@@ -65,8 +65,8 @@ default "scott"
     map the results back exactly; beyond the limits that remain (a feature spanning more
     than 1e100 bandwidths, a density above float64's range in ``pdf``) they raise a
     ValueError naming them. Parameters of the wrong type (``bandwidth=True``,
-    ``normalize="no"``, ``n_blocks=3.0``) raise scikit-learn's InvalidParameterError (a
-    ValueError and a TypeError).
+    ``normalize="no"``, ``n_blocks=3.0``) raise :class:`~momkde_core.InvalidParameterError`
+    (a ValueError and a TypeError, as scikit-learn's).
 
     References
     ----------

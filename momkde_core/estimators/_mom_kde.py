@@ -12,14 +12,14 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
 from .._blocks import block_labels, shuffled_blocks
 from .._engine import selection_frame
-from ..bandwidth._robust import check_contamination, estimate_contamination, n_blocks_for
+from .._validation import Rule, is_auto, is_bool, is_int
+from ..bandwidth._robust import CONTAMINATION, estimate_contamination, n_blocks_for
 from ..bandwidth._rules import select_bandwidth
-from ._base import TINY_BLOCKS, _BaseKDE, _is_int
+from ._base import TINY_BLOCKS, _BaseKDE
 
 
 class MoMKDE(_BaseKDE):
@@ -148,6 +148,25 @@ default "robust"
     """
 
     _median = True
+    _parameter_constraints = {
+        "n_blocks": (
+            Rule(
+                lambda S, _: is_auto(S) or (is_int(S) and S >= 1),
+                "n_blocks must be 'auto' or an integer between 1 and n = {n} (the number of "
+                "rows), got {value!r}",
+            ),
+            Rule(
+                lambda S, context: is_auto(S) or S <= context["n"],
+                "n_blocks must be 'auto' or an integer between 1 and n = {n} (the number of "
+                "rows), got {value!r}: {value} blocks need at least {value} rows, and the fit "
+                "has n_samples = {n}; use fewer blocks, or 'auto'",
+            ),
+        ),
+        "contamination": CONTAMINATION,
+        "normalize": Rule(
+            lambda value, _: is_bool(value), "normalize must be True or False, got {value!r}"
+        ),
+    }
 
     def __init__(
         self,
@@ -168,18 +187,6 @@ default "robust"
     @property
     def _normalizes(self) -> bool:
         return bool(self.normalize)
-
-    def _check_params(self, n: int) -> None:
-        S = self.n_blocks
-        auto = isinstance(S, str) and S == "auto"
-        if not auto and (not _is_int(S) or not 1 <= S <= n):
-            raise InvalidParameterError(
-                f"n_blocks must be 'auto' or an integer between 1 and n "
-                f"= {n} (the number of rows), got {S!r}"
-            )
-        check_contamination(self.contamination)
-        if not isinstance(self.normalize, (bool, np.bool_)):
-            raise InvalidParameterError(f"normalize must be True or False, got {self.normalize!r}")
 
     def _bandwidth_options(self, X: np.ndarray) -> dict:
         """Resolve the contamination and S (both may need the data) for "robust" and the fit."""

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import InvalidParameterError
 
 from .._engine import GramOperator
-from ._base import _BaseKDE, _check_iterations, _iteration_logger, _log_start, _one_block
+from .._validation import Rule
+from ._base import _ITERATIONS, _BaseKDE, _iteration_logger, _log_start, _one_block
 from ._kirwls import (
     DEFAULT_PERCENTILES,
     SCALE_SOURCES,
@@ -179,6 +179,22 @@ default "scott"
     """
 
     _row_attributes = {"weights_": 0.0}
+    _parameter_constraints = {
+        "loss": Rule(
+            lambda value, _: isinstance(value, str) and value in ("hampel", "huber"),
+            "unknown loss {value!r}; allowed: 'hampel', 'huber'",
+        ),
+        "scale_from": Rule(
+            lambda value, _: isinstance(value, str) and value in SCALE_SOURCES,
+            "unknown scale_from {value!r}; allowed: " + ", ".join(map(repr, SCALE_SOURCES)),
+        ),
+        "percentiles": Rule(
+            lambda value, _: value is None or _are_percentiles(value),
+            "percentiles must be None or three non-decreasing numbers in [0, 100] (Hampel's "
+            "a, b, c), got {value!r}",
+        ),
+        **_ITERATIONS,
+    }
 
     def __init__(
         self,
@@ -206,25 +222,6 @@ default "scott"
         q = DEFAULT_PERCENTILES[self.scale_from] if self.percentiles is None else self.percentiles
         return np.asarray(q, dtype=float).ravel()
 
-    def _check_params(self, n: int) -> None:
-        if not isinstance(self.loss, str) or self.loss not in ("hampel", "huber"):
-            raise InvalidParameterError(f"unknown loss {self.loss!r}; allowed: 'hampel', 'huber'")
-        if not isinstance(self.scale_from, str) or self.scale_from not in SCALE_SOURCES:
-            raise InvalidParameterError(
-                f"unknown scale_from {self.scale_from!r}; allowed: "
-                + ", ".join(map(repr, SCALE_SOURCES))
-            )
-        try:
-            q = self._percentiles()
-        except (TypeError, ValueError):
-            q = np.array([np.nan])
-        if q.size != 3 or not np.all((q >= 0) & (q <= 100)) or np.any(np.diff(q) < 0):
-            raise InvalidParameterError(
-                "percentiles must be None or three non-decreasing numbers in "
-                f"[0, 100] (Hampel's a, b, c), got {self.percentiles!r}"
-            )
-        _check_iterations(self.max_iter, self.tol)
-
     def _fit_weights(self, X, base):
         gram = GramOperator(X, self._kernel, self._frame.h)
         _log_start(self, gram)
@@ -251,3 +248,12 @@ default "scott"
             self.loss_params_ = tuple(p * np.sqrt(jacobian) for p in self.loss_params_)
             self.objective_ = self.objective_ * jacobian
         return _one_block(X, self.weights_)
+
+
+def _are_percentiles(value) -> bool:
+    """Three non-decreasing numbers in [0, 100] (in any array shape)."""
+    try:
+        q = np.asarray(value, dtype=float).ravel()
+    except (TypeError, ValueError):
+        return False
+    return q.size == 3 and bool(np.all((q >= 0) & (q <= 100))) and not np.any(np.diff(q) < 0)

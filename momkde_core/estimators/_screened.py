@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from numbers import Real
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import InvalidParameterError
 
-from ..bandwidth._robust import check_contamination
+from .._validation import Rule, is_number
+from ..bandwidth._robust import CONTAMINATION
 from ..bandwidth._rules import check_numeric_bandwidth, check_rule
 from ._base import _base_measure, _seeded_clone, _validate_data
 from ._kde import KDE
@@ -117,7 +116,7 @@ default "cv"
         ``cut="calibrated"`` (use ``cut="ratio"``).
     ValueError
         At fit: ``contamination="auto"`` with a ``screen`` of your own (state a number).
-    sklearn.utils._param_validation.InvalidParameterError
+    momkde_core.InvalidParameterError
         At fit: an unknown ``cut``, a ``ratio`` that is not a finite number above 1, or a
         ``contamination`` outside [0, 0.5).
 
@@ -198,6 +197,18 @@ default "cv"
     (3, 1)
     """
 
+    _parameter_constraints = {
+        "contamination": CONTAMINATION,
+        "cut": Rule(
+            lambda value, _: isinstance(value, str) and value in CUTS,
+            "cut must be one of " + ", ".join(map(repr, CUTS)) + ", got {value!r}",
+        ),
+        "ratio": Rule(
+            lambda value, _: is_number(value) and 1.0 < value < np.inf,
+            "ratio must be a finite number above 1, got {value!r}",
+        ),
+    }
+
     def __init__(
         self,
         contamination: float | str = 0.1,
@@ -217,19 +228,7 @@ default "cv"
         self.random_state = random_state
 
     def _check_own_params(self) -> None:
-        check_contamination(self.contamination)
-        if not isinstance(self.cut, str) or self.cut not in CUTS:
-            raise InvalidParameterError(
-                f"cut must be one of {', '.join(map(repr, CUTS))}, got {self.cut!r}"
-            )
-        if (
-            not isinstance(self.ratio, Real)
-            or isinstance(self.ratio, (bool, np.bool_))
-            or not 1.0 < self.ratio < np.inf
-        ):
-            raise InvalidParameterError(
-                f"ratio must be a finite number above 1, got {self.ratio!r}"
-            )
+        self._check_parameters(None)
         if self.screen is not None and not callable(getattr(self.screen, "score_samples", None)):
             raise TypeError(
                 f"screen must be a density estimator with score_samples (such as "

@@ -9,17 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils._param_validation import InvalidParameterError
 
 from .._engine import PEAK_LIMIT_FLOAT32, GramOperator
-from ._base import (
-    _BaseKDE,
-    _check_iterations,
-    _is_number,
-    _iteration_logger,
-    _log_start,
-    _one_block,
-)
+from .._validation import Rule, is_number
+from ..kernels import get_kernel
+from ._base import _ITERATIONS, _BaseKDE, _iteration_logger, _log_start, _one_block
 from ._kirwls import spkde_weights
 
 
@@ -120,6 +114,24 @@ default "scott"
     _row_attributes = {"weights_": 0.0}
     _gram_scale = float(np.sqrt(2.0))  # the L2 Gram matrix: a Gaussian of bandwidth sqrt(2) h
     _peak_limit = PEAK_LIMIT_FLOAT32  # ... held in float32
+    _parameter_constraints = {
+        "kernel": Rule(
+            lambda value, _: get_kernel(value).name == "gaussian",
+            "SPKDE needs kernel='gaussian' (its L2 Gram matrix is a Gaussian of bandwidth "
+            "sqrt(2) h), got kernel={value!r}",
+        ),
+        "contamination": Rule(  # (beta, when given, replaces it)
+            lambda value, context: (
+                context["beta"] is not None or (is_number(value) and 0.0 <= value < 1.0)
+            ),
+            "contamination must be a number in [0, 1), got {value!r}",
+        ),
+        "beta": Rule(
+            lambda value, _: value is None or (is_number(value) and 1.0 <= value < np.inf),
+            "beta must be a finite number >= 1, got {value!r}",
+        ),
+        **_ITERATIONS,
+    }
 
     def __init__(
         self,
@@ -140,22 +152,6 @@ default "scott"
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
-
-    def _check_params(self, n: int) -> None:
-        if self._kernel.name != "gaussian":
-            raise ValueError(
-                f"SPKDE needs kernel='gaussian' (its L2 Gram matrix is a Gaussian of "
-                f"bandwidth sqrt(2) h), got kernel={self.kernel!r}"
-            )
-        if self.beta is None:
-            eps = self.contamination
-            if not _is_number(eps) or not 0.0 <= eps < 1.0:
-                raise InvalidParameterError(
-                    f"contamination must be a number in [0, 1), got {eps!r}"
-                )
-        elif not _is_number(self.beta) or not self.beta >= 1.0 or not np.isfinite(self.beta):
-            raise InvalidParameterError(f"beta must be a finite number >= 1, got {self.beta!r}")
-        _check_iterations(self.max_iter, self.tol)
 
     def _bandwidth_options(self, X: np.ndarray) -> dict:
         """ "robust" trims the stated contamination (when it is below 1/2 and beta is not set)."""

@@ -10,7 +10,7 @@ from scipy import integrate, stats
 from scipy.stats import gaussian_kde
 from sklearn.model_selection import KFold
 from sklearn.neighbors import KernelDensity
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_fit2d_1sample, parametrize_with_checks
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
 from momkde_core._engine import GramOperator
@@ -83,6 +83,14 @@ def test_one_sample_with_a_numeric_bandwidth_is_the_kernel_itself(name):
     np.testing.assert_allclose(est.pdf(ys), expected, rtol=1e-12)
     with pytest.raises(ValueError, match="n_samples = 1"):
         ALL[name](bandwidth="scott").fit([[1.0, -2.0]])
+
+
+def test_more_blocks_than_rows_passes_scikit_learns_one_sample_check():
+    """check_fit2d_1sample accepts an error that says the sample has one row: MoMKDE with
+    S = 3 says so, and what to do."""
+    check_fit2d_1sample("MoMKDE", MoMKDE(n_blocks=3))
+    with pytest.raises(ValueError, match="3 blocks need at least 3 rows.*use fewer blocks"):
+        MoMKDE(n_blocks=3, bandwidth=0.5).fit([[1.0], [2.0]])
 
 
 # ---- sample weights ---------------------------------------------------------------------
@@ -206,11 +214,24 @@ def test_spkde_integer_weights_are_duplicated_rows():
         (np.ones(9), "shape"),
         (np.zeros(10), "non-zero|every row"),
         (np.r_[np.nan, np.ones(9)], "NaN"),
+        (np.ones((10, 1)), "1D array or scalar, got 2D"),
+        (-2.0, "Negative"),
+        (0, "every row"),
+        ("abc", "could not convert"),
     ],
 )
 def test_bad_weights_raise_a_value_error(weights, message):
     with pytest.raises(ValueError, match=message):
         KDE(bandwidth=0.5).fit(np.arange(10.0), sample_weight=weights)
+
+
+@pytest.mark.parametrize("weight", [3, 0.5, [2.0] * 10])
+def test_equal_weights_a_number_included_are_the_unweighted_fit(weight):
+    X = _sample(10)
+    ys = np.linspace(-2, 6, 7)
+    unweighted = MoMKDE(3, 0.5, random_state=0).fit(X).pdf(ys)
+    weighted = MoMKDE(3, 0.5, random_state=0).fit(X, sample_weight=weight).pdf(ys)
+    np.testing.assert_allclose(weighted, unweighted, rtol=1e-12)
 
 
 # ---- sampling ---------------------------------------------------------------------------
