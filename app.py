@@ -9,8 +9,9 @@ import numpy as np
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from app_support.compute import example_one, warm_views
-from app_support.widgets import KERNEL_CHOICES, MAX_SHARE, url
+from app_support.cache import example_one, warm_views
+from app_support.choices import KERNEL_CHOICES, MAX_SHARE
+from app_support.widgets import url
 from momkde_core.plots import density_1d_figure
 
 
@@ -31,7 +32,7 @@ one_blas_thread()
 def warm_explore() -> threading.Thread:
     """Explore's views one move away from its opening one (every ratio, scheme and kernel, in
     1-D and 2-D), computed into the caches once per server process by a background thread
-    (:func:`app_support.compute.warm_views`), so that a class's first moves redraw from the
+    (:func:`app_support.cache.warm_views`), so that a class's first moves redraw from the
     cache instead of waiting for the robust bandwidth search."""
     thread = threading.Thread(
         target=warm_views, args=(MAX_SHARE, KERNEL_CHOICES), name="momkde-warm", daemon=True
@@ -85,7 +86,7 @@ def home() -> None:
         **url("o"),
     )
     h = 0.4
-    ex = example_one(200, n_outliers, h, 1, 2.0, 0, 2 * n_outliers + 1)
+    ex = example_one(200, n_outliers, h, 2.0, 0, 2 * n_outliers + 1)
     full, zoom = st.columns(2)
     with full:
         st.markdown("**The whole density**")

@@ -3,37 +3,31 @@ caption computed from the figure (who wins here, by how much, which failure mode
 
 from __future__ import annotations
 
-import numpy as np
+import pandas as pd
 import streamlit as st
 
-from app_support.captions import coinciding_curves, compare_to_kde, reasons, screened_note
+from app_support.cache import explore_view, select_bandwidth, synthetic_sample
+from app_support.captions import compare_to_kde, mom_kde_wins, reasons, screened_note
+from app_support.choices import MAX_SHARE
 from app_support.compute import (
     DEFAULT_METHODS,
-    RATIO_STEP,
-    drawn_ratio,
-    explore_view,
+    Settings,
     metric_table,
     own_bandwidth,
     require_fitted,
-    select_bandwidth,
-    synthetic_sample,
 )
+from app_support.figures import explore_figure
+from app_support.views import RATIO_STEP, ExploreView, drawn_ratio
 from app_support.widgets import (
-    MAX_SHARE,
     bandwidth_and_blocks,
     methods_select,
     scheme_select,
     share_kernel_seed,
+    show_warnings,
     url,
     user_errors,
 )
-from momkde_core.plots import (
-    METHOD_LABELS,
-    density_1d_figure,
-    density_2d_figure,
-    log_density_floor,
-    shared_colour_cap,
-)
+from momkde_core.plots import METHOD_LABELS
 
 st.title("Explore S, h and the outlier ratio")
 side = st.sidebar
@@ -65,9 +59,10 @@ eps, kernel, seed = share_kernel_seed(side, true_share=true_ratio)
 
 
 def _rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
-    """The h of ``rule`` on the sample drawn with ``seed`` (cached: the page reuses it)."""
+    """The h of ``rule`` on the sample drawn with ``seed`` (cached: the page reuses it; its
+    warnings are shown with the view's, computed with the same arguments)."""
     sample = synthetic_sample(scheme, n_inliers, true_ratio, dim, seed)
-    return select_bandwidth(sample.X, rule, kernel, seed, eps)
+    return select_bandwidth(sample.X, rule, kernel, seed, eps).h
 
 
 @st.fragment
@@ -90,40 +85,76 @@ def controls_and_figure() -> None:
         _figure_and_metrics(settings)
 
 
-def _figure_and_metrics(settings) -> None:
-    """The estimates of ``settings`` drawn over the truth, their metrics, and the captions."""
-    if dim == 1:
-        log_col, blocks_col = st.columns(2)
-        log_y = (
-            log_col.segmented_control(
-                "Density axis",
-                ["log", "linear"],
-                default="log",
-                **url("yscale"),
-                help="log: four decades below the peak, so a small mass (a KDE's plateau over "
-                "spread-out outliers, ~1 % of the peak) shows as clearly as a mode.",
-            )
-            or "log"
-        ) == "log"
-        show_blocks = blocks_col.toggle(
-            "Show the S block KDEs behind the median (grey)", **url("blocks")
+def _axis_controls() -> tuple[bool, bool]:
+    """In 1-D, the density axis' switch (log by default) and the block KDEs' toggle; in 2-D
+    neither (False, False)."""
+    if dim != 1:
+        return False, False
+    log_col, blocks_col = st.columns(2)
+    log_y = (
+        log_col.segmented_control(
+            "Density axis",
+            ["log", "linear"],
+            default="log",
+            **url("yscale"),
+            help="log: four decades below the peak, so a small mass (a KDE's plateau over "
+            "spread-out outliers, ~1 % of the peak) shows as clearly as a mode.",
         )
-    else:
-        log_y, show_blocks = False, False
+        or "log"
+    ) == "log"
+    show_blocks = blocks_col.toggle(
+        "Show the S block KDEs behind the median (grey)", **url("blocks")
+    )
+    return log_y, show_blocks
+
+
+def _metrics(view: ExploreView, settings: Settings, table: pd.DataFrame) -> None:
+    """h, S, n and |O|, the screened KDE's own h and rows set aside, and the metric table."""
+    rule = settings.bandwidth if isinstance(settings.bandwidth, str) else "slider"
+    st.markdown(
+        f"**h = {view.h:.3g}** ({rule}) · S = {settings.n_blocks} · n = {len(view.data.X)}"
+        f" · |O| = {view.data.n_outliers}"
+    )
+    if "screened_kde" in view.results:
+        st.caption(screened_note(view.results["screened_kde"], own_bandwidth(settings)))
+    table.index = [METHOD_LABELS[m] for m in table.index]
+    st.table(table.style.format("{:.3f}", na_rep="—"))
+    st.caption(
+        "JS and both KLs compare each estimate with the true density (lower is better)"
+        + (
+            "; AUC uses the density as an outlier score (higher is better, 0.5 is chance; below "
+            "0.5 the outliers are denser than the inliers, as a spike is)."
+            if view.data.n_outliers
+            else "."
+        )
+    )
+
+
+def _figure_and_metrics(settings: Settings) -> None:
+    """The estimates of ``settings`` drawn over the truth, their metrics, and the captions."""
+    log_y, show_blocks = _axis_controls()
     view = explore_view(
         scheme, n_inliers, true_ratio, dim, settings, methods, with_blocks=show_blocks
     )
-    data, h, grid, results, truth = view.data, view.h, view.grid, view.results, view.truth
+    show_warnings(view.warnings)
     for method, message in view.failures.items():
         st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
-    require_fitted(results)
-    table = metric_table(results, truth, grid.cell, data.is_outlier if data.n_outliers else None)
+    require_fitted(view.results)
+    data = view.data
+    outliers = data.is_outlier if data.n_outliers else None
+    table = metric_table(view.results, view.truth, view.grid.cell, outliers)
     js = table["JS"].to_dict()
     verdict = compare_to_kde(js)
-    mom_wins = js.get("mom_kde", np.nan) < 0.8 * js.get("kde", np.nan) if verdict else None
     why = reasons(
-        scheme, len(data.X), data.n_outliers, settings.n_blocks, h, view.h_robust, mom_wins
+        scheme,
+        len(data.X),
+        data.n_outliers,
+        settings.n_blocks,
+        view.h,
+        view.h_robust,
+        mom_kde_wins(js),
     )
+    fig, reading = explore_figure(view, scheme, log_y, js)
 
     # 1-D: the figure with the metrics beside it; 2-D: the maps need the full width
     fig_col, metric_col = (
@@ -132,90 +163,12 @@ def _figure_and_metrics(settings) -> None:
         else (st.container(), st.container())
     )
     with metric_col:
-        st.markdown(
-            f"**h = {h:.3g}** ({settings.bandwidth if isinstance(settings.bandwidth, str) else 'slider'})"
-            f" · S = {settings.n_blocks} · n = {len(data.X)} · |O| = {data.n_outliers}"
-        )
-        if "screened_kde" in results:
-            st.caption(screened_note(results["screened_kde"], own_bandwidth(settings)))
-        table.index = [METHOD_LABELS[m] for m in table.index]
-        st.table(table.style.format("{:.3f}", na_rep="—"))
-        st.caption(
-            "JS and both KLs compare each estimate with the true density (lower is better)"
-            + (
-                "; AUC uses the density as an outlier score (higher is better, 0.5 is chance; below "
-                "0.5 the outliers are denser than the inliers, as a spike is)."
-                if data.n_outliers
-                else "."
-            )
-        )
-
+        _metrics(view, settings, table)
     with fig_col:
         chart_slot = st.empty()
-        curves = {"truth": truth, **{m: r["grid"] for m, r in results.items()}}
-        if dim == 1:
-            blocks = results["mom_kde"].get("blocks") if "mom_kde" in results else None
-            peak = max(float(np.nanmax(v)) for v in curves.values())
-            dashes, twins_note = coinciding_curves(
-                {m: curves[m] for m in METHOD_LABELS if m in curves},
-                log_density_floor(peak) if log_y else None,
-            )
-            fig = density_1d_figure(
-                grid.axes[0],
-                curves,
-                data.X[:, 0],
-                data.is_outlier,
-                block_curves=blocks,
-                log_y=log_y,
-                dashes=dashes,
-            )
-            reading = (
-                "Dashed: the true density"
-                + (
-                    "; log axis over four decades below the peak, so "
-                    + (
-                        "the KDE's plateau over the spread-out outliers shows"
-                        if scheme == "uniform" and data.n_outliers
-                        else "small masses show as clearly as the modes"
-                    )
-                    if log_y
-                    else ""
-                )
-                + ". Ticks below the axis: "
-                + (
-                    "inliers grey, outliers red."
-                    if data.n_outliers
-                    else "the sample (no outliers)."
-                )
-                + (" " + twins_note if twins_note else "")
-                + (
-                    " Grey curves: the block KDEs the median is taken over"
-                    + (" (clearer on the linear axis)." if log_y else ".")
-                    if blocks is not None
-                    else ""
-                )
-            )
-        else:
-            notes = {m: f"JS {v:.3f}" for m, v in js.items() if np.isfinite(v)}
-            # only the outliers are drawn: the true density's map shows where the inliers are,
-            # and a thousand SVG markers cost the browser more than the five maps
-            out = data.is_outlier
-            fig = density_2d_figure(*grid.axes, curves, data.X[out], out[out], panel_notes=notes)
-            cap, capped = shared_colour_cap(curves)
-            reading = (
-                "One colour scale for all maps"
-                + (
-                    f", capped at {cap:.3g} (a spike reaches "
-                    f"{max(float(np.nanmax(v)) for v in curves.values()):.3g})"
-                    if capped
-                    else ""
-                )
-                + ("; red circles (first map): the outliers" if data.n_outliers else "")
-                + "; each title gives the map's JS to the truth."
-            )
         st.caption(" ".join([verdict, *why, reading]))
     # the figure is sent last, into its slot above the caption: every element sent after a
-    # Plotly chart made the browser draw the chart again (in 2-D, about 0.15 s each)
+    # Plotly chart made the browser draw the chart again
     chart_slot.plotly_chart(fig, key="explore_figure", config={"displaylogo": False})
 
 

@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_support.compute import example_one, measure_times, plot_grid, synthetic_sample
-from app_support.widgets import SCHEME_CODES, SCHEME_LABELS, url, user_errors
-from momkde_core import MoMKDE, ScreenedKDE, metrics
+from app_support.cache import curve_and_screen, example_one, example_one_errors, measure_times
+from app_support.choices import SCHEME_CODES, SCHEME_LABELS
+from app_support.keys import LEARN
+from app_support.widgets import url, user_errors
+from momkde_core import metrics
 from momkde_core._engine._gram import GRAM_GRID_MIN_PAIRS
 from momkde_core.plots import (
     METHOD_LABELS,
@@ -60,41 +62,6 @@ TIMED_SIZES = (1000, 2000, 4000, EXACT_GRAM_MAX)
 LEARNING = ("rkde", "spkde", "screened_kde")
 #: The evaluation points of the timing.
 N_EVAL = 1000
-
-
-@st.cache_data(max_entries=8, show_spinner="Fitting MoM-KDE and the screened KDE…")
-def curve_and_screen(scheme: str) -> dict[str, object]:
-    """MoM-KDE as a curve and as a screen, fitted with the library's defaults for the stated
-    share ε = :data:`SCREEN_RATIO` (the true one).
-
-    Parameters
-    ----------
-    scheme : str
-        The paper's contamination scheme of the 1-D sample (:data:`SCREEN_INLIERS` inliers).
-
-    Returns
-    -------
-    view : dict
-        ``X`` and ``is_outlier``, the sample and its labels; ``xs``, the grid; ``curves``,
-        the truth, ``MoMKDE`` and ``ScreenedKDE`` on it; ``set_aside``, the rows the screen
-        set aside; ``h``, each estimator's bandwidth.
-    """
-    data = synthetic_sample(scheme, SCREEN_INLIERS, SCREEN_RATIO, 1, SCREEN_SEED)
-    mom = MoMKDE(contamination=SCREEN_RATIO, random_state=SCREEN_SEED).fit(data.X)
-    screened = ScreenedKDE(contamination=SCREEN_RATIO, random_state=SCREEN_SEED).fit(data.X)
-    xs = plot_grid(data.X, float(mom.bandwidth_)).axes[0]
-    return {
-        "X": data.X[:, 0],
-        "is_outlier": data.is_outlier,
-        "xs": xs,
-        "curves": {
-            "truth": data.true_pdf(xs),
-            "mom_kde": mom.pdf_grid(xs),
-            "screened_kde": screened.pdf_grid(xs),
-        },
-        "set_aside": ~screened.inlier_mask_,
-        "h": {"mom_kde": float(mom.bandwidth_), "screened_kde": float(screened.bandwidth_)},
-    }
 
 
 def when_it_helps_table(js: pd.DataFrame) -> pd.DataFrame:
@@ -153,7 +120,7 @@ def screen_caption(view: dict[str, object]) -> str:
     Parameters
     ----------
     view : dict
-        What :func:`curve_and_screen` returns.
+        What :func:`~app_support.lessons.curve_and_screen` returns.
 
     Returns
     -------
@@ -198,7 +165,7 @@ def timing_caption(times: pd.DataFrame) -> str:
     Parameters
     ----------
     times : DataFrame
-        What :func:`~app_support.compute.measure_times` returns.
+        What :func:`~app_support.cache.measure_times` returns.
 
     Returns
     -------
@@ -244,7 +211,8 @@ with controls:
     blocks = st.slider("S, number of blocks", 1, 60, 11, **url("S"))
     seed = int(st.number_input("Seed", 0, 10_000, 0, **url("seed")))
 with user_errors():
-    ex = example_one(200, n_outliers, h, 60, X0, seed, blocks)
+    ex = example_one(200, n_outliers, h, X0, seed, blocks)
+    errors = example_one_errors(200, n_outliers, h, 60, X0, seed)
     with figure:
         st.plotly_chart(
             density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340)
@@ -263,16 +231,20 @@ with user_errors():
             f"of the {blocks} blocks."
         )
         st.plotly_chart(
-            error_vs_blocks_figure(ex["blocks"], ex["errors"], threshold=2 * n_outliers)
+            error_vs_blocks_figure(
+                errors["blocks"],
+                {"kde": errors["kde"], "mom_kde": errors["mom_kde"]},
+                threshold=2 * n_outliers,
+            )
             .update_layout(legend=LEGEND_BELOW)
             .update_annotations(xanchor="center", **ABOVE_PLOT),  # its S = 2|O| label
             key="example_error",
             config={"displaylogo": False},
         )
-        mom_err = ex["errors"]["mom_kde"]
+        mom_err = errors["mom_kde"]
         nonzero = np.flatnonzero(mom_err > 0)
         settles = (
-            int(ex["blocks"][nonzero[-1] + 1])
+            int(errors["blocks"][nonzero[-1] + 1])
             if len(nonzero) and nonzero[-1] + 1 < len(mom_err)
             else None
         )
@@ -340,7 +312,7 @@ with screen_controls:
         "library's defaults (S auto and the robust h; the calibrated cut and the CV h)."
     )
 with user_errors(), screen_figure:
-    view = curve_and_screen(screen_scheme)
+    view = curve_and_screen(screen_scheme, SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED)
     st.plotly_chart(
         density_1d_figure(
             view["xs"],
@@ -384,19 +356,19 @@ def timings() -> None:
         "Largest n",
         TIMED_SIZES[2:],
         value=TIMED_SIZES[2],
-        **url("nmax"),
+        **url(LEARN.largest),
         help="The largest size takes the longest: the screened KDE's fit.",
     )
     sizes = tuple(n for n in TIMED_SIZES if n <= largest)
-    if st.button("Measure on this machine", key="measure") or st.session_state.get(
-        f"measured_{largest}"
+    if st.button("Measure on this machine", key=LEARN.measure) or st.session_state.get(
+        LEARN.measured(largest)
     ):
         bar = st.progress(0.0, text="Timing fit and evaluation…")
         times = measure_times(
-            sizes, N_EVAL, 0, _progress=lambda f: bar.progress(f, text="Timing fit and evaluation…")
+            sizes, N_EVAL, 0, progress=lambda f: bar.progress(f, text="Timing fit and evaluation…")
         )
         bar.empty()
-        st.session_state[f"measured_{largest}"] = True
+        st.session_state[LEARN.measured(largest)] = True
         st.plotly_chart(timing_figure(times), key="timing_figure", config={"displaylogo": False})
         st.caption(timing_caption(times))
 

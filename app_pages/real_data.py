@@ -14,20 +14,13 @@ import os
 import pandas as pd
 import streamlit as st
 
+from app_support.cache import dataset_problem, run_sweep, stored_results
 from app_support.captions import below_chance, coinciding_lines, listed, mean_curves
-from app_support.compute import (
-    RESULTS_DIR,
-    dataset_problem,
-    display_names,
-    latest_results,
-    run_sweep,
-    runner_methods,
-    stored_results,
-)
+from app_support.results import RESULTS_DIR, display_names, latest_results, runner_methods
 from app_support.widgets import methods_select, url, user_errors
 from momkde_core.datasets import DATA_DIR_ENV, DATASETS
-from momkde_core.experiments._runner import CONTAMINATION_GUESS
-from momkde_core.io._csv_safety import to_csv_text
+from momkde_core.experiments import CONTAMINATION_GUESS
+from momkde_core.io import to_csv_text
 from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
 
 REAL_METHODS = (

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app_support.cache import run_sweep
 from app_support.captions import WHY, below_chance, coinciding_lines, sweep_verdicts
-from app_support.compute import run_sweep, runner_methods
-from app_support.widgets import SCHEME_LABELS, methods_select, scheme_select, url, user_errors
-from momkde_core.experiments._runner import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
-from momkde_core.io._csv_safety import to_csv_text
+from app_support.choices import SCHEME_LABELS
+from app_support.results import runner_methods
+from app_support.widgets import methods_select, scheme_select, url, user_errors
+from momkde_core.experiments import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
+from momkde_core.io import to_csv_text
 from momkde_core.plots import metric_vs_ratio_figure
 
 #: The app's names (the runner's S rule ``mom_kde`` is ``mom_kde_rule`` here: see ``display_names``).

@@ -26,43 +26,45 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 from pandas.io.formats.style import Styler
 
+from app_support.cache import (
+    column_problem,
+    fit_all,
+    read_csv_bytes,
+    roles_of,
+    score_every_row,
+    scored_csv,
+    select_bandwidth,
+)
 from app_support.captions import auc_verdict, flag_columns_note, reasons, screened_note
 from app_support.compute import (
     DEFAULT_METHODS,
-    fit_all,
     metric_table,
     own_bandwidth,
     plot_grid,
-    read_csv_bytes,
     relevant,
     require_fitted,
     row_sample,
-    select_bandwidth,
     standardized,
 )
+from app_support.figures import RING_COLOR, circle_rows, visible_legend_dots
+from app_support.keys import YOUR_DATA as KEY
 from app_support.scoring import (
     MAX_CIRCLED,
     MAX_DRAWN,
     MAX_FIT,
     MAX_SCORED_ROWS,
     blocks_note,
-    column_problem,
     figure_sample_note,
     flag_share_note,
     missing_notes,
     pointer_to_cli,
-    roles_of,
     row_key,
     score_command,
-    score_every_row,
-    scored_csv,
     scored_table,
     size_text,
-    upload_limit_bytes,
 )
 from app_support.tables import (
     MAX_CATEGORY_VALUES,
@@ -73,6 +75,9 @@ from app_support.tables import (
 from app_support.widgets import (
     estimator_controls,
     methods_select,
+    show_warnings,
+    unless_held,
+    upload_limit_bytes,
     url,
     user_errors,
 )
@@ -103,13 +108,8 @@ SAMPLE_LESSONS = {
         "densities rank them first.",
     ),
 }
-FILE_STATE = ("plot", "score", "label", "outlier")  # widgets whose choices belong to one file
-#: The light tone of the figures' flag rings: the background of a flagged row in the tables.
-RING_COLOR = "#F3E5F5"
+#: The background of a flagged row in the tables: the light tone of the maps' flag rings.
 FLAGGED_ROW = f"background-color: {RING_COLOR}"
-#: The legend's marker of the rows drawn as faint dots on the first map (they stay faint there,
-#: so as not to cover it; on the legend's white a faint dot is invisible).
-LEGEND_DOT = dict(size=8, color="rgb(150,155,165)")
 #: Unflagged rows listed after a method's flagged ones: the ranking just above its threshold.
 ROWS_PAST_THRESHOLD = 5
 #: Rows listed per method at most (a shaded table is sent cell by cell; the download has all).
@@ -133,15 +133,9 @@ def reset_on_new_file(identity: str, defaults: dict[str, object]) -> None:
     the outliers) while the script used the new defaults. The first file of a session keeps
     what its URL says (a shared link).
     """
-    if st.session_state.get("_file") not in (None, identity):
+    if st.session_state.get(KEY.file) not in (None, identity):
         st.session_state.update(defaults)
-    st.session_state["_file"] = identity
-
-
-def default_unless_set(key: str, **kwargs) -> dict[str, object]:
-    """``kwargs`` (a widget's default) unless its session state already holds the value:
-    Streamlit warns when a widget gets both."""
-    return {} if key in st.session_state else kwargs
+    st.session_state[KEY.file] = identity
 
 
 def highlight_flagged(rows: pd.DataFrame) -> Styler:
@@ -157,62 +151,19 @@ def highlight_flagged(rows: pd.DataFrame) -> Styler:
     )
 
 
-def circle_rows(fig: go.Figure, xy: np.ndarray, names: pd.Index, label: str) -> None:
-    """Circle the rows ``xy`` (2 columns) on every map of the 2-D figure ``fig``, with one
-    legend entry ``label``; hovering a circle shows the row's name (``names``)."""
-    maps = [trace for trace in fig.data if hasattr(trace, "z")]  # a map: heatmap or contours
-    for i, trace in enumerate(maps):
-        fig.add_trace(
-            go.Scatter(
-                x=xy[:, 0],
-                y=xy[:, 1],
-                mode="markers",
-                name=label,
-                legendgroup="flagged",
-                showlegend=i == 0,
-                marker=dict(size=8, symbol="circle-open", color=RING_COLOR, line=dict(width=1)),
-                customdata=names.astype(str),
-                hovertemplate=f"{names.name} %{{customdata}}<extra>{label}</extra>",
-                xaxis=trace.xaxis or "x",
-                yaxis=trace.yaxis or "y",
-            )
-        )
-
-
-def visible_legend_dots(fig: go.Figure) -> None:
-    """Give the faint dots of the 2-D figure ``fig`` (its rows, or the label's inliers) a
-    visible legend marker, :data:`LEGEND_DOT`: a legend-only trace of the same name and
-    group takes their entry, first in the legend as theirs was (clicking it still hides the
-    dots); the dots keep their faint colour on the map."""
-    for trace in [t for t in fig.data if t.legendgroup in ("sample", "inliers") and t.showlegend]:
-        trace.showlegend = False
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="markers",
-                name=trace.name,
-                legendgroup=trace.legendgroup,
-                legendrank=999,  # before the others (1000 by default)
-                marker=LEGEND_DOT,
-                hoverinfo="skip",
-            )
-        )
-
-
 def file_identity(upload, raw: bytes) -> str:
     """The uploaded file's SHA-256, computed once per upload (a rerun would hash the whole
-    file again: about a second for the largest uploads)."""
-    known = st.session_state.get("_identity")
+    file again, which takes long on the largest uploads)."""
+    known = st.session_state.get(KEY.identity)
     if known is not None and known[0] == upload.file_id:
         return known[1]
     digest = hashlib.sha256(raw).hexdigest()
-    st.session_state["_identity"] = (upload.file_id, digest)
+    st.session_state[KEY.identity] = (upload.file_id, digest)
     return digest
 
 
 limit = upload_limit_bytes()
-source = side.selectbox("Data", [UPLOAD, *samples], **url("sample"))
+source = side.selectbox("Data", [UPLOAD, *samples], **url(KEY.sample))
 if source == UPLOAD and samples:
     side.caption(
         "Or pick a sample above: "
@@ -220,7 +171,7 @@ if source == UPLOAD and samples:
         + "."
     )
 if source == UPLOAD:
-    upload = side.file_uploader(f"CSV file (up to {size_text(limit)})", key="upload")
+    upload = side.file_uploader(f"CSV file (up to {size_text(limit)})", key=KEY.upload)
     side.caption(
         "A larger file: `momkde score FILE --out scored.csv` on the command line scores every "
         "row of a file of any size, read in chunks."
@@ -234,7 +185,7 @@ else:
     st.info(f"**{shows[:1].upper()}{shows[1:]}.** {lesson}", icon=":material/lightbulb:")
 
 if raw is None:
-    if set(st.query_params) & set(FILE_STATE):
+    if set(st.query_params) & set(KEY.per_file):
         st.info(
             "This link was made with an uploaded file. Files are not part of links (they stay on the "
             "computer that uploaded them): upload the same file and the link's columns and settings apply.",
@@ -271,26 +222,27 @@ with user_errors():
         frame = frame.iloc[row_sample(n_file, MAX_SCORED_ROWS, 0)]
     columns = list(frame.columns)
     reset_on_new_file(
-        identity, {"plot": list(roles.draw), "score": list(roles.features), "label": roles.label}
+        identity,
+        {KEY.plot: list(roles.draw), KEY.score: list(roles.features), KEY.label: roles.label},
     )
     plot_cols = side.multiselect(
         "Columns to draw (1 or 2)",
         columns,
         max_selections=2,
-        **url("plot"),
-        **default_unless_set("plot", default=list(roles.draw)),
+        **url(KEY.plot),
+        **unless_held(KEY.plot, default=list(roles.draw)),
     )
     score_cols = side.multiselect(
         "Columns to score",
         columns,
-        **url("score"),
-        **default_unless_set("score", default=list(roles.features)),
+        **url(KEY.score),
+        **unless_held(KEY.score, default=list(roles.features)),
     )
     label_col = side.selectbox(
         "Label column (optional)",
         [None, *columns],
-        **url("label"),
-        **default_unless_set("label", index=[None, *columns].index(roles.label)),
+        **url(KEY.label),
+        **unless_held(KEY.label, index=[None, *columns].index(roles.label)),
         format_func=lambda c: "none" if c is None else str(c),
     )
     categories = dict(roles.categorical)
@@ -325,11 +277,11 @@ with user_errors():
                 else ""
             )
         )
-    drop_missing = side.toggle("Drop rows with missing values", value=True, **url("dropna"))
+    drop_missing = side.toggle("Drop rows with missing values", value=True, **url(KEY.drop_missing))
     scale = side.toggle(
         "Standardise columns",
         value=True,
-        **url("std"),
+        **url(KEY.standardise),
         help="Centre and scale every column so that one bandwidth suits all of them.",
     )
     side.header("Estimators")
@@ -393,18 +345,18 @@ with user_errors():
         counts = data[label_col].dropna().astype(str).value_counts()
         values = sorted(counts.index)
         rarest = counts.idxmin()  # outliers are the minority, by default
-        if st.session_state.get("_label_of") not in (None, (identity, label_col)) or (
-            "outlier" in st.session_state and st.session_state["outlier"] not in values
+        if st.session_state.get(KEY.label_of) not in (None, (identity, label_col)) or (
+            KEY.outlier in st.session_state and st.session_state[KEY.outlier] not in values
         ):
-            st.session_state["outlier"] = (
+            st.session_state[KEY.outlier] = (
                 rarest  # a new file or label: its rarest class, not the old value
             )
-        st.session_state["_label_of"] = (identity, label_col)
+        st.session_state[KEY.label_of] = (identity, label_col)
         outlier_value = side.selectbox(
             "Label of the outliers",
             values,
-            **url("outlier"),
-            **default_unless_set("outlier", index=values.index(rarest)),
+            **url(KEY.outlier),
+            **unless_held(KEY.outlier, index=values.index(rarest)),
         )
         is_outlier = (data[label_col].astype(str) == outlier_value).to_numpy()
     prepared = standardized if scale else np.asarray
@@ -423,11 +375,13 @@ with user_errors():
         st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {n:,}.")
 
     eps = settings.contamination
-    h_score = (
-        select_bandwidth(X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps)
-        if score_cols
-        else None
-    )
+    h_score = None
+    if score_cols:
+        chosen_h = select_bandwidth(
+            X_score[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps
+        )
+        show_warnings(chosen_h.warnings)
+        h_score = chosen_h.h
     # everything X_score and its fit rows depend on: the scores are cached on it, not on X
     data_key = (
         identity,
@@ -482,13 +436,13 @@ with user_errors():
     # otherwise shows its default while the page flags with the choice (a link's first run
     # holds none: its URL sets it).
     flag_options = sorted(detections, key=lambda m: m != "mom_kde")
-    if st.session_state.get("flag") in flag_options:
-        st.session_state["flag"] = st.session_state["flag"]
+    if st.session_state.get(KEY.flag) in flag_options:
+        st.session_state[KEY.flag] = st.session_state[KEY.flag]
     flag_by = (
         side.selectbox(
             "Flag rows with",
             flag_options,
-            **url("flag"),
+            **url(KEY.flag),
             help="The method whose flagged rows the figure marks and whose ranking opens "
             "first; the tables and the download carry every method's flags.",
         )
@@ -514,9 +468,11 @@ with user_errors():
     flagger = METHOD_LABELS[flag_by] if flag_by else ""
     if plot_cols:
         st.subheader("Where the density grows bumps")
-        h = select_bandwidth(
+        chosen_h = select_bandwidth(
             X_plot[fit_rows], settings.bandwidth, settings.kernel, settings.seed, eps
         )
+        show_warnings(chosen_h.warnings)
+        h = chosen_h.h
         grid = plot_grid(X_plot, h)  # the box of every row, drawn or not
         results, failures = fit_all(methods, X_plot[fit_rows], grid.axes, h, settings)
         for method, message in failures.items():
@@ -585,11 +541,13 @@ with user_errors():
                 + "."
             )
         st.plotly_chart(fig, key="data_figure", config={"displaylogo": False})
-        h_robust = (
-            select_bandwidth(X_plot[fit_rows], "robust", settings.kernel, settings.seed, eps)
-            if settings.bandwidth == "cv"
-            else None
-        )
+        h_robust = None
+        if settings.bandwidth == "cv":
+            robust = select_bandwidth(
+                X_plot[fit_rows], "robust", settings.kernel, settings.seed, eps
+            )
+            show_warnings(robust.warnings)
+            h_robust = robust.h
         why = reasons(None, n_fit, n_outliers or 0, settings.n_blocks, h, h_robust, None)
         st.caption(
             " ".join(

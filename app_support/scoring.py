@@ -2,8 +2,9 @@
 
 The page fits each detector on a uniform sample of at most :data:`MAX_FIT` rows (RKDE and
 SPKDE learn in O(n^2)) and scores **every** row of the file with its ``decision_function``,
-in chunks of :data:`SCORE_CHUNK` rows, cached on the file's identity and the settings (not
-on the arrays, which would be hashed at every rerun). The figure draws a uniform sample of at
+in chunks of :data:`SCORE_CHUNK` rows (cached on the file's identity and the settings, not on
+the arrays, which would be hashed at every rerun: :func:`app_support.cache.score_every_row`).
+The figure draws a uniform sample of at
 most :data:`MAX_DRAWN` rows and says so; the tables and the download hold every row, named
 by the file's own data row (1 = the first line below the header, as the library's error
 messages count rows) or by the file's id column.
@@ -15,7 +16,8 @@ the page ranks every row on a common scale, its **percentile** among the fitted 
 low or lower, 0.1 meaning "as low as the lowest 10 %". The download keeps each method's
 score too (the log density minus its threshold, as ``momkde score`` writes it).
 
-A file over the page's limits (:func:`upload_limit_bytes`, :data:`MAX_SCORED_ROWS`) is
+A file over the page's limits (:func:`app_support.widgets.upload_limit_bytes`,
+:data:`MAX_SCORED_ROWS`) is
 pointed to ``momkde score``, which reads a file of any size in chunks
 (:func:`score_command` writes the command for the page's choices).
 """
@@ -24,18 +26,16 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from momkde_core import OutlierDetector
 from momkde_core.bandwidth import n_blocks_for
 
+from .choices import MAX_SHARE, block_options
 from .compute import Settings, make_estimator
-from .tables import ColumnRoles, guess_roles
-from .widgets import MAX_SHARE, block_options
 
 #: Rows the estimators are fitted on at most (a uniform sample; RKDE and SPKDE learn in O(n^2)).
 MAX_FIT = 2_000
@@ -59,12 +59,6 @@ MAX_CIRCLED = 200
 MIN_BLOCK_ROWS = 10
 #: The step of the page's ε slider: the grid of the ε it suggests.
 SHARE_STEP = 0.01
-
-
-def upload_limit_bytes() -> int:
-    """The largest upload, in bytes: ``server.maxUploadSize`` of ``.streamlit/config.toml``
-    (megabytes of 2^20 bytes, as Streamlit counts them; 200 by default)."""
-    return int(st.get_option("server.maxUploadSize")) * 2**20
 
 
 def score_command(
@@ -155,24 +149,16 @@ def percentile_among(scores: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.sort(reference), scores, side="right") / len(reference)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def score_every_row(
-    key: Hashable,
+def score_rows(
     method: str,
     h: float,
     s: Settings,
     contamination: float,
-    _X: np.ndarray,
-    _fit_rows: np.ndarray,
+    X: np.ndarray,
+    fit_rows: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """``method`` as an :class:`~momkde_core.OutlierDetector` fitted on the rows ``_fit_rows``
-    of ``_X`` and applied to every row of ``_X`` in chunks of :data:`SCORE_CHUNK` rows.
-
-    Cached on ``key`` (which must determine ``_X`` and ``_fit_rows``: the file's identity, its
-    columns, missing-value and scaling choices, the fit sample's seed) and the settings; the
-    arrays are not hashed. No Streamlit element is drawn here (a cached function replays its
-    elements on a hit, and one drawn into a placeholder of the page cannot be replayed): the
-    page wraps the call in a spinner.
+    """``method`` as an :class:`~momkde_core.OutlierDetector` fitted on the rows ``fit_rows``
+    of ``X`` and applied to every row of ``X`` in chunks of :data:`SCORE_CHUNK` rows.
 
     Returns ``score`` (the decision function: log density minus the threshold, negative for
     outliers, the lower the more anomalous, on the method's own scale), ``percentile`` (its
@@ -186,15 +172,15 @@ def score_every_row(
     method name (:func:`~momkde_core.make_detector`).
     """
     detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination)
-    detector.fit(_X[_fit_rows])
-    n = len(_X)
+    detector.fit(X[fit_rows])
+    n = len(X)
     score = np.empty(n)
     for start in range(0, n, SCORE_CHUNK):
         stop = min(start + SCORE_CHUNK, n)
-        score[start:stop] = detector.decision_function(_X[start:stop])
+        score[start:stop] = detector.decision_function(X[start:stop])
     return {
         "score": score,
-        "percentile": percentile_among(score, score[_fit_rows]),
+        "percentile": percentile_among(score, score[fit_rows]),
         "flagged": score < 0,
         "order": np.argsort(score, kind="stable"),
     }
@@ -254,22 +240,6 @@ def missing_notes(frame: pd.DataFrame, columns: Sequence[Hashable], rows: pd.Ind
     )
 
 
-@st.cache_data(max_entries=4, show_spinner=False)
-def roles_of(identity: str, _frame: pd.DataFrame) -> ColumnRoles:
-    """The default column roles of the file ``identity`` (guessed once per file, on every row:
-    ``guess_roles`` counts distinct values, which costs seconds on a large file)."""
-    return guess_roles(_frame)
-
-
-@st.cache_data(max_entries=2, show_spinner=False)
-def scored_csv(key: Hashable, _build: Callable[[], pd.DataFrame]) -> str:
-    """The download's CSV text (formula-like cells escaped, ``momkde_core.io.to_csv_text``),
-    cached on ``key`` (the scores' keys: everything the table depends on)."""
-    from momkde_core.io import to_csv_text
-
-    return to_csv_text(_build())
-
-
 def figure_sample_note(n_drawn: int, n_scored: int, n_file: int) -> str:
     """What the figure draws when it draws a sample, e.g. "Drawn from 5,000 of the 200,000
     rows (a uniform sample); every row is scored in the tables and the download."
@@ -288,19 +258,17 @@ def figure_sample_note(n_drawn: int, n_scored: int, n_file: int) -> str:
     )
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def column_problem(identity: str, column: Hashable, _frame: pd.DataFrame) -> str | None:
-    """Why ``column`` of the file ``identity`` cannot be drawn or scored, or None.
+def column_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
+    """Why ``column`` of ``frame`` cannot be drawn or scored, or None.
 
     Checked on the column alone, missing values left out (:func:`~momkde_core.io.numeric_matrix`):
     text in it (naming the first such data row of the file, counted from 1 below the header:
-    ``_frame`` is the whole file, before any sampling), a constant column, fewer than 2 values.
-    Cached on the file and the column (the frame is not hashed).
+    ``frame`` is the whole file, before any sampling), a constant column, fewer than 2 values.
     """
     from momkde_core.io import numeric_matrix
 
     try:
-        numeric_matrix(_frame, [column], drop_missing=True)
+        numeric_matrix(frame, [column], drop_missing=True)
     except ValueError as err:
         return str(err)
     return None

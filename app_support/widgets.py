@@ -4,13 +4,13 @@ Every control is created with ``bind="query-params"`` and a short ``key`` (the q
 parameter's name), so a copied link reproduces the view exactly, seed included; values at
 their default are left out of the URL to keep it short. Streamlit writes an option's
 *displayed* label into the URL, so the labels of bound choices are short codes (``thin``,
-``robust``); the long description goes in the help or a caption.
+``robust``); the long description goes in the help or a caption. The keys are named in
+:mod:`app_support.keys`, what the controls offer in :mod:`app_support.choices`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 import streamlit as st
@@ -19,41 +19,16 @@ from momkde_core.bandwidth._robust import n_blocks_for
 from momkde_core.plots import METHOD_LABELS
 from momkde_core.synthetic import SCHEMES
 
-from .compute import DEFAULT_METHODS, METHODS, Settings
-
-#: Short codes shown in the scheme pickers (and written to the URL).
-SCHEME_CODES: dict[str, str] = {
-    "uniform": "uniform",
-    "regular_gaussian": "gaussian",
-    "thin_gaussian": "thin",
-    "adversarial": "adversarial",
-    "none": "none",
-}
-#: What each scheme is (paper, section 5; N(mean, standard deviation)).
-SCHEME_LABELS: dict[str, str] = {
-    "uniform": "(a) uniform outliers on [−3, 9]",
-    "regular_gaussian": "(b) Gaussian outliers N(3, 0.5), between the modes",
-    "thin_gaussian": "(c) thin Gaussian outliers N(3, 0.01): a spike between the modes",
-    "adversarial": "(d) adversarial: a spike N(0, 0.01) on an inlier mode",
-    "none": "no outliers",
-}
-#: The highest outlier share offered: at 1/2 no median can tell outliers from inliers, and
-#: S > 2|O| would need more blocks than points.
-MAX_SHARE = 0.45
-BANDWIDTH_RULES: dict[str, str] = {
-    "robust": "robust",
-    "cv": "CV",
-    "scott": "Scott",
-    "manual": "slider",
-}
-KERNEL_CHOICES: tuple[str, ...] = (
-    "gaussian",
-    "tophat",
-    "epanechnikov",
-    "linear",
-    "cosine",
-    "exponential",
+from .choices import (
+    BANDWIDTH_RULES,
+    KERNEL_CHOICES,
+    MAX_SHARE,
+    SCHEME_CODES,
+    SCHEME_LABELS,
+    block_options,
 )
+from .compute import DEFAULT_METHODS, METHODS, Settings
+from .keys import ESTIMATOR as KEY
 
 
 def url(key: str) -> dict[str, str]:
@@ -71,13 +46,33 @@ def user_errors() -> Iterator[None]:
         st.error(f"{err}", icon=":material/error:")
 
 
+def show_warnings(messages: Iterable[str], container=st) -> None:
+    """The warnings a computation returned with its result (the library's, recorded while it
+    ran: :class:`~app_support.compute.Bandwidth`), as ``st.warning`` in ``container``."""
+    for message in messages:
+        container.warning(message, icon=":material/warning:")
+
+
+def upload_limit_bytes() -> int:
+    """The largest upload, in bytes: ``server.maxUploadSize`` of ``.streamlit/config.toml``
+    (megabytes of 2^20 bytes, as Streamlit counts them; 200 by default)."""
+    return int(st.get_option("server.maxUploadSize")) * 2**20
+
+
+def unless_held(key: str, **default: object) -> dict[str, object]:
+    """``default`` (a widget's default: ``value=``, ``index=``...) unless the session state
+    already holds the widget's value: Streamlit warns when a widget gets both (the held
+    value then wins anyway)."""
+    return {} if key in st.session_state else default
+
+
 def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
     """The contamination scheme (the paper's four, or none), described under the picker."""
     scheme = container.selectbox(
         "Contamination scheme",
         schemes,
         format_func=SCHEME_CODES.get,
-        **url("scheme"),
+        **url(KEY.scheme),
         help="How the outliers are drawn (paper, section 5). Inliers: "
         "0.5 N(0, 0.5) + 0.5 N(6, 0.5); N(mean, standard deviation).",
     )
@@ -105,12 +100,12 @@ def methods_select(
     drops the old labels from the address bar and writes the codes at the next change of the
     choice. An empty choice is returned as it is: each page decides what that means.
     """
-    linked = st.query_params.get_all("methods")
-    legacy = "methods" not in st.session_state and any(
+    linked = st.query_params.get_all(KEY.methods)
+    legacy = KEY.methods not in st.session_state and any(
         value in _METHOD_OF_LABEL for value in linked
     )
     if legacy:
-        st.session_state["methods"] = [
+        st.session_state[KEY.methods] = [
             m for m in (_METHOD_OF_LABEL.get(v, v) for v in linked) if m in options
         ]
     described = ", ".join(f"{m}: {METHOD_LABELS[m]}" for m in options)
@@ -118,21 +113,11 @@ def methods_select(
         container.multiselect(
             "Methods",
             options,
-            **url("methods"),
+            **url(KEY.methods),
             **({} if legacy else {"default": list(default)}),
             help=(help + " " if help else "") + described + ".",
         )
     )
-
-
-def block_options(n: int, *extra: int | None) -> list[int]:
-    """The values the S slider offers: 20 per decade from 1 to ``n`` (a log scale: 1 to 2000
-    on a narrow sidebar), plus ``extra`` values that must be reachable (S auto, a link's S)."""
-    top = max(n, 2)
-    steps = int(20 * math.log10(top)) + 1
-    values = {min(top, round(10 ** (k / 20))) for k in range(steps)} | {1, top}
-    values |= {int(v) for v in extra if v is not None and 1 <= int(v) <= top}
-    return sorted(values)
 
 
 def _linked_int(key: str) -> int | None:
@@ -141,12 +126,6 @@ def _linked_int(key: str) -> int | None:
         return int(st.query_params[key])
     except (KeyError, ValueError):
         return None
-
-
-def _initial(key: str, value) -> dict:
-    """``value=value`` for a widget whose value the page has not set in the session state
-    (Streamlit warns when a widget gets both; the held value then wins anyway)."""
-    return {} if key in st.session_state else {"value": value}
 
 
 def estimator_controls(
@@ -206,11 +185,11 @@ def share_kernel_seed(
     )
     free = True
     if true_share is not None:
-        if "epsfree" not in st.session_state and "eps" in st.query_params:
-            st.session_state["epsfree"] = True  # a link from before the switch states ε
+        if KEY.eps_free not in st.session_state and KEY.eps in st.query_params:
+            st.session_state[KEY.eps_free] = True  # a link from before the switch states ε
         free = container.checkbox(
             "State a different share ε than the true one",
-            **url("epsfree"),
+            **url(KEY.eps_free),
             help="Off: ε is the true outlier ratio. On: state another share, as a user who "
             "does not know it would. " + help_eps,
         )
@@ -221,16 +200,16 @@ def share_kernel_seed(
             MAX_SHARE,
             0.1,
             0.01,
-            **url("eps"),
+            **url(KEY.eps),
             help=help_eps,
         )
     else:
         eps = float(true_share)
         container.caption(f"ε = {eps:g}, the true outlier ratio.")
     kernel = container.selectbox(
-        "Kernel", KERNEL_CHOICES, **url("kernel"), help="SPKDE needs the Gaussian kernel."
+        "Kernel", KERNEL_CHOICES, **url(KEY.kernel), help="SPKDE needs the Gaussian kernel."
     )
-    seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url("seed")))
+    seed = int(container.number_input("Seed", 0, 10_000, 0, 1, **url(KEY.seed)))
     return float(eps), kernel, seed
 
 
@@ -263,7 +242,7 @@ def bandwidth_and_blocks(
             list(BANDWIDTH_RULES),
             default="robust",
             format_func=BANDWIDTH_RULES.get,
-            **url("hmode"),
+            **url(KEY.h_mode),
             help="robust: the h with the best trimmed leave-own-block-out likelihood "
             "(a spike of outliers cannot capture it). CV: the paper's "
             "cross-validation of the plain KDE (a spike captures it). "
@@ -278,15 +257,15 @@ def bandwidth_and_blocks(
         label = "h"
         if mode != "manual":
             h_auto = bandwidth_of(mode, kernel, seed, eps)
-            st.session_state["h"] = min(2.0, max(0.02, round(h_auto, 2)))
+            st.session_state[KEY.h] = min(2.0, max(0.02, round(h_auto, 2)))
             label = f"h ({BANDWIDTH_RULES[mode]}: {h_auto:.3g})"
         value = h_col.slider(
             label,
             0.02,
             2.0,
             step=0.01,
-            **_initial("h", 0.3),
-            **url("h"),
+            **unless_held(KEY.h, value=0.3),
+            **url(KEY.h),
             disabled=mode != "manual",
             help='Choose "slider" to set h by hand; it starts from the h in use.',
         )
@@ -298,7 +277,7 @@ def bandwidth_and_blocks(
             "S, number of blocks of MoM-KDE",
             ["auto", "manual"],
             default="auto",
-            **url("Smode"),
+            **url(KEY.s_mode),
             help="auto: S = 2⌈εn⌉+1, the fewest blocks that "
             "the expected outliers cannot hold a majority of. The screened KDE's "
             "screen always uses S auto.",
@@ -306,17 +285,17 @@ def bandwidth_and_blocks(
         or "auto"
     ) == "auto"
     default = min(default_blocks, max(n, 2))
-    held = st.session_state.get("S")
-    options = block_options(n, auto_blocks, default, _linked_int("S"), held)
+    held = st.session_state.get(KEY.blocks)
+    options = block_options(n, auto_blocks, default, _linked_int(KEY.blocks), held)
     if held is not None and held not in options:
-        st.session_state["S"] = min(options, key=lambda v: abs(v - held))
+        st.session_state[KEY.blocks] = min(options, key=lambda v: abs(v - held))
     if auto:
-        st.session_state["S"] = auto_blocks  # disabled at S auto; manual starts from it
+        st.session_state[KEY.blocks] = auto_blocks  # disabled at S auto; manual starts from it
     blocks = s_col.select_slider(
         f"S (auto: {auto_blocks}; log scale)",
         options,
-        **_initial("S", default),
-        **url("S"),
+        **unless_held(KEY.blocks, value=default),
+        **url(KEY.blocks),
         disabled=auto,
         help='S = 1 is the plain KDE. At most one block per point. Choose "manual" to move '
         "it; it starts from the S in use.",

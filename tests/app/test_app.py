@@ -103,7 +103,7 @@ def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
 def test_real_data_opens_on_the_stored_reproduction():
     """No computation: the newest docs/results/real_honest_*reps table, all ten ratios, the
     protocol stated, the chance line, and why iris falls below it."""
-    from app_support.compute import latest_results
+    from app_support.results import latest_results
 
     at = open_app("app_pages/real_data.py", sets=["iris", "digits"])
     figs = figures(at)
@@ -115,7 +115,7 @@ def test_real_data_opens_on_the_stored_reproduction():
 
 
 def test_latest_results_takes_the_most_repetitions(tmp_path):
-    from app_support.compute import latest_results
+    from app_support.results import latest_results
 
     for name in ("real_honest_10reps.csv.gz", "real_honest_50reps.csv.gz", "real_honest_x.csv.gz"):
         (tmp_path / name).write_bytes(b"")
@@ -490,9 +490,9 @@ def test_your_data_points_to_momkde_score_over_its_row_limit(downloads, monkeypa
 def test_your_data_points_to_momkde_score_over_the_upload_limit(monkeypatch):
     """A file over the upload limit (Streamlit's uploader refuses it first; a raised
     server.maxUploadSize lets the page see it): an error with the command, no traceback."""
-    import app_support.scoring as scoring
+    import app_support.widgets as widgets
 
-    monkeypatch.setattr(scoring, "upload_limit_bytes", lambda: 1_000)
+    monkeypatch.setattr(widgets, "upload_limit_bytes", lambda: 1_000)
     at = upload("huge.csv", _two_columns(200))
     (error,) = at.error
     assert "over this page's limit of 1,000 bytes" in error.value
@@ -505,10 +505,10 @@ def test_learn_timings_survive_a_rerun(monkeypatch):
     """Measured once, the timings come from the cache on every later run (the page reruns the
     fragment while the measure is remembered); the progress bar drawn from inside a cached
     function made that replay raise. Stand-in timings keep the test short."""
-    import app_support.compute as compute
+    import app_support.cache as cache
 
     monkeypatch.setattr(
-        compute, "_fit_and_evaluate_seconds", lambda method, n, n_eval, seed: (n, 1e-3, 1e-3)
+        cache, "_fit_and_evaluate_seconds", lambda method, n, n_eval, seed: (n, 1e-3, 1e-3)
     )
     at = open_app("app_pages/learn.py")
     at.button(key="measure").click().run()
@@ -583,18 +583,18 @@ def test_views_computed_ahead_are_the_pages_own(monkeypatch):
     """#26: the views the server computes at start (warm_views) are exactly those the page
     asks for at its opening view and one move away (ratio, scheme, kernel, in 1-D and 2-D):
     same arguments, so the same cache keys. The page's calls are recorded through a spy."""
-    from app_support import compute
-    from app_support.widgets import KERNEL_CHOICES, MAX_SHARE
+    from app_support import cache, views
+    from app_support.choices import KERNEL_CHOICES, MAX_SHARE
 
     asked = []
-    real = compute.explore_view
+    real = cache.explore_view
 
     def spy(*args, **kwargs):
         asked.append((args, kwargs.get("with_blocks", False)))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(compute, "explore_view", spy)
-    warm = {args for args in compute.default_views(MAX_SHARE, KERNEL_CHOICES)}
+    monkeypatch.setattr(cache, "explore_view", spy)
+    warm = {args for args in views.default_views(MAX_SHARE, KERNEL_CHOICES)}
     assert len(warm) == 2 * (10 + 4 + 5)  # per dimension: 10 ratios, 4 more schemes, 5 kernels
     moves = {
         "ratio": 0.15000000000000002,  # a sum of steps: the page rounds it to 0.15
@@ -616,20 +616,23 @@ def test_views_computed_ahead_are_the_pages_own(monkeypatch):
 def test_warm_views_fills_the_cache_and_is_off_in_the_tests(monkeypatch):
     """warm_views computes each view (a view the page would show as an error is skipped), and
     MOMKDE_APP_WARM=0 (set for the suite in conftest.py) turns it off."""
-    from app_support import compute
+    from dataclasses import replace
 
-    assert compute.warm_views(0.45, ("gaussian",)) == 0  # off in the suite
-    small = compute.default_settings(110, 0.1)
+    from app_support import cache, compute
+    from app_support.views import default_settings
+
+    assert cache.warm_views(0.45, ("gaussian",)) == 0  # off in the suite
+    small = default_settings(110, 0.1)
     views = [
         ("uniform", 100, 0.1, 1, small, ("kde", "mom_kde")),
-        ("uniform", 100, 0.1, 1, compute.replace(small, bandwidth=-1.0), ("kde",)),  # h <= 0
+        ("uniform", 100, 0.1, 1, replace(small, bandwidth=-1.0), ("kde",)),  # h <= 0
     ]
-    monkeypatch.setattr(compute, "default_views", lambda *a: iter(views))
-    monkeypatch.setenv(compute.WARM_ENV, "1")
-    assert compute.warm_views(0.45, ("gaussian",)) == 1
+    monkeypatch.setattr(cache, "default_views", lambda *a: iter(views))
+    monkeypatch.setenv(cache.WARM_ENV, "1")
+    assert cache.warm_views(0.45, ("gaussian",)) == 1
     calls = []
     monkeypatch.setattr(compute, "make_estimator", lambda *a: calls.append(a))
-    compute.explore_view(*views[0])  # from the cache: no estimator built
+    cache.explore_view(*views[0])  # from the cache: no estimator built
     assert calls == []
 
 

@@ -23,7 +23,7 @@ import pytest
 
 # the helpers shared with the browser benchmarks (the repository root is on sys.path by
 # pyproject.toml's pythonpath): an error importing them is the suite's own, and fails
-from app_support.widgets import block_options
+from app_support.choices import block_options
 from benchmarks.browser import (
     CHROMIUM,
     CHROMIUM_ARGS,

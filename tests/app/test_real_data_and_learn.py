@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from app_support.captions import ratio_list, sweep_stats
-from app_support.compute import latest_results
+from app_support.results import latest_results
 from momkde_core import metrics
 from momkde_core.plots import FLAG_COLOR
 from tests.app._apptest import caption, figures, open_app, values
@@ -159,9 +159,9 @@ def _fake_seconds(method: str, n: int, n_eval: int, seed: int) -> tuple[int, flo
 def test_learn_timing_legend_is_clear_of_the_toolbar(monkeypatch):
     """Timed from n = 1,000 (here with stand-in timings): the legend sits under the axis, and the
     caption gives the fit slopes of the methods that learn and the evaluation slopes."""
-    import app_support.compute as compute
+    import app_support.cache as cache
 
-    monkeypatch.setattr(compute, "_fit_and_evaluate_seconds", _fake_seconds)
+    monkeypatch.setattr(cache, "_fit_and_evaluate_seconds", _fake_seconds)
     at = open_app("app_pages/learn.py")
     at.button(key="measure").click().run()
     assert not at.exception, [e.value for e in at.exception]

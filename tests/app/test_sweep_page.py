@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_support import compute
+from app_support import cache
 from app_support.captions import (
     COINCIDE,
     RKDE_JUMP,
@@ -163,11 +163,11 @@ def test_the_progress_text_names_the_scheme(monkeypatch):
         def empty(self) -> None:
             pass
 
-    monkeypatch.setattr(compute.st, "progress", lambda value, text: Bar())
+    monkeypatch.setattr(cache.st, "progress", lambda value, text: Bar())
     monkeypatch.setattr(
-        compute, "sweep_rows", lambda kind, source, ratio, *a, **k: pd.DataFrame({"method": []})
+        cache, "sweep_rows", lambda kind, source, ratio, *a, **k: pd.DataFrame({"method": []})
     )
-    compute.run_sweep("synthetic", ["regular_gaussian"], [0.1], 1, 0, ("kde",))
+    cache.run_sweep("synthetic", ["regular_gaussian"], [0.1], 1, 0, ("kde",))
     assert texts == ["(b) Gaussian outliers N(3, 0.5), between the modes, ratio 0.10 (1 of 1)"]
 
 

@@ -1,0 +1,266 @@
+"""The app's computations as the pages call them: cached, composed, with their progress shown.
+
+Each step of :mod:`app_support.compute`, :mod:`~app_support.lessons`,
+:mod:`~app_support.results` and :mod:`~app_support.scoring` (pure functions, without
+Streamlit) is wrapped here in ``st.cache_data``, one cache per step, so that a widget change
+recomputes only what depends on it: moving S refits MoM-KDE alone, the other estimators come
+from the cache. Nothing cached draws on the page: what a step warns about is in its result
+(:class:`~app_support.compute.Bandwidth`), for the page that asked to show, so that a result
+computed by another session or by the warm-up thread (:func:`warm_views`) puts nothing on a
+page that did not ask. This module and the widgets are the only ones of ``app_support`` that
+import Streamlit.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from momkde_core.synthetic import make_contaminated
+
+from . import compute, lessons, results, scoring, tables
+from .choices import SCHEME_LABELS
+from .compute import Settings
+from .views import ExploreView, default_views
+
+#: The environment variable that turns :func:`warm_views` off ("0"): the tests, which start
+#: many servers, set it.
+WARM_ENV = "MOMKDE_APP_WARM"
+
+
+#: :func:`~momkde_core.synthetic.make_contaminated`, the paper's contaminated sample, cached
+#: (called with the scheme, inliers, ratio, dimension and seed, in that order).
+synthetic_sample = st.cache_data(max_entries=256, show_spinner=False)(make_contaminated)
+#: :func:`app_support.compute.choose_bandwidth`, cached: h and the library's warnings.
+select_bandwidth = st.cache_data(max_entries=256, show_spinner="Choosing the bandwidth…")(
+    compute.choose_bandwidth
+)
+#: :func:`app_support.compute.fit_evaluate`, cached per method and the settings it depends on.
+fit_evaluate = st.cache_data(max_entries=1024, show_spinner=False)(compute.fit_evaluate)
+
+
+def fit_all(
+    methods: Sequence[str],
+    X: np.ndarray,
+    axes: tuple[np.ndarray, ...],
+    h: float,
+    s: Settings,
+    with_blocks: bool = False,
+) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
+    """:func:`fit_evaluate` for each method, with the settings it depends on only
+    (:func:`~app_support.compute.relevant`); a method whose parameters are invalid (e.g. SPKDE
+    with a non-Gaussian kernel) lands in the second dict with its message, not in an error."""
+    fitted, failures = {}, {}
+    for method in methods:
+        try:
+            fitted[method] = fit_evaluate(
+                method, X, axes, h, compute.relevant(method, s), with_blocks
+            )
+        except ValueError as err:
+            failures[method] = str(err)
+    return fitted, failures
+
+
+def explore_view(
+    scheme: str,
+    n_inliers: int,
+    ratio: float,
+    dim: int,
+    s: Settings,
+    methods: tuple[str, ...],
+    with_blocks: bool = False,
+) -> ExploreView:
+    """The Explore page's sample, bandwidth, fits and true density on the plot grid, for the
+    seed, rule, kernel, S and stated share of ``s``. Its steps are cached one by one, so a
+    move of S refits MoM-KDE alone, and the views :func:`warm_views` computed at server
+    start are cache hits."""
+    data = synthetic_sample(scheme, n_inliers, ratio, dim, s.seed)
+    chosen = select_bandwidth(data.X, s.bandwidth, s.kernel, s.seed, s.contamination)
+    # the robust rule's h, to tell whether the cross-validated h followed a spike of outliers
+    robust = (
+        select_bandwidth(data.X, "robust", s.kernel, s.seed, s.contamination)
+        if s.bandwidth == "cv"
+        else None
+    )
+    grid = compute.plot_grid(data.X, chosen.h)
+    fitted, failures = fit_all(methods, data.X, grid.axes, chosen.h, s, with_blocks)
+    truth = data.true_pdf(grid.points).reshape(grid.shape)
+    said = chosen.warnings + (robust.warnings if robust else ())
+    return ExploreView(
+        data,
+        chosen.h,
+        robust.h if robust else None,
+        grid,
+        fitted,
+        failures,
+        truth,
+        tuple(dict.fromkeys(said)),
+    )
+
+
+def warm_views(max_share: float, kernels: tuple[str, ...]) -> int:
+    """Compute :func:`~app_support.views.default_views` into the caches, one after the other;
+    returns how many views were computed (a view whose settings a method refuses, e.g. SPKDE
+    with another kernel than the Gaussian, is computed without it, as the page does).
+
+    Run once per server process in a background thread (``app.py``), so that the first moves
+    of a class from the opening view redraw from the cache. Off when the environment sets
+    ``MOMKDE_APP_WARM=0``. Streamlit warns once per cached call made outside a session
+    ("missing ScriptRunContext"); that logger is raised to errors for the server's lifetime,
+    since these calls are outside a session on purpose.
+    """
+    if os.environ.get(WARM_ENV, "1") == "0":
+        return 0
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
+        logging.ERROR
+    )
+    count = 0
+    for args in default_views(max_share, kernels):
+        try:
+            explore_view(*args)
+        except ValueError:  # a view the page shows as an error: nothing to keep
+            continue
+        count += 1
+    return count
+
+
+#: :func:`app_support.lessons.example_one_errors`, cached apart from :data:`example_one`, so
+#: that moving the S slider does not refit the whole curve.
+example_one_errors = st.cache_data(max_entries=32, show_spinner=False)(lessons.example_one_errors)
+#: :func:`app_support.lessons.example_one`, cached.
+example_one = st.cache_data(max_entries=32, show_spinner=False)(lessons.example_one)
+#: :func:`app_support.lessons.curve_and_screen`, cached.
+curve_and_screen = st.cache_data(
+    max_entries=8, show_spinner="Fitting MoM-KDE and the screened KDE…"
+)(lessons.curve_and_screen)
+#: :func:`app_support.lessons.fit_and_evaluate_seconds`, cached per method and size (for
+#: :func:`measure_times`).
+_fit_and_evaluate_seconds = st.cache_data(max_entries=64, show_spinner=False)(
+    lessons.fit_and_evaluate_seconds
+)
+#: :func:`app_support.results.sweep_rows`, cached per source and ratio, so that raising the
+#: repetitions or adding a ratio reruns only what is new.
+sweep_rows = st.cache_data(max_entries=1024, show_spinner=False)(results.sweep_rows)
+
+
+def measure_times(
+    sizes: tuple[int, ...],
+    n_eval: int,
+    seed: int,
+    progress: Callable[[float], object] | None = None,
+) -> pd.DataFrame:
+    """Wall-clock seconds to fit and to evaluate (``n_eval`` points) each method, per n: the
+    least of a few repetitions (:func:`~app_support.lessons.fit_and_evaluate_seconds`), so
+    that a pause of a shared machine does not pass for a cost; ``progress`` is called with
+    the fraction done.
+
+    Each (n, method) timing is cached, this loop is not: a cached function replays the
+    elements it drew, and a progress bar of the page updated from inside one cannot be
+    replayed (Streamlit raises on the next run that hits the cache).
+    """
+    rows = []
+    total = len(sizes) * len(compute.METHODS)
+    for i, n in enumerate(sizes):
+        for j, method in enumerate(compute.METHODS):
+            n_rows, fit, evaluate = _fit_and_evaluate_seconds(method, n, n_eval, seed)
+            rows += [
+                {"method": method, "n": n_rows, "phase": "fit", "seconds": fit},
+                {"method": method, "n": n_rows, "phase": "evaluate", "seconds": evaluate},
+            ]
+            if progress is not None:
+                progress((i * len(compute.METHODS) + j + 1) / total)
+    return pd.DataFrame(rows)
+
+
+def run_sweep(
+    kind: str,
+    sources: list[str],
+    ratios: list[float],
+    reps: int,
+    seed: int,
+    methods: tuple[str, ...],
+    **options,
+) -> pd.DataFrame:
+    """:func:`sweep_rows` over sources x ratios with a progress bar; the concatenated tidy
+    table, methods named for display (:func:`~app_support.results.display_names`)."""
+    jobs = [(source, ratio) for source in sources for ratio in ratios]
+    bar = st.progress(0.0, text="Running the sweep…")
+    parts = []
+    for i, (source, ratio) in enumerate(jobs):
+        bar.progress(
+            i / len(jobs),
+            text=f"{SCHEME_LABELS.get(source, source.replace('_', ' '))}, ratio {ratio:.2f} "
+            f"({i + 1} of {len(jobs)})",
+        )
+        parts.append(sweep_rows(kind, source, ratio, reps, seed, methods, **options))
+    bar.empty()
+    return results.display_names(pd.concat(parts, ignore_index=True))
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def stored_results(path: Path) -> pd.DataFrame:
+    """A stored results table (the page opens on it instantly after the first read)."""
+    return pd.read_csv(path)
+
+
+@st.cache_data(show_spinner=False)
+def dataset_problem(name: str, env_dir: str | None) -> str | None:
+    """:func:`app_support.results.dataset_problem`; ``env_dir``, the value of
+    $MOMKDE_DATA_DIR, is an argument only so that the cache follows a change of the
+    environment."""
+    return results.dataset_problem(name)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def read_csv_bytes(identity: str, _raw: bytes, max_bytes: int) -> pd.DataFrame:
+    """:func:`app_support.compute.read_csv`, cached on ``identity`` (the file's SHA-256 or the
+    bundled sample's name: hashing the bytes again at every rerun would cost as much, on a
+    large file, as the rest of the run)."""
+    return compute.read_csv(_raw, max_bytes)
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def roles_of(identity: str, _frame: pd.DataFrame) -> tables.ColumnRoles:
+    """The default column roles of the file ``identity`` (guessed once per file, on every row:
+    :func:`~app_support.tables.guess_roles` counts distinct values, which costs seconds on a
+    large file)."""
+    return tables.guess_roles(_frame)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def column_problem(identity: str, column: Hashable, _frame: pd.DataFrame) -> str | None:
+    """:func:`app_support.scoring.column_problem`, cached on the file and the column (the
+    frame is not hashed)."""
+    return scoring.column_problem(_frame, column)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def score_every_row(
+    key: Hashable,
+    method: str,
+    h: float,
+    s: Settings,
+    contamination: float,
+    _X: np.ndarray,
+    _fit_rows: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """:func:`app_support.scoring.score_rows`, cached on ``key`` (which must determine ``_X``
+    and ``_fit_rows``: the file's identity, its columns, missing-value and scaling choices,
+    the fit sample's seed) and the settings; the arrays are not hashed. The page wraps the
+    call in a spinner."""
+    return scoring.score_rows(method, h, s, contamination, _X, _fit_rows)
+
+
+@st.cache_data(max_entries=2, show_spinner=False)
+def scored_csv(key: Hashable, _build: Callable[[], pd.DataFrame]) -> str:
+    """The download's CSV text (formula-like cells escaped, ``momkde_core.io.to_csv_text``)
+    of the table ``_build`` makes, cached on ``key`` (everything the table depends on)."""
+    from momkde_core.io import to_csv_text
+
+    return to_csv_text(_build())

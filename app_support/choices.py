@@ -1,0 +1,77 @@
+"""What the app's controls offer: schemes, kernels, bandwidth rules, the highest outlier share
+and the values of the S slider.
+
+Plain values and functions, without Streamlit: the widgets show them, and the computations and
+captions that must agree with a control (the ε a note suggests, the S values it can reach)
+read them from here.
+"""
+
+from __future__ import annotations
+
+import math
+
+#: Short codes shown in the scheme pickers (and written to the URL).
+SCHEME_CODES: dict[str, str] = {
+    "uniform": "uniform",
+    "regular_gaussian": "gaussian",
+    "thin_gaussian": "thin",
+    "adversarial": "adversarial",
+    "none": "none",
+}
+#: What each scheme is (paper, section 5; N(mean, standard deviation)).
+SCHEME_LABELS: dict[str, str] = {
+    "uniform": "(a) uniform outliers on [−3, 9]",
+    "regular_gaussian": "(b) Gaussian outliers N(3, 0.5), between the modes",
+    "thin_gaussian": "(c) thin Gaussian outliers N(3, 0.01): a spike between the modes",
+    "adversarial": "(d) adversarial: a spike N(0, 0.01) on an inlier mode",
+    "none": "no outliers",
+}
+#: The highest outlier share offered: at 1/2 no median can tell outliers from inliers, and
+#: S > 2|O| would need more blocks than points.
+MAX_SHARE = 0.45
+#: The bandwidth rules of the h control, by the code the URL holds.
+BANDWIDTH_RULES: dict[str, str] = {
+    "robust": "robust",
+    "cv": "CV",
+    "scott": "Scott",
+    "manual": "slider",
+}
+#: The kernels of the kernel picker.
+KERNEL_CHOICES: tuple[str, ...] = (
+    "gaussian",
+    "tophat",
+    "epanechnikov",
+    "linear",
+    "cosine",
+    "exponential",
+)
+
+
+def block_options(n: int, *extra: int | None) -> list[int]:
+    """The values the S slider offers: 20 per decade from 1 to ``n`` (a log scale: 1 to 2000
+    on a narrow sidebar), plus ``extra`` values that must be reachable (S auto, a link's S).
+
+    Parameters
+    ----------
+    n : int
+        The points fitted: the largest S (one point per block).
+    *extra : int or None
+        Values to offer too, when between 1 and ``n`` (None is skipped).
+
+    Returns
+    -------
+    options : list of int
+        The values, sorted.
+
+    Examples
+    --------
+    >>> block_options(10, 7)
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    >>> len(block_options(2000))
+    57
+    """
+    top = max(n, 2)
+    steps = int(20 * math.log10(top)) + 1
+    values = {min(top, round(10 ** (k / 20))) for k in range(steps)} | {1, top}
+    values |= {int(v) for v in extra if v is not None and 1 <= int(v) <= top}
+    return sorted(values)

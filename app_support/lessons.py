@@ -1,0 +1,163 @@
+"""The computations of the Home and Learn pages: the paper's Example 1, MoM-KDE as a curve and
+as a screen, and the timing of each estimator. Without Streamlit: :mod:`app_support.cache`
+caches them for the pages.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from momkde_core import KDE, MoMKDE, ScreenedKDE, config_context
+from momkde_core.synthetic import make_contaminated
+
+from .compute import Settings, choose_bandwidth, make_estimator, plot_grid
+
+
+def example_one_sample(n_inliers: int, n_outliers: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Example 1's sample: inliers U[-1, 1], then outliers U[-3, 3] (X, is_outlier)."""
+    rng = np.random.RandomState(seed)
+    X = np.concatenate([rng.uniform(-1, 1, n_inliers), rng.uniform(-3, 3, n_outliers)])[:, None]
+    return X, np.arange(len(X)) >= n_inliers
+
+
+def _tophat_mom(X: np.ndarray, n_blocks: int, h: float, seed: int) -> MoMKDE:
+    """Example 1's MoM-KDE: the plain median of the block KDEs (``normalize=False``), as in
+    the paper's example: with many blocks and a small h that median can be 0 everywhere, and
+    dividing by its integral would be undefined."""
+    return MoMKDE(
+        n_blocks=n_blocks, bandwidth=h, kernel="tophat", normalize=False, random_state=seed
+    ).fit(X)
+
+
+def example_one_errors(
+    n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: float, seed: int
+) -> dict[str, np.ndarray]:
+    """|f̂(x0) - f(x0)| of the KDE and of MoM-KDE for every S in 1..``max_blocks``
+    (f(x0) = 0 outside [-1, 1]): ``blocks``, the values of S, and each method's errors."""
+    X, _ = example_one_sample(n_inliers, n_outliers, seed)
+    f_x0 = 0.5 if abs(x0) <= 1 else 0.0
+    blocks = np.arange(1, max_blocks + 1)
+    mom_err = np.array([abs(_tophat_mom(X, int(S), h, seed).pdf([[x0]])[0] - f_x0) for S in blocks])
+    kde_err = abs(KDE(bandwidth=h, kernel="tophat").fit(X).pdf([[x0]])[0] - f_x0)
+    return {"blocks": blocks, "kde": np.full(len(blocks), kde_err), "mom_kde": mom_err}
+
+
+def example_one(
+    n_inliers: int, n_outliers: int, h: float, x0: float, seed: int, n_blocks: int
+) -> dict[str, object]:
+    """The paper's Example 1: inliers U[-1, 1], outliers U[-3, 3], tophat kernel, point x0.
+
+    Returns the sample (``X``, ``is_outlier``), the grid ``xs`` and the ``curves`` of the
+    truth, the KDE and MoM-KDE (``n_blocks`` blocks, the plain median) on it, and
+    ``n_blocks_with_outlier_near_x0``: the blocks holding an outlier within h of x0.
+    """
+    X, is_outlier = example_one_sample(n_inliers, n_outliers, seed)
+    xs = np.linspace(-3.5, 3.5, 701)
+    truth = np.where(np.abs(xs) <= 1, 0.5, 0.0)
+    kde = KDE(bandwidth=h, kernel="tophat").fit(X)
+    mom = _tophat_mom(X, n_blocks, h, seed)
+    near_x0 = is_outlier & (np.abs(X[:, 0] - x0) <= h)
+    return {
+        "X": X,
+        "is_outlier": is_outlier,
+        "xs": xs,
+        "curves": {"truth": truth, "kde": kde.pdf_grid(xs), "mom_kde": mom.pdf_grid(xs)},
+        "n_blocks_with_outlier_near_x0": int(np.unique(mom.block_of_[near_x0]).size),
+    }
+
+
+def curve_and_screen(scheme: str, n_inliers: int, ratio: float, seed: int) -> dict[str, object]:
+    """MoM-KDE as a curve and as a screen, fitted with the library's defaults for the stated
+    share ε = ``ratio`` (the true one).
+
+    Parameters
+    ----------
+    scheme : str
+        The paper's contamination scheme of the 1-D sample.
+    n_inliers : int
+        Its inliers.
+    ratio : float
+        Its share of outliers, stated to both estimators.
+    seed : int
+        The sample's and the estimators' seed.
+
+    Returns
+    -------
+    view : dict
+        ``X`` and ``is_outlier``, the sample and its labels; ``xs``, the grid; ``curves``,
+        the truth, ``MoMKDE`` and ``ScreenedKDE`` on it; ``set_aside``, the rows the screen
+        set aside; ``h``, each estimator's bandwidth.
+    """
+    data = make_contaminated(scheme, n_inliers=n_inliers, ratio=ratio, dim=1, random_state=seed)
+    mom = MoMKDE(contamination=ratio, random_state=seed).fit(data.X)
+    screened = ScreenedKDE(contamination=ratio, random_state=seed).fit(data.X)
+    xs = plot_grid(data.X, float(mom.bandwidth_)).axes[0]
+    return {
+        "X": data.X[:, 0],
+        "is_outlier": data.is_outlier,
+        "xs": xs,
+        "curves": {
+            "truth": data.true_pdf(xs),
+            "mom_kde": mom.pdf_grid(xs),
+            "screened_kde": screened.pdf_grid(xs),
+        },
+        "set_aside": ~screened.inlier_mask_,
+        "h": {"mom_kde": float(mom.bandwidth_), "screened_kde": float(screened.bandwidth_)},
+    }
+
+
+def fit_and_evaluate_seconds(
+    method: str, n: int, n_eval: int, seed: int, repeats: int = 5, budget: float = 1.0
+) -> tuple[int, float, float]:
+    """The least seconds, over a few new estimators, to fit ``method`` on the timing's sample
+    for ``n`` and to evaluate it.
+
+    The sample is the paper's uniform scheme with 10 % outliers in 1-D; the bandwidth is
+    Scott's rule (no CV in the timing, so it measures the estimators only: the screened KDE
+    uses that h too, and its fit includes its screen, MoM-KDE with the robust h). The
+    repetitions stop once they have taken ``budget`` seconds in all (a fit that slow is far
+    above the timer's noise). The engine's replay memo is off while timing
+    (``memo_size=0``), so that no repetition replays kernel values an earlier one computed.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`~app_support.compute.METHODS`.
+    n : int
+        The size asked for: 0.9 n inliers and their 10 % of outliers.
+    n_eval : int
+        The points the density is evaluated at.
+    seed : int
+        The sample's seed (and the seeded methods').
+    repeats : int, default 5
+        The most repetitions.
+    budget : float, default 1.0
+        The seconds after which no repetition is started.
+
+    Returns
+    -------
+    n_rows : int
+        The sample's rows.
+    fit, evaluate : float
+        The least seconds to fit and to evaluate.
+    """
+    data = make_contaminated(
+        "uniform", n_inliers=int(round(0.9 * n)), ratio=0.1, dim=1, random_state=seed
+    )
+    h = choose_bandwidth(data.X, "scott", "gaussian", seed).h
+    Y = np.linspace(data.X.min(), data.X.max(), n_eval)[:, None]
+    s = Settings(bandwidth=h, kernel="gaussian", n_blocks=21, contamination=0.1, seed=seed)
+    fits, evaluations = [], []
+    with config_context(memo_size=0):
+        while len(fits) < repeats and sum(fits) + sum(evaluations) < budget:
+            est = make_estimator(method, h, s)
+            t0 = time.perf_counter()
+            est.fit(data.X)
+            t1 = time.perf_counter()
+            est.pdf(Y)
+            t2 = time.perf_counter()
+            fits.append(t1 - t0)
+            evaluations.append(t2 - t1)
+    return len(data.X), min(fits), min(evaluations)
