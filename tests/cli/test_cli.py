@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import momkde_core.cli._main as cli
+import momkde_core.cli._score as cli
 import momkde_core.experiments as ex
 from momkde_core import make_contaminated, metrics
-from momkde_core.cli._main import _Reservoir, main
+from momkde_core.cli import main
+from momkde_core.cli._scan import _Reservoir
 from momkde_core.experiments import _runner
 from momkde_core.experiments._estimate import METRICS
 

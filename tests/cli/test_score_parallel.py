@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 import momkde_core._progress as progress
-import momkde_core.cli._main as cli
-from momkde_core.cli._main import main
+import momkde_core.cli._score as cli
+from momkde_core.cli import main
 from momkde_core.cli._partitions import open_source, scan_parts
 from momkde_core.io import sniff_csv_file
 
