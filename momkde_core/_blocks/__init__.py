@@ -10,7 +10,6 @@ from ._fitted import (
     block_order,
     equal_weights,
     grid_median,
-    log_median,
     median_of_blocks,
     shuffled_blocks,
 )
@@ -24,7 +23,6 @@ __all__ = [
     "grid_median",
     "importance_price",
     "log_integral",
-    "log_median",
     "median_of_blocks",
     "shuffled_blocks",
 ]

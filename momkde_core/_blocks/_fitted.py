@@ -28,7 +28,7 @@ from .._engine import (
     exact_block_sums,
     exact_price,
     is_evenly_spaced,
-    log_median,
+    median,
     median_log_sums,
     working_frame,
 )
@@ -50,20 +50,14 @@ def grid_median(values: np.ndarray) -> np.ndarray:
     s = values.shape[0]
     flat = values.reshape(s, -1)
     out = np.zeros(flat.shape[1])
-    # the middle order statistic(s) of each live column: what np.median computes, bit for
-    # bit (the middle value, or the mean of the two middle values for even S)
-    middle = [(s - 1) // 2] if s % 2 else [s // 2 - 1, s // 2]
     step = max(1, MEDIAN_TILE_ELEMENTS // s)
     for a in range(0, flat.shape[1], step):
         tile = flat[:, a : a + step]
         # (a sum of the comparisons into int32: np.count_nonzero along an axis casts
         # them to intp first, 2x slower)
         live = (tile != 0).sum(axis=0, dtype=np.int32) > (s - 1) // 2
-        if live.any():
-            part = np.partition(tile.T[live], middle, axis=1)
-            out[a : a + step][live] = (
-                part[:, middle[0]] if s % 2 else (part[:, middle[0]] + part[:, middle[1]]) / 2.0
-            )
+        if live.any():  # (what np.median computes, bit for bit)
+            out[a : a + step][live] = median(tile.T[live], axis=1)
     return out.reshape(values.shape[1:])
 
 
@@ -223,7 +217,7 @@ class FittedBlocks:
 
     def combine_log(self, block_logs: np.ndarray) -> np.ndarray:
         """The estimate's log from the block sums' logs (axis 0)."""
-        return log_median(block_logs) if self.median else block_logs[0]
+        return median(block_logs, log=True) if self.median else block_logs[0]
 
     def block_log_sums(self, Y: np.ndarray) -> np.ndarray:
         """log of each block's weighted kernel sum at Y (in the frame), shape (S, m)."""

@@ -20,7 +20,7 @@ from ._costs import backend_costs, band_pays_off, exact_price
 from ._gram import GramOperator
 from ._grid import Grid, grid_around, is_evenly_spaced
 from ._grid_sums import block_grid_sums
-from ._median_sums import log_median, median_log_sums
+from ._median_sums import median, median_log_sums
 from ._memo import replay_limits
 from ._point_sums import (
     CACHE_CHUNK_ELEMENTS,
@@ -52,7 +52,7 @@ __all__ = [
     "exact_price",
     "grid_around",
     "is_evenly_spaced",
-    "log_median",
+    "median",
     "median_log_sums",
     "replay_limits",
     "selection_frame",

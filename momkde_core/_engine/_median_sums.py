@@ -65,8 +65,6 @@ def median_log_sums(
     slots[padding] = 0.0
     slots[padding, d] = PADDING_LOG
     right = np.ascontiguousarray(right_rows.T)
-    lo, hi = (n_blocks - 1) // 2, n_blocks // 2  # the middle order statistics
-    kth = [lo] if lo == hi else [lo, hi]  # (a repeated kth makes numpy's partition ~8x slower)
     out = np.empty(m)
     cols = max(1, TILE_ELEMENTS // n_blocks)
 
@@ -82,29 +80,52 @@ def median_log_sums(
             np.maximum(part, EXP_FLOOR, out=part)
             np.exp(part, out=part)
             acc += part
-        middle = np.partition(np.ascontiguousarray(acc.T), kth, axis=1)
-        median = middle[:, lo] if lo == hi else (middle[:, lo] + middle[:, hi]) / 2.0
+        # (the blocks laid along the last axis: a partition along it is the fast one)
+        middle = median(np.ascontiguousarray(acc.T), axis=1)
         with np.errstate(divide="ignore"):
-            out[j0:j1] = np.log(median)
+            out[j0:j1] = np.log(middle)
 
     with one_blas_thread():
         map_on_pool(work, range(0, m, cols))
     redo = np.flatnonzero(~(out >= LOG_SAFE_FAST))
     if redo.size:
-        out[redo] = log_median(block_log_sums(X, bounds, Y[redo], kernel, h, log_weights))
+        out[redo] = median(block_log_sums(X, bounds, Y[redo], kernel, h, log_weights), log=True)
     return out
 
 
-def log_median(values: np.ndarray) -> np.ndarray:
-    """log of the median over axis 0 of exp(values), computed in log space (exact)."""
-    s = values.shape[0]
-    if s == 1:
-        return values[0]
-    kth = [s // 2] if s % 2 else [s // 2 - 1, s // 2]  # (never a repeated kth: ~8x slower)
-    part = np.partition(values, kth, axis=0)
-    lo, hi = part[(s - 1) // 2], part[s // 2]
-    if s % 2:
-        return lo
+def median(
+    values: np.ndarray, axis: int = 0, *, log: bool = False, count: int | None = None
+) -> np.ndarray:
+    """The median along ``axis``, as :func:`numpy.median` computes it: the middle value, or
+    the mean of the two middle values for an even count.
+
+    ``log``: the values are logs, and so is the result: the log of the median of their
+    exps, computed in log space (exact; -inf where the upper middle value is -inf).
+    ``count``: the median of the ``count`` smallest values along the axis (the others sort
+    last, such as a +inf put in place of a value to leave out); by default all of them.
+    A partition along the last axis of a C-ordered array is the fast one: lay many blocks
+    there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> values = np.array([[3.0, 1.0], [1.0, 4.0], [2.0, 9.0], [8.0, 5.0]])
+    >>> median(values), np.median(values, axis=0)
+    (array([2.5, 4.5]), array([2.5, 4.5]))
+    >>> median(values, count=3)  # the 3 smallest of each column
+    array([2., 4.])
+    >>> np.exp(median(np.log(values), log=True))
+    array([2.5, 4.5])
+    """
+    n = values.shape[axis] if count is None else count
+    lo, hi = (n - 1) // 2, n // 2  # the middle order statistics
+    # (a repeated kth makes numpy's partition several times slower)
+    part = np.partition(values, [lo] if lo == hi else [lo, hi], axis=axis)
+    low, high = np.take(part, lo, axis=axis), np.take(part, hi, axis=axis)
+    if lo == hi:
+        return low
+    if not log:
+        return (low + high) / 2.0
     with np.errstate(invalid="ignore"):
-        both = np.logaddexp(lo, hi) - np.log(2.0)
-    return np.where(np.isneginf(hi), -np.inf, both)
+        both = np.logaddexp(low, high) - np.log(2.0)
+    return np.where(np.isneginf(high), -np.inf, both)

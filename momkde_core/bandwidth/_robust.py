@@ -41,7 +41,7 @@ from sklearn.utils import check_random_state
 from .._blocks import block_labels, block_order, importance_price, log_integral, median_of_blocks
 from .._columns import per_column
 from .._config import n_threads, with_callers_config
-from .._engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, slot_layout
+from .._engine import CACHE_CHUNK_ELEMENTS, LOG_SAFE_LINEAR, median, slot_layout
 from .._validation import Rule, is_auto, is_number
 from ..kernels import Kernel, exp_in_place
 
@@ -224,12 +224,7 @@ def leave_own_block_out_scores(
     with np.errstate(divide="ignore"):
         logs -= np.log(by_block.sizes)
     logs[np.arange(n), by_block.block_of] = np.inf  # the own block sorts last, out of the median
-    lo_k, hi_k = (n_blocks - 2) // 2, (n_blocks - 1) // 2  # the middle of the S - 1 others
-    part = np.partition(logs, sorted({lo_k, hi_k}), axis=1)  # (a repeated kth: ~8x slower)
-    lo, hi = part[:, lo_k], part[:, hi_k]
-    with np.errstate(invalid="ignore"):
-        median = np.where(np.isneginf(hi), -np.inf, np.logaddexp(lo, hi) - np.log(2.0))
-    return median - log_norm
+    return median(logs, axis=1, log=True, count=n_blocks - 1) - log_norm
 
 
 class BlockDistances:

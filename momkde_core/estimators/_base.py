@@ -39,7 +39,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_array, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._blocks import FittedBlocks, log_integral, log_median
+from .._blocks import FittedBlocks, log_integral
 from .._engine import LOG_SAFE_LINEAR, PEAK_LIMIT, Frame, GramOperator, working_frame
 from .._validation import InvalidParameterError, Rule, check_parameters, is_bool, is_int, is_number
 from ..bandwidth._rules import select_bandwidth
@@ -786,7 +786,9 @@ class _BaseKDE(BaseEstimator):
             if S > 1:
                 logs = fitted.block_log_sums(draws)
                 with np.errstate(invalid="ignore"):  # -inf - -inf where q is 0: rejected
-                    log_accept = log_median(logs) - logsumexp(logs, axis=0) + np.log(S) - log_bound
+                    log_accept = (
+                        fitted.combine_log(logs) - logsumexp(logs, axis=0) + np.log(S) - log_bound
+                    )
                 draws = draws[np.log(rng.random(len(draws))) < log_accept][:missing]
             idle = 0 if len(draws) else idle + 1
             if idle == MAX_SAMPLE_ROUNDS:

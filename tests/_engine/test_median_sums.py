@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from momkde_core import MoMKDE
-from momkde_core._engine import FAST_GAUSSIAN_PAIRS, block_log_sums, log_median, median_log_sums
+from momkde_core._engine import FAST_GAUSSIAN_PAIRS, block_log_sums, median, median_log_sums
 from momkde_core.kernels import get_kernel
 
 GAUSS = get_kernel("gaussian")
@@ -34,7 +34,7 @@ def test_the_median_path_is_the_exact_median(d, n_blocks, weighted) -> None:
         log_w = np.log(w) - np.repeat(np.log(np.add.reduceat(w, bounds[:-1])), np.diff(bounds))
     h = 0.3
     got = median_log_sums(X, bounds, Y, GAUSS, h, log_w)
-    ref = log_median(block_log_sums(X, bounds, Y, GAUSS, h, log_w))
+    ref = median(block_log_sums(X, bounds, Y, GAUSS, h, log_w), log=True)
     assert got.shape == (len(Y),)
     finite = np.isfinite(ref)
     assert np.array_equal(finite, np.isfinite(got))
@@ -69,3 +69,22 @@ def test_mom_kde_scores_many_points_through_the_median_path(monkeypatch) -> None
     general = est.score_samples(Y)
     assert calls == [1]
     np.testing.assert_allclose(fast, general, rtol=1e-12)
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 8])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_the_median_is_numpys_for_odd_and_even_counts(count, axis) -> None:
+    """Linear values: numpy's median to the bit (the middle value, or the same correctly
+    rounded (a + b) / 2). Log values: the log of numpy's median of their exps, computed in
+    log space (a few ulps of round-off from logaddexp), -inf where that median is 0. With
+    ``count``: the median of the ``count`` smallest, the others at +inf."""
+    rng = np.random.default_rng(count)
+    values = rng.lognormal(0, 3, (count, 50) if axis == 0 else (50, count))
+    values[rng.random(values.shape) < 0.6] = 0.0  # (middle values of 0: -inf logs)
+    expected = np.median(values, axis=axis)
+    np.testing.assert_array_equal(median(values, axis=axis), expected)
+    with np.errstate(divide="ignore"):
+        logs = median(np.log(values), axis=axis, log=True)
+        np.testing.assert_allclose(logs, np.log(expected), rtol=1e-14)
+    padded = np.concatenate([values, np.full_like(values, np.inf)], axis=axis)
+    np.testing.assert_array_equal(median(padded, axis=axis, count=count), expected)

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 
 from momkde_core import KDE, MoMKDE, config_context, make_contaminated, metrics
+from momkde_core import experiments as ex
 from momkde_core.bandwidth._robust import (
     BlockDistances,
     _subsample,
@@ -17,7 +18,7 @@ from momkde_core.bandwidth._robust import (
     n_blocks_for,
 )
 from momkde_core.bandwidth._rules import select_bandwidth
-from momkde_core.experiments import _runner as ex
+from momkde_core.experiments import _tasks
 from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import CLEAN_DENSITIES, make_clean
 
@@ -257,7 +258,7 @@ def test_runner_measures_the_auto_methods_on_clean_and_contaminated_samples() ->
         reps=1,
         n_inliers=200,
         contamination=None,
-        methods=ex.AUTO_METHODS,
+        methods=_tasks.AUTO_METHODS,
     )
     table = ex.run_experiments(tasks)
     s = table.groupby("method")["n_blocks"].first()
@@ -279,7 +280,7 @@ def test_runner_auto_is_the_estimator_a_user_would_fit() -> None:
     X, _, _ = ex.regenerate_sample(task)
     user = MoMKDE(
         contamination=ex.CONTAMINATION_GUESS,
-        random_state=ex._stream(task.seed, "blocks"),
+        random_state=_tasks._stream(task.seed, "blocks"),
         normalize=False,
     ).fit(X)
     auto = [r for r in rows if r[4] == "mom_kde_auto"][0]
