@@ -97,7 +97,7 @@ def absolute_loss_kirwls(
 
     From w = 1/n, repeat w_i = phi(r_i) / sum_j phi(r_j) with phi(r) = 1/r, then the
     residuals of the new w, until the relative change of J = mean r_i is at most ``tol``
-    (the stopping rule of :func:`kirwls`) or ``max_iter`` updates. This is the first stage
+    (the stopping rule of :func:`kirwls_with_params`) or ``max_iter`` updates. This is the first stage
     of the RKDE author's own code: ``parameter_select`` in ``robkde.m`` (JooSeuk Kim, 2011;
     public copy: GitHub churchilln/oppni-code-nwc, addons/rkde_code/robkde.m, commit
     0c00625ae3c5, lines 49-77: ``w = ones(n,1)/n`` (l. 57), ``tol = 10^-8`` (l. 58),
@@ -204,25 +204,6 @@ def kirwls_with_params(
         if abs(history[-1] - history[-2]) <= tol * abs(history[-2]):
             break
     return w, n_iter, np.array(history)
-
-
-def kirwls(
-    gram: GramOperator,
-    loss: str,
-    percentiles,
-    max_iter: int,
-    tol: float,
-    scale_from: str = "absolute",
-):
-    """Kernelised IRWLS (KIRWLS, Kim & Scott 2012) for the RKDE weights, loss parameters
-    included: the ``percentiles`` (Hampel: a, b, c; Huber: a from the first) of the
-    residuals named by ``scale_from`` (:func:`scale_residuals`), then
-    :func:`kirwls_with_params`. Returns (weights, n_iter, objective history, parameters).
-    """
-    residuals, _ = scale_residuals(gram, scale_from, max_iter, tol)
-    params = loss_parameters(residuals, loss, percentiles)
-    w, n_iter, history = kirwls_with_params(gram, loss, params, max_iter, tol)
-    return w, n_iter, history, params
 
 
 def project_simplex(v: np.ndarray) -> np.ndarray:
