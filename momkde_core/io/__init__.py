@@ -9,16 +9,7 @@ write every CSV this project produces, with formula-like cells escaped (:func:`e
 4180 says).
 """
 
-from ._csv_safety import (
-    LINE_END,
-    escape_cell,
-    escape_formulas,
-    is_formula_like,
-    to_csv_text,
-    write_csv,
-)
-from ._user_csv import (
-    CsvFormat,
+from ._checks import (
     check_data_rows,
     check_enough_rows,
     check_has_numeric_column,
@@ -27,11 +18,17 @@ from ._user_csv import (
     float_columns,
     missing_values_error,
     numeric_matrix,
-    read_csv_chunks,
-    read_user_csv,
-    sniff_csv_file,
     text_in_numeric_columns,
 )
+from ._csv_safety import (
+    LINE_END,
+    escape_cell,
+    escape_formulas,
+    is_formula_like,
+    to_csv_text,
+    write_csv,
+)
+from ._user_csv import CsvFormat, read_csv_chunks, read_user_csv, sniff_csv_file
 
 __all__ = [
     "LINE_END",
