@@ -27,7 +27,7 @@ from app_support.widgets import (
     url,
     user_errors,
 )
-from momkde_core.plots import METHOD_LABELS
+from momkde_core.methods import method_label
 
 st.title("Explore S, h and the outlier ratio")
 side = st.sidebar
@@ -117,7 +117,7 @@ def _metrics(view: ExploreView, settings: Settings, table: pd.DataFrame) -> None
     )
     if "screened_kde" in view.results:
         st.caption(screened_note(view.results["screened_kde"], own_bandwidth(settings)))
-    table.index = [METHOD_LABELS[m] for m in table.index]
+    table.index = [method_label(m) for m in table.index]
     st.table(table.style.format("{:.3f}", na_rep="—"))
     st.caption(
         "JS and both KLs compare each estimate with the true density (lower is better)"
@@ -138,7 +138,7 @@ def _figure_and_metrics(settings: Settings) -> None:
     )
     show_warnings(view.warnings)
     for method, message in view.failures.items():
-        st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
+        st.warning(f"{method_label(method)} is not shown: {message}")
     require_fitted(view.results)
     data = view.data
     outliers = data.is_outlier if data.n_outliers else None

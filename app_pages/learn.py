@@ -15,8 +15,8 @@ from app_support.keys import LEARN
 from app_support.widgets import url, user_errors
 from momkde_core import metrics
 from momkde_core._engine._gram import GRAM_GRID_MIN_PAIRS
+from momkde_core.methods import method_label
 from momkde_core.plots import (
-    METHOD_LABELS,
     density_1d_figure,
     error_vs_blocks_figure,
     timing_figure,
@@ -179,15 +179,15 @@ def timing_caption(times: pd.DataFrame) -> str:
     return (
         f"Seconds against n on log-log axes (solid: fit, dotted: evaluation at {N_EVAL:,} points; "
         "grey: slopes 1 and 2), each the least of a few runs. Measured fit slopes here: "
-        + ", ".join(f"{METHOD_LABELS[m]} {v:.1f}" for m, v in fit.items())
+        + ", ".join(f"{method_label(m)} {v:.1f}" for m, v in fit.items())
         + ". RKDE and SPKDE cost O(n_iter · n²) in theory: a slope of 2 if their number of "
         "iterations does not change with n; a slope away from 2 says it does, or that costs other "
         "than the n² products still weigh. The screened KDE's fit includes its screen's choice of "
         "the robust h (MoM-KDE's default); every method uses Scott's h here. "
-        + " and ".join(METHOD_LABELS[m] for m in still["method"].unique())
+        + " and ".join(method_label(m) for m in still["method"].unique())
         + f" learn nothing: their fit takes at most {1000 * still['seconds'].max():.1f} ms at every n, "
         "so its slope is noise and not given. Evaluation slopes (O(n) a point: 1 in theory): "
-        + ", ".join(f"{METHOD_LABELS[m]} {v:.1f}" for m, v in evaluate.items())
+        + ", ".join(f"{method_label(m)} {v:.1f}" for m, v in evaluate.items())
         + f". The sizes stop at n = {EXACT_GRAM_MAX:,}, the largest whose n × n Gram matrix RKDE "
         "and SPKDE compute exactly; beyond it, in 1-D, a grid convolution makes each of their "
         "products O(n)."

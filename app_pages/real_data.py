@@ -16,23 +16,21 @@ import streamlit as st
 
 from app_support.cache import dataset_problem, run_sweep, stored_results
 from app_support.captions import below_chance, coinciding_lines, listed, mean_curves
-from app_support.results import RESULTS_DIR, display_names, latest_results, runner_methods
+from app_support.results import (
+    RESULTS_DIR,
+    SWEEP_DEFAULTS,
+    SWEEP_METHODS,
+    display_names,
+    latest_results,
+    runner_methods,
+)
 from app_support.widgets import methods_select, url, user_errors
 from momkde_core.datasets import DATA_DIR_ENV, DATASETS
 from momkde_core.experiments import CONTAMINATION_GUESS
 from momkde_core.io import to_csv_text
-from momkde_core.plots import METHOD_LABELS, metric_vs_ratio_figure
+from momkde_core.methods import method_label
+from momkde_core.plots import metric_vs_ratio_figure
 
-REAL_METHODS = (
-    "kde",
-    "mom_kde_auto",
-    "kde_robust",
-    "mom_kde_rule",
-    "mom_kde_oracle",
-    "rkde",
-    "spkde",
-    "screened_kde",
-)
 #: The screened KDE's stored results: run after the reproduction on the same samples (same
 #: seeds), at three of its ratios (docs/reproduction.md).
 SCREENED_RESULTS = RESULTS_DIR / "real_honest_screened.csv.gz"
@@ -67,7 +65,7 @@ def protocol_text(methods: list[str]) -> str:
         cross-validated h and which are told the guessed share, the oracle's nature when it
         is drawn, and the methods the Methods box adds.
     """
-    labels = {group: [METHOD_LABELS[m] for m in group if m in methods] for group in (CV_H, TOLD)}
+    labels = {group: [method_label(m) for m in group if m in methods] for group in (CV_H, TOLD)}
     clauses = [
         f"the bandwidth of {listed(labels[CV_H])} is cross-validated on the contaminated sample "
         "(one h, shared)"
@@ -81,7 +79,7 @@ def protocol_text(methods: list[str]) -> str:
         if "mom_kde_oracle" in methods
         else "",
     ]
-    offered = [METHOD_LABELS[m] for m in REAL_METHODS if m not in methods]
+    offered = [method_label(m) for m in SWEEP_METHODS if m not in methods]
     return (
         "Kim & Scott's protocol, as in the paper: one class plays the outliers, it is subsampled "
         "to each ratio, the features are standardised, and each density scores every point (low = "
@@ -118,8 +116,8 @@ if live:
     seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
 methods = methods_select(
     side,
-    REAL_METHODS,
-    default=("kde", "mom_kde_auto", "rkde", "spkde"),
+    SWEEP_METHODS,
+    default=SWEEP_DEFAULTS,
     help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h (the library's defaults). "
     "MoM-KDE (S rule): a held-out S rule with the shared CV h. Screened KDE: MoM-KDE as a "
     "screen, then a KDE with its own CV h on the rows kept (stored at three ratios).",
@@ -165,7 +163,7 @@ with user_errors():
         )
         stored = display_names(pd.concat([main, screened], ignore_index=True))
         results = stored[stored["source"].isin(shown) & stored["method"].isin(methods)]
-        absent = [METHOD_LABELS[m] for m in methods if m not in set(stored["method"])]
+        absent = [method_label(m) for m in methods if m not in set(stored["method"])]
         if absent:
             st.info(
                 f"{', '.join(absent)}: not in the stored results; switch on the live run to see it."
@@ -206,7 +204,7 @@ with user_errors():
             )
             why = f"{BELOW_CHANCE_WHY[name]}; no density can call such outliers rare"
             text = [
-                f"Best on average: {METHOD_LABELS.get(best, best)}{partial}.",
+                f"Best on average: {method_label(best)}{partial}.",
                 below_chance(part, why),
                 str(coinciding),
             ]

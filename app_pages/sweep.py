@@ -8,23 +8,12 @@ import streamlit as st
 from app_support.cache import run_sweep
 from app_support.captions import WHY, below_chance, coinciding_lines, sweep_verdicts
 from app_support.choices import SCHEME_LABELS
-from app_support.results import runner_methods
+from app_support.results import SWEEP_DEFAULTS, SWEEP_METHODS, runner_methods
 from app_support.widgets import methods_select, scheme_select, url, user_errors
 from momkde_core.experiments import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
 from momkde_core.io import to_csv_text
 from momkde_core.plots import metric_vs_ratio_figure
 
-#: The app's names (the runner's S rule ``mom_kde`` is ``mom_kde_rule`` here: see ``display_names``).
-SWEEP_METHODS = (
-    "kde",
-    "mom_kde_auto",
-    "kde_robust",
-    "mom_kde_rule",
-    "mom_kde_oracle",
-    "rkde",
-    "spkde",
-    "screened_kde",
-)
 FIGURES = {
     "js": "Jensen-Shannon divergence to the true density (lower is better).",
     "kl_fhat_f": "KL(f̂ ‖ f): mass the estimate puts where the true density has little, e.g. on outliers.",
@@ -96,7 +85,7 @@ share = (
 methods = methods_select(
     side,
     SWEEP_METHODS,
-    default=("kde", "mom_kde_auto", "rkde", "spkde"),
+    default=SWEEP_DEFAULTS,
     help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h, the library's defaults. "
     "MoM-KDE (S rule): a held-out S rule with the CV h. The oracle tries 20 "
     "values of S and keeps the best JS (it needs the true density, as in the paper). "

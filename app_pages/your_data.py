@@ -82,7 +82,8 @@ from app_support.widgets import (
     user_errors,
 )
 from momkde_core.io import numeric_matrix, text_in_numeric_columns
-from momkde_core.plots import METHOD_LABELS, density_1d_figure, density_2d_figure
+from momkde_core.methods import method_label
+from momkde_core.plots import density_1d_figure, density_2d_figure
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 UPLOAD = "(upload a file)"
@@ -395,7 +396,7 @@ with user_errors():
     )
     detections = {}
     for i, method in enumerate(methods if score_cols else []):
-        task = f"Scoring {n:,} rows with {METHOD_LABELS[method]} ({i + 1} of {len(methods)})…"
+        task = f"Scoring {n:,} rows with {method_label(method)} ({i + 1} of {len(methods)})…"
         try:
             with st.spinner(task):  # shown only while it computes (a cache hit is instant)
                 detections[method] = score_every_row(
@@ -412,7 +413,7 @@ with user_errors():
             ArithmeticError,
         ) as err:  # SPKDE's Gram matrix underflows in hundreds of dimensions
             st.warning(
-                f"{METHOD_LABELS[method]} gives no scores on these {len(score_cols)} column(s): {err}"
+                f"{method_label(method)} gives no scores on these {len(score_cols)} column(s): {err}"
             )
     if n_file > MAX_SCORED_ROWS:
         command = score_command(
@@ -465,7 +466,7 @@ with user_errors():
             {m: {"scores": d["score"]} for m, d in detections.items()}, None, 1.0, is_outlier
         )["AUC"].to_dict()
 
-    flagger = METHOD_LABELS[flag_by] if flag_by else ""
+    flagger = method_label(flag_by) if flag_by else ""
     if plot_cols:
         st.subheader("Where the density grows bumps")
         chosen_h = select_bandwidth(
@@ -476,7 +477,7 @@ with user_errors():
         grid = plot_grid(X_plot, h)  # the box of every row, drawn or not
         results, failures = fit_all(methods, X_plot[fit_rows], grid.axes, h, settings)
         for method, message in failures.items():
-            st.warning(f"{METHOD_LABELS[method]} is not shown: {message}")
+            st.warning(f"{method_label(method)} is not shown: {message}")
         require_fitted(results)
         curves = {m: r["grid"] for m, r in results.items()}
         drawn = row_sample(n, MAX_DRAWN, 0)
@@ -580,7 +581,7 @@ with user_errors():
         st.caption(
             flag_share_note(
                 flagger,
-                {METHOD_LABELS[m]: d["flagged"] for m, d in detections.items()},
+                {method_label(m): d["flagged"] for m, d in detections.items()},
                 fit_rows,
                 eps,
                 len(score_cols),
@@ -592,7 +593,7 @@ with user_errors():
 
     st.subheader("Most anomalous rows")
     if aucs:
-        table = pd.DataFrame({"AUC": aucs}).rename(index=METHOD_LABELS)
+        table = pd.DataFrame({"AUC": aucs}).rename(index=method_label)
         st.table(table.T.style.format("{:.3f}", na_rep="—"))
         st.caption(
             auc_verdict(aucs)
@@ -610,9 +611,7 @@ with user_errors():
         "are not (see below). The lower, the more anomalous; the shaded rows are flagged."
     )
     # the ranking opens on the method the figure flags with (a new one opens its tab)
-    tabs = st.tabs(
-        [METHOD_LABELS[m] for m in detections], default=flagger, key=f"ranking_{flag_by}"
-    )
+    tabs = st.tabs([method_label(m) for m in detections], default=flagger, key=f"ranking_{flag_by}")
     for tab, (method, d) in zip(tabs, detections.items()):
         with tab:
             n_flags = int(d["flagged"].sum())
@@ -638,9 +637,9 @@ with user_errors():
             st.caption(
                 f"The {listed:,} most anomalous of the {n:,} rows scored: "
                 + (
-                    f"all {n_flags:,} rows {METHOD_LABELS[method]} flags (shaded)"
+                    f"all {n_flags:,} rows {method_label(method)} flags (shaded)"
                     if listed_flags == n_flags
-                    else f"{listed_flags:,} of the {n_flags:,} rows {METHOD_LABELS[method]} flags "
+                    else f"{listed_flags:,} of the {n_flags:,} rows {method_label(method)} flags "
                     f"(shaded; {MAX_LISTED:,} rows at most here, the download has them all)"
                 )
                 + (

@@ -17,7 +17,7 @@ from itertools import cycle, pairwise
 import numpy as np
 import pandas as pd
 
-from momkde_core.plots import CHANCE_AUC, METHOD_LABELS, method_label
+from momkde_core.plots import CHANCE_AUC, legend_order, method_label
 
 #: One estimate is said to be clearly closer to the true density than another when its
 #: divergence is below this share of the other's (at least 20 % lower), further when above its
@@ -581,12 +581,11 @@ def mean_curves(results: pd.DataFrame, metric: str) -> pd.DataFrame:
     -------
     means : DataFrame
         Indexed by ratio, one column per method in the figures' drawing order (that of
-        :data:`~momkde_core.plots.METHOD_LABELS`, unknown methods last); NaN where a method
+        :func:`~momkde_core.plots.legend_order`, unknown methods last); NaN where a method
         has no result (the screened KDE is stored at three ratios).
     """
     means = sweep_stats(results, metric)["mean"].unstack("method")
-    known = [m for m in METHOD_LABELS if m in means]
-    return means[known + [m for m in means if m not in known]]
+    return means[legend_order(means)]
 
 
 #: Two lines whose means stay closer than this share of the figure's axis at every ratio both

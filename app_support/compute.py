@@ -18,18 +18,19 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator
 
-from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, metrics
 from momkde_core import bandwidth as bandwidth_rules
+from momkde_core import metrics
 from momkde_core._engine._grid import Grid, grid_around
 from momkde_core.kernels import get_kernel
+from momkde_core.methods import DETECTOR_METHODS, build_estimator
 
-#: The estimators the app compares, in display order.
-METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
 #: The methods a page shows until the user picks others: the paper's four (the screened KDE,
 #: a MoM-KDE fit and two cross-validations, is one click away).
 DEFAULT_METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
-#: Methods told the stated share of outliers (MoM-KDE gets it through S, resolved in Settings).
+#: Methods whose fit depends on the stated share of outliers (MoM-KDE's depends on it through
+#: S alone, resolved in Settings).
 TOLD_THE_SHARE: tuple[str, ...] = ("spkde", "screened_kde")
 #: Methods drawing at random: MoM-KDE's blocks; the screened KDE's screen and its CV folds.
 SEEDED: tuple[str, ...] = ("mom_kde", "screened_kde")
@@ -91,29 +92,29 @@ def relevant(method: str, s: Settings) -> Settings:
     )
 
 
-def make_estimator(method: str, h: float, s: Settings):
-    """The estimator ``method`` with bandwidth ``h`` (already selected) and the settings ``s``.
+def make_estimator(method: str, h: float, s: Settings) -> BaseEstimator:
+    """The registry's estimator ``method`` (:func:`momkde_core.methods.build_estimator`, one
+    of its detector methods) with bandwidth ``h`` (already selected) and the settings ``s``.
 
-    The screened KDE is told the stated share and uses its own rule on the rows it keeps
+    MoM-KDE gets S from the settings; the methods of :data:`SEEDED` get the seed. The
+    screened KDE is told the stated share and uses its own rule on the rows it keeps
     (:func:`own_bandwidth`), ``h`` only when the settings hold a number; its screen is
     ScreenedKDE's default (MoM-KDE with S auto and the robust h for that share).
     """
-    if method == "kde":
-        return KDE(bandwidth=h, kernel=s.kernel)
+    if method not in DETECTOR_METHODS:
+        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(DETECTOR_METHODS)}")
+    params = {
+        "bandwidth": SCREENED_RULE if method == "screened_kde" and own_bandwidth(s) else h,
+        "kernel": s.kernel,
+    }
     if method == "mom_kde":
-        return MoMKDE(n_blocks=s.n_blocks, bandwidth=h, kernel=s.kernel, random_state=s.seed)
-    if method == "rkde":
-        return RKDE(bandwidth=h, kernel=s.kernel)
-    if method == "spkde":
-        return SPKDE(bandwidth=h, kernel=s.kernel, contamination=s.contamination)
-    if method == "screened_kde":
-        return ScreenedKDE(
-            contamination=s.contamination,
-            bandwidth=SCREENED_RULE if own_bandwidth(s) else h,
-            kernel=s.kernel,
-            random_state=s.seed,
-        )
-    raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
+        params["n_blocks"] = s.n_blocks
+    return build_estimator(
+        method,
+        contamination=s.contamination,
+        random_state=s.seed if method in SEEDED else None,
+        **params,
+    )
 
 
 @dataclass(frozen=True)

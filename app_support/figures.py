@@ -12,9 +12,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from momkde_core.plots import (
-    METHOD_LABELS,
     density_1d_figure,
     density_2d_figure,
+    legend_order,
     log_density_floor,
     shared_colour_cap,
 )
@@ -71,7 +71,7 @@ def _explore_1d(
     data = view.data
     blocks = view.results["mom_kde"].get("blocks") if "mom_kde" in view.results else None
     dashes, twins_note = coinciding_curves(
-        {m: curves[m] for m in METHOD_LABELS if m in curves},
+        {m: curves[m] for m in legend_order(curves)},
         log_density_floor(_peak(curves)) if log_y else None,
     )
     fig = density_1d_figure(

@@ -11,8 +11,24 @@ from pathlib import Path
 
 import pandas as pd
 
+from momkde_core.methods import METHODS, with_registry_names
+
 #: The repository's stored reproduction results (``momkde reproduce ... --out``).
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "results"
+#: The methods the Sweep and Real data pages offer, in the order of their Methods box (the
+#: registry's names: :data:`momkde_core.methods.METHODS`).
+SWEEP_METHODS: tuple[str, ...] = (
+    "kde",
+    "mom_kde_auto",
+    "kde_robust",
+    "mom_kde_rule",
+    "mom_kde_oracle",
+    "rkde",
+    "spkde",
+    "screened_kde",
+)
+#: The methods those pages draw until the user picks others.
+SWEEP_DEFAULTS: tuple[str, ...] = ("kde", "mom_kde_auto", "rkde", "spkde")
 
 
 def sweep_rows(
@@ -50,16 +66,16 @@ def sweep_rows(
 
 
 def display_names(results: pd.DataFrame) -> pd.DataFrame:
-    """``results`` with the runner's ``mom_kde`` (its held-out S rule with the shared CV h)
-    renamed ``mom_kde_rule``: in the app "MoM-KDE" is the library's default (auto S, robust h,
-    the runner's ``mom_kde_auto``), and legends and colours must tell the two apart."""
-    return results.assign(method=results["method"].replace({"mom_kde": "mom_kde_rule"}))
+    """``results`` (a runner's or a stored table) with its methods in the registry's names
+    (:func:`momkde_core.methods.with_registry_names`): the tables' ``mom_kde``, the held-out S
+    rule with the shared CV h, is ``mom_kde_rule``, apart from the app's MoM-KDE."""
+    return with_registry_names(results)
 
 
 def runner_methods(methods: Iterable[str]) -> tuple[str, ...]:
-    """The experiment runner's names of the app's methods: the inverse of
-    :func:`display_names` (the app's ``mom_kde_rule`` is the runner's ``mom_kde``)."""
-    return tuple("mom_kde" if m == "mom_kde_rule" else m for m in methods)
+    """The experiment runner's names of the registry's ``methods`` (each one's
+    :attr:`~momkde_core.methods.Method.table_name`): the inverse of :func:`display_names`."""
+    return tuple(METHODS[m].table_name or m for m in methods)
 
 
 def latest_results(prefix: str, directory: Path = RESULTS_DIR) -> Path | None:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from momkde_core.bandwidth._robust import n_blocks_for
-from momkde_core.plots import METHOD_LABELS
+from momkde_core.methods import DETECTOR_METHODS, METHODS, method_label
 from momkde_core.synthetic import SCHEMES
 
 from .choices import (
@@ -27,7 +27,7 @@ from .choices import (
     SCHEME_LABELS,
     block_options,
 )
-from .compute import DEFAULT_METHODS, METHODS, Settings
+from .compute import DEFAULT_METHODS, Settings
 from .keys import ESTIMATOR as KEY
 
 
@@ -81,12 +81,12 @@ def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
 
 
 #: Links made before the methods had codes hold their display labels ("MoM-KDE (S rule, CV h)").
-_METHOD_OF_LABEL: dict[str, str] = {label: method for method, label in METHOD_LABELS.items()}
+_METHOD_OF_LABEL: dict[str, str] = {m.label: name for name, m in METHODS.items()}
 
 
 def methods_select(
     container=st,
-    options: tuple[str, ...] = METHODS,
+    options: tuple[str, ...] = DETECTOR_METHODS,
     default: tuple[str, ...] = DEFAULT_METHODS,
     help: str | None = None,
 ) -> list[str]:
@@ -108,7 +108,7 @@ def methods_select(
         st.session_state[KEY.methods] = [
             m for m in (_METHOD_OF_LABEL.get(v, v) for v in linked) if m in options
         ]
-    described = ", ".join(f"{m}: {METHOD_LABELS[m]}" for m in options)
+    described = ", ".join(f"{m}: {method_label(m)}" for m in options)
     return list(
         container.multiselect(
             "Methods",

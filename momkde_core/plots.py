@@ -8,12 +8,15 @@ returns a ``plotly.graph_objects.Figure``. Each method keeps one colour in every
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
+from .methods import METHODS
+from .methods import method_label as _registry_label
 
 #: One colour per method, used by every figure (colour-blind friendly, Okabe-Ito based).
 METHOD_COLORS: dict[str, str] = {
@@ -42,21 +45,8 @@ SVG_MARKERS = 2000
 #: a KDE's plateau over uniform outliers, ~1e-3 of the peak, gets a colour of its own.
 COLOUR_DECADES = 4
 
-#: Human-readable names of the methods, in the order legends list them.
-METHOD_LABELS: dict[str, str] = {
-    "truth": "True density",
-    "kde": "KDE",
-    "kde_robust": "KDE (robust h)",
-    "mom_kde": "MoM-KDE",
-    "mom_kde_auto": "MoM-KDE (auto)",
-    "mom_kde_rule": "MoM-KDE (S rule, CV h)",
-    "mom_kde_oracle": "MoM-KDE (oracle S)",
-    "mom_kde_blockh": "MoM-KDE, block-aware h",
-    "mom_kde_oracle_blockh": "MoM-KDE (oracle S), block-aware h",
-    "rkde": "RKDE",
-    "spkde": "SPKDE",
-    "screened_kde": "Screened KDE",
-}
+#: The name legends give the true density (``"truth"`` among a figure's curves).
+TRUTH_LABEL = "True density"
 
 #: Human-readable names of the metrics of the experiment tables.
 METRIC_LABELS: dict[str, str] = {
@@ -140,12 +130,13 @@ def method_color(method: str) -> str:
 
 
 def method_label(method: str) -> str:
-    """Display name of ``method`` (the raw name when unknown).
+    """Display name of ``method``: the registry's label (:func:`momkde_core.methods.method_label`),
+    :data:`TRUTH_LABEL` for ``"truth"``, the raw name when unknown.
 
     Parameters
     ----------
     method : str
-        A method name (a key of :data:`METHOD_LABELS`).
+        A name of :data:`momkde_core.methods.METHODS`, or ``"truth"``.
 
     Returns
     -------
@@ -155,10 +146,10 @@ def method_label(method: str) -> str:
     Examples
     --------
     >>> from momkde_core.plots import method_label
-    >>> method_label("mom_kde_auto"), method_label("my_method")
-    ('MoM-KDE (auto)', 'my_method')
+    >>> method_label("mom_kde_auto"), method_label("truth"), method_label("my_method")
+    ('MoM-KDE (auto)', 'True density', 'my_method')
     """
-    return METHOD_LABELS.get(method, method)
+    return TRUTH_LABEL if method == "truth" else _registry_label(method)
 
 
 def _rgba(hex_color: str, alpha: float) -> str:
@@ -168,10 +159,29 @@ def _rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def _ordered_methods(methods) -> list[str]:
-    """Methods in the canonical legend order, unknown ones last in their given order."""
-    known = [m for m in METHOD_LABELS if m in set(methods)]
-    return known + [m for m in dict.fromkeys(methods) if m not in METHOD_LABELS]
+def legend_order(methods: Iterable[str]) -> list[str]:
+    """``methods`` in the order figures draw and legends list them: the truth, then the
+    registry's order (:data:`momkde_core.methods.METHODS`), unknown names last as given.
+
+    Parameters
+    ----------
+    methods : iterable of str
+        Method names (repeats are dropped).
+
+    Returns
+    -------
+    ordered : list of str
+        The same names, ordered.
+
+    Examples
+    --------
+    >>> from momkde_core.plots import legend_order
+    >>> legend_order(["spkde", "mine", "kde", "truth"])
+    ['truth', 'kde', 'spkde', 'mine']
+    """
+    given = list(dict.fromkeys(methods))
+    known = [m for m in ("truth", *METHODS) if m in given]
+    return known + [m for m in given if m not in known]
 
 
 def metric_vs_ratio_figure(
@@ -248,7 +258,7 @@ def metric_vs_ratio_figure(
     )
     spread = "± s.e." if band == "se" else "± std"
     fig = go.Figure()
-    for method in _ordered_methods(stats["method"].unique()):
+    for method in legend_order(stats["method"].unique()):
         s = stats[stats["method"] == method]
         color = method_color(method)
         x = s["ratio"].to_numpy(dtype=float)
@@ -410,7 +420,7 @@ def density_1d_figure(
         The evaluation points.
     curves : dict of str to ndarray of shape (m,)
         Maps a method name (keys of :data:`METHOD_COLORS`; ``"truth"`` is drawn dashed) to
-        its values on ``xs``; legends list them in the order of :data:`METHOD_LABELS`.
+        its values on ``xs``; legends list them in :func:`legend_order`.
     X : ndarray of shape (n,) or (n, 1), optional
         The sample, drawn as a rug just below zero (inliers grey).
     is_outlier : ndarray of bool, shape (n,), optional
@@ -462,7 +472,7 @@ def density_1d_figure(
         fig.add_trace(_block_trace(xs, np.asarray(block_curves, dtype=float), max_blocks))
     peak = y_max or max((float(np.nanmax(v)) for v in curves.values() if np.size(v)), default=1.0)
     floor = log_density_floor(peak)
-    for method in _ordered_methods(curves):
+    for method in legend_order(curves):
         is_truth = method == "truth"
         values = np.asarray(curves[method], dtype=float)
         fig.add_trace(
@@ -599,7 +609,7 @@ def density_2d_figure(
     """
     from plotly.subplots import make_subplots
 
-    methods = _ordered_methods(surfaces)
+    methods = legend_order(surfaces)
     cols = min(max_cols, len(methods))
     rows = -(-len(methods) // cols)
     notes = panel_notes or {}
@@ -805,7 +815,7 @@ def error_vs_blocks_figure(
     (2, 1)
     """
     fig = go.Figure()
-    for method in _ordered_methods(errors):
+    for method in legend_order(errors):
         fig.add_trace(
             go.Scatter(
                 x=blocks,
@@ -863,7 +873,7 @@ def timing_slopes(times: pd.DataFrame, phase: str = "fit") -> dict[str, float]:
     {'kde': 1.0, 'rkde': 2.0}
     """
     slopes = {}
-    for method in _ordered_methods(times["method"].unique()):
+    for method in legend_order(times["method"].unique()):
         s = times[(times["method"] == method) & (times["phase"] == phase) & (times["seconds"] > 0)]
         if s["n"].nunique() >= 2:
             slopes[method] = float(np.polyfit(np.log(s["n"]), np.log(s["seconds"]), 1)[0])
@@ -935,7 +945,7 @@ def timing_figure(times: pd.DataFrame, title: str | None = None) -> go.Figure:
                 )
             )
     dashes = {"fit": "solid", "evaluate": "dot"}
-    for method in _ordered_methods(times["method"].unique()):
+    for method in legend_order(times["method"].unique()):
         for phase, dash in dashes.items():
             s = times[(times["method"] == method) & (times["phase"] == phase)].sort_values("n")
             if s.empty:
