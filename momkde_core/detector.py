@@ -21,8 +21,8 @@ from numbers import Real
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, OutlierMixin
-from sklearn.utils import _safe_indexing, check_random_state
-from sklearn.utils.validation import _num_samples, check_is_fitted
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from .bandwidth._robust import MAX_CONTAMINATION
 from .estimators._base import _seeded_clone
@@ -184,10 +184,10 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         if "normalize" in estimator.get_params(deep=False):
             estimator.set_params(normalize=False)
         estimator.fit(X)
-        n = _num_samples(X)
+        n = _n_rows(X)
         if n > THRESHOLD_ROWS:  # the quantile of a uniform sample of the training rows
             rows = check_random_state(self.random_state).choice(n, THRESHOLD_ROWS, replace=False)
-            scores = _batched_scores(estimator, _safe_indexing(X, np.sort(rows)))
+            scores = _batched_scores(estimator, _take_rows(X, np.sort(rows)))
         else:
             scores = _batched_scores(estimator, X)
         if np.isnan(scores).any():
@@ -380,19 +380,34 @@ def _check_contamination(contamination) -> None:
 def _batched_scores(estimator, X) -> np.ndarray:
     """``estimator.score_samples(X)`` as floats, computed in batches of rows that keep
     ``n_blocks_`` (MoM-KDE's S; 1 for the others) x rows within :data:`BATCH_VALUES`."""
-    n = _num_samples(X)
+    n = _n_rows(X)
     step = max(1, BATCH_VALUES // int(getattr(estimator, "n_blocks_", 1)))
     if n <= step:
         return np.asarray(estimator.score_samples(X), dtype=float)
     return np.concatenate(
         [
             np.asarray(
-                estimator.score_samples(_safe_indexing(X, slice(lo, min(n, lo + step)))),
+                estimator.score_samples(_take_rows(X, slice(lo, min(n, lo + step)))),
                 dtype=float,
             )
             for lo in range(0, n, step)
         ]
     )
+
+
+def _n_rows(X) -> int:
+    """The number of rows of an array-like (its first dimension); 1 for a single value, which
+    the estimator then refuses with its own message."""
+    shape = X.shape if hasattr(X, "shape") else np.asarray(X).shape
+    return int(shape[0]) if shape else 1
+
+
+def _take_rows(X, rows: np.ndarray | slice):
+    """The rows of X at the positions ``rows``: a DataFrame's as a DataFrame (the estimator
+    checks its feature names), any other array-like's as an array."""
+    if hasattr(X, "iloc"):
+        return X.iloc[rows]
+    return np.asarray(X)[rows]
 
 
 def _lower_quantile(scores: np.ndarray, share: float) -> float:
