@@ -40,6 +40,7 @@ from ._validation import InvalidParameterError
 
 KERNEL_ALIASES = {"uniform": "tophat", "triangular": "linear"}
 EXP_FLOOR = -700.0  # linear kernel values below e^-700 are flushed to 0 (see flushed_exp)
+SAFE_LINEAR = 1e-290  # linear sums above this lost nothing to flushed terms (see flushed_exp)
 ZERO_EXP_BELOW = -745.2  # exp of any float64 below this is exactly 0
 
 
@@ -192,7 +193,7 @@ def flushed_exp(log_values: np.ndarray) -> np.ndarray:
     exp is several times slower where its result is subnormal (below ~2e-308), which the
     far tails of every kernel sum hit; clamping the argument and zeroing those entries
     avoids it. Sums of such terms lose at most n * 1e-304, nothing next to the values that
-    are trusted in linear space (score_samples redoes anything below 1e-290 in log space),
+    are trusted in linear space (above SAFE_LINEAR: score_samples redoes the rest in log space),
     and a sum whose terms are all flushed is 0, as with plain underflow, never a made-up
     positive value.
     """

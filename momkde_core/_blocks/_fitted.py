@@ -45,7 +45,7 @@ def grid_median(values: np.ndarray) -> np.ndarray:
     zeros, so the median is exactly 0 without a partition: on grids far from the data, or
     with many small blocks and a small bandwidth, that is most nodes. The live nodes are
     selected in cache-sized tiles of nodes, each tile's blocks laid along the last axis
-    (a partition along a strided axis 0 is 2-3x slower for hundreds of blocks).
+    (a partition along a strided axis 0 is slower for hundreds of blocks).
     """
     s = values.shape[0]
     flat = values.reshape(s, -1)
@@ -54,7 +54,7 @@ def grid_median(values: np.ndarray) -> np.ndarray:
     for a in range(0, flat.shape[1], step):
         tile = flat[:, a : a + step]
         # (a sum of the comparisons into int32: np.count_nonzero along an axis casts
-        # them to intp first, 2x slower)
+        # them to intp first, which is slower)
         live = (tile != 0).sum(axis=0, dtype=np.int32) > (s - 1) // 2
         if live.any():  # (what np.median computes, bit for bit)
             out[a : a + step][live] = median(tile.T[live], axis=1)
@@ -103,7 +103,7 @@ def shuffled_blocks(
         w = base if order is None else base[order]
         log_w = np.log(w) - np.repeat(np.log(np.add.reduceat(w, bounds[:-1])), sizes)
         w = np.exp(log_w)
-    # (np.take gathers rows ~2x faster than X[order] on (n, d) arrays, same values)
+    # (np.take gathers rows faster than X[order] on (n, d) arrays, same values)
     return (X if order is None else np.take(X, order, axis=0)), bounds, log_w, w, order
 
 

@@ -20,8 +20,9 @@ block's points: on a line by running maxima of the occupied cells
 :func:`momkde_core._engine._tail_windows.window_sums`), in the plane by the distance
 transform of the occupied cells (:class:`momkde_core._engine._disc_pairs.DiscPairs`), whose
 compiled enumeration then lists each node's pairs, or, for the Gaussian on a mesh, sums
-them per tile of nodes as products of per-axis factors. Sums below 1e-290, where terms may
-have been flushed to 0, are redone in log space.
+them per tile of nodes as products of per-axis factors. Sums below
+:data:`momkde_core.kernels.SAFE_LINEAR` (1e-290), where terms may have been flushed to 0,
+are redone in log space.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 
 from .._columns import bounding_box
 from .._config import chunk_elements, n_threads
-from ..kernels import Kernel
+from ..kernels import SAFE_LINEAR, Kernel
 from ._disc_pairs import MAX_DISTANCE_CELLS, MESH_TILE, DiscPairs
 from ._point_sums import _as_2d, _reduceat_log_sums, block_log_sums
 from ._tail_windows import pair_chunks, window_sums
@@ -172,7 +173,7 @@ def exact_at_nodes(
     the block's weight ratio (Gaussian: r^2 = D^2 + 2 h^2 (23 + log(W_s / min w));
     exponential: r = D + h (23 + ...); compact kernels: r = their support), so the points
     of the cells within r give the sum to 1e-10 relative: in the far tails a few points next to the
-    data's edge, not all n. Sums below 1e-290 (terms there may have been flushed) are redone
+    data's edge, not all n. Sums below SAFE_LINEAR (terms there may have been flushed) are redone
     in log space: over the block's points on a line, from the same pairs in the plane. ``cells`` (1-D): the occupancy of cells the caller
     has already computed, see :func:`_exact_at_nodes_1d`. ``mesh`` (2-D): (axes, mask)
     when ``nodes`` are the nodes of the mesh of ``axes`` where ``mask`` is True, in C order,
@@ -186,14 +187,14 @@ def exact_at_nodes(
     n_blocks = len(bounds) - 1
     if not len(nodes) or not n:
         return np.zeros((n_blocks, len(nodes)))
-    if d == 2:  # (its sums below 1e-290 are redone from the same pairs, in log space)
+    if d == 2:  # (its sums below SAFE_LINEAR are redone from the same pairs, in log space)
         return _exact_at_nodes_plane(X, bounds, w, nodes, kernel, h, mesh, box, tables)
     if d != 1:
         raise ValueError(f"exact_at_nodes works on a line or in the plane, not in d = {d}")
     out = _exact_at_nodes_1d(X[:, 0], bounds, w, nodes[:, 0], kernel, h, cells)
     for s in range(n_blocks):
         a, b = bounds[s], bounds[s + 1]
-        low = np.flatnonzero(out[s] < 1e-290)
+        low = np.flatnonzero(out[s] < SAFE_LINEAR)
         if low.size and (w[a:b] > 0).any():
             with np.errstate(divide="ignore"):
                 log_w = np.log(w[a:b])
@@ -261,7 +262,7 @@ def _exact_at_nodes_plane(
     the Gaussian on a ``mesh`` the points are then found once per tile of 4 x 4 nodes and
     summed as products of per-axis factors (``DiscPairs.mesh_gaussian_sums``); otherwise
     the compiled enumeration lists each node's pairs for the kernel in numpy. Sums below
-    1e-290 (terms may have been flushed) are redone in log space over the same pairs
+    SAFE_LINEAR (terms may have been flushed) are redone in log space over the same pairs
     (:func:`_log_sums_within`), not over the whole block. Tiled, from PLANE_THREADED_NODES
     nodes, the blocks (one block: its tiles' columns) are shared by the kept pool's threads;
     each sum is the one a single thread would give, to the bit."""
@@ -310,7 +311,7 @@ def _exact_at_nodes_plane(
                 out[s, j0:j1] = np.bincount(
                     node - j0, kernel.kernel_sq(sq, h, 2) * w[live[point]], minlength=j1 - j0
                 )
-        low = np.flatnonzero(out[s] < 1e-290)
+        low = np.flatnonzero(out[s] < SAFE_LINEAR)
         if low.size:
             out[s, low] = np.exp(
                 _log_sums_within(table, nodes[low], reach[low], np.log(w[live]), kernel, h)

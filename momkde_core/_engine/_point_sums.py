@@ -18,7 +18,8 @@ points, three ways:
 * :func:`exact_block_sums`: F_s in linear space, the kernel matrix of each cache-sized
   chunk multiplied by the sparse matrix of block memberships times weights (one C-level
   pass whatever S is). Terms below e^-700 are flushed to 0
-  (:func:`momkde_core.kernels.flushed_exp`), so sums below ~1e-290 are not exact there.
+  (:func:`momkde_core.kernels.flushed_exp`), so sums below ~1e-290
+  (:data:`momkde_core.kernels.SAFE_LINEAR`) are not exact there.
 * :func:`block_shifted_sums`: F_s scaled by each query's largest term, in linear space,
   for statistics over the blocks that scale with each query's sums (a median, a mixture).
 
@@ -36,12 +37,12 @@ import numpy as np
 from scipy import sparse
 
 from .._config import chunk_elements, n_threads
-from ..kernels import Kernel, exp_in_place, flushed_exp
+from ..kernels import SAFE_LINEAR, Kernel, exp_in_place, flushed_exp
 from ._memo import _replay
 from ._threads import map_on_pool, one_blas_thread
 
 CACHE_CHUNK_ELEMENTS = 2**16  # 0.5 MiB: fits in a core's L2 cache
-LOG_SAFE_LINEAR = np.log(1e-290)  # linear sums above this lost nothing to flushed terms
+LOG_SAFE_LINEAR = np.log(SAFE_LINEAR)  # linear sums above this lost nothing to flushed terms
 LOG_SAFE_FAST = np.log(1e-280)  # the same for the BLAS path (n e^-708 is below 1e-17 of it)
 FAST_GAUSSIAN_PAIRS = 2**22  # block_log_sums takes the BLAS linear path from this many pairs
 

@@ -4,12 +4,12 @@
 :func:`momkde_core.config_context`, by default the machine's cores): the plane's exact tails
 (compiled and GIL-free) and the cell tables built beside the binned product (compiled, and
 a distance transform that releases the GIL). A pool made per call costs its start and its
-new threads' first compiled call, which is as much as such a split saves on a 2-core
-machine; a kept pool costs a small fraction of that per split. It is made again in a forked child
+new threads' first compiled call, which can be as much as such a split saves; a kept pool
+costs a small fraction of that per split. It is made again in a forked child
 (its threads do not survive a fork, nor may a lock held by one of the parent's threads).
 :func:`map_on_pool` and :func:`submit_to_pool` run the work inline when called from one of
 the pool's own threads: a task that waited for other tasks of the pool could wait forever.
-Callers on several threads (app sessions, the robust search's threads) share the pool's two
+Callers on several threads (app sessions, the robust search's threads) share the pool's
 threads: their tasks queue.
 
 **BLAS.** OpenBLAS's worker threads spin for a while after every call that used them. A small

@@ -231,7 +231,7 @@ class _BaseKDE(BaseEstimator):
         if self._normalizes and fitted.n_blocks > 1:
             seed = check_random_state(self.random_state).randint(2**31)
             self.log_norm_ = log_integral(fitted, np.random.default_rng(seed))
-            # below 1e-290 the median is made of flushed or underflowed terms, and dividing
+            # below SAFE_LINEAR the median is made of flushed or underflowed terms, and dividing
             # by it would overflow: numerically, there is no density to normalise
             if not LOG_SAFE_LINEAR <= self.log_norm_ < np.inf:
                 raise ValueError(

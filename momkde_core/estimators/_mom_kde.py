@@ -207,9 +207,8 @@ default "robust"
         if self.n_blocks_ > 1 and len(X) < TINY_BLOCKS * self.n_blocks_:
             warnings.warn(
                 f"{self.n_blocks_} blocks for {len(X)} points: blocks of fewer than "
-                f"{TINY_BLOCKS} points, whose median no longer estimates the density (measured: "
-                "worse than the plain KDE on clustered outliers at contamination 0.3 and above); "
-                "S > 2|O| cannot be met with usable blocks beyond ~25 % of outliers",
+                f"{TINY_BLOCKS} points ({len(X) / self.n_blocks_:.2g} on average), whose median no longer estimates the density; use fewer blocks (see "
+                'docs/guide/robust-density.md, "What the defaults reach")',
                 UserWarning,
                 stacklevel=4,
             )
