@@ -23,14 +23,9 @@ from momkde_core import (
     ScreenedKDE,
 )
 from momkde_core._engine._scaling import MAX_SPAN
-from momkde_core.bandwidth._rules import (
-    _folds,
-    cv_grid,
-    cv_scores,
-    feature_std,
-    held_out_reach,
-    select_bandwidth,
-)
+from momkde_core.bandwidth import cv_grid, cv_scores, select_bandwidth
+from momkde_core.bandwidth._cv import _folds, held_out_reach
+from momkde_core.bandwidth._thumb import feature_std
 from momkde_core.kernels import get_kernel
 
 ALL = {"kde": KDE, "mom": MoMKDE, "rkde": RKDE, "spkde": SPKDE, "screened": ScreenedKDE}

@@ -2,8 +2,9 @@
 and the robust rule behind MoM-KDE's defaults.
 
 Layer 3 of the package (``docs/architecture.md``). :func:`select_bandwidth` resolves the
-``bandwidth`` parameter of every estimator; the rules themselves are in ``_rules`` (Scott,
-Silverman, CV, ISJ) and ``_robust`` (the leave-own-block-out search and S from the expected
+``bandwidth`` parameter of every estimator (``_rules``); the rules themselves are in
+``_thumb`` (Scott, Silverman), ``_cv`` (likelihood cross-validation), ``_isj`` (Improved
+Sheather-Jones) and ``_robust`` (the leave-own-block-out search and S from the expected
 share of outliers).
 
 ``RULES`` names the rules a ``bandwidth`` parameter accepts: ("scott", "silverman", "cv",
@@ -11,6 +12,8 @@ share of outliers).
 at 1/2 no median can tell the outliers from the inliers.
 """
 
+from ._cv import cv_bandwidth, cv_grid, cv_scores
+from ._isj import isj
 from ._robust import (
     MAX_CONTAMINATION,
     estimate_contamination,
@@ -18,17 +21,8 @@ from ._robust import (
     n_blocks_for,
     robust_bandwidth,
 )
-from ._rules import (
-    RULES,
-    cv_bandwidth,
-    cv_grid,
-    cv_scores,
-    isj,
-    rule_of_thumb,
-    scott,
-    select_bandwidth,
-    silverman,
-)
+from ._rules import RULES, select_bandwidth
+from ._thumb import rule_of_thumb, scott, silverman
 
 __all__ = [
     "MAX_CONTAMINATION",

@@ -27,128 +27,30 @@ References
 
 from __future__ import annotations
 
-import logging
 import warnings
-from numbers import Number
 from typing import Self
 
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, clone
-from sklearn.utils import check_array, check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from .._blocks import FittedBlocks, log_integral
-from .._engine import LOG_SAFE_LINEAR, PEAK_LIMIT, Frame, GramOperator, working_frame
-from .._validation import InvalidParameterError, Rule, check_parameters, is_bool, is_int, is_number
+from .._engine import LOG_SAFE_LINEAR, PEAK_LIMIT, Frame, working_frame
+from .._validation import InvalidParameterError, Rule, check_parameters, is_int
 from ..bandwidth._rules import select_bandwidth
 from ..kernels import Kernel, get_kernel
+from ._checks import _base_measure, _finite_density, _validate_data
+from ._grids import _GridMethods
 
-LOGGER = logging.getLogger("momkde_core.estimators")  # one logger for the four estimators
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
 THIN_MEDIAN = 0.5  # ... and when its median holds less than this share of the blocks' mass
 MAX_SAMPLE_ROUNDS = 100  # sample() gives up after this many rounds without an accepted draw
 
 
-def _validate_data(est: BaseEstimator, X, *, reset: bool) -> np.ndarray:
-    """X as a float (n, d) array, checked by scikit-learn's ``validate_data``.
-
-    ``reset`` (fit) sets ``n_features_in_`` and, for a DataFrame, ``feature_names_in_``;
-    otherwise (scoring) another number of features, or reordered, renamed or missing columns
-    raise scikit-learn's ValueError. A 1-D X is one feature. A value that is no number
-    raises scikit-learn's TypeError (in an object array) or ValueError, with the shape asked
-    for added; NaN and inf raise a ValueError naming the rows to fix. Fitting needs a row.
-    """
-    what, name = ("X" if reset else "Y"), type(est).__name__
-    expected = (
-        "(n,) or (n, d)"
-        if reset
-        else f"(m, {est.n_features_in_}): {name} was fitted on {est.n_features_in_} feature(s)"
-    )
-    try:  # (ensure_2d=False leaves the feature count to us: 1-D is one feature)
-        arr = validate_data(
-            est,
-            X,
-            reset=reset,
-            ensure_2d=False,
-            dtype=np.float64,
-            ensure_all_finite=False,
-            ensure_min_samples=0,
-            ensure_min_features=1,
-        )
-    except TypeError as err:
-        raise TypeError(f"{what} must be a numeric array of shape {expected}: {err}") from None
-    except ValueError as err:
-        raise ValueError(
-            f"{str(err).rstrip()} ({what} must be a numeric array of shape {expected})"
-        ) from None
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"{what} must have shape {expected}, got {arr.ndim} dimensions")
-    if reset:
-        est.n_features_in_ = arr.shape[1]
-    elif arr.shape[1] != est.n_features_in_:  # scikit-learn's message, and what was expected
-        raise ValueError(
-            f"X has {arr.shape[1]} features, but {name} is expecting "
-            f"{est.n_features_in_} features as input ({what} must be a numeric "
-            f"array of shape {expected})"
-        )
-    if reset and not len(arr):
-        raise ValueError(f"{what} has 0 row(s) (shape {arr.shape}); at least 1 is needed")
-    # one pass in the common case: a NaN or inf makes the sum non-finite (a sum that merely
-    # overflows goes to the element-wise check, which finds nothing)
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = arr.sum()
-    bad = np.zeros(0, dtype=bool) if np.isfinite(total) else ~np.isfinite(arr)
-    if bad.any():
-        rows = np.flatnonzero(bad.any(axis=1))
-        kind = "NaN" if np.isnan(arr).any() else "inf"
-        raise ValueError(
-            f"{what} contains {kind} values in {len(rows)} row(s) (first: row "
-            f"{rows[0]}); all values must be finite: drop or impute those rows"
-        )
-    return arr
-
-
-def _base_measure(sample_weight, X: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """(the weights of the rows with a positive weight divided by their sum, those rows as a
-    boolean mask), or (None, None) without weights. Rows of weight 0 are left out of the fit
-    altogether (the same fit as without them, as scikit-learn's contract asks)."""
-    if sample_weight is None:
-        return None, None
-    w = _checked_weights(sample_weight, len(X))
-    kept = w > 0
-    if not kept.any():
-        raise ValueError(
-            "sample_weight is zero for every row: at least one weight must be positive"
-        )
-    return w[kept] / w[kept].sum(), kept
-
-
-def _checked_weights(sample_weight, n: int) -> np.ndarray:
-    """``sample_weight`` as n non-negative float64 weights: a number is every row's weight;
-    an array (numbers, finite: scikit-learn's ``check_array``) must be 1-D of length n."""
-    if isinstance(sample_weight, Number):
-        w = np.full(n, sample_weight, dtype=np.float64)
-    else:
-        w = check_array(
-            sample_weight, ensure_2d=False, dtype=np.float64, input_name="sample_weight"
-        )
-        if w.ndim != 1:
-            raise ValueError(
-                f"Sample weights must be 1D array or scalar, got {w.ndim}D array. Expected "
-                f"either a scalar value or a 1D array of length {n}."
-            )
-        if w.shape != (n,):
-            raise ValueError(f"sample_weight.shape == {w.shape}, expected {(n,)}!")
-    if (w < 0).any():
-        raise ValueError("Negative values in data passed to `sample_weight`.")
-    return w
-
-
-class _BaseKDE(BaseEstimator):
+class _BaseKDE(_GridMethods, BaseEstimator):
     """Shared fit / evaluation for estimators of the form combine_s sum_{i in s} w_i K_h.
 
     Private: its public methods are those of every estimator (:class:`~momkde_core.KDE`,
@@ -164,7 +66,9 @@ class _BaseKDE(BaseEstimator):
     rows of positive weight (None: all). ``_row_attributes`` names fitted per-row attributes
     and their value for the rows of weight 0, which the fit never sees.
     ``_parameter_constraints`` declares the subclass's own parameters' constraints
-    (:mod:`momkde_core._validation`), checked at fit before any costly work.
+    (:mod:`momkde_core._validation`), checked at fit before any costly work. The grid
+    methods come from :class:`~momkde_core.estimators._grids._GridMethods`, the checks of X
+    and the weights from :mod:`momkde_core.estimators._checks`.
     """
 
     _normalizes = False
@@ -517,187 +421,6 @@ class _BaseKDE(BaseEstimator):
         """
         return float(np.sum(self.score_samples(X)))
 
-    def block_pdf_grid(self, xs: ArrayLike, ys: ArrayLike | None = None) -> np.ndarray:
-        """Each block's weighted kernel sum on a 1-D grid or a 2-D mesh.
-
-        For MoM-KDE these are the S block KDEs whose median is the estimate (before it is
-        divided by its integral): the mechanism a plot can show.
-
-        Parameters
-        ----------
-        xs : array-like of shape (nx,)
-            The grid's first axis (the only one for a fit on one feature).
-        ys : array-like of shape (ny,), default None
-            The second axis, for a fit on two features (mesh with indexing "ij").
-
-        Returns
-        -------
-        block_sums : ndarray of shape (n_blocks, nx) or (n_blocks, nx, ny)
-            Block s's weighted kernel sum at each node (one block for KDE, RKDE and SPKDE).
-
-        Raises
-        ------
-        ValueError
-            Not one axis per feature, or an axis that is not a non-empty finite 1-D array.
-
-        See Also
-        --------
-        pdf_grid : the estimate on the grid (for MoM-KDE: the median of these, normalised).
-        block_score_samples : the blocks' log sums at points.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from momkde_core import MoMKDE
-        >>> X = np.random.default_rng(0).standard_normal(300)
-        >>> mom = MoMKDE(n_blocks=5, bandwidth=0.5, random_state=0).fit(X)
-        >>> xs = np.linspace(-4, 4, 81)
-        >>> blocks = mom.block_pdf_grid(xs)
-        >>> blocks.shape
-        (5, 81)
-        >>> median = np.median(blocks, axis=0) / np.exp(mom.log_norm_)  # the estimate
-        >>> bool(np.allclose(median, mom.pdf_grid(xs, exact_tails=False)))
-        True
-        """
-        sums, _, _, nears = self._grid_sums(xs, ys)
-        return self._to_outer_grid(sums, nears, 0.0)
-
-    def _grid_axes(self, xs, ys) -> list[np.ndarray]:
-        """The axes as 1-D float arrays, one per feature, checked."""
-        check_is_fitted(self, "bandwidth_")
-        given = [xs] if ys is None else [xs, ys]
-        if len(given) != self.n_features_in_:
-            raise ValueError(
-                f"pdf_grid takes one axis per feature: the estimator was fitted on "
-                f"{self.n_features_in_} feature(s), got {len(given)} axis/axes"
-            )
-        axes = []
-        for name, axis in zip(("xs", "ys"), given):
-            try:
-                axis = np.asarray(axis, dtype=float)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name} must be a 1-D array of numbers, got {axis!r}") from None
-            if axis.ndim != 1:
-                raise ValueError(
-                    f"{name} must be a 1-D array (one grid axis), got shape {axis.shape}"
-                )
-            if not np.isfinite(axis).all() or axis.size == 0:
-                raise ValueError("grid axes must be non-empty and finite")
-            axes.append(axis)
-        return axes
-
-    def _grid_sums(
-        self, xs, ys, exact: bool = False
-    ) -> tuple[np.ndarray, list[np.ndarray], str, list[np.ndarray]]:
-        """(block sums on the nodes within reach, those nodes' axes in the frame, the engine
-        backend that computed them, per axis the mask of those nodes); ``exact``: see
-        :func:`momkde_core._engine._grid_sums.block_grid_sums`."""
-        inner = [self._frame.inner_axis(a, k) for k, a in enumerate(self._grid_axes(xs, ys))]
-        axes, nears = [z for z, _ in inner], [near for _, near in inner]
-        if any(a.size == 0 for a in axes):
-            return (
-                np.zeros((self._fitted.n_blocks,) + tuple(len(a) for a in axes)),
-                axes,
-                "none",
-                nears,
-            )
-        sums, backend = self._fitted.grid_sums(axes, exact)
-        return sums, axes, backend, nears
-
-    def _to_outer_grid(
-        self, values: np.ndarray, nears: list[np.ndarray], log_factor: float
-    ) -> np.ndarray:
-        """Grid values computed inside the frame on the nodes within reach, times
-        exp(``log_factor``), as values in the data's units on the whole grid (0 elsewhere)."""
-        lead = values.ndim - len(nears)
-        if self._frame.identity and all(near.all() for near in nears):
-            return values * np.exp(log_factor)
-        with np.errstate(divide="ignore", over="ignore"):
-            scaled = np.exp(np.log(values) + (log_factor + self._frame.log_jacobian))
-        out = np.zeros(values.shape[:lead] + tuple(len(near) for near in nears))
-        out[(Ellipsis,) + np.ix_(*nears)] = scaled
-        return _finite_density(out)
-
-    def pdf_grid(
-        self, xs: ArrayLike, ys: ArrayLike | None = None, exact_tails: bool = True
-    ) -> np.ndarray:
-        """Density on evenly spaced xs (1-D) or on the mesh of xs and ys (2-D, indexing "ij").
-
-        The fast path for plots and integrals: binned FFT, binned products (2-D Gaussian),
-        banded or exact separable sums, within 1e-3 of the peak of :meth:`pdf`. Unevenly
-        spaced axes are evaluated exactly.
-
-        Parameters
-        ----------
-        xs : array-like of shape (nx,)
-            The grid's first axis, a 1-D array (a 2-D array is refused, not flattened); the
-            only one for a fit on one feature.
-        ys : array-like of shape (ny,), default None
-            The second axis, for a fit on two features.
-        exact_tails : bool, default True
-            Recompute exactly, from the points that matter there, the nodes where the fast
-            path loses digits (Notes). False skips the recomputation, for uses that such
-            values cannot move (a maximum, JS, L1, a plot).
-
-        Returns
-        -------
-        density : ndarray of shape (nx,) or (nx, ny)
-            The density at each node, non-negative.
-
-        Raises
-        ------
-        ValueError
-            Not one axis per feature (a fit on more than two features has no grid), or an
-            axis that is not a non-empty finite 1-D array; a density beyond float64's range
-            (as :meth:`pdf`).
-        momkde_core.InvalidParameterError
-            ``exact_tails`` is not True or False.
-
-        See Also
-        --------
-        pdf : the density at any points, exact.
-        block_pdf_grid : each block's sum on the grid.
-
-        Notes
-        -----
-        ``exact_tails=True`` recomputes: in 1-D with the Gaussian, every node where the
-        binned value could be off by more than 1e-6 relative, which makes every node exact to
-        1e-6 relative (the FFT bins Taylor moments and bounds its error at each node);
-        otherwise the far tails, the nodes below 1e-7 of the peak, where FFT round-off or the
-        band's cut would leave no correct digit (and KL(f || f_hat) would be infinite).
-        Between 1e-7 and 1e-3 of the peak a linearly binned value (2-D) is up to ~1 % off
-        relative (the exact separable product, when the engine picks it, is exact).
-
-        Per-feature bandwidths map each axis through the fit's frame
-        (:mod:`momkde_core._engine._scaling`).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from momkde_core import KDE
-        >>> X = np.random.default_rng(0).standard_normal(300)
-        >>> kde = KDE(bandwidth=0.5).fit(X)
-        >>> xs = np.linspace(-6, 6, 241)
-        >>> grid = kde.pdf_grid(xs)
-        >>> grid.shape
-        (241,)
-        >>> round(float(grid.sum() * (xs[1] - xs[0])), 2)  # it integrates to 1
-        1.0
-        >>> bool(np.allclose(grid, kde.pdf(xs), rtol=1e-6, atol=0))  # 1-D Gaussian: exact
-        True
-
-        On two features, the mesh of two axes:
-
-        >>> X2 = np.random.default_rng(0).standard_normal((300, 2))
-        >>> kde2 = KDE(bandwidth=0.5).fit(X2)
-        >>> kde2.pdf_grid(np.linspace(-4, 4, 41), np.linspace(-4, 4, 51)).shape
-        (41, 51)
-        """
-        if not is_bool(exact_tails):
-            raise InvalidParameterError(f"exact_tails must be True or False, got {exact_tails!r}")
-        sums, _, _, nears = self._grid_sums(xs, ys, exact=exact_tails)
-        return self._to_outer_grid(self._fitted.combine(sums), nears, -self.log_norm_)
-
     def sample(
         self,
         n_samples: int = 1,
@@ -818,65 +541,3 @@ def _seeded_clone(estimator: BaseEstimator, random_state) -> BaseEstimator:
     if random_state is not None and "random_state" in twin.get_params(deep=False):
         twin.set_params(random_state=random_state)
     return twin
-
-
-def _finite_density(values: np.ndarray) -> np.ndarray:
-    """``values`` if finite; else ValueError (a density beyond float64's range)."""
-    if np.isposinf(values).any():
-        raise ValueError(
-            "the density exceeds float64's range (~1.8e308) at some points (data "
-            "of tiny spread, or a tiny bandwidth, in several dimensions): use "
-            "score_samples (its log), or rescale the data"
-        )
-    return values
-
-
-def _log_start(est: BaseEstimator, gram: GramOperator) -> None:
-    """With ``verbose``, log the size of the fit and how its Gram products are computed."""
-    if est.verbose:
-        LOGGER.info(
-            "%s: %d points in %d-D, Gram products by the %s path",
-            type(est).__name__,
-            *gram.X.shape,
-            gram.method,
-        )
-
-
-def _iteration_logger(est: BaseEstimator, stage: str):
-    """The solvers' ``progress`` callable: with ``verbose``, each iteration's objective is
-    logged at INFO level on the ``momkde_core.estimators`` logger (shown once logging is
-    configured, e.g. ``logging.basicConfig(level=logging.INFO)``); None (no cost) otherwise."""
-    if not est.verbose:
-        return None
-    name = type(est).__name__
-
-    def progress(n_iter: int, objective: float) -> None:
-        LOGGER.info(
-            "%s %s: iteration %d (max_iter %d), objective %.10g",
-            name,
-            stage,
-            n_iter,
-            est.max_iter,
-            objective,
-        )
-
-    return progress
-
-
-#: The constraints of the iterative solvers' parameters (RKDE, SPKDE).
-_ITERATIONS = {
-    "max_iter": Rule(
-        lambda value, _: is_int(value) and value >= 1,
-        "max_iter must be a positive integer, got {value!r}",
-    ),
-    "tol": Rule(
-        lambda value, _: is_number(value) and value > 0,
-        "tol must be a positive number, got {value!r}",
-    ),
-}
-
-
-def _one_block(X: np.ndarray, weights: np.ndarray):
-    """One block holding every point, with log and linear weights (zero weight: -inf)."""
-    with np.errstate(divide="ignore"):
-        return X, np.array([0, len(X)]), np.log(weights), weights

@@ -30,7 +30,7 @@ default "scott"
         Scott's h). "robust" is chosen as for MoM-KDE with an expected contamination of 0.1
         (:mod:`momkde_core.bandwidth._robust`): the KDE with a bandwidth a spike cannot
         capture. "isj": the Improved Sheather-Jones bandwidth (Botev et al. 2010), 1-D data
-        only (:mod:`momkde_core.bandwidth._rules`).
+        only (:mod:`momkde_core.bandwidth._isj`).
     kernel : str, default "gaussian"
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
     random_state : int, RandomState or None, default None

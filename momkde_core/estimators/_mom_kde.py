@@ -45,7 +45,7 @@ default "robust"
         of this MoM-KDE, trimmed of the contamination share of lowest scores: a spike of
         outliers cannot capture it, as it captures "cv" (:mod:`momkde_core.bandwidth._robust`).
         "isj": the Improved Sheather-Jones bandwidth of the whole sample (Botev et al. 2010),
-        1-D data only (:mod:`momkde_core.bandwidth._rules`).
+        1-D data only (:mod:`momkde_core.bandwidth._isj`).
     contamination : float in [0, 0.5) or "auto", default 0.1
         The expected share of outliers, the knob IsolationForest, LOF and SPKDE ask for; it
         sets S (when "auto") and the trimming of "robust". "auto" estimates it from the data

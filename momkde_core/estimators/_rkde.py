@@ -12,7 +12,8 @@ from numpy.typing import ArrayLike
 
 from .._engine import GramOperator
 from .._validation import Rule
-from ._base import _ITERATIONS, _BaseKDE, _iteration_logger, _log_start, _one_block
+from ._base import _BaseKDE
+from ._iterative import _ITERATIONS, _iteration_logger, _log_start, _one_block
 from ._kirwls import (
     DEFAULT_PERCENTILES,
     SCALE_SOURCES,

@@ -30,7 +30,8 @@ from sklearn.utils import check_random_state
 from .._validation import Rule, is_number
 from ..bandwidth._robust import CONTAMINATION
 from ..bandwidth._rules import check_numeric_bandwidth, check_rule
-from ._base import _base_measure, _seeded_clone, _validate_data
+from ._base import _seeded_clone
+from ._checks import _base_measure, _validate_data
 from ._kde import KDE
 from ._mom_kde import MoMKDE
 

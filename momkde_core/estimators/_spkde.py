@@ -13,7 +13,8 @@ from numpy.typing import ArrayLike
 from .._engine import PEAK_LIMIT_FLOAT32, GramOperator
 from .._validation import Rule, is_number
 from ..kernels import get_kernel
-from ._base import _ITERATIONS, _BaseKDE, _iteration_logger, _log_start, _one_block
+from ._base import _BaseKDE
+from ._iterative import _ITERATIONS, _iteration_logger, _log_start, _one_block
 from ._kirwls import spkde_weights
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE
-from momkde_core.bandwidth._rules import RULES, isj, select_bandwidth, silverman
+from momkde_core.bandwidth import RULES, isj, select_bandwidth, silverman
 from momkde_core.kernels import get_kernel
 
 GAUSS = get_kernel("gaussian")

@@ -14,7 +14,7 @@ from sklearn.neighbors import KernelDensity
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, make_contaminated
 from momkde_core._engine import _memo
 from momkde_core._engine._grid_sums import block_grid_sums
-from momkde_core.bandwidth._rules import cv_grid, cv_scores
+from momkde_core.bandwidth import cv_grid, cv_scores
 from momkde_core.kernels import get_kernel
 
 ESTIMATORS = {
@@ -70,7 +70,7 @@ def test_binned_cv_agrees_with_exact_cv():
         from sklearn.model_selection import KFold
 
         from momkde_core._engine._point_sums import block_log_sums
-        from momkde_core.bandwidth._rules import _held_out_loglik  # the exact path, forced
+        from momkde_core.bandwidth._cv import _held_out_loglik  # the exact path, forced
 
         folds = list(KFold(5, shuffle=True, random_state=0).split(X))
         order = np.concatenate([t for _, t in folds])
@@ -561,18 +561,18 @@ def test_cv_in_more_than_one_dimension_runs_on_a_subsample(monkeypatch):
     """In d > 1 above CV_MAX_SAMPLES points, "cv" searches on that many points drawn with
     the seed and rescales the chosen h by the optimal rate (m / n)^(1 / (d + 4)): the same
     h as the search on that subsample, around the subsample's Scott bandwidth, rescaled."""
-    from momkde_core.bandwidth import _rules
+    from momkde_core.bandwidth import _cv
 
-    monkeypatch.setattr(_rules, "CV_MAX_SAMPLES", 300)
+    monkeypatch.setattr(_cv, "CV_MAX_SAMPLES", 300)
     X = np.random.default_rng(4).standard_normal((1200, 3))
     gauss = get_kernel("gaussian")
-    h = _rules.cv_bandwidth(X, gauss, 0.5, random_state=0)
+    h = _cv.cv_bandwidth(X, gauss, 0.5, random_state=0)
     rng = np.random.RandomState(0)
     rows = np.sort(rng.choice(1200, 300, replace=False))
     factor = (1200 / 300) ** (1 / 7)
-    assert h == _rules.cv_bandwidth(X[rows], gauss, 0.5 * factor, random_state=rng) / factor
-    monkeypatch.setattr(_rules, "CV_MAX_SAMPLES", 10**9)
-    full = _rules.cv_bandwidth(X, gauss, 0.5, random_state=0)
+    assert h == _cv.cv_bandwidth(X[rows], gauss, 0.5 * factor, random_state=rng) / factor
+    monkeypatch.setattr(_cv, "CV_MAX_SAMPLES", 10**9)
+    full = _cv.cv_bandwidth(X, gauss, 0.5, random_state=0)
     # the same seed's subsample lands within two steps of the full search's grid (ratio
     # 100^(1/24) = 1.21 per step)
     assert abs(np.log(h / full)) <= 2 * np.log(100) / 24 + 1e-9

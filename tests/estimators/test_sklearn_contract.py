@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import check_fit2d_1sample, parametrize_with
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
 from momkde_core._engine import GramOperator
-from momkde_core.bandwidth._rules import cv_scores
+from momkde_core.bandwidth import cv_scores
 from momkde_core.estimators._kirwls import kirwls_with_params
 from momkde_core.kernels import get_kernel
 
