@@ -396,7 +396,7 @@ def test_a_grid_over_budget_integrates_by_sampling() -> None:
 
 def test_the_search_samples_integrals_its_grid_would_price_too_high(monkeypatch) -> None:
     """With the exponential kernel in 2-D the finest grids are summed exactly over every
-    point (0.2-1.2 s per candidate at n ~ 1000); the search samples those integrals instead
+    point, a dear price per candidate; the search samples those integrals instead
     (README, "Benchmarks": the same h on the 38 searches measured per kernel). Here: more
     candidates sample than where only a grid too large makes them, and the search chooses
     the same h as with grids wherever they fit."""
