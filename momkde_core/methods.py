@@ -58,7 +58,7 @@ class Method:
     description : str
         One line for ``--help`` and the docs: what the method is.
     estimator : type
-        The estimator class :meth:`build` instantiates.
+        The estimator class :func:`build_estimator` instantiates.
     params : mapping
         The estimator's parameters set by default (the others keep the class's defaults).
     share : {None, "any", "below_half"}, default None
@@ -66,7 +66,7 @@ class Method:
         ``contamination`` (SPKDE); "below_half", as ``contamination``, which must be below
         0.5 (a median screen: at one half no median tells outliers from inliers).
     needs : tuple of str, default ()
-        Parameters :meth:`build` must be given: those the experiments compute on the sample
+        Parameters :func:`build_estimator` must be given: those the experiments compute on the sample
         (the S rule's or the oracle's S, the block-aware h).
     table_name : str or None, default None
         The name results tables and ``momkde reproduce --methods`` give the method (``name``
@@ -88,8 +88,6 @@ class Method:
     >>> spkde = METHODS["spkde"]
     >>> spkde.label, spkde.share, spkde.table_name
     ('SPKDE', 'any', 'spkde')
-    >>> spkde.build(contamination=0.2, random_state=0).contamination
-    0.2
     """
 
     name: str
@@ -105,56 +103,6 @@ class Method:
 
     def __post_init__(self):
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
-
-    def build(
-        self,
-        *,
-        contamination: float,
-        random_state: int | np.random.RandomState | None = None,
-        **params: object,
-    ) -> BaseEstimator:
-        """A fresh unfitted estimator: :attr:`params`, the share if told, then ``params``.
-
-        Parameters
-        ----------
-        contamination : float
-            The stated share of outliers, passed as ``contamination`` to the methods told
-            it (:attr:`share`); a ``contamination`` in ``params`` takes precedence.
-        random_state : int, RandomState or None, default None
-            Seeds the estimator (blocks, CV folds).
-        **params
-            Estimator parameters that replace the defaults (``bandwidth=0.3``,
-            ``n_blocks=7``, ``kernel="epanechnikov"``, ...).
-
-        Returns
-        -------
-        estimator : BaseEstimator
-            An instance of :attr:`estimator`, unfitted.
-
-        Raises
-        ------
-        ValueError
-            A share of 0.5 or more for a method that needs one below half.
-        TypeError
-            A parameter of :attr:`needs` not given, or one the estimator does not have.
-
-        Examples
-        --------
-        >>> from momkde_core.methods import METHODS
-        >>> METHODS["mom_kde_rule"].build(contamination=0.1, n_blocks=5).n_blocks
-        5
-        """
-        missing = [p for p in self.needs if p not in params]
-        if missing:
-            raise TypeError(
-                f"{self.name} needs {' and '.join(missing)}: the experiments compute "
-                "it on the sample"
-            )
-        kwargs = {**self.params, "random_state": random_state}
-        if self.share is not None:
-            told = _below_half(contamination) if self.share == "below_half" else contamination
-            kwargs["contamination"] = told
-        return self.estimator(**{**kwargs, **params})
 
 
 def _below_half(contamination: float) -> float:
@@ -189,7 +137,7 @@ _REGISTRY: tuple[Method, ...] = (
     Method(
         "mom_kde",
         "MoM-KDE",
-        "MoM-KDE with S and h chosen from the stated share of outliers (the default)",
+        "MoM-KDE, S and h chosen from the stated share of outliers (the library's default)",
         MoMKDE,
         {"n_blocks": "auto"},
         share="below_half",
@@ -256,7 +204,7 @@ _REGISTRY: tuple[Method, ...] = (
     Method(
         "spkde",
         "SPKDE",
-        "the scaled and projected KDE with the cross-validated bandwidth, told the share",
+        "the scaled and projected KDE with the cross-validated bandwidth, told the stated share",
         SPKDE,
         {"bandwidth": "cv"},
         share="any",
@@ -265,8 +213,8 @@ _REGISTRY: tuple[Method, ...] = (
     Method(
         "screened_kde",
         "Screened KDE",
-        "MoM-KDE's screen sets the outlying rows aside, then a cross-validated KDE "
-        "of the rows kept",
+        "MoM-KDE's screen at the stated share sets the outlying rows aside, then a "
+        "cross-validated KDE of the rows kept",
         ScreenedKDE,
         share="below_half",
         table_name="screened_kde",
@@ -374,14 +322,18 @@ def build_estimator(
     random_state: int | np.random.RandomState | None = None,
     **params: object,
 ) -> BaseEstimator:
-    """A fresh unfitted estimator for the method ``name`` (see :meth:`Method.build`).
+    """A fresh unfitted estimator for the method ``name``.
+
+    Its parameters are the method's :attr:`Method.params`, then the stated share for the
+    methods told it (:attr:`Method.share`), then ``params``.
 
     Parameters
     ----------
     name : str
         A name of :data:`METHODS`.
     contamination : float
-        The stated share of outliers, for the methods told it (:attr:`Method.share`).
+        The stated share of outliers, passed as ``contamination`` to the methods told it
+        (:attr:`Method.share`); a ``contamination`` in ``params`` takes precedence.
     random_state : int, RandomState or None, default None
         Seeds the estimator (blocks, CV folds).
     **params
@@ -409,10 +361,22 @@ def build_estimator(
     ('MoMKDE', 7, 'robust', 0.1)
     >>> build_estimator("kde", contamination=0.1, bandwidth=0.5).bandwidth
     0.5
+    >>> build_estimator("mom_kde_rule", contamination=0.1, n_blocks=5).n_blocks
+    5
     """
     if name not in METHODS:
         raise ValueError(f"unknown method {name!r}; allowed: {', '.join(METHODS)}")
-    return METHODS[name].build(contamination=contamination, random_state=random_state, **params)
+    method = METHODS[name]
+    missing = [p for p in method.needs if p not in params]
+    if missing:
+        raise TypeError(
+            f"{name} needs {' and '.join(missing)}: the experiments compute it on the sample"
+        )
+    kwargs = {**method.params, "random_state": random_state}
+    if method.share is not None:
+        told = _below_half(contamination) if method.share == "below_half" else contamination
+        kwargs["contamination"] = told
+    return method.estimator(**{**kwargs, **params})
 
 
 def from_table(table_name: str) -> str:

@@ -50,6 +50,7 @@ def test_labels_are_unique_and_every_name_is_its_key():
 def test_fields_hold_known_values():
     for m in METHODS.values():
         assert m.description and not m.description.endswith(".")
+        assert "%" not in m.description  # argparse formats help texts with %
         assert m.share in (None, *SHARES)
         assert m.sweep_blocks in (None, *SWEEP_BLOCKS)
         assert m.sweep_bandwidth in SWEEP_BANDWIDTHS

@@ -7,7 +7,7 @@
                      [--methods M ...] [--protocol honest|paper] [--contamination C|true]
                      [--jobs N] [--scheduler ADDR] [--seed S] [--dim 1|2] --out results.csv
     momkde figures results.csv --out DIR [--format html|png|svg] [--methods M ...]
-    momkde score data.csv [--columns C ...] [--method kde|mom_kde|rkde|spkde ...]
+    momkde score data.csv [--columns C ...] [--method kde|mom_kde|rkde|spkde|screened_kde ...]
                  [--contamination C] [--chunksize N] [--fit-rows N] [--seed S]
                  [--drop-missing] [--jobs N | --scheduler ADDR] [--quiet] --out scored.csv
 

@@ -20,7 +20,7 @@ from .._progress import Progress, note, phase
 from ..bandwidth._robust import MAX_CONTAMINATION
 from ..detector import OutlierDetector, make_detector
 from ..io import sniff_csv_file, write_csv
-from ..methods import DETECTOR_METHODS
+from ..methods import DETECTOR_METHODS, METHODS
 from ._common import (
     UsageError,
     _check_out,
@@ -40,6 +40,8 @@ CHUNKSIZE = 50_000  # rows read, scored and written at a time by `momkde score`
 FIT_ROWS = 20_000  # rows `momkde score` fits on (RKDE and SPKDE learn in O(n^2) memory/time)
 PARTS_GRACE_SECONDS = 30.0  # a cancelled Dask task may still write its part this long
 SCHEDULER_TIMEOUT = 30.0  # seconds to reach a Dask scheduler, and for a worker to join it
+#: The methods of ``score`` that need a stated share below one half (a median screen).
+_BELOW_HALF = " and ".join(m for m in DETECTOR_METHODS if METHODS[m].share == "below_half")
 
 
 def _share(text: str) -> float:
@@ -90,15 +92,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         nargs="+",
         choices=DETECTOR_METHODS,
         default=["mom_kde"],
-        help="mom_kde (default: MoM-KDE with S and h from the contamination), kde, "
-        "rkde (cross-validated bandwidth), spkde (CV bandwidth, told the "
-        "contamination); several give score_<method> and is_outlier_<method>",
+        help="; ".join(f"{name}: {METHODS[name].description}" for name in DETECTOR_METHODS)
+        + ". Default mom_kde; several give score_<method> and is_outlier_<method>",
     )
     sc.add_argument(
         "--contamination",
         type=_share,
         default=0.1,
-        help="expected share of outliers, in (0, 0.5] (mom_kde: below 0.5); default 0.1",
+        help=f"expected share of outliers (the methods' stated share), in (0, 0.5] "
+        f"({_BELOW_HALF}: below 0.5); default 0.1",
     )
     sc.add_argument("--out", required=True, type=Path, help="CSV file to write")
     sc.add_argument(

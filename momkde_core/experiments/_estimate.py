@@ -58,7 +58,7 @@ from ..bandwidth._rules import select_bandwidth
 from ..estimators import MoMKDE
 from ..kernels import get_kernel
 from ..methods import METHODS as REGISTRY
-from ..methods import Method, from_table
+from ..methods import Method, build_estimator, from_table
 from ._n_blocks import block_bandwidth, oracle_grid, select_n_blocks
 from ._tasks import Task, _stream, regenerate_sample
 
@@ -237,7 +237,7 @@ def _run_task(task: Task) -> list[tuple]:
         h_s = bandwidth(method, auto_s if s is None else s)
         if h_s is not None:
             params["bandwidth"] = h_s
-        est = method.build(contamination=contamination, random_state=seed, **params)
+        est = build_estimator(method.name, contamination=contamination, random_state=seed, **params)
         if "normalize" in est.get_params(deep=False):
             est.set_params(normalize=False)
         return est

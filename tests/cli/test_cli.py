@@ -19,6 +19,7 @@ from momkde_core.cli import main
 from momkde_core.cli._scan import _Reservoir
 from momkde_core.experiments import _runner
 from momkde_core.experiments._estimate import METRICS
+from momkde_core.methods import DETECTOR_METHODS, METHODS
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +50,17 @@ def results_csv(tmp_path_factory):
     )
     assert code == 0
     return out
+
+
+def test_score_help_describes_every_method_from_the_registry(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "10000")  # no line wrapped (argparse breaks at hyphens)
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", "--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    for name in DETECTOR_METHODS:
+        assert f"{name}: {METHODS[name].description}" in text
+    assert "(mom_kde and screened_kde: below 0.5)" in text
 
 
 def test_reproduce_writes_the_tidy_table(results_csv):
