@@ -7,7 +7,8 @@ through the names below; the algorithms live in private modules, one per concern
 * ``_grid_sums``: sums on a grid, dispatched by ``_costs`` (the backends' prices) to
   ``_fft`` (binning and FFT), ``_binned_product``, ``_separable``, ``_band`` or the exact
   sums, the far tails recomputed by ``_exact_tails``;
-* ``_median_sums``: MoM-KDE's median of block sums at many points (scoring);
+* ``_median_sums``: MoM-KDE's median of block sums at many points (scoring), and
+  ``median``, the one median (numpy's, in linear or log space) of every layer;
 * ``_gram``: the Gram products of RKDE and SPKDE;
 * ``_memo``: the replay memo of kernel values;
 * ``_scaling``: the frame in which no magnitude over- or underflows; ``_grid``: grids;
