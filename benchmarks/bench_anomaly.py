@@ -43,7 +43,8 @@ from momkde_core.datasets import (  # noqa: E402
     DatasetNotFoundError,
     contaminated_sample,  # noqa: E402
 )
-from momkde_core.experiments._runner import _dataset, task_seed  # noqa: E402
+from momkde_core.experiments import task_seed  # noqa: E402
+from momkde_core.experiments._tasks import _dataset  # noqa: E402
 
 FIXED_S = 21
 
@@ -147,7 +148,7 @@ def main() -> None:
     wall = time.perf_counter() - start
     df = pd.DataFrame([row for rows in results for row in rows])
     if args.out is not None:
-        from momkde_core.io._csv_safety import write_csv
+        from momkde_core.io import write_csv
 
         write_csv(df, args.out)
     print(f"{len(jobs)} samples in {wall:.0f} s ({args.jobs} jobs)\n")

@@ -22,8 +22,7 @@ from sklearn.neighbors import KernelDensity
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE
 from momkde_core._engine import _memo
-from momkde_core.bandwidth import select_bandwidth
-from momkde_core.bandwidth._rules import cv_grid
+from momkde_core.bandwidth import cv_grid, select_bandwidth
 from momkde_core.estimators._kirwls import hampel_psi, project_simplex
 from momkde_core.kernels import get_kernel
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from momkde_core.experiments import _runner as ex  # noqa: E402
-from momkde_core.io._csv_safety import write_csv  # noqa: E402
+import momkde_core.experiments as ex  # noqa: E402
+from momkde_core.io import write_csv  # noqa: E402
 
 
 def main() -> None:

@@ -18,8 +18,8 @@ import argparse
 import json
 from pathlib import Path
 
-from momkde_core.experiments import _runner as ex
-from momkde_core.io._csv_safety import write_csv
+import momkde_core.experiments as ex
+from momkde_core.io import write_csv
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ inlier regions. Here the threshold is the excess the screen's own blocks give wh
 outliers: n rows are drawn from a null density, the screen (its fitted S and h) and the pilot
 (its fitted h) are refitted on them, and a row is set aside when its excess beats the largest
 null excess among the 50 null rows of nearest level, and log 2 (``_beyond_null`` of
-momkde_core/screened.py). Two null draws of n rows per pass.
+momkde_core/estimators/_screened.py). Two null draws of n rows per pass.
 
 Design set: the dev settings and the first held-out settings (``DEV_SETTINGS``,
 ``EVAL_SETTINGS``, ``DEV_CLEAN``, ``CLEAN_SETTINGS``; seen, so no longer held out), ratios
