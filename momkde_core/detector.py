@@ -6,7 +6,9 @@ KernelDensity), scores the training rows and puts the threshold ``offset_`` at t
 ``contamination`` quantile, as IsolationForest does: on the training data, the stated share
 of rows is flagged. A robust estimate matters here because the threshold is learnt from the
 contaminated sample itself: a KDE grows bumps on clustered outliers and ranks them as normal,
-MoM-KDE does not (as long as they sit in fewer than half of its blocks).
+MoM-KDE does not (as long as they sit in fewer than half of its blocks). The default
+estimator, ``MoMKDE(n_blocks=21, bandwidth="scott")``, needs no share of outliers to rank the
+rows.
 
 :func:`make_detector` maps the method names of ``momkde score`` and the app (:data:`METHODS`,
 the registry's :data:`~momkde_core.methods.DETECTOR_METHODS`) to detectors, built by
@@ -26,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .bandwidth._robust import MAX_CONTAMINATION
 from .estimators._base import _seeded_clone
-from .methods import DETECTOR_METHODS, build_estimator
+from .methods import DEFAULT_DETECTOR, DETECTOR_METHODS, build_estimator
 
 #: Method names of ``momkde score`` and the app, in the order they are listed.
 METHODS: tuple[str, ...] = DETECTOR_METHODS
@@ -52,9 +54,15 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
     estimator : estimator with ``fit`` and ``score_samples``, or None, default None
         The density estimator (KDE, MoMKDE, RKDE, SPKDE, ScreenedKDE, scikit-learn's
         KernelDensity, ...); it is cloned before fitting (``estimator_`` is the fitted
-        clone), so the object passed is never modified. None: ``MoMKDE(n_blocks="auto",
-        contamination=contamination)``, the robust defaults for the share of outliers stated
-        here (it needs a share below 0.5). If the clone has a ``normalize`` parameter
+        clone), so the object passed is never modified. None: ``MoMKDE(n_blocks=21,
+        bandwidth="scott")`` (the registry's :data:`~momkde_core.methods.DEFAULT_DETECTOR`),
+        a median of 21 block KDEs at Scott's per-feature bandwidth (one block per row on
+        fewer than 21 rows); its ranking reads no
+        share of outliers, so ``contamination`` only sets the threshold. It was chosen on
+        ADBench's public outlier-detection benchmark among candidates fixed beforehand
+        (docs/anomaly.md). Its median outvotes a cluster of fewer than about 11 rows; for
+        larger clusters of a known share, pass ``MoMKDE(n_blocks="auto",
+        contamination=share)`` (``make_detector("mom_kde")``). If the clone has a ``normalize`` parameter
         (MoMKDE), it is set to False: dividing by the integral changes every score by the
         same constant, so no ranking and no flag, and computing that integral is costly in
         higher dimensions. ``score_samples`` is then MoM-KDE's log density up to that
@@ -112,7 +120,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
     >>> labels = detector.predict(data.X)  # -1: outlier
     >>> int((labels == -1).sum()), data.n_outliers  # the stated share of the 333 rows
     (34, 33)
-    >>> bool((labels[data.is_outlier] == -1).all())  # MoM-KDE flags the whole cluster
+    >>> bool((labels[data.is_outlier] == -1).all())  # the default flags the whole cluster
     True
 
     A KDE with a cross-validated bandwidth grows a bump on the cluster and flags none of it:
@@ -171,8 +179,11 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         _check_contamination(self.contamination)
         if self.estimator is None:
             estimator = build_estimator(
-                "mom_kde", contamination=self.contamination, random_state=self.random_state
+                DEFAULT_DETECTOR, contamination=self.contamination, random_state=self.random_state
             )
+            rows = _n_rows(X)
+            if 0 < rows < estimator.n_blocks:  # (a block per row: a median of the rows' kernels)
+                estimator.set_params(n_blocks=rows)
         elif not callable(getattr(self.estimator, "score_samples", None)):
             raise TypeError(
                 f"estimator must have a score_samples method (a density estimator "
@@ -304,7 +315,9 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
 
 
 def make_detector(
-    method: str, contamination: float = 0.1, random_state: int | np.random.RandomState | None = None
+    method: str = DEFAULT_DETECTOR,
+    contamination: float = 0.1,
+    random_state: int | np.random.RandomState | None = None,
 ) -> OutlierDetector:
     """The unfitted detector behind a method name of ``momkde score`` and the app.
 
@@ -313,9 +326,12 @@ def make_detector(
 
     Parameters
     ----------
-    method : {"kde", "mom_kde", "rkde", "spkde", "screened_kde"}
+    method : {"mom_kde_21", "kde", "mom_kde", "rkde", "spkde", "screened_kde"}, \
+default "mom_kde_21"
         One of :data:`METHODS`; the estimator is the registry's
-        (:func:`~momkde_core.methods.build_estimator`). ``mom_kde``:
+        (:func:`~momkde_core.methods.build_estimator`). ``mom_kde_21``: the default
+        detector's MoMKDE(n_blocks=21, bandwidth="scott") (:class:`OutlierDetector`);
+        ``mom_kde``:
         MoMKDE(n_blocks="auto", contamination) (S and h from the stated share); ``kde`` and
         ``rkde``: the KDE and RKDE with the cross-validated bandwidth; ``spkde``: SPKDE with
         the cross-validated bandwidth, told the share; ``screened_kde``:
@@ -351,10 +367,12 @@ def make_detector(
     ('MoMKDE', 0.1)
     >>> make_detector("rkde").estimator.bandwidth
     'cv'
+    >>> make_detector().estimator.get_params()["n_blocks"]  # the default detector's
+    21
     >>> make_detector("lof")
     Traceback (most recent call last):
     ...
-    ValueError: unknown method 'lof'; allowed: kde, mom_kde, rkde, spkde, screened_kde
+    ValueError: unknown method 'lof'; allowed: mom_kde_21, kde, mom_kde, rkde, spkde, screened_kde
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")

@@ -76,13 +76,31 @@ def test_fit_predict_is_fit_then_predict(sample):
     )
 
 
-def test_default_is_robust_mom_kde_for_the_stated_share_without_normalisation(sample):
-    det = OutlierDetector(contamination=0.05).fit(sample.X)
+def test_default_is_mom_kde_21_scott_without_normalisation(sample):
+    det = OutlierDetector(contamination=0.05, random_state=0).fit(sample.X)
     est = det.estimator_
     assert isinstance(est, MoMKDE)
-    assert (est.n_blocks, est.contamination, est.normalize) == ("auto", 0.05, False)
-    assert est.n_blocks_ == 2 * int(np.ceil(0.05 * len(sample.X))) + 1
+    assert (est.n_blocks, est.bandwidth, est.normalize) == (21, "scott", False)
+    assert est.n_blocks_ == 21
     assert metrics.auc(det.score_samples(sample.X), sample.is_outlier) > 0.9
+
+
+def test_default_takes_a_block_per_row_on_fewer_than_21_rows(sample):
+    det = OutlierDetector(random_state=0).fit(sample.X[:8])
+    assert det.estimator_.n_blocks_ == 8
+    assert np.isfinite(det.score_samples(sample.X)).all()
+
+
+def test_default_ranking_reads_no_share(sample):
+    """The stated share moves the threshold only: the default's scores are the same for
+    every contamination (same seed, same fit)."""
+    scores = [
+        OutlierDetector(contamination=c, random_state=0).fit(sample.X).score_samples(sample.X)
+        for c in (0.01, 0.1, 0.5)
+    ]
+    # (the same computation each time, in this process: exact)
+    np.testing.assert_array_equal(scores[0], scores[1])
+    np.testing.assert_array_equal(scores[0], scores[2])
 
 
 def test_normalisation_is_switched_off_in_the_clone_only(sample):
@@ -173,10 +191,11 @@ def test_contamination_outside_0_to_half_is_refused(sample, bad):
         OutlierDetector(KDE(), contamination=bad).fit(sample.X)
 
 
-def test_default_mom_kde_needs_a_share_below_half(sample):
+def test_mom_kde_needs_a_share_below_half(sample):
     with pytest.raises(ValueError, match="MoM-KDE needs a contamination below 0.5"):
-        OutlierDetector(contamination=0.5).fit(sample.X)
-    OutlierDetector(KDE(), contamination=0.5).fit(sample.X)  # other estimators take 0.5
+        make_detector("mom_kde", contamination=0.5)
+    OutlierDetector(contamination=0.5).fit(sample.X)  # the default reads no share
+    OutlierDetector(KDE(), contamination=0.5).fit(sample.X)  # nor does a KDE
 
 
 def test_unfitted_detector_refuses_to_predict(sample):
@@ -212,7 +231,7 @@ def test_make_detector_maps_method_names_to_estimators(method, kind, params):
 
 def test_make_detector_checks_its_arguments_at_once():
     with pytest.raises(
-        ValueError, match="unknown method 'iforest'; allowed: kde, mom_kde, rkde, spkde"
+        ValueError, match="unknown method 'iforest'; allowed: mom_kde_21, kde, mom_kde, rkde, spkde"
     ):
         make_detector("iforest")
     with pytest.raises(ValueError, match=r"range \(0.0, 0.5\]"):

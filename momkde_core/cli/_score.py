@@ -20,7 +20,7 @@ from .._progress import Progress, note, phase
 from ..bandwidth._robust import MAX_CONTAMINATION
 from ..detector import OutlierDetector, make_detector
 from ..io import sniff_csv_file, write_csv
-from ..methods import DETECTOR_METHODS, METHODS
+from ..methods import DEFAULT_DETECTOR, DETECTOR_METHODS, METHODS
 from ._common import (
     UsageError,
     _check_out,
@@ -91,9 +91,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--method",
         nargs="+",
         choices=DETECTOR_METHODS,
-        default=["mom_kde"],
+        default=[DEFAULT_DETECTOR],
         help="; ".join(f"{name}: {METHODS[name].description}" for name in DETECTOR_METHODS)
-        + ". Default mom_kde; several give score_<method> and is_outlier_<method>",
+        + f". Default {DEFAULT_DETECTOR}; several give score_<method> and is_outlier_<method>",
     )
     sc.add_argument(
         "--contamination",

@@ -255,7 +255,7 @@ def test_score_writes_every_row_with_its_score_and_flag(table, tmp_path, capsys)
     assert abs(scored["is_outlier"].mean() - 0.1) <= 1 / len(df)  # fitted on every row here
     assert metrics.auc(scored["score"], scored["label"]) > 0.9
     err = capsys.readouterr().err
-    assert "scored 400 rows on 2 column(s)" in err and "mom_kde 40 (10.0%)" in err
+    assert "scored 400 rows on 2 column(s)" in err and "mom_kde_21 40 (10.0%)" in err
 
 
 def test_score_with_several_methods(table, tmp_path):
@@ -465,7 +465,7 @@ def _bad_inputs(tmp_path):
             "contamination must be in (0, 0.5]",
         ),
         "contamination 0.5 for mom_kde": (
-            [good, "--contamination", "0.5"],
+            [good, "--method", "mom_kde", "--contamination", "0.5"],
             "MoM-KDE needs a contamination below 0.5",
         ),
         "empty file": ([tmp_path / "empty.csv"], "the file is empty"),
