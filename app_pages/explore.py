@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from app_support.cache import explore_view, select_bandwidth, synthetic_sample
-from app_support.captions import compare_to_kde, mom_kde_wins, reasons, screened_note
+from app_support.captions.density import compare_to_kde, mom_kde_wins, reasons, screened_note
 from app_support.choices import MAX_SHARE
 from app_support.compute import (
     DEFAULT_METHODS,

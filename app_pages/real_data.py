@@ -15,7 +15,9 @@ import pandas as pd
 import streamlit as st
 
 from app_support.cache import dataset_problem, run_sweep, stored_results
-from app_support.captions import below_chance, coinciding_lines, listed, mean_curves
+from app_support.captions.coinciding import coinciding_lines
+from app_support.captions.sweep import below_chance, mean_curves
+from app_support.captions.text import listed
 from app_support.results import (
     RESULTS_DIR,
     SWEEP_DEFAULTS,

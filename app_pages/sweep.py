@@ -6,7 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 from app_support.cache import run_sweep
-from app_support.captions import WHY, below_chance, coinciding_lines, sweep_verdicts
+from app_support.captions.coinciding import coinciding_lines
+from app_support.captions.density import WHY
+from app_support.captions.sweep import below_chance, sweep_verdicts
 from app_support.choices import SCHEME_LABELS
 from app_support.results import SWEEP_DEFAULTS, SWEEP_METHODS, runner_methods
 from app_support.widgets import methods_select, scheme_select, url, user_errors

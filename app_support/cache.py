@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from momkde_core.methods import DETECTOR_METHODS
 from momkde_core.synthetic import make_contaminated
 
 from . import compute, lessons, results, scoring, tables
@@ -166,16 +165,16 @@ def measure_times(
     replayed (Streamlit raises on the next run that hits the cache).
     """
     rows = []
-    total = len(sizes) * len(DETECTOR_METHODS)
+    total = len(sizes) * len(compute.METHODS)
     for i, n in enumerate(sizes):
-        for j, method in enumerate(DETECTOR_METHODS):
+        for j, method in enumerate(compute.METHODS):
             n_rows, fit, evaluate = _fit_and_evaluate_seconds(method, n, n_eval, seed)
             rows += [
                 {"method": method, "n": n_rows, "phase": "fit", "seconds": fit},
                 {"method": method, "n": n_rows, "phase": "evaluate", "seconds": evaluate},
             ]
             if progress is not None:
-                progress((i * len(DETECTOR_METHODS) + j + 1) / total)
+                progress((i * len(compute.METHODS) + j + 1) / total)
     return pd.DataFrame(rows)
 
 

@@ -24,8 +24,11 @@ from momkde_core import bandwidth as bandwidth_rules
 from momkde_core import metrics
 from momkde_core._engine._grid import Grid, grid_around
 from momkde_core.kernels import get_kernel
-from momkde_core.methods import DETECTOR_METHODS, build_estimator
+from momkde_core.methods import build_estimator
 
+#: The estimators the app compares, in display order: detector methods of the registry
+#: (:data:`momkde_core.methods.DETECTOR_METHODS`) fitted with the page's shared h, kernel and S.
+METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
 #: The methods a page shows until the user picks others: the paper's four (the screened KDE,
 #: a MoM-KDE fit and two cross-validations, is one click away).
 DEFAULT_METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
@@ -94,15 +97,15 @@ def relevant(method: str, s: Settings) -> Settings:
 
 def make_estimator(method: str, h: float, s: Settings) -> BaseEstimator:
     """The registry's estimator ``method`` (:func:`momkde_core.methods.build_estimator`, one
-    of its detector methods) with bandwidth ``h`` (already selected) and the settings ``s``.
+    of :data:`METHODS`) with bandwidth ``h`` (already selected) and the settings ``s``.
 
     MoM-KDE gets S from the settings; the methods of :data:`SEEDED` get the seed. The
     screened KDE is told the stated share and uses its own rule on the rows it keeps
     (:func:`own_bandwidth`), ``h`` only when the settings hold a number; its screen is
     ScreenedKDE's default (MoM-KDE with S auto and the robust h for that share).
     """
-    if method not in DETECTOR_METHODS:
-        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(DETECTOR_METHODS)}")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
     params = {
         "bandwidth": SCREENED_RULE if method == "screened_kde" and own_bandwidth(s) else h,
         "kernel": s.kernel,

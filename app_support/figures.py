@@ -5,7 +5,8 @@ it: drawn by ``momkde_core.plots`` from a view's results, then marked with what 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -19,12 +20,10 @@ from momkde_core.plots import (
     shared_colour_cap,
 )
 
-from .captions import coinciding_curves
+from .captions.coinciding import coinciding_curves
+from .scoring import RING_COLOR
 from .views import ExploreView
 
-#: The light tone of the flagged rows' rings on the maps: also the background of a flagged
-#: row in the Your data tables.
-RING_COLOR = "#F3E5F5"
 #: The legend's marker of the rows drawn as faint dots on the first map (they stay faint there,
 #: so as not to cover it; on the legend's white a faint dot is invisible).
 LEGEND_DOT = dict(size=8, color="rgb(150,155,165)")
@@ -124,6 +123,122 @@ def _explore_2d(
         + "; each title gives the map's JS to the truth."
     )
     return fig, reading
+
+
+@dataclass(frozen=True)
+class Flags:
+    """The rows one method flags, as the Your data figure marks them.
+
+    Attributes
+    ----------
+    label : str
+        The method's name.
+    flagged : ndarray of bool
+        Every row's flag.
+    circled : ndarray of int
+        The rows circled on the maps: the method's lowest, at most the page's limit.
+    names : pandas.Index
+        Every row's name (the hover of a circle).
+    """
+
+    label: str
+    flagged: np.ndarray
+    circled: np.ndarray
+    names: pd.Index
+
+
+def your_data_figure(
+    axes: tuple[np.ndarray, ...],
+    curves: dict[str, np.ndarray],
+    X: np.ndarray,
+    drawn: np.ndarray,
+    is_outlier: np.ndarray | None,
+    columns: Sequence[str],
+    standardised: bool,
+    flags: Flags | None,
+) -> tuple[go.Figure, str]:
+    """The Your data figure and the sentence that says how to read it.
+
+    Parameters
+    ----------
+    axes : tuple of ndarray
+        The grid's axes (one or two).
+    curves : dict of str to ndarray
+        Each method's density on the grid.
+    X : ndarray of shape (n, 1) or (n, 2)
+        Every row, in the columns drawn.
+    drawn : ndarray of int
+        The rows drawn (ticks or dots).
+    is_outlier : ndarray of bool or None
+        The label's outliers, every row.
+    columns : sequence of str
+        The columns drawn: the axes' titles.
+    standardised : bool
+        Whether the columns are standardised (said on a 1-D axis' title).
+    flags : Flags or None
+        The flag method's rows: a row of the rug in 1-D, circles on every map in 2-D.
+
+    Returns
+    -------
+    fig : plotly.graph_objects.Figure
+        The densities over the rug, or one map per method.
+    reading : str
+        What the ticks, dots and circles are.
+    """
+    outlier = is_outlier[drawn] if is_outlier is not None else None
+    labelled = bool(outlier is not None and outlier.sum())
+    n_flagged = int(flags.flagged.sum()) if flags else 0
+    if X.shape[1] == 1:
+        fig = density_1d_figure(
+            axes[0],
+            curves,
+            X[drawn, 0],
+            outlier,
+            flagged=flags.flagged[drawn] if flags else None,
+        )
+        fig.update_xaxes(title_text=str(columns[0]) + (" (standardised)" if standardised else ""))
+        reading = (
+            "Ticks below the axis: the rows"
+            + (", the label's outliers red" if labelled else "")
+            + (f"; the lowest row (purple): the rows {flags.label} flags." if n_flagged else ".")
+        )
+        return fig, reading
+    fig = density_2d_figure(*axes, curves, X[drawn], outlier, axis_titles=tuple(map(str, columns)))
+    visible_legend_dots(fig)
+    circles = ""
+    if flags:
+        circles = _circle_flags(fig, X, flags, len(drawn) < len(X))
+    reading = (
+        "One colour scale for all maps (a spike above it takes the top colour)"
+        + ("; grey dots (first map): the rows" + (" the label calls inliers" if labelled else ""))
+        + ("; red circles (first map): the label's outliers" if labelled else "")
+        + circles
+        + "."
+    )
+    return fig, reading
+
+
+def _circle_flags(fig: go.Figure, X: np.ndarray, flags: Flags, sampled: bool) -> str:
+    """Circle the flag method's rows (its lowest, ``flags.circled``) on every map; the
+    reading's clause about them (``sampled``: the figure draws a sample of the rows)."""
+    n_flagged, circled = int(flags.flagged.sum()), flags.circled
+    if not n_flagged:
+        return f"; {flags.label} flags no row"
+    every = len(circled) == n_flagged
+    label = (
+        f"flagged ({n_flagged:,})"
+        if every
+        else f"flagged: the {len(circled):,} lowest of {n_flagged:,}"
+    )
+    circle_rows(fig, X[circled], flags.names[circled], label)
+    among = f" among all {len(X):,} rows (drawn in the sample or not)" if sampled else ""
+    if every:
+        return f"; circled (every map): the {n_flagged:,} rows {flags.label} flags{among}"
+    return (
+        f"; circled (every map): the {len(circled):,} rows {flags.label} scores lowest"
+        f"{among}, of the {n_flagged:,} it flags (thousands of circles would hide the "
+        "maps; the ranking below lists the others, the download has them all)"
+    )
 
 
 def circle_rows(fig: go.Figure, xy: np.ndarray, names: pd.Index, label: str) -> None:

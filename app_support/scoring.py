@@ -1,4 +1,4 @@
-"""Scoring every row of an uploaded table, and what the Your data page says about it.
+"""Scoring every row of an uploaded table, and the Your data page's tables of the scores.
 
 The page fits each detector on a uniform sample of at most :data:`MAX_FIT` rows (RKDE and
 SPKDE learn in O(n^2)) and scores **every** row of the file with its ``decision_function``,
@@ -24,17 +24,15 @@ pointed to ``momkde score``, which reads a file of any size in chunks
 
 from __future__ import annotations
 
-import math
 import shlex
 from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector
-from momkde_core.bandwidth import n_blocks_for
 
-from .choices import MAX_SHARE, block_options
 from .compute import Settings, make_estimator
 
 #: Rows the estimators are fitted on at most (a uniform sample; RKDE and SPKDE learn in O(n^2)).
@@ -46,6 +44,8 @@ MAX_SCORED_ROWS = 500_000
 #: Rows drawn in the density figure at most (ticks or dots; thousands more only slow the
 #: browser and hide nothing a sample does not show). The tables and the download have all.
 MAX_DRAWN = 5_000
+#: The light tone of the flagged rows: their rings on the maps, their background in the tables.
+RING_COLOR = "#F3E5F5"
 #: Rows scored per call of ``decision_function`` (a progress step; the detector batches
 #: MoM-KDE's block values inside each call).
 SCORE_CHUNK = 50_000
@@ -54,11 +54,6 @@ ROW = "row"
 #: Flagged rows circled on the 2-D maps at most (the lowest-scored ones): thousands of
 #: circles hide the maps; the ranking and the download list them all.
 MAX_CIRCLED = 200
-#: Rows per MoM-KDE block below which a block's KDE is a handful of separate bumps and their
-#: median is uneven (a zig-zag curve, a jagged map); the page then says which ε or S to try.
-MIN_BLOCK_ROWS = 10
-#: The step of the page's ε slider: the grid of the ε it suggests.
-SHARE_STEP = 0.01
 
 
 def score_command(
@@ -240,24 +235,6 @@ def missing_notes(frame: pd.DataFrame, columns: Sequence[Hashable], rows: pd.Ind
     )
 
 
-def figure_sample_note(n_drawn: int, n_scored: int, n_file: int) -> str:
-    """What the figure draws when it draws a sample, e.g. "Drawn from 5,000 of the 200,000
-    rows (a uniform sample); every row is scored in the tables and the download."
-    ``n_scored`` counts the rows scored, ``n_file`` the file's data rows (more when rows were
-    left out or sampled); empty when every scored row is drawn."""
-    if n_drawn >= n_scored:
-        return ""
-    if n_scored == n_file:
-        return (
-            f"Drawn from {n_drawn:,} of the {n_scored:,} rows (a uniform sample); every row is "
-            "scored in the tables and the download."
-        )
-    return (
-        f"Drawn from {n_drawn:,} of the {n_scored:,} rows scored (a uniform sample); all "
-        f"{n_scored:,} are scored in the tables and the download."
-    )
-
-
 def column_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
     """Why ``column`` of ``frame`` cannot be drawn or scored, or None.
 
@@ -274,143 +251,52 @@ def column_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
     return None
 
 
-def flag_share_note(
-    label: str,
-    flags: Mapping[str, np.ndarray],
-    fit_rows: np.ndarray,
-    eps: float,
-    n_columns: int,
-) -> str:
-    """What share of the rows ``label`` flags, among the fitted rows and the others.
+def row_names(data: pd.DataFrame, key: Hashable | None) -> pd.Index:
+    """Each row's name, as the file names it: its id column ``key``, or its data row (1 = the
+    first line below the header: ``data`` keeps the file's RangeIndex)."""
+    if key is not None:
+        return pd.Index(data[key].to_numpy(), name=str(key))
+    return pd.Index(data.index.to_numpy() + 1, name=ROW)
 
-    Parameters
-    ----------
-    label : str
-        The method the figure flags with, as the page names it (a key of ``flags``).
-    flags : mapping of str to ndarray of bool, shape (n,)
-        Every method's flags on every row scored, by name.
-    fit_rows : ndarray of int
-        The rows the methods were fitted on (a threshold is the ε-quantile of their scores).
-    eps : float
-        The stated share ε.
-    n_columns : int
-        The columns scored.
 
-    Returns
-    -------
-    note : str
-        The counts and shares; when rows were scored without being fitted on, their share
-        too, and whether it differs from the fitted rows' by more than sampling error (two
-        standard errors of the difference of two shares at ε). When it is higher, the reason
-        (a fitted row counts its own kernel in its density) and every method's share of the
-        other rows.
-    """
-    flagged = flags[label]
-    n, n_fit = len(flagged), len(fit_rows)
-    n_flagged = int(flagged.sum())
-    text = (
-        f"{label} flags {n_flagged:,} of {n:,} rows ({n_flagged / n:.1%}). Its threshold is "
-        "the ε-quantile of the scores of the rows it was fitted on (as IsolationForest sets "
-        f"it), so the stated share ε = {eps:g} of those rows is flagged, up to ties"
+def ranking_table(
+    data: pd.DataFrame,
+    detection: Mapping[str, np.ndarray],
+    names: pd.Index,
+    key: Hashable | None,
+    listed: int,
+) -> pd.DataFrame:
+    """The ``listed`` most anomalous rows of one method (:func:`score_rows`'s ``detection``):
+    their percentile, flag and score, then the file's columns (the id column ``key`` names the
+    rows instead; a file's own column named like one of the first three is kept as
+    ``<name> (file)``), indexed by ``names``."""
+    ranked = detection["order"][:listed]
+    flags = pd.DataFrame(
+        {
+            "percentile": detection["percentile"][ranked],
+            "flagged": detection["flagged"][ranked],
+            "score": detection["score"][ranked],
+        },
+        index=names[ranked],
     )
-    if n_fit == n:
-        return text + "."
-    others = np.ones(n, bool)
-    others[fit_rows] = False
-    share_fit, share_other = flagged[fit_rows].mean(), flagged[others].mean()
-    noise = 2 * math.sqrt(eps * (1 - eps) * (1 / n_fit + 1 / (n - n_fit)))
-    text += (
-        f": {share_fit:.1%} of the {n_fit:,} fitted rows and {share_other:.1%} of the "
-        f"{n - n_fit:,} others. "
+    rows = (
+        data.iloc[ranked]
+        .drop(columns=[key] if key is not None else [])
+        .rename(columns=lambda c: f"{c} (file)" if c in flags else c)
+        .set_axis(flags.index)
     )
-    if share_other - share_fit > noise:
-        return text + (
-            f"The others are flagged more often than sampling error explains (±{noise:.1%}): "
-            "a fitted row counts its own kernel in its density and a row scored afresh does "
-            "not, which lifts the fitted rows' scores, the more so the more columns (here "
-            f"{n_columns}) and the smaller h, so a threshold set on them catches more of the "
-            "others; a median over blocks is little moved by it (a row sits in one block of "
-            "S). Share of the others flagged: "
-            + ", ".join(f"{m} {f[others].mean():.1%}" for m, f in flags.items())
-            + "."
-        )
-    if share_fit - share_other > noise:
-        return (
-            text + f"The others are flagged less often than sampling error explains (±{noise:.1%})."
-        )
-    return text + f"The difference is within sampling error (±{noise:.1%})."
+    return pd.concat([flags, rows], axis=1)
 
 
-def blocks_note(
-    n: int, n_blocks: int, eps: float, auto: bool, n_outliers: int | None = None
-) -> str:
-    """Advice when MoM-KDE's blocks hold fewer than :data:`MIN_BLOCK_ROWS` rows, else "".
-
-    Parameters
-    ----------
-    n : int
-        The rows MoM-KDE is fitted on.
-    n_blocks : int
-        S, its blocks (S auto = 2⌈εn⌉+1 when ``auto``).
-    eps : float
-        The stated share ε (it also sets the share flagged).
-    auto : bool
-        Whether S is S auto.
-    n_outliers : int, optional
-        The label's outliers among the fitted rows, when a label is known.
-
-    Returns
-    -------
-    note : str
-        The rows per block n / S and what they do to the figure. Then, when the label's
-        outliers need more blocks than smooth ones (S > 2|O| with at least
-        :data:`MIN_BLOCK_ROWS` rows each is out of reach), that the unevenness is the price
-        of robustness; otherwise, when S is auto, the largest ε of the page's slider (the
-        most robust) whose S auto gives blocks of at least :data:`MIN_BLOCK_ROWS` rows, and,
-        keeping ε, the largest S of the S slider that does, each with the outlying rows it
-        can outvote (S > 2|O|); or that no S of 3 or more can.
-
-    Examples
-    --------
-    >>> print(blocks_note(75, 17, 0.1, True))  # doctest: +ELLIPSIS
-    MoM-KDE's S = 17 blocks hold 4.4 rows each (n / S = 75 / 17)... try ε = 0.04 (S auto = 7: 10.7 rows per block...
-    """
-    per_block = n / n_blocks
-    if n_blocks < 3 or per_block >= MIN_BLOCK_ROWS:
-        return ""
-    text = (
-        f"MoM-KDE's S = {n_blocks} blocks hold {per_block:.1f} rows each (n / S = {n:,} / "
-        f"{n_blocks}), fewer than {MIN_BLOCK_ROWS}: the KDE of so few rows is a handful of "
-        "separate bumps, and their median is uneven (a zig-zag curve, a jagged map with small "
-        "peaks). "
-    )
-    smooth_blocks = [v for v in block_options(n) if v >= 3 and n / v >= MIN_BLOCK_ROWS]
-    if not smooth_blocks:
-        return text + (
-            f"With {n:,} rows no S of 3 blocks or more gives {MIN_BLOCK_ROWS} rows per block: "
-            "read MoM-KDE's curve as a rough outline."
-        )
-    blocks = smooth_blocks[-1]
-    if n_outliers and blocks <= 2 * n_outliers:
-        return text + (
-            f"Smoother blocks cannot outvote the label's {n_outliers:,} outliers among the "
-            f"fitted rows: that takes S > {2 * n_outliers:,}, blocks of at most "
-            f"{n / (2 * n_outliers + 1):.1f} rows, so the unevenness is the price of "
-            "robustness here."
-        )
-    keep = (
-        f"keep ε and set S = {blocks} by hand (manual: {n / blocks:.1f} rows per block, "
-        f"outvoting at most {(blocks - 1) // 2} outlying row(s), S > 2|O|"
-        + (f", fewer than the εn = {eps * n:.3g} you state" if (blocks - 1) // 2 < eps * n else "")
-        + ")"
-    )
-    shares = (round(k * SHARE_STEP, 2) for k in range(round(MAX_SHARE / SHARE_STEP), 0, -1))
-    share = next((e for e in shares if n / n_blocks_for(n, e) >= MIN_BLOCK_ROWS), None)
-    if not auto or share is None:
-        return text + f"To smooth it, {keep}."
-    s_auto = n_blocks_for(n, share)
-    return text + (
-        f"To smooth it, try ε = {share:g} (S auto = {s_auto}: {n / s_auto:.1f} rows per block, "
-        f"outvoting at most {(s_auto - 1) // 2} outlying row(s); it also flags {share:.0%} of "
-        f"the rows instead of {eps:.0%}), or {keep}."
+def highlight_flagged(rows: pd.DataFrame) -> Styler:
+    """``rows`` (with a boolean column ``flagged`` and a column ``percentile``) with the
+    flagged rows shaded (:data:`RING_COLOR`), so the threshold shows where it cuts the ranking.
+    A Styler replaces every cell by its text, so floats are written with 6 significant digits
+    (pandas' default would pad them to 6 decimals), the percentiles with 3."""
+    shade = f"background-color: {RING_COLOR}"
+    floats = [c for c in rows.columns if pd.api.types.is_float_dtype(rows[c])]
+    return (
+        rows.style.apply(lambda row: [shade if row["flagged"] else ""] * len(row), axis=1)
+        .format("{:.6g}", subset=floats, na_rep="")
+        .format("{:.3g}", subset=["percentile"])
     )

@@ -10,13 +10,15 @@ their default are left out of the URL to keep it short. Streamlit writes an opti
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 import streamlit as st
 
 from momkde_core.bandwidth._robust import n_blocks_for
-from momkde_core.methods import DETECTOR_METHODS, METHODS, method_label
+from momkde_core.methods import METHODS as REGISTRY
+from momkde_core.methods import method_label
 from momkde_core.synthetic import SCHEMES
 
 from .choices import (
@@ -27,7 +29,7 @@ from .choices import (
     SCHEME_LABELS,
     block_options,
 )
-from .compute import DEFAULT_METHODS, Settings
+from .compute import DEFAULT_METHODS, METHODS, Settings
 from .keys import ESTIMATOR as KEY
 
 
@@ -66,6 +68,32 @@ def unless_held(key: str, **default: object) -> dict[str, object]:
     return {} if key in st.session_state else default
 
 
+def reset_on_change(marker: str, identity: str, defaults: dict[str, object]) -> None:
+    """When ``identity`` (say, the file's) differs from the one the session state holds under
+    ``marker``, set the widgets of ``defaults`` (key: value) to those values.
+
+    Setting their session state (not just dropping it) is what makes the browser show the new
+    choices: a dropped key left the old file's values on screen (the columns, and the label of
+    the outliers) while the script used the new defaults. The first identity of a session
+    keeps what its URL says (a shared link).
+    """
+    if st.session_state.get(marker) not in (None, identity):
+        st.session_state.update(defaults)
+    st.session_state[marker] = identity
+
+
+def upload_digest(upload, key: str) -> str:
+    """The SHA-256 of the uploaded file ``upload``, computed once per upload and kept under
+    ``key`` with its file id (a rerun would hash the whole file again, which takes long on
+    the largest uploads)."""
+    known = st.session_state.get(key)
+    if known is not None and known[0] == upload.file_id:
+        return known[1]
+    digest = hashlib.sha256(upload.getvalue()).hexdigest()
+    st.session_state[key] = (upload.file_id, digest)
+    return digest
+
+
 def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
     """The contamination scheme (the paper's four, or none), described under the picker."""
     scheme = container.selectbox(
@@ -81,12 +109,12 @@ def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
 
 
 #: Links made before the methods had codes hold their display labels ("MoM-KDE (S rule, CV h)").
-_METHOD_OF_LABEL: dict[str, str] = {m.label: name for name, m in METHODS.items()}
+_METHOD_OF_LABEL: dict[str, str] = {m.label: name for name, m in REGISTRY.items()}
 
 
 def methods_select(
     container=st,
-    options: tuple[str, ...] = DETECTOR_METHODS,
+    options: tuple[str, ...] = METHODS,
     default: tuple[str, ...] = DEFAULT_METHODS,
     help: str | None = None,
 ) -> list[str]:
@@ -236,6 +264,41 @@ def bandwidth_and_blocks(
     the ``n_outliers`` outliers of a sample whose ``true_share`` is known.
     """
     h_col, s_col = top.columns(2, gap="large") if side_by_side else (top, top)
+    bandwidth = _bandwidth_control(h_col, kernel, seed, eps, bandwidth_of)
+    blocks, auto = _blocks_control(s_col, n, n_outliers, eps, default_blocks)
+    if true_share is not None and n_outliers and blocks <= 2 * n_outliers:
+        why = (
+            f" S auto = 2⌈εn⌉+1 follows the stated share ε = {eps:g}, not the true ratio "
+            f"{true_share:g}: state a larger ε, or let ε follow the true ratio."
+            if auto and eps < true_share
+            else ""
+        )
+        top.warning(
+            f"S = {blocks} blocks cannot outvote the {n_outliers} outliers: with one outlier per "
+            f"block they can hold at least half of the blocks, so the median keeps their bump. "
+            f"The guide needs S > 2|O| = {2 * n_outliers}.{why}",
+            icon=":material/warning:",
+        )
+    return Settings(
+        bandwidth=bandwidth,
+        kernel=kernel,
+        n_blocks=int(blocks),
+        contamination=float(eps),
+        seed=seed,
+        auto_blocks=auto,
+    )
+
+
+def _bandwidth_control(
+    h_col,
+    kernel: str,
+    seed: int,
+    eps: float,
+    bandwidth_of: Callable[[str, str, int, float], float] | None,
+) -> str | float:
+    """The bandwidth rule and the h slider (shown when h is set by hand, or when
+    ``bandwidth_of`` gives the rule's h, which it then shows, disabled): the rule's name, or
+    the slider's h."""
     mode = (
         h_col.segmented_control(
             "Bandwidth h",
@@ -252,25 +315,31 @@ def bandwidth_and_blocks(
         )
         or "robust"
     )
-    bandwidth: str | float = mode
-    if mode == "manual" or bandwidth_of is not None:
-        label = "h"
-        if mode != "manual":
-            h_auto = bandwidth_of(mode, kernel, seed, eps)
-            st.session_state[KEY.h] = min(2.0, max(0.02, round(h_auto, 2)))
-            label = f"h ({BANDWIDTH_RULES[mode]}: {h_auto:.3g})"
-        value = h_col.slider(
-            label,
-            0.02,
-            2.0,
-            step=0.01,
-            **unless_held(KEY.h, value=0.3),
-            **url(KEY.h),
-            disabled=mode != "manual",
-            help='Choose "slider" to set h by hand; it starts from the h in use.',
-        )
-        if mode == "manual":
-            bandwidth = value
+    if mode != "manual" and bandwidth_of is None:
+        return mode
+    label = "h"
+    if mode != "manual":
+        h_auto = bandwidth_of(mode, kernel, seed, eps)
+        st.session_state[KEY.h] = min(2.0, max(0.02, round(h_auto, 2)))
+        label = f"h ({BANDWIDTH_RULES[mode]}: {h_auto:.3g})"
+    value = h_col.slider(
+        label,
+        0.02,
+        2.0,
+        step=0.01,
+        **unless_held(KEY.h, value=0.3),
+        **url(KEY.h),
+        disabled=mode != "manual",
+        help='Choose "slider" to set h by hand; it starts from the h in use.',
+    )
+    return value if mode == "manual" else mode
+
+
+def _blocks_control(
+    s_col, n: int, n_outliers: int | None, eps: float, default_blocks: int
+) -> tuple[int, bool]:
+    """S's mode and slider (log-spaced values, disabled and held at S auto in "auto"), with
+    a caption saying whether S meets the guide S > 2|O|: S, and whether it is S auto."""
     auto_blocks = n_blocks_for(n, eps)
     auto = (
         s_col.segmented_control(
@@ -309,24 +378,4 @@ def bandwidth_and_blocks(
     s_col.caption(
         f"S = {blocks}" + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "") + guide + "."
     )
-    if true_share is not None and n_outliers and blocks <= 2 * n_outliers:
-        why = (
-            f" S auto = 2⌈εn⌉+1 follows the stated share ε = {eps:g}, not the true ratio "
-            f"{true_share:g}: state a larger ε, or let ε follow the true ratio."
-            if auto and eps < true_share
-            else ""
-        )
-        top.warning(
-            f"S = {blocks} blocks cannot outvote the {n_outliers} outliers: with one outlier per "
-            f"block they can hold at least half of the blocks, so the median keeps their bump. "
-            f"The guide needs S > 2|O| = {2 * n_outliers}.{why}",
-            icon=":material/warning:",
-        )
-    return Settings(
-        bandwidth=bandwidth,
-        kernel=kernel,
-        n_blocks=int(blocks),
-        contamination=float(eps),
-        seed=seed,
-        auto_blocks=auto,
-    )
+    return blocks, auto

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from momkde_core import plots
+from momkde_core.plots._style import _rgba
 
 
 def _results() -> pd.DataFrame:
@@ -52,7 +53,7 @@ def test_density_figures():
     )
     assert [t.name for t in fig.data][:3] == ["S = 3 block KDEs (grey)", "True density", "KDE"]
     assert [t.name for t in fig.data][3:] == ["inliers (1)", "outliers (1)"]
-    assert fig.data[0].line.color == plots._rgba(plots.BLOCK_COLOR, 0.35)  # not MoM-KDE's hue
+    assert fig.data[0].line.color == _rgba(plots.BLOCK_COLOR, 0.35)  # not MoM-KDE's hue
 
 
 def test_flagged_rows_get_their_own_rug_row_and_rings():

@@ -662,7 +662,7 @@ def test_explore_captions_agree_with_their_numbers():
     """The walkthrough's findings: blocks too small are a failure only where MoM-KDE does not
     win (at ratio 0.3, blocks of 1.7 points and MoM-KDE 10x closer), and the ratio stated reads
     off the numbers shown (three significant digits)."""
-    from app_support.captions import compare_to_kde, reasons
+    from app_support.captions.density import compare_to_kde, reasons
 
     size_note = "too small"
     assert not any(size_note in r for r in reasons("uniform", 1429, 429, 859, 0.3, None, True))

@@ -5,6 +5,7 @@ and figures run, and are tested, without a session."""
 from __future__ import annotations
 
 import ast
+from importlib.util import resolve_name
 from pathlib import Path
 
 import pytest
@@ -36,12 +37,7 @@ def _imports(path: Path, module: str | None = None) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = resolve_name("." * node.level + (node.module or ""), package)
             found.add(target)
             found.update(
                 f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES
@@ -94,3 +90,15 @@ def test_the_checker_sees_function_level_and_relative_imports(tmp_path: Path) ->
     )
     found = _imports(probe, "app_support._probe")
     assert {"app_support.cache", "app_support.widgets", "streamlit"} <= found
+
+
+def test_the_apps_methods_are_the_registrys() -> None:
+    """The app names no method of its own: the methods it compares are detector methods of
+    the registry, those of the Sweep and Real data pages registry names with a results-table
+    name (the runner's)."""
+    from app_support.compute import METHODS
+    from app_support.results import SWEEP_METHODS, runner_methods
+    from momkde_core.methods import DETECTOR_METHODS, from_table
+
+    assert set(METHODS) <= set(DETECTOR_METHODS)
+    assert [from_table(name) for name in runner_methods(SWEEP_METHODS)] == list(SWEEP_METHODS)

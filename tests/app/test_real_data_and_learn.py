@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app_support.captions import ratio_list, sweep_stats
+from app_support.captions.sweep import sweep_stats
+from app_support.captions.text import ratio_list
 from app_support.results import latest_results
 from momkde_core import metrics
 from momkde_core.plots import FLAG_COLOR

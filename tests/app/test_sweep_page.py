@@ -11,15 +11,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_support import cache
-from app_support.captions import (
-    COINCIDE,
-    RKDE_JUMP,
-    below_chance,
-    coinciding_lines,
-    ratio_list,
-    sweep_stats,
-    sweep_verdicts,
-)
+from app_support.captions.coinciding import COINCIDE, coinciding_lines
+from app_support.captions.sweep import RKDE_JUMP, below_chance, sweep_stats, sweep_verdicts
+from app_support.captions.text import ratio_list
 from momkde_core.plots import metric_vs_ratio_figure
 from tests.app._apptest import caption, figures, open_app, values
 

@@ -209,7 +209,7 @@ def test_a_bad_cell_is_named_by_its_row_in_the_file(monkeypatch):
 
 
 def test_small_blocks_say_so_and_what_to_try():
-    from app_support.scoring import blocks_note
+    from app_support.captions.your_data import blocks_note
 
     note = blocks_note(344, 71, 0.1, True)
     assert "hold 4.8 rows each (n / S = 344 / 71)" in note
@@ -244,7 +244,7 @@ def test_the_share_flagged_among_fitted_rows_and_the_others(downloads, monkeypat
 
 def test_drift_of_the_share_is_explained():
     """Many columns, a small h: the KDE flags far more of the rows it was not fitted on."""
-    from app_support.scoring import flag_share_note
+    from app_support.captions.your_data import flag_share_note
 
     rng = np.random.default_rng(0)
     fit_rows = np.arange(200)
@@ -336,7 +336,7 @@ def test_two_columns_are_drawn_together_by_default():
 
 
 def test_tied_aucs_name_every_best_method():
-    from app_support.captions import auc_verdict
+    from app_support.captions.your_data import auc_verdict
 
     tie = auc_verdict({"kde": 0.95, "mom_kde": 0.99612, "rkde": 0.99649, "spkde": 0.9951})
     assert tie == "MoM-KDE and RKDE rank the outliers best (AUC 0.996; the KDE 0.950)."

@@ -1,0 +1,185 @@
+"""What every figure shares: one colour and one name per method, the legend order, the
+layout, and the log density axis' floor and decade ticks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..methods import METHODS
+from ..methods import method_label as _registry_label
+
+#: One colour per method, used by every figure (colour-blind friendly, Okabe-Ito based).
+METHOD_COLORS: dict[str, str] = {
+    "kde": "#E69F00",
+    "kde_robust": "#B07800",
+    "mom_kde": "#C2185B",
+    "mom_kde_auto": "#C2185B",  # the library's default MoM-KDE: what the app calls MoM-KDE
+    "mom_kde_rule": "#F06292",
+    "mom_kde_oracle": "#8E24AA",
+    "mom_kde_blockh": "#D55E00",
+    "mom_kde_oracle_blockh": "#CE93D8",
+    "rkde": "#0072B2",
+    "spkde": "#009E73",
+    "screened_kde": "#56B4E9",  # Okabe-Ito sky blue: lighter than RKDE's blue
+    "truth": "#1F2430",
+}
+#: The block KDEs behind MoM-KDE's median: a neutral grey, so they are not read as MoM-KDE.
+BLOCK_COLOR = "#7A8194"
+#: Rows an outlier detector flagged (Your data page): a colour no method uses.
+FLAG_COLOR = "#6A1B9A"
+#: AUC of a score that ranks at random: the line an AUC figure is read against.
+CHANCE_AUC = 0.5
+#: Marker traces up to this many points are SVG, larger ones WebGL (density_2d_figure).
+SVG_MARKERS = 2000
+#: Decades of density the 2-D maps' colour scale spans below its top (density_2d_figure):
+#: a KDE's plateau over uniform outliers, ~1e-3 of the peak, gets a colour of its own.
+COLOUR_DECADES = 4
+
+#: The name legends give the true density (``"truth"`` among a figure's curves).
+TRUTH_LABEL = "True density"
+
+#: Human-readable names of the metrics of the experiment tables.
+METRIC_LABELS: dict[str, str] = {
+    "js": "Jensen-Shannon divergence (base 2)",
+    "js_distance": "Jensen-Shannon distance",
+    "kl_fhat_f": "KL(f̂ ‖ f)",
+    "kl_f_fhat": "KL(f ‖ f̂)",
+    "l1": "L1 error",
+    "linf": "L∞ error",
+    "auc": "ROC AUC",
+}
+
+# No template: in the app Streamlit's theme styles the charts (and building a figure with
+# a template adds to each redraw); standalone HTML sets STANDALONE_TEMPLATE.
+#: The Plotly template of standalone figures (HTML and static files); the builders set none.
+STANDALONE_TEMPLATE = "plotly_white"
+_LAYOUT = dict(
+    margin=dict(l=10, r=10, t=50, b=10),
+    legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0),
+    font=dict(family="sans-serif"),
+)
+
+
+def log_density_floor(peak: float) -> float:
+    """The bottom of :func:`density_1d_figure`'s log axis for curves peaking at ``peak``.
+
+    The axis spans :data:`COLOUR_DECADES` decades below its top, 1.3 times the peak; values
+    below the floor (a compact kernel's zeros) are drawn at it.
+
+    Parameters
+    ----------
+    peak : float
+        The highest value drawn (1 is used when it is not positive).
+
+    Returns
+    -------
+    floor : float
+        The axis' bottom, in density units.
+
+    Examples
+    --------
+    >>> from momkde_core.plots import log_density_floor
+    >>> round(log_density_floor(0.4), 8)
+    5.2e-05
+    """
+    return 10.0 ** (_log_top(peak) - COLOUR_DECADES)
+
+
+def _log_top(peak: float) -> float:
+    """log10 of the top of a log axis over curves peaking at ``peak``: 1.3 times it."""
+    return float(np.log10(1.3 * peak)) if peak > 0 else 0.0
+
+
+def _decade_ticks(bottom: float, top: float) -> dict[str, list]:
+    """Tick values at the whole decades between ``bottom`` and ``top`` (log10), on an axis
+    of log10 values, labelled as densities (0.1, 0.01 ...)."""
+    decades = list(range(int(np.ceil(bottom)), int(np.floor(top)) + 1))
+    return {"tickvals": decades, "ticktext": [f"{10.0**k:g}" for k in decades]}
+
+
+def method_color(method: str) -> str:
+    """Colour of ``method`` (grey for a method without an assigned colour).
+
+    Parameters
+    ----------
+    method : str
+        A method name (a key of :data:`METHOD_COLORS`).
+
+    Returns
+    -------
+    color : str
+        A ``#RRGGBB`` colour.
+
+    Examples
+    --------
+    >>> from momkde_core.plots import method_color
+    >>> method_color("rkde"), method_color("unknown")
+    ('#0072B2', '#7F7F7F')
+    """
+    return METHOD_COLORS.get(method, "#7F7F7F")
+
+
+def method_label(method: str) -> str:
+    """Display name of ``method``: the registry's label (:func:`momkde_core.methods.method_label`),
+    :data:`TRUTH_LABEL` for ``"truth"``, the raw name when unknown.
+
+    Parameters
+    ----------
+    method : str
+        A name of :data:`momkde_core.methods.METHODS`, or ``"truth"``.
+
+    Returns
+    -------
+    label : str
+        The name legends show.
+
+    Examples
+    --------
+    >>> from momkde_core.plots import method_label
+    >>> method_label("mom_kde_auto"), method_label("truth"), method_label("my_method")
+    ('MoM-KDE (auto)', 'True density', 'my_method')
+    """
+    return TRUTH_LABEL if method == "truth" else _registry_label(method)
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    """``#RRGGBB`` as a CSS ``rgba()`` string with opacity ``alpha`` (for shaded bands)."""
+    h = hex_color.lstrip("#")
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def legend_order(methods: Iterable[str]) -> list[str]:
+    """``methods`` in the order figures draw and legends list them: the truth, then the
+    registry's order (:data:`momkde_core.methods.METHODS`), unknown names last as given.
+
+    Parameters
+    ----------
+    methods : iterable of str
+        Method names (repeats are dropped).
+
+    Returns
+    -------
+    ordered : list of str
+        The same names, ordered.
+
+    Examples
+    --------
+    >>> from momkde_core.plots import legend_order
+    >>> legend_order(["spkde", "mine", "kde", "truth"])
+    ['truth', 'kde', 'spkde', 'mine']
+    """
+    given = list(dict.fromkeys(methods))
+    known = [m for m in ("truth", *METHODS) if m in given]
+    return known + [m for m in given if m not in known]
+
+
+def _sample_groups(n: int, is_outlier: np.ndarray | None) -> list[tuple[str, np.ndarray]]:
+    """(name, mask) of the non-empty groups a plot draws apart: "inliers" and "outliers"
+    when labels are given, else one "sample"."""
+    if is_outlier is None:
+        return [("sample", np.ones(n, bool))] if n else []
+    mask = np.asarray(is_outlier, bool).ravel()
+    return [(name, m) for name, m in (("inliers", ~mask), ("outliers", mask)) if m.any()]
