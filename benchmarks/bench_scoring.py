@@ -2,8 +2,9 @@
 
 Run: ``python benchmarks/bench_scoring.py [--write-docs] [--cli] [--huge]``.
 
-Detectors: momkde's default (``make_detector("mom_kde")``: MoM-KDE with S and h from the
-contamination) and ``make_detector("kde")`` (the KDE with the cross-validated bandwidth),
+Detectors: momkde's default (``make_detector()``: MoMKDE(n_blocks=21, bandwidth="scott"),
+``OutlierDetector()``'s estimator), ``make_detector("mom_kde")`` (MoM-KDE with S and h from
+the contamination) and ``make_detector("kde")`` (the KDE with the cross-validated bandwidth),
 against scikit-learn's IsolationForest, LocalOutlierFactor(novelty=True) and KernelDensity
 (Scott's bandwidth, tree-based), and PyOD's KDE and ECOD when PyOD is installed. Data:
 standard normal with 10 % uniform outliers on [-6, 6]^d (standardised, as ``momkde score``
@@ -35,6 +36,7 @@ from sklearn.ensemble import IsolationForest
 from sklearn.neighbors import KernelDensity, LocalOutlierFactor
 
 from momkde_core import make_detector
+from momkde_core.methods import DEFAULT_DETECTOR
 
 N_SCORE = 100_000
 CONTAMINATION = 0.1
@@ -59,7 +61,10 @@ def sample(n: int, d: int, rng: np.random.Generator) -> np.ndarray:
 
 def peers() -> dict:
     out = {
-        "momkde mom_kde (default)": lambda: make_detector("mom_kde", CONTAMINATION, 0),
+        "momkde default (mom_kde_21)": lambda: make_detector(
+            contamination=CONTAMINATION, random_state=0
+        ),
+        "momkde mom_kde (S, h from the share)": lambda: make_detector("mom_kde", CONTAMINATION, 0),
         "momkde kde (CV bandwidth)": lambda: make_detector("kde", CONTAMINATION, 0),
         "IsolationForest": lambda: IsolationForest(contamination=CONTAMINATION, random_state=0),
         "LocalOutlierFactor(novelty=True)": lambda: LocalOutlierFactor(
@@ -137,7 +142,7 @@ def time_cli(folder: Path, rng: np.random.Generator) -> list[str]:
         t0 = time.perf_counter()
         subprocess.run([sys.executable, str(script), data, folder / "if.csv"], check=True)
         base = time.perf_counter() - t0
-        for method in ("mom_kde", "kde"):
+        for method in (DEFAULT_DETECTOR, "kde"):
             seconds, first = run_cli(
                 ["score", str(data), "--method", method, "--out", str(folder / "s.csv")],
                 folder / "stderr.txt",
