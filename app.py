@@ -18,10 +18,10 @@ from momkde_core.plots import density_1d_figure
 @st.cache_resource
 def one_blas_thread() -> None:
     """One BLAS thread per call, once per server process: the pages' fits are small (n of a
-    few thousand), and OpenBLAS's threads waiting for each other on busy cores made each page
-    run cost the server about three times the CPU under concurrent sessions
-    (benchmarks/load_test.py; docs/benchmarks.md, "The app under load"). Large scoring still
-    uses every core: the engine tiles it over its own threads."""
+    few thousand), and OpenBLAS's threads waiting for each other on busy cores multiplied the
+    CPU each page run cost the server under concurrent sessions (benchmarks/load_test.py;
+    docs/benchmarks.md, "The app under load"). Large scoring still uses every core: the
+    engine tiles it over its own threads."""
     threadpool_limits(limits=1, user_api="blas")
 
 

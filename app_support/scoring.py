@@ -38,8 +38,8 @@ from .compute import Settings, make_estimator
 #: Rows the estimators are fitted on at most (a uniform sample; RKDE and SPKDE learn in O(n^2)).
 MAX_FIT = 2_000
 #: Rows the page scores at most. A larger file is scored on a uniform sample of this many rows,
-#: with a notice pointing to ``momkde score``. The limit keeps the first view of a file within
-#: half a minute or so on a small machine (measured: docs/guide/app.md, "Large files").
+#: with a notice pointing to ``momkde score``. The limit keeps the first view of a file short
+#: on a small machine (docs/guide/app.md, "Large files").
 MAX_SCORED_ROWS = 500_000
 #: Rows drawn in the density figure at most (ticks or dots; thousands more only slow the
 #: browser and hide nothing a sample does not show). The tables and the download have all.

@@ -37,7 +37,7 @@ def density_2d_figure(
     A linear scale hid a KDE's outlier mass (~1e-3 of the peak under uniform outliers) in
     its lowest step, so S = 3 and S = 225 looked alike. The colour bar is labelled in
     density values and the hover shows each map's density as it is. The maps are images
-    (heatmaps of float32 values), which a browser draws several times faster than filled
+    (heatmaps of float32 values), which a browser draws faster than filled
     contours and which halve what the page sends.
 
     The sample is drawn on the first panel only (the "data" map: the truth in Explore), so

@@ -1,7 +1,7 @@
 """The load test's measurement of a process tree (benchmarks/load_test.py): without psutil it
 reads /proc, and both give the same memory and CPU time. The load test itself (a real browser
-run, 10 sessions x 5 moves) is a benchmark: see the README. Two sessions and one move take about
-30 s on the 2-core development machine, too long for the suite.
+run, 10 sessions x 5 moves) is a benchmark: see the README. Even two sessions and one move take
+too long for the suite.
 """
 
 from __future__ import annotations
