@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from momkde_core.bandwidth._robust import n_blocks_for
 from momkde_core.methods import METHODS as REGISTRY
@@ -82,7 +83,7 @@ def reset_on_change(marker: str, identity: str, defaults: dict[str, object]) -> 
     st.session_state[marker] = identity
 
 
-def upload_digest(upload, key: str) -> str:
+def upload_digest(upload: UploadedFile, key: str) -> str:
     """The SHA-256 of the uploaded file ``upload``, computed once per upload and kept under
     ``key`` with its file id (a rerun would hash the whole file again, which takes long on
     the largest uploads)."""

@@ -202,7 +202,7 @@ def _sample_traces(pts: np.ndarray, is_outlier: np.ndarray | None) -> list:
     ]
 
 
-def _ring_trace(pts: np.ndarray, showlegend: bool):
+def _ring_trace(pts: np.ndarray, showlegend: bool) -> go.Scatter | go.Scattergl:
     """The flagged rows ``pts`` as thin rings (every panel; one legend entry)."""
     return _markers(len(pts))(
         x=pts[:, 0],
