@@ -14,7 +14,16 @@ ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ("getting-started", "robust-density", "outlier-detection", "app", "performance")
 PAGES = ("reproduction", "robust_density", "anomaly", "benchmarks", "architecture", "api")
 ESTIMATORS = ("KDE", "MoMKDE", "RKDE", "SPKDE", "ScreenedKDE", "OutlierDetector")
-MODULES = ("metrics", "bandwidth", "synthetic", "datasets", "experiments", "plots", "cli")
+MODULES = (
+    "metrics",
+    "bandwidth",
+    "synthetic",
+    "datasets",
+    "experiments",
+    "methods",
+    "plots",
+    "cli",
+)
 
 
 def test_docs_build_without_warnings(tmp_path: Path) -> None:
@@ -52,6 +61,9 @@ def test_docs_build_without_warnings(tmp_path: Path) -> None:
         assert f'id="momkde_core.{name}"' in api, name
     assert 'id="momkde_core.MoMKDE.pdf_grid"' in api  # inherited methods are listed
     assert 'id="momkde_core.make_detector"' in api
+    assert 'id="momkde_core.InvalidParameterError"' in api
+    assert 'id="momkde_core.KERNELS"' in api  # not under the module an automodule left current
+    assert 'id="momkde_core.methods.build_estimator"' in api
     for module in MODULES:
         assert f'id="module-momkde_core.{module}"' in api, module
     assert "set_fit_request" not in api  # scikit-learn's additions are left out

@@ -15,7 +15,16 @@ import momkde_core
 
 # the public modules of docs/architecture.md; with __all__ their API is that list, otherwise
 # every public function and class they define
-PUBLIC_MODULES = ("metrics", "bandwidth", "synthetic", "datasets", "io", "experiments", "plots")
+PUBLIC_MODULES = (
+    "metrics",
+    "bandwidth",
+    "synthetic",
+    "datasets",
+    "io",
+    "experiments",
+    "methods",
+    "plots",
+)
 
 
 def _public_objects() -> dict[str, object]:
