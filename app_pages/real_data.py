@@ -14,12 +14,15 @@ import os
 import pandas as pd
 import streamlit as st
 
-from app_support.cache import dataset_problem, run_sweep, stored_results
+from app_support.cache import adbench_tables, dataset_problem, run_sweep, stored_results
 from app_support.captions.coinciding import coinciding_lines
 from app_support.captions.sweep import below_chance, mean_curves
 from app_support.captions.text import listed
+from app_support.figures import adbench_figure
 from app_support.results import (
+    ADBENCH_DEFAULT,
     RESULTS_DIR,
+    adbench_path,
     SWEEP_DEFAULTS,
     SWEEP_METHODS,
     display_names,
@@ -92,7 +95,62 @@ def protocol_text(methods: list[str]) -> str:
     )
 
 
+def adbench_section() -> None:
+    """ADBench: where each detector wins. The stored benchmark results (in the repository: no
+    data set needed) as a table per detector and a dot plot of the AUC-ROC per set."""
+    st.subheader("ADBench: where each detector wins")
+    path = adbench_path()
+    if path is None:
+        st.info("No stored ADBench results in docs/results.")
+        return
+    summary, per_set = adbench_tables(path)
+    st.markdown(
+        "Before you upload a file: how the library's detectors and the usual peers rank the "
+        "rows of the public outlier-detection benchmark. The library's default detector, "
+        f"**{ADBENCH_DEFAULT}**, needs no share of outliers to rank the rows (the stated "
+        "share only sets the threshold)."
+    )
+    st.dataframe(
+        summary.style.format("{:.3f}", subset=["mean AUC-ROC", "mean AP"]).format(
+            "{:.2f}", subset=["average rank", "time / IsolationForest"]
+        )
+    )
+    st.caption(
+        "Per detector: the mean over the sets of the AUC-ROC and of the average precision "
+        "(each set's value the mean over its seeds), the average rank of the per-set AUC-ROC "
+        "(1 = best) and the total time as a ratio to scikit-learn's IsolationForest."
+    )
+    st.plotly_chart(
+        adbench_figure(per_set, ADBENCH_DEFAULT), key="adbench", config={"displaylogo": False}
+    )
+    st.caption(
+        f"Mean AUC-ROC of each detector on each of the {len(per_set)} sets (one marker per "
+        f"detector; the diamond: {ADBENCH_DEFAULT}, the library's default; dotted: chance). "
+        "Source: ADBench (Han et al., NeurIPS 2022), 21 classical sets, 5 seeds, its "
+        "unsupervised protocol; the sets' original sources per ADBench's paper. Stored results "
+        f"`docs/results/{path.name}`; the choice of the default and the protocol: "
+        "docs/anomaly.md."
+    )
+
+
 st.title("Real data")
+#: The page's two views (the URL holds the chosen one's name): the paper's data sets, and
+#: the ADBench benchmark of the detectors.
+VIEWS = ("Six data sets", "ADBench")
+view = (
+    st.segmented_control(
+        "Show",
+        VIEWS,
+        default=VIEWS[0],
+        **url("view"),
+        help="Six data sets: the paper's reproduction (AUC against the outlier ratio). "
+        "ADBench: where each detector wins on the public outlier-detection benchmark.",
+    )
+    or VIEWS[0]
+)
+if view == "ADBench":
+    adbench_section()
+    st.stop()
 side = st.sidebar
 chosen = side.multiselect("Data sets", DATASETS, default=["iris", "breast_cancer"], **url("sets"))
 stored_path = latest_results("real_honest")

@@ -209,6 +209,14 @@ def stored_results(path: Path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def adbench_tables(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The stored ADBench table at ``path``, summarised per detector and per set
+    (:func:`~app_support.results.adbench_summary`, :func:`~app_support.results.adbench_per_set`)."""
+    rows = results.adbench_rows(pd.read_csv(path))
+    return results.adbench_summary(rows), results.adbench_per_set(rows)
+
+
 @st.cache_data(show_spinner=False)
 def dataset_problem(name: str, env_dir: str | None) -> str | None:
     """:func:`app_support.results.dataset_problem`; ``env_dir``, the value of

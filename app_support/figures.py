@@ -282,3 +282,41 @@ def visible_legend_dots(fig: go.Figure) -> None:
                 hoverinfo="skip",
             )
         )
+
+
+def adbench_figure(per_set: pd.DataFrame, highlight: str) -> go.Figure:
+    """ADBench's mean AUC-ROC per set (rows) and detector (columns) as a dot plot: the sets on
+    the y axis, one marker per detector, ``highlight`` (the library's default) drawn larger
+    and on top; dotted line at chance (0.5)."""
+    fig = go.Figure()
+    sets = list(per_set.index)
+    order = [d for d in per_set.columns if d != highlight] + (
+        [highlight] if highlight in per_set.columns else []
+    )
+    for detector in order:
+        main = detector == highlight
+        fig.add_trace(
+            go.Scatter(
+                x=per_set[detector].tolist(),
+                y=sets,
+                mode="markers",
+                name=detector,
+                marker=dict(
+                    size=13 if main else 7,
+                    symbol="diamond" if main else "circle",
+                    color="#C2185B" if main else None,
+                    opacity=1.0 if main else 0.7,
+                    line=dict(width=1, color="black") if main else dict(width=0),
+                ),
+            )
+        )
+    fig.add_vline(x=0.5, line_dash="dot", line_color="grey")
+    fig.update_layout(
+        title="ADBench: AUC-ROC per set (mean over the seeds)",
+        xaxis_title="AUC-ROC (higher is better)",
+        yaxis=dict(autorange="reversed", title=None),
+        height=max(420, 28 * len(sets) + 140),
+        legend=dict(orientation="h", yanchor="top", y=-0.12),
+        margin=dict(l=10, r=10, t=50, b=10),
+    )
+    return fig

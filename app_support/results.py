@@ -100,3 +100,79 @@ def dataset_problem(name: str) -> str | None:
     except ValueError as err:
         return str(err)
     return None
+
+
+#: The stored ADBench results: the benchmark's run of the library's three detectors and the
+#: peers (``benchmarks/bench_adbench.py --out``), preferred when present; else the run of the
+#: preregistered rules (:data:`ADBENCH_RULES`), where the library's default was chosen.
+ADBENCH_RESULTS = RESULTS_DIR / "adbench.csv.gz"
+ADBENCH_RULES = RESULTS_DIR / "adbench_rules.csv.gz"
+#: The library's default detector as the tables name it (highlighted in the figure).
+ADBENCH_DEFAULT = "momkde default (MoM-KDE, S = 21, Scott h)"
+#: The detectors' display names, from either table (the rules not listed are left out).
+ADBENCH_NAMES: dict[str, str] = {
+    "momkde_default": ADBENCH_DEFAULT,
+    "momkde_mom_kde": "momkde mom_kde (S, h from share 0.1)",
+    "momkde_kde": "momkde kde (CV h)",
+    "rule_mom_s21_scott": ADBENCH_DEFAULT,
+    "rule_mom_default": "momkde mom_kde (S, h from share 0.1)",
+    "rule_kde_cv": "momkde kde (CV h)",
+}
+#: The time reference: scikit-learn's IsolationForest.
+ADBENCH_REFERENCE = "isolation_forest"
+
+
+def adbench_path(directory: Path = RESULTS_DIR) -> Path | None:
+    """The stored ADBench table to show: ``adbench.csv.gz`` when present, else
+    ``adbench_rules.csv.gz``, else None."""
+    for name in (ADBENCH_RESULTS.name, ADBENCH_RULES.name):
+        if (directory / name).exists():
+            return directory / name
+    return None
+
+
+def adbench_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` (a stored ADBench table: set, seed, detector, auc_roc, average_precision,
+    seconds) with the library's detectors renamed (:data:`ADBENCH_NAMES`) and the other
+    ``rule_*`` candidates left out; the peers keep their names."""
+    kept = results[
+        ~results["detector"].str.startswith("rule_")
+        | results["detector"].isin(list(ADBENCH_NAMES))
+    ]
+    return kept.assign(detector=kept["detector"].replace(ADBENCH_NAMES))
+
+
+def adbench_per_set(results: pd.DataFrame) -> pd.DataFrame:
+    """Mean AUC-ROC over the seeds, sets x detectors (:func:`adbench_rows`' table)."""
+    return results.groupby(["set", "detector"])["auc_roc"].mean().unstack("detector")
+
+
+def adbench_summary(results: pd.DataFrame) -> pd.DataFrame:
+    """Per detector: mean AUC-ROC and average precision over the sets (each the mean over its
+    seeds), the average rank of the per-set AUC-ROC (1 = best) and the time summed over the
+    runs as a ratio to IsolationForest's; sorted by mean AUC-ROC, best first.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({
+    ...     "set": ["a", "a", "b", "b"], "seed": 0,
+    ...     "detector": ["isolation_forest", "lof"] * 2,
+    ...     "auc_roc": [0.9, 0.7, 0.6, 0.8], "average_precision": [0.5, 0.3, 0.2, 0.4],
+    ...     "seconds": [1.0, 2.0, 1.0, 2.0]})
+    >>> adbench_summary(rows)["average rank"].tolist()
+    [1.5, 1.5]
+    """
+    per_set = results.groupby(["set", "detector"])[["auc_roc", "average_precision"]].mean()
+    auc = per_set["auc_roc"].unstack("detector")
+    seconds = results.groupby("detector")["seconds"].sum()
+    reference = seconds.get(ADBENCH_REFERENCE)
+    table = pd.DataFrame(
+        {
+            "mean AUC-ROC": auc.mean(),
+            "mean AP": per_set["average_precision"].unstack("detector").mean(),
+            "average rank": auc.rank(axis=1, ascending=False).mean(),
+            "time / IsolationForest": seconds / reference if reference else float("nan"),
+        }
+    )
+    table.index.name = "detector"
+    return table.sort_values("mean AUC-ROC", ascending=False)

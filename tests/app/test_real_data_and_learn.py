@@ -249,3 +249,41 @@ def test_learn_gain_is_computed_from_its_table():
         f"{lo:.2g}x lower JS on {low[0]} at {low[1]} up to {hi:.2g}x on {high[0]} at {high[1]}"
         in text
     )
+
+
+def test_real_data_shows_adbench_where_each_detector_wins(no_data):
+    """The ADBench view: the stored results (no data set installed) as a table per detector
+    and a dot plot of the AUC-ROC per set, the library's default highlighted, the source cited."""
+    from app_support.results import ADBENCH_DEFAULT
+
+    at = open_app("app_pages/real_data.py", view="ADBench")
+    assert not at.exception
+    assert [s.value for s in at.subheader] == ["ADBench: where each detector wins"]
+    (table,) = at.dataframe
+    shown = table.value
+    expected = {
+        ADBENCH_DEFAULT,
+        "momkde mom_kde (S, h from share 0.1)",
+        "momkde kde (CV h)",
+        "isolation_forest",
+        "ecod",
+        "copod",
+        "hbos",
+        "knn",
+        "lof",
+    }
+    assert expected <= set(shown.index) and not any(d.startswith("rule_") for d in shown.index)
+    assert list(shown.columns) == [
+        "mean AUC-ROC",
+        "mean AP",
+        "average rank",
+        "time / IsolationForest",
+    ]
+    assert shown.loc["isolation_forest", "time / IsolationForest"] == pytest.approx(1.0)
+    (fig,) = figures(at)
+    names = [t["name"] for t in fig["data"]]
+    assert set(names) == set(shown.index) and names[-1] == ADBENCH_DEFAULT  # drawn on top
+    assert len(set(fig["data"][0]["y"])) == 21
+    text = caption(at, "Mean AUC-ROC of each detector")
+    assert "ADBench (Han et al., NeurIPS 2022), 21 classical sets, 5 seeds" in text
+    assert "docs/anomaly.md" in text
