@@ -51,7 +51,8 @@ from app_support.captions.your_data import (
     sampled_file_note,
 )
 from app_support.compute import (
-    DEFAULT_METHODS,
+    YOUR_DATA_DEFAULTS,
+    YOUR_DATA_METHODS,
     Settings,
     metric_table,
     own_bandwidth,
@@ -91,7 +92,7 @@ from app_support.widgets import (
     user_errors,
 )
 from momkde_core.io import numeric_matrix, text_in_numeric_columns
-from momkde_core.methods import method_label
+from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 UPLOAD = "(upload a file)"
@@ -322,14 +323,15 @@ def score_methods(
 def flag_picker(side, detections: dict) -> str | None:
     """The method whose flags the figure marks, None when no method scored.
 
-    The picker must show the method the page flags with. Its default (MoM-KDE, else the
-    first method) is its first option, so no default index is passed (one passed on its
+    The picker must show the method the page flags with. Its default (the library's default
+    detector, :data:`~momkde_core.methods.DEFAULT_DETECTOR`, else MoM-KDE, else the first
+    method) is its first option, so no default index is passed (one passed on its
     first run only showed the first option later on). The choice it holds is set again
     before it: a picker that comes back after runs without it (no file, no column scored)
     otherwise shows its default while the page flags with the choice (a link's first run
     holds none: its URL sets it).
     """
-    options = sorted(detections, key=lambda m: m != "mom_kde")
+    options = sorted(detections, key=lambda m: (m != DEFAULT_DETECTOR, m != "mom_kde"))
     if st.session_state.get(KEY.flag) in options:
         st.session_state[KEY.flag] = st.session_state[KEY.flag]
     if not detections:
@@ -459,7 +461,15 @@ with user_errors():
         help="Centre and scale every column so that one bandwidth suits all of them.",
     )
     side.header("Estimators")
-    methods = methods_select(side) or list(DEFAULT_METHODS)  # none chosen: the paper's four
+    # none chosen: the default detector and the paper's four
+    methods = methods_select(
+        side,
+        YOUR_DATA_METHODS,
+        YOUR_DATA_DEFAULTS,
+        help=f"{method_label(DEFAULT_DETECTOR)}: the library's default detector (its own S "
+        "and h, no share needed to rank the rows), which flags the rows unless you pick "
+        "another below.",
+    ) or list(YOUR_DATA_DEFAULTS)
     plot_cols, score_cols = usable_columns(identity, whole, frame, plot_cols, score_cols)
     used = list(dict.fromkeys([*plot_cols, *score_cols]))
     _, kept = (

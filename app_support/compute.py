@@ -24,7 +24,7 @@ from momkde_core import bandwidth as bandwidth_rules
 from momkde_core import metrics
 from momkde_core._engine._grid import Grid, grid_around
 from momkde_core.kernels import get_kernel
-from momkde_core.methods import build_estimator
+from momkde_core.methods import DEFAULT_DETECTOR, build_estimator
 
 #: The estimators the app compares, in display order: detector methods of the registry
 #: (:data:`momkde_core.methods.DETECTOR_METHODS`) fitted with the page's shared h, kernel and S.
@@ -32,11 +32,19 @@ METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
 #: The methods a page shows until the user picks others: the paper's four (the screened KDE,
 #: a MoM-KDE fit and two cross-validations, is one click away).
 DEFAULT_METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
+#: The Your data page's methods: the library's default detector
+#: (:data:`momkde_core.methods.DEFAULT_DETECTOR`, MoM-KDE with its own S = 21 and Scott's h,
+#: what ``OutlierDetector()`` and ``momkde score`` use) first, then the compared ones. Explore
+#: keeps :data:`METHODS` (a comparison at one shared h).
+YOUR_DATA_METHODS: tuple[str, ...] = (DEFAULT_DETECTOR, *METHODS)
+#: The methods Your data scores until the user picks others: the default detector, which
+#: flags the rows, and the paper's four.
+YOUR_DATA_DEFAULTS: tuple[str, ...] = (DEFAULT_DETECTOR, *DEFAULT_METHODS)
 #: Methods whose fit depends on the stated share of outliers (MoM-KDE's depends on it through
 #: S alone, resolved in Settings).
 TOLD_THE_SHARE: tuple[str, ...] = ("spkde", "screened_kde")
 #: Methods drawing at random: MoM-KDE's blocks; the screened KDE's screen and its CV folds.
-SEEDED: tuple[str, ...] = ("mom_kde", "screened_kde")
+SEEDED: tuple[str, ...] = ("mom_kde", "screened_kde", DEFAULT_DETECTOR)
 #: The screened KDE's own bandwidth rule, applied to the rows it keeps, unless h is set on
 #: the slider (the page's rules select h on all the rows, outliers included).
 SCREENED_RULE = "cv"
@@ -100,12 +108,18 @@ def make_estimator(method: str, h: float, s: Settings) -> BaseEstimator:
     of :data:`METHODS`) with bandwidth ``h`` (already selected) and the settings ``s``.
 
     MoM-KDE gets S from the settings; the methods of :data:`SEEDED` get the seed. The
+    default detector (:data:`~momkde_core.methods.DEFAULT_DETECTOR`) keeps its own S and h
+    (``h`` and S are ignored) and takes the kernel and the seed. The
     screened KDE is told the stated share and uses its own rule on the rows it keeps
     (:func:`own_bandwidth`), ``h`` only when the settings hold a number; its screen is
     ScreenedKDE's default (MoM-KDE with S auto and the robust h for that share).
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
+    if method not in YOUR_DATA_METHODS:
+        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(YOUR_DATA_METHODS)}")
+    if method == DEFAULT_DETECTOR:  # the library's default: its own S and h, the page's kernel
+        return build_estimator(
+            method, contamination=s.contamination, random_state=s.seed, kernel=s.kernel
+        )
     params = {
         "bandwidth": SCREENED_RULE if method == "screened_kde" and own_bandwidth(s) else h,
         "kernel": s.kernel,

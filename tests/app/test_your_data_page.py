@@ -376,3 +376,20 @@ def test_the_empty_page_names_its_samples():
     ]:
         assert f"**{name}**, {shows}" in text
     assert "Where MoM-KDE wins." in open_app(PAGE, sample="sensor_glitches.csv").info[0].value
+
+
+def test_the_page_flags_with_the_library_default_detector_by_default():
+    """No method chosen: Your data scores with the library's default detector (DEFAULT_DETECTOR,
+    labelled from the registry) and the paper's four, and flags with the default detector;
+    Explore keeps its own methods, without it (#34)."""
+    from momkde_core.methods import DEFAULT_DETECTOR, method_label
+
+    at = open_app(PAGE, sample="sensor_glitches.csv")
+    box = at.sidebar.multiselect(key="methods")
+    assert DEFAULT_DETECTOR in box.options and box.value[0] == DEFAULT_DETECTOR
+    assert {"kde", "mom_kde", "rkde", "spkde", "screened_kde"} <= set(box.options)
+    flag = at.sidebar.selectbox(key="flag")
+    assert flag.value == DEFAULT_DETECTOR == flag.options[0]
+    assert caption(at, f"{method_label(DEFAULT_DETECTOR)} flags 96 of 960 rows")
+    explore = open_app("app_pages/explore.py")
+    assert DEFAULT_DETECTOR not in explore.sidebar.multiselect(key="methods").options
