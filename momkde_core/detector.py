@@ -329,8 +329,9 @@ def make_detector(
     method : {"mom_kde_21", "kde", "mom_kde", "rkde", "spkde", "screened_kde"}, \
 default "mom_kde_21"
         One of :data:`METHODS`; the estimator is the registry's
-        (:func:`~momkde_core.methods.build_estimator`). ``mom_kde_21``: the default
-        detector's MoMKDE(n_blocks=21, bandwidth="scott") (:class:`OutlierDetector`);
+        (:func:`~momkde_core.methods.build_estimator`). ``mom_kde_21``:
+        ``OutlierDetector()`` itself, whose estimator is MoMKDE(n_blocks=21,
+        bandwidth="scott") (one block per row on fewer than 21 rows);
         ``mom_kde``:
         MoMKDE(n_blocks="auto", contamination) (S and h from the stated share); ``kde`` and
         ``rkde``: the KDE and RKDE with the cross-validated bandwidth; ``spkde``: SPKDE with
@@ -367,8 +368,8 @@ default "mom_kde_21"
     ('MoMKDE', 0.1)
     >>> make_detector("rkde").estimator.bandwidth
     'cv'
-    >>> make_detector().estimator.get_params()["n_blocks"]  # the default detector's
-    21
+    >>> make_detector().estimator is None  # OutlierDetector()'s own default estimator
+    True
     >>> make_detector("lof")
     Traceback (most recent call last):
     ...
@@ -377,6 +378,8 @@ default "mom_kde_21"
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
     _check_contamination(contamination)
+    if method == DEFAULT_DETECTOR:  # OutlierDetector's own default (a block per row on few rows)
+        return OutlierDetector(contamination=contamination, random_state=random_state)
     estimator = build_estimator(method, contamination=contamination, random_state=random_state)
     return OutlierDetector(estimator, contamination=contamination)
 
