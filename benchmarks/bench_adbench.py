@@ -22,7 +22,7 @@ defaults preregistered in ``benchmarks/adbench_rules.py``.
 Per set the mean over seeds, then over sets: mean AUC-ROC, mean average precision, average
 rank (1 = best AUC-ROC on a set, ties averaged), and each detector's time summed over all
 runs as a ratio to IsolationForest's. ``--write-docs`` writes that table, the date and the
-machine into ``docs/anomaly.md`` between its ADBench markers.
+machine into the ``adbench`` section of ``docs/anomaly.md``.
 """
 
 from __future__ import annotations
@@ -30,12 +30,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import platform
 import sys
 import time
 import warnings
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +45,7 @@ from sklearn.model_selection import train_test_split
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._docs_tables import machine_line, write_section  # noqa: E402
 from momkde_core import OutlierDetector, make_detector  # noqa: E402
 
 DATA_ENV = "MOMKDE_ADBENCH_DIR"
@@ -55,7 +54,7 @@ TEST_SHARE = 0.3
 SEEDS = (0, 1, 2, 3, 4)
 REFERENCE = "isolation_forest"
 DOCS = ROOT / "docs" / "anomaly.md"
-BEGIN, END = "<!-- adbench:begin -->", "<!-- adbench:end -->"
+SECTION = "adbench"  # the section of docs/anomaly.md that --write-docs replaces
 
 
 class _Flipped:
@@ -188,33 +187,25 @@ def per_set_table(results: pd.DataFrame) -> pd.DataFrame:
     return results.groupby(["set", "detector"])["auc_roc"].mean().unstack("detector")
 
 
-def write_docs(results: pd.DataFrame, seeds) -> None:
-    """The summary and per-set tables between the markers of docs/anomaly.md."""
-    table = summary(results)
-    n_sets = results["set"].nunique()
-    block = "\n".join(
+def write_docs(results: pd.DataFrame, path: Path = DOCS) -> None:
+    """The summary and per-set tables into ``path``'s section ``adbench``, with the date and
+    the machine."""
+    seeds = ", ".join(map(str, sorted(results["seed"].unique())))
+    text = "\n".join(
         [
-            BEGIN,
-            f"Measured {date.today().isoformat()} on {platform.machine()} "
-            f"({os.cpu_count()} cores, {platform.python_implementation()} "
-            f"{platform.python_version()}), {n_sets} sets x seeds {', '.join(map(str, seeds))}, "
-            "by `benchmarks/bench_adbench.py --write-docs`.",
+            f"{results['set'].nunique()} sets x seeds {seeds}, by "
+            "`benchmarks/bench_adbench.py --write-docs`.",
             "",
-            table.to_markdown(floatfmt=".3f"),
+            summary(results).to_markdown(floatfmt=".3f"),
             "",
             "Mean AUC-ROC per set (over the seeds):",
             "",
             per_set_table(results).to_markdown(floatfmt=".3f"),
-            END,
+            "",
+            machine_line(),
         ]
     )
-    text = DOCS.read_text(encoding="utf-8")
-    if BEGIN in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + block + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    DOCS.write_text(text, encoding="utf-8")
+    write_section(SECTION, text, path)
 
 
 def main(argv: list[str] | None = None) -> pd.DataFrame:
@@ -241,7 +232,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         results.to_csv(args.out, index=False)
     print(summary(results).to_markdown(floatfmt=".3f"))
     if args.write_docs:
-        write_docs(results, args.seeds)
+        write_docs(results)
     return results
 
 
