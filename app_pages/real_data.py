@@ -22,9 +22,9 @@ from app_support.figures import adbench_figure
 from app_support.results import (
     ADBENCH_DEFAULT,
     RESULTS_DIR,
-    adbench_path,
     SWEEP_DEFAULTS,
     SWEEP_METHODS,
+    adbench_path,
     display_names,
     latest_results,
     runner_methods,

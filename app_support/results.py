@@ -136,8 +136,7 @@ def adbench_rows(results: pd.DataFrame) -> pd.DataFrame:
     seconds) with the library's detectors renamed (:data:`ADBENCH_NAMES`) and the other
     ``rule_*`` candidates left out; the peers keep their names."""
     kept = results[
-        ~results["detector"].str.startswith("rule_")
-        | results["detector"].isin(list(ADBENCH_NAMES))
+        ~results["detector"].str.startswith("rule_") | results["detector"].isin(list(ADBENCH_NAMES))
     ]
     return kept.assign(detector=kept["detector"].replace(ADBENCH_NAMES))
 
