@@ -11,11 +11,10 @@ maps circle at most :data:`~app_support.scoring.MAX_CIRCLED` flagged rows, the l
 data row (1 = the first line below the header) or its id. Rows are ranked on one scale for
 every method, their percentile among the fitted rows; the download keeps each method's score.
 
-Defaults are the library's robust ones (S auto and the robust h for the stated share ε) and
-the columns a new user would pick (no id column, no category, a label only when a column is
-named like one and holds few classes). A column chosen that cannot be used is named in an
-error and left out; the page goes on with the others. Every caption is computed from what
-the figure shows.
+Defaults are the library's: the default detector flags rows, and the density figure uses
+S auto and the robust h for ε. Columns are those a new user would pick (no id, no category,
+a label only when named like one with few classes). A column chosen that cannot be used is
+named in an error and left out. Every caption is computed from what the figure shows.
 """
 
 from __future__ import annotations
