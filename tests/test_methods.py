@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -9,6 +10,7 @@ import momkde_core.experiments as ex
 from momkde_core import make_contaminated, make_detector
 from momkde_core.cli._main import build_parser
 from momkde_core.methods import (
+    DEFAULT_DETECTOR,
     DETECTOR_METHODS,
     EXPERIMENT_METHODS,
     METHODS,
@@ -58,7 +60,12 @@ def test_fields_hold_known_values():
 
 def test_make_detector_accepts_exactly_the_detector_methods():
     for name in METHODS:
-        if name in DETECTOR_METHODS:
+        if name == DEFAULT_DETECTOR:  # OutlierDetector()'s own default, the registry's estimator
+            detector = make_detector(name, random_state=0)
+            assert detector.estimator is None
+            X = np.random.default_rng(0).normal(size=(60, 2))
+            assert type(detector.fit(X).estimator_) is METHODS[name].estimator
+        elif name in DETECTOR_METHODS:
             assert type(make_detector(name).estimator) is METHODS[name].estimator
         else:
             with pytest.raises(ValueError, match="unknown method"):
