@@ -304,3 +304,16 @@ def select(summary: pd.DataFrame, rules: list[str]) -> str:
     best = eligible["mean AUC-ROC"].max()
     close = eligible[eligible["mean AUC-ROC"] >= best - 0.005]
     return str(close.sort_values(["average rank", "time / IsolationForest"]).index[0])
+
+
+def _capped(cap: int | None) -> Callable[[int], object]:
+    def make(seed: int) -> _Wrapped:
+        return _Wrapped(lambda s: OutlierDetector(random_state=s, max_samples=cap), seed)
+
+    return make
+
+
+#: The pace options (see "The default's pace" above), by name.
+PACE_RULES: dict[str, Callable[[int], object]] = {
+    f"default_max_samples_{cap or 'all'}": _capped(cap) for cap in PACE_OPTIONS
+}

@@ -17,7 +17,8 @@ ours and PyOD's, is compiled once per process, not once per data set), so every 
 Detectors: momkde's (``OutlierDetector()``, ``make_detector("kde")``, ``make_detector
 ("mom_kde")``), scikit-learn's IsolationForest and PyOD's IForest, ECOD, COPOD, HBOS, KNN and
 LOF at their defaults (PyOD is in the ``bench`` extra). ``--rules`` adds the candidate
-defaults preregistered in ``benchmarks/adbench_rules.py``.
+defaults preregistered in ``benchmarks/adbench_rules.py``, ``--pace`` the default's options of
+fitting on fewer rows (``PACE_RULES`` there).
 
 Per set the mean over seeds, then over sets: mean AUC-ROC, mean average precision, average
 rank (1 = best AUC-ROC on a set, ties averaged), and each detector's time summed over all
@@ -89,7 +90,9 @@ def _pyod(name: str) -> Callable[[int], object]:
     return make
 
 
-def detectors(with_rules: bool = False) -> dict[str, Callable[[int], object]]:
+def detectors(
+    with_rules: bool = False, with_pace: bool = False
+) -> dict[str, Callable[[int], object]]:
     """Name -> factory(seed) of a scorer with ``fit`` and ``score_samples`` (high = normal)."""
     out: dict[str, Callable[[int], object]] = {
         "momkde_default": lambda seed: OutlierDetector(random_state=seed),
@@ -99,11 +102,14 @@ def detectors(with_rules: bool = False) -> dict[str, Callable[[int], object]]:
     }
     for name in ("pyod_iforest", "ecod", "copod", "hbos", "knn", "lof"):
         out[name] = _pyod(name)
-    if with_rules:
+    if with_rules or with_pace:
         sys.path.insert(0, str(ROOT / "benchmarks"))
-        from adbench_rules import RULES
+        from adbench_rules import PACE_RULES, RULES
 
-        out.update({f"rule_{k}": v for k, v in RULES.items()})
+        if with_rules:
+            out.update({f"rule_{k}": v for k, v in RULES.items()})
+        if with_pace:
+            out.update({f"pace_{k}": v for k, v in PACE_RULES.items()})
     return out
 
 
@@ -213,6 +219,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--sets", nargs="*", help="set names (file stems); default: all")
     parser.add_argument("--seeds", nargs="*", type=int, default=list(SEEDS))
     parser.add_argument("--rules", action="store_true", help="add the preregistered rules")
+    parser.add_argument("--pace", action="store_true", help="add the default's pace options")
     parser.add_argument("--only", nargs="*", help="run only these detectors (and the reference)")
     parser.add_argument("--out", type=Path, help="write every run's row here (CSV)")
     parser.add_argument("--write-docs", action="store_true")
@@ -224,7 +231,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         if unknown:
             raise SystemExit(f"unknown set(s) {sorted(unknown)} in {folder}")
         sets = [p for p in sets if p.stem in args.sets]
-    makers = detectors(args.rules)
+    makers = detectors(args.rules, args.pace)
     if args.only:
         makers = {k: v for k, v in makers.items() if k in args.only or k == REFERENCE}
     results = run(sets, args.seeds, makers, lambda line: print(line, file=sys.stderr, flush=True))

@@ -18,7 +18,7 @@ same settings.
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -37,6 +37,11 @@ METHODS: tuple[str, ...] = DETECTOR_METHODS
 BATCH_VALUES = 2**22
 #: the threshold is set from the scores of at most this many training rows (drawn uniformly)
 THRESHOLD_ROWS = 20_000
+#: ``max_samples="auto"`` with the default estimator: it is fitted on at most this many
+#: training rows, 128 for each of its 21 blocks (the option adopted by the rule fixed
+#: beforehand in ``benchmarks/adbench_rules.py``: on ADBench it ranks as the full fit does,
+#: docs/anomaly.md), so that its cost per scored row does not grow with the training size.
+DEFAULT_MAX_SAMPLES: int | None = 21 * 128
 
 
 class OutlierDetector(OutlierMixin, BaseEstimator):
@@ -76,6 +81,14 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         blocks; for an ``estimator`` given, its ``random_state`` parameter when it has one
         and this is not None (None leaves that estimator's own seed as it is). A fixed value
         makes refits give the same scores.
+    max_samples : "auto", int, float or None, default "auto"
+        The training rows the estimator is fitted on, drawn uniformly without replacement
+        (seeded by ``random_state``), as IsolationForest's ``max_samples``: an int, at most
+        that many; a float in (0, 1], that share of the rows; None, every row. "auto": at
+        most :data:`DEFAULT_MAX_SAMPLES` (2,688) for the default estimator, whose cost per
+        scored row then stays the same for any training size, and every row for an
+        estimator given. The threshold is set from the scores of the training rows (see
+        Notes), whichever were fitted.
 
     Attributes
     ----------
@@ -135,10 +148,12 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         estimator: BaseEstimator | None = None,
         contamination: float = 0.1,
         random_state: int | np.random.RandomState | None = None,
+        max_samples: int | float | str | None = "auto",
     ):
         self.estimator = estimator
         self.contamination = contamination
         self.random_state = random_state
+        self.max_samples = max_samples
 
     def fit(self, X: ArrayLike, y: object = None) -> OutlierDetector:
         """Fit a clone of the estimator on X and set the threshold from its scores of X.
@@ -177,13 +192,18 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         (True, 1)
         """
         _check_contamination(self.contamination)
+        n = _n_rows(X)
+        fit_rows = _fit_rows(self.max_samples, n, self.estimator is None)
+        X_fit = X
+        if fit_rows < n:  # a uniform sample of the training rows, seeded by random_state
+            chosen = check_random_state(self.random_state).choice(n, fit_rows, replace=False)
+            X_fit = _take_rows(X, np.sort(chosen))
         if self.estimator is None:
             estimator = build_estimator(
                 DEFAULT_DETECTOR, contamination=self.contamination, random_state=self.random_state
             )
-            rows = _n_rows(X)
-            if 0 < rows < estimator.n_blocks:  # (a block per row: a median of the rows' kernels)
-                estimator.set_params(n_blocks=rows)
+            if 0 < fit_rows < estimator.n_blocks:  # (a block per row: a median of kernels)
+                estimator.set_params(n_blocks=fit_rows)
         elif not callable(getattr(self.estimator, "score_samples", None)):
             raise TypeError(
                 f"estimator must have a score_samples method (a density estimator "
@@ -194,8 +214,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
             estimator = _seeded_clone(self.estimator, self.random_state)
         if "normalize" in estimator.get_params(deep=False):
             estimator.set_params(normalize=False)
-        estimator.fit(X)
-        n = _n_rows(X)
+        estimator.fit(X_fit)
         if n > THRESHOLD_ROWS:  # the quantile of a uniform sample of the training rows
             rows = check_random_state(self.random_state).choice(n, THRESHOLD_ROWS, replace=False)
             scores = _batched_scores(estimator, _take_rows(X, np.sort(rows)))
@@ -396,6 +415,30 @@ def _check_contamination(contamination) -> None:
             "The 'contamination' parameter of OutlierDetector must be a float in "
             f"the range (0.0, 0.5]. Got {contamination!r} instead."
         )
+
+
+def _fit_rows(max_samples, n: int, default_estimator: bool) -> int:
+    """The number of training rows the estimator is fitted on (``max_samples`` resolved);
+    ValueError for a value that is none of "auto", None, an integer >= 1 or a float in
+    (0, 1]."""
+    if isinstance(max_samples, str) and max_samples == "auto":
+        cap = DEFAULT_MAX_SAMPLES if default_estimator else None
+    elif max_samples is None:
+        cap = None
+    elif isinstance(max_samples, Integral) and not isinstance(max_samples, bool):
+        if max_samples < 1:
+            raise ValueError(f"max_samples must be at least 1, got {max_samples!r}")
+        cap = int(max_samples)
+    elif isinstance(max_samples, Real) and not isinstance(max_samples, bool):
+        if not 0.0 < max_samples <= 1.0:
+            raise ValueError(f"a float max_samples must be in (0, 1], got {max_samples!r}")
+        cap = max(1, int(max_samples * n))
+    else:
+        raise ValueError(
+            f"max_samples must be 'auto', None, an integer >= 1 or a float in (0, 1], "
+            f"got {max_samples!r}"
+        )
+    return n if cap is None else min(n, cap)
 
 
 def _batched_scores(estimator, X) -> np.ndarray:

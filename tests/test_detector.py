@@ -259,3 +259,42 @@ def test_threshold_from_a_uniform_sample_of_many_training_rows(monkeypatch):
 def _lower_quantile_of(det, X, share):
     """The threshold a detector fitted on all of X sets (numpy's percentile of its scores)."""
     return float(np.percentile(det.score_samples(X), 100 * share))
+
+
+def _kde_on(X, rows=None):
+    """KDE(bandwidth=0.5)'s scores of X, fitted on X[rows] (every row when None)."""
+    return KDE(bandwidth=0.5).fit(X if rows is None else X[rows]).score_samples(X)
+
+
+def test_max_samples_fits_on_a_seeded_sample_of_the_rows(sample):
+    n = len(sample.X)
+    # (the same fit on the same rows in this process: exact)
+    for max_samples, count in ((50, 50), (0.25, int(0.25 * n))):
+        det = OutlierDetector(KDE(bandwidth=0.5), random_state=3, max_samples=max_samples)
+        rows = np.sort(np.random.RandomState(3).choice(n, count, replace=False))
+        np.testing.assert_array_equal(
+            det.fit(sample.X).score_samples(sample.X), _kde_on(sample.X, rows)
+        )
+
+
+def test_max_samples_auto_keeps_every_row_of_an_estimator_given(sample):
+    for max_samples in ("auto", None, 10**6):
+        det = OutlierDetector(KDE(bandwidth=0.5), max_samples=max_samples).fit(sample.X)
+        np.testing.assert_array_equal(det.score_samples(sample.X), _kde_on(sample.X))
+
+
+def test_max_samples_auto_caps_the_default_estimator(sample, monkeypatch):
+    monkeypatch.setattr(detector_module, "DEFAULT_MAX_SAMPLES", 100)
+    auto = OutlierDetector(random_state=0).fit(sample.X)
+    capped = OutlierDetector(random_state=0, max_samples=100).fit(sample.X)
+    every = OutlierDetector(random_state=0, max_samples=None).fit(sample.X)
+    np.testing.assert_array_equal(auto.score_samples(sample.X), capped.score_samples(sample.X))
+    assert not np.array_equal(auto.score_samples(sample.X), every.score_samples(sample.X))
+    # the threshold still comes from every training row: the stated share of them is flagged
+    assert abs((auto.predict(sample.X) == -1).mean() - 0.1) <= 1 / len(sample.X)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 0.0, 1.5, "all", True])
+def test_bad_max_samples_is_a_clear_error(sample, bad):
+    with pytest.raises(ValueError, match="max_samples"):
+        OutlierDetector(KDE(bandwidth=0.5), max_samples=bad).fit(sample.X)
