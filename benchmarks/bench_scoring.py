@@ -188,7 +188,7 @@ def main() -> None:
     for n_fit in (100_000,):
         X = sample(n_fit, 2, rng)
         t0 = time.perf_counter()
-        make_detector("mom_kde", CONTAMINATION, 0).fit(X)
+        make_detector(contamination=CONTAMINATION, random_state=0).fit(X)
         fit_large.append(
             f"- Default detector fit on {n_fit:,} rows in 2-D: {time.perf_counter() - t0:.2f} s"
         )
