@@ -24,8 +24,8 @@ FIGURES = {
 }
 #: The guide S > 2|O| and the auto S: why MoM-KDE (auto) depends on the share it is told.
 GUIDE = (
-    "MoM-KDE (auto) takes S = 2⌈cn⌉+1 from the stated share c, so it meets the guide S > 2|O| "
-    "where c is at least the true ratio."
+    "MoM-KDE (auto) takes S = 2⌈εn⌉+1 from the stated share ε, so it meets the guide S > 2|O| "
+    "where ε is at least the true ratio."
 )
 #: Why a scheme favours or defeats MoM-KDE: the mechanism only; who wins at which ratio is
 #: counted from the curves (the box and each figure's caption).
