@@ -7,7 +7,13 @@ import pandas as pd
 import streamlit as st
 
 from app_support.cache import explore_view, select_bandwidth, synthetic_sample
-from app_support.captions.density import compare_to_kde, mom_kde_wins, reasons, screened_note
+from app_support.captions.density import (
+    compare_to_kde,
+    mom_kde_wins,
+    reasons,
+    screened_note,
+    thin_median,
+)
 from app_support.choices import MAX_SHARE
 from app_support.compute import (
     DEFAULT_METHODS,
@@ -144,7 +150,9 @@ def _figure_and_metrics(settings: Settings) -> None:
     outliers = data.is_outlier if data.n_outliers else None
     table = metric_table(view.results, view.truth, view.grid.cell, outliers)
     js = table["JS"].to_dict()
-    verdict = compare_to_kde(js)
+    # a thin median (the library warns): no win claimed, the small blocks named
+    thin = thin_median(view.results.get("mom_kde"))
+    verdict = compare_to_kde(js, median_mass=thin)
     why = reasons(
         scheme,
         len(data.X),
@@ -152,7 +160,7 @@ def _figure_and_metrics(settings: Settings) -> None:
         settings.n_blocks,
         view.h,
         view.h_robust,
-        mom_kde_wins(js),
+        mom_kde_wins(js) and thin is None,
     )
     fig, reading = explore_figure(view, scheme, log_y, js)
 

@@ -311,6 +311,7 @@ def score_methods(
                     X,
                     fit_rows,
                 )
+            show_warnings(detections[method]["warnings"])
         except (ValueError, ArithmeticError) as err:  # SPKDE's Gram matrix underflows in
             # hundreds of dimensions
             st.warning(
@@ -362,6 +363,7 @@ def density_section(
     h = bandwidth(X[fit_rows], settings.bandwidth, settings)
     grid = plot_grid(X, h)  # the box of every row, drawn or not
     results, failures = fit_all(methods, X[fit_rows], grid.axes, h, settings)
+    show_warnings(dict.fromkeys(m for r in results.values() for m in r["warnings"]))
     for method, message in failures.items():
         st.warning(f"{method_label(method)} is not shown: {message}")
     require_fitted(results)

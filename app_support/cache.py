@@ -92,6 +92,7 @@ def explore_view(
     fitted, failures = fit_all(methods, data.X, grid.axes, chosen.h, s, with_blocks)
     truth = data.true_pdf(grid.points).reshape(grid.shape)
     said = chosen.warnings + (robust.warnings if robust else ())
+    said += tuple(message for result in fitted.values() for message in result["warnings"])
     return ExploreView(
         data,
         chosen.h,

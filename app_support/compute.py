@@ -13,8 +13,10 @@ from __future__ import annotations
 import io
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import wraps
 
 import numpy as np
 import pandas as pd
@@ -24,7 +26,7 @@ from momkde_core import bandwidth as bandwidth_rules
 from momkde_core import metrics
 from momkde_core._engine._grid import Grid, grid_around
 from momkde_core.kernels import get_kernel
-from momkde_core.methods import DEFAULT_DETECTOR, build_estimator
+from momkde_core.methods import DEFAULT_DETECTOR, build_estimator, method_label
 
 #: The estimators the app compares, in display order: detector methods of the registry
 #: (:data:`momkde_core.methods.DETECTOR_METHODS`) fitted with the page's shared h, kernel and S.
@@ -151,10 +153,54 @@ class Bandwidth:
     warnings: tuple[str, ...] = ()
 
 
-#: Held while a bandwidth is chosen with the library's warnings recorded: catch_warnings swaps
-#: process-wide state, and two threads inside it at once (two sessions, or a session and the
-#: warm-up) could lose each other's warnings or leave the recording on.
-_WARNINGS_LOCK = threading.Lock()
+#: Held by every computation that records the library's warnings (:func:`library_warnings`)
+#: or runs library code that swaps the warning filters itself (ScreenedKDE's screen, the
+#: experiment runner: :func:`one_at_a_time`). ``warnings.catch_warnings`` swaps process-wide
+#: state: two threads inside it at once (two sessions, or a session and the warm-up) would
+#: restore each other's state, and leave a recorder installed for good. Re-entrant, so that a
+#: recorded computation may call another.
+_WARNING_STATE = threading.RLock()
+
+
+@contextmanager
+def library_warnings() -> Iterator[list[str]]:
+    """Record the warnings raised by this thread inside the block, in order and once each,
+    into the list it yields, instead of emitting them.
+
+    ``warnings.catch_warnings`` is process-wide: a recorder installed by one thread also
+    receives what any other thread warns meanwhile (a warm-up fit's "1639 blocks for 1818
+    points" in a session's list). The recorder here keeps only its own thread's warnings and
+    passes the others on, as they would have gone without it (the terminal); the lock
+    :data:`_WARNING_STATE` keeps two recorders from overlapping.
+    """
+    owner = threading.get_ident()
+    said: list[str] = []
+    with _WARNING_STATE, warnings.catch_warnings():
+        warnings.simplefilter("always")
+        passed_on = warnings.showwarning
+
+        def record(message, category, filename, lineno, file=None, line=None):
+            if threading.get_ident() != owner:
+                passed_on(message, category, filename, lineno, file, line)
+            elif str(message) not in said:
+                said.append(str(message))
+
+        warnings.showwarning = record
+        yield said
+
+
+def one_at_a_time(fn: Callable) -> Callable:
+    """``fn`` run under :data:`_WARNING_STATE`: for computations whose library code swaps the
+    warning filters itself (ScreenedKDE's screen records its MoM-KDE's warnings, the
+    experiment runner silences the thin blocks of its S rules), so that they cannot overlap
+    a recorder of another thread (:func:`library_warnings`)."""
+
+    @wraps(fn)
+    def locked(*args, **kwargs):
+        with _WARNING_STATE:
+            return fn(*args, **kwargs)
+
+    return locked
 
 
 def choose_bandwidth(
@@ -168,8 +214,7 @@ def choose_bandwidth(
     (a spike of outliers cannot capture it); "cv" is the paper's cross-validation of the plain
     KDE. The library's warnings are recorded and returned with h, not emitted.
     """
-    with _WARNINGS_LOCK, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with library_warnings() as said:
         h = float(
             bandwidth_rules.select_bandwidth(
                 np.asarray(X, dtype=float),
@@ -179,7 +224,7 @@ def choose_bandwidth(
                 contamination=contamination,
             )
         )
-    return Bandwidth(h, tuple(str(warning.message) for warning in caught))
+    return Bandwidth(h, tuple(said))
 
 
 def plot_grid(X: np.ndarray, h: float) -> Grid:
@@ -200,16 +245,22 @@ def fit_evaluate(
     """Fit ``method`` on X; its density on the grid ``axes``, log density at X, (for MoM-KDE
     with ``with_blocks``) the S block KDEs on the normalised median's scale, and (for the
     screened KDE) its own bandwidth ``bandwidth`` (one per feature) and the rows it kept,
-    ``kept``."""
-    est = make_estimator(method, h, s).fit(X)
-    out = {"grid": est.pdf_grid(*axes)}
-    if score_points:
-        out["scores"] = est.score_samples(X)
-    if with_blocks and method == "mom_kde":
-        out["blocks"] = est.block_pdf_grid(*axes) / np.exp(est.log_norm_)
+    ``kept``. MoM-KDE's ``median_mass`` is the share of the block KDEs' mass its median holds
+    (the library warns below one half). ``warnings`` holds what the library warned during the
+    fit, each message after the method's name, for the page that asked to show."""
+    with library_warnings() as said:
+        est = make_estimator(method, h, s).fit(X)
+        out = {"grid": est.pdf_grid(*axes)}
+        if score_points:
+            out["scores"] = est.score_samples(X)
+    if method == "mom_kde":
+        out["median_mass"] = float(np.exp(est.log_norm_))
+        if with_blocks:
+            out["blocks"] = est.block_pdf_grid(*axes) / np.exp(est.log_norm_)
     if method == "screened_kde":
         out["bandwidth"] = np.broadcast_to(est.bandwidth_, X.shape[1]).astype(float)
         out["kept"] = np.asarray(est.inlier_mask_, bool)
+    out["warnings"] = tuple(f"{method_label(method)}: {message}" for message in said)
     return out
 
 

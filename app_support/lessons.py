@@ -12,7 +12,7 @@ import numpy as np
 from momkde_core import KDE, MoMKDE, ScreenedKDE, config_context
 from momkde_core.synthetic import make_contaminated
 
-from .compute import Settings, choose_bandwidth, make_estimator, plot_grid
+from .compute import Settings, choose_bandwidth, make_estimator, one_at_a_time, plot_grid
 
 
 def example_one_sample(n_inliers: int, n_outliers: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -31,6 +31,7 @@ def _tophat_mom(X: np.ndarray, n_blocks: int, h: float, seed: int) -> MoMKDE:
     ).fit(X)
 
 
+@one_at_a_time
 def example_one_errors(
     n_inliers: int, n_outliers: int, h: float, max_blocks: int, x0: float, seed: int
 ) -> dict[str, np.ndarray]:
@@ -44,6 +45,7 @@ def example_one_errors(
     return {"blocks": blocks, "kde": np.full(len(blocks), kde_err), "mom_kde": mom_err}
 
 
+@one_at_a_time
 def example_one(
     n_inliers: int, n_outliers: int, h: float, x0: float, seed: int, n_blocks: int
 ) -> dict[str, object]:
@@ -68,6 +70,7 @@ def example_one(
     }
 
 
+@one_at_a_time
 def curve_and_screen(scheme: str, n_inliers: int, ratio: float, seed: int) -> dict[str, object]:
     """MoM-KDE as a curve and as a screen, fitted with the library's defaults for the stated
     share ε = ``ratio`` (the true one).
@@ -108,6 +111,7 @@ def curve_and_screen(scheme: str, n_inliers: int, ratio: float, seed: int) -> di
     }
 
 
+@one_at_a_time
 def fit_and_evaluate_seconds(
     method: str, n: int, n_eval: int, seed: int, repeats: int = 5, budget: float = 1.0
 ) -> tuple[int, float, float]:

@@ -13,6 +13,8 @@ import pandas as pd
 
 from momkde_core.methods import METHODS, with_registry_names
 
+from .compute import one_at_a_time
+
 #: The repository's stored reproduction results (``momkde reproduce ... --out``).
 RESULTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "results"
 #: The methods the Sweep and Real data pages offer, in the order of their Methods box (the
@@ -31,6 +33,7 @@ SWEEP_METHODS: tuple[str, ...] = (
 SWEEP_DEFAULTS: tuple[str, ...] = ("kde", "mom_kde_auto", "rkde", "spkde")
 
 
+@one_at_a_time
 def sweep_rows(
     kind: str,
     source: str,

@@ -32,8 +32,9 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector
+from momkde_core.methods import method_label
 
-from .compute import Settings, make_estimator
+from .compute import Settings, library_warnings, make_estimator
 
 #: Rows the estimators are fitted on at most (a uniform sample; RKDE and SPKDE learn in O(n^2)).
 MAX_FIT = 2_000
@@ -158,7 +159,9 @@ def score_rows(
     Returns ``score`` (the decision function: log density minus the threshold, negative for
     outliers, the lower the more anomalous, on the method's own scale), ``percentile`` (its
     :func:`percentile_among` the fitted rows' scores: one scale for every method),
-    ``flagged`` (score < 0) and ``order`` (the rows from the most anomalous, a stable sort).
+    ``flagged`` (score < 0), ``order`` (the rows from the most anomalous, a stable sort) and
+    ``warnings``, what the library warned while fitting and scoring (each message after the
+    method's name), for the page that asked to show.
     The threshold is the ``contamination`` quantile of the fitted rows' scores, so that share
     of the fitted rows is flagged, up to ties.
 
@@ -166,18 +169,20 @@ def score_rows(
     tables and the flags all follow the sidebar; ``momkde score`` builds its own from the
     method name (:func:`~momkde_core.make_detector`).
     """
-    detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination)
-    detector.fit(X[fit_rows])
-    n = len(X)
-    score = np.empty(n)
-    for start in range(0, n, SCORE_CHUNK):
-        stop = min(start + SCORE_CHUNK, n)
-        score[start:stop] = detector.decision_function(X[start:stop])
+    with library_warnings() as said:
+        detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination)
+        detector.fit(X[fit_rows])
+        n = len(X)
+        score = np.empty(n)
+        for start in range(0, n, SCORE_CHUNK):
+            stop = min(start + SCORE_CHUNK, n)
+            score[start:stop] = detector.decision_function(X[start:stop])
     return {
         "score": score,
         "percentile": percentile_among(score, score[fit_rows]),
         "flagged": score < 0,
         "order": np.argsort(score, kind="stable"),
+        "warnings": tuple(f"{method_label(method)}: {message}" for message in said),
     }
 
 

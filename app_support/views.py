@@ -41,7 +41,8 @@ class ExploreView:
     truth : ndarray
         The true density on the grid.
     warnings : tuple of str
-        What the library warned while choosing the bandwidths.
+        What the library warned while choosing the bandwidths and fitting the methods (the
+        latter after the method's name), once each.
     """
 
     data: ContaminatedSample
