@@ -5,7 +5,7 @@ it: drawn by ``momkde_core.plots`` from a view's results, then marked with what 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,6 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from momkde_core.plots import (
+    FLAG_COLOR,
     density_1d_figure,
     density_2d_figure,
     legend_order,
@@ -27,6 +28,9 @@ from .views import ExploreView
 #: The legend's marker of the rows drawn as faint dots on the first map (they stay faint there,
 #: so as not to cover it; on the legend's white a faint dot is invisible).
 LEGEND_DOT = dict(size=8, color="rgb(150,155,165)")
+#: The flagged rows' legend marker: their ring in the flag colour of the 1-D rug
+#: (:data:`~momkde_core.plots.FLAG_COLOR`), visible on the legend's white.
+LEGEND_RING = dict(size=9, symbol="circle-open", color=FLAG_COLOR, line=dict(width=2))
 
 
 def _peak(curves: Mapping[str, np.ndarray]) -> float:
@@ -196,18 +200,20 @@ def your_data_figure(
             outlier,
             flagged=flags.flagged[drawn] if flags else None,
         )
-        fig.update_xaxes(title_text=str(columns[0]) + (" (standardised)" if standardised else ""))
+        fig.update_xaxes(title_text=_axis_title(columns[0], standardised))
         reading = (
             "Ticks below the axis: the rows"
             + (", the label's outliers red" if labelled else "")
             + (f"; the lowest row (purple): the rows {flags.label} flags." if n_flagged else ".")
         )
         return fig, reading
-    fig = density_2d_figure(*axes, curves, X[drawn], outlier, axis_titles=tuple(map(str, columns)))
+    titles = tuple(_axis_title(c, standardised) for c in columns)
+    fig = density_2d_figure(*axes, curves, X[drawn], outlier, axis_titles=titles)
     visible_legend_dots(fig)
     circles = ""
     if flags:
         circles = _circle_flags(fig, X, flags, len(drawn) < len(X))
+        visible_legend_dots(fig, ("flagged",), LEGEND_RING, rank=1000)
     reading = (
         "One colour scale for all maps (a spike above it takes the top colour)"
         + ("; grey dots (first map): the rows" + (" the label calls inliers" if labelled else ""))
@@ -216,6 +222,12 @@ def your_data_figure(
         + "."
     )
     return fig, reading
+
+
+def _axis_title(column: Hashable, standardised: bool) -> str:
+    """An axis' title: the column's name, and its unit when the page standardised it (the
+    axis then counts standard deviations from the column's mean, not the file's unit)."""
+    return str(column) + (" (standardised: SDs from its mean)" if standardised else "")
 
 
 def _circle_flags(fig: go.Figure, X: np.ndarray, flags: Flags, sampled: bool) -> str:
@@ -263,12 +275,19 @@ def circle_rows(fig: go.Figure, xy: np.ndarray, names: pd.Index, label: str) -> 
         )
 
 
-def visible_legend_dots(fig: go.Figure) -> None:
-    """Give the faint dots of the 2-D figure ``fig`` (its rows, or the label's inliers) a
-    visible legend marker, :data:`LEGEND_DOT`: a legend-only trace of the same name and
-    group takes their entry, first in the legend as theirs was (clicking it still hides the
-    dots); the dots keep their faint colour on the map."""
-    for trace in [t for t in fig.data if t.legendgroup in ("sample", "inliers") and t.showlegend]:
+def visible_legend_dots(
+    fig: go.Figure,
+    groups: tuple[str, ...] = ("sample", "inliers"),
+    marker: dict = LEGEND_DOT,
+    rank: int = 999,
+) -> None:
+    """Give the faint markers of the 2-D figure ``fig`` in the legend groups ``groups`` (by
+    default its rows, or the label's inliers) a visible legend marker, ``marker``: a
+    legend-only trace of the same name and group takes their entry, at ``rank`` (999: first
+    in the legend, as the dots' was; clicking it still hides the markers); the markers keep
+    their colour on the map (the flagged rows' light rings, :data:`LEGEND_RING`, show on the
+    dark maps and would be white on white in the legend)."""
+    for trace in [t for t in fig.data if t.legendgroup in groups and t.showlegend]:
         trace.showlegend = False
         fig.add_trace(
             go.Scatter(
@@ -277,8 +296,8 @@ def visible_legend_dots(fig: go.Figure) -> None:
                 mode="markers",
                 name=trace.name,
                 legendgroup=trace.legendgroup,
-                legendrank=999,  # before the others (1000 by default)
-                marker=LEGEND_DOT,
+                legendrank=rank,
+                marker=marker,
                 hoverinfo="skip",
             )
         )

@@ -274,7 +274,7 @@ def ranking_table(
     """The ``listed`` most anomalous rows of one method (:func:`score_rows`'s ``detection``):
     their percentile, flag and score, then the file's columns (the id column ``key`` names the
     rows instead; a file's own column named like one of the first three is kept as
-    ``<name> (file)``), indexed by ``names``."""
+    ``<name> (file)``), indexed by ``names``; an empty text cell is an empty string."""
     ranked = detection["order"][:listed]
     flags = pd.DataFrame(
         {
@@ -290,6 +290,9 @@ def ranking_table(
         .rename(columns=lambda c: f"{c} (file)" if c in flags else c)
         .set_axis(flags.index)
     )
+    # an empty text cell (read as None) shown empty, as in the file, not as "None"
+    text = [c for c in rows.columns if pd.api.types.is_object_dtype(rows[c])]
+    rows[text] = rows[text].fillna("")
     return pd.concat([flags, rows], axis=1)
 
 
@@ -297,11 +300,13 @@ def highlight_flagged(rows: pd.DataFrame) -> Styler:
     """``rows`` (with a boolean column ``flagged`` and a column ``percentile``) with the
     flagged rows shaded (:data:`RING_COLOR`), so the threshold shows where it cuts the ranking.
     A Styler replaces every cell by its text, so floats are written with 6 significant digits
-    (pandas' default would pad them to 6 decimals), the percentiles with 3."""
+    (pandas' default would pad them to 6 decimals), the percentiles with 3, and a missing
+    cell of any column (an empty text cell is read as None) is empty, as in the file."""
     shade = f"background-color: {RING_COLOR}"
     floats = [c for c in rows.columns if pd.api.types.is_float_dtype(rows[c])]
     return (
         rows.style.apply(lambda row: [shade if row["flagged"] else ""] * len(row), axis=1)
+        .format(na_rep="")
         .format("{:.6g}", subset=floats, na_rep="")
         .format("{:.3g}", subset=["percentile"])
     )
