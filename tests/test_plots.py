@@ -249,3 +249,38 @@ def test_density_1d_log_axis_draws_zeros_at_its_floor():
     floor = 10 ** fig.layout.yaxis.range[0]
     assert np.allclose(np.asarray(trace.y)[mom == 0], floor)
     assert np.array_equal(trace.customdata, mom) and "customdata" in trace.hovertemplate
+
+
+def test_identical_lines_of_a_sweep_figure_are_told_apart_by_a_dash():
+    """kde and mom_kde have the same means in ``_results``: the later one is dashed, on an
+    axis from 0 to the highest mean (1.2)."""
+    twins, tolerance = plots.sweep_twin_lines(_results(), "js")
+    assert twins == {"mom_kde": "kde"}
+    assert tolerance == pytest.approx(plots.COINCIDE * 1.2)
+    fig = plots.metric_vs_ratio_figure(_results(), "js", dashes=plots.twin_dashes(twins))
+    assert [t.line.dash for t in fig.data if t.mode == "lines+markers"] == ["solid", "dash"]
+    apart = _results().assign(value=lambda d: d["value"] + (d["method"] == "kde") * 0.1)
+    assert plots.sweep_twin_lines(apart, "js")[0] == {}
+
+
+def test_twin_lines_compare_where_both_are_defined_and_dash_in_turn():
+    nan = np.nan
+    lines = pd.DataFrame(
+        {"a": [1.0, 2.0, nan], "b": [nan, 2.0, 3.0], "c": [1.0, 2.0, 3.0], "d": [nan, nan, 9.0]}
+    )
+    # b meets a at one point, c meets a where a is defined; d meets no earlier line closely
+    assert plots.twin_lines(lines, 0.01) == {"b": "a", "c": "a"}
+    assert plots.twin_lines({"a": [nan], "b": [1.0]}, 1.0) == {}  # no point in common
+    assert plots.twin_dashes("bcdef") == dict(zip("bcdef", [*plots.DASHES, "dash"]))
+
+
+def test_density_twin_curves_on_linear_and_log_axes():
+    xs = np.linspace(-4, 4, 81)
+    bump = np.exp(-(xs**2) / 2)
+    tail = {"truth": bump, "kde": bump, "rkde": bump + 1e-9, "spkde": bump * 1.5}
+    assert plots.density_twin_curves(tail) == {"rkde": "kde"}  # truth left out
+    # tails 10x apart look alike on a linear axis, not on a log one
+    curves = {"kde": bump, "mom_kde": np.where(np.abs(xs) > 3.8, bump * 10, bump)}
+    assert plots.density_twin_curves(curves) == {"mom_kde": "kde"}
+    assert plots.density_twin_curves(curves, log_floor=1e-6) == {}
+    assert plots.density_twin_curves({"truth": bump}) == {}

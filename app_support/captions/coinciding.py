@@ -5,23 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import cycle
 
 import numpy as np
 import pandas as pd
 
-from momkde_core.plots import method_label
+from momkde_core.plots import (
+    COINCIDE,
+    DASHES,
+    density_twin_curves,
+    method_label,
+    sweep_twin_lines,
+    twin_dashes,
+)
 
-from .sweep import METRIC_NAMES, axis_span, mean_curves
+from .sweep import METRIC_NAMES
 from .text import listed
 
-#: Two lines whose means stay closer than this share of the figure's axis at every ratio both
-#: have draw one line (about a line's width and its markers on a 460-pixel figure): the later
-#: one is dashed. The axis is [0, 1] for the AUC (so 0.015), 0 to the highest mean otherwise.
-COINCIDE = 0.015
-#: The dashes of coinciding lines, in drawing order (the first line of a group stays solid; no
-#: dotted line, the chance line's style).
-DASHES = ("dash", "dashdot", "longdash", "longdashdot")
+# the rule (which lines coincide, their dashes) is the library's, which momkde figures
+# draws with too: COINCIDE and DASHES are re-exported for the pages and their tests
+__all__ = ["COINCIDE", "DASHES", "CoincidingLines", "coinciding_curves", "coinciding_lines"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ class CoincidingLines:
     @property
     def dashes(self) -> dict[str, str]:
         """The dash of each twin (:data:`DASHES` in turn), for ``metric_vs_ratio_figure``."""
-        return dict(zip(self.twins, cycle(DASHES)))
+        return twin_dashes(self.twins)
 
     def __str__(self) -> str:
         """The caption's note: "Dashed lines coincide with another: RKDE and SPKDE within
@@ -69,7 +71,8 @@ class CoincidingLines:
 
 
 def coinciding_lines(results: pd.DataFrame, metric: str) -> CoincidingLines:
-    """The lines of a sweep figure that coincide with one drawn before them.
+    """The lines of a sweep figure that coincide with one drawn before them
+    (:func:`momkde_core.plots.sweep_twin_lines`).
 
     Parameters
     ----------
@@ -97,22 +100,8 @@ def coinciding_lines(results: pd.DataFrame, metric: str) -> CoincidingLines:
     Dashed lines coincide with another: RKDE within 0.015 of KDE's mean AUC at every ratio
     shown (drawn solid, they would hide it).
     """
-    means = mean_curves(results, metric)
-    tolerance = COINCIDE * axis_span(means, metric)
-    return CoincidingLines(_twins(means, tolerance), tolerance, metric)
-
-
-def _twins(lines: pd.DataFrame, tolerance: float) -> dict[str, str]:
-    """Each column of ``lines`` (in drawing order) that stays within ``tolerance`` of an
-    earlier one wherever both are defined, mapped to the first such earlier column."""
-    twins = {}
-    for i, method in enumerate(lines):
-        for earlier in lines.columns[:i]:
-            gap = (lines[method] - lines[earlier]).abs().dropna()
-            if len(gap) and gap.max() < tolerance:
-                twins[method] = earlier
-                break
-    return twins
+    twins, tolerance = sweep_twin_lines(results, metric)
+    return CoincidingLines(twins, tolerance, metric)
 
 
 def coinciding_curves(
@@ -121,10 +110,9 @@ def coinciding_curves(
     """The density curves of a 1-D figure that would hide an earlier one, their dashes and
     the caption's note.
 
-    Two curves coincide when they stay within :data:`COINCIDE` of the axis' height of each
-    other at every point: on a linear axis 0 to the highest peak, on a log axis (``log_floor``:
-    its bottom, values below it drawn there) its decades, compared in log10. The true
-    density (``"truth"``, drawn dashed) is left out.
+    The rule is :func:`momkde_core.plots.density_twin_curves`: within :data:`COINCIDE` of the
+    axis' height at every point (a log axis' decades with ``log_floor``), the true density
+    left out.
 
     Parameters
     ----------
@@ -149,24 +137,13 @@ def coinciding_curves(
     >>> coinciding_curves({"kde": bump, "rkde": bump * 1.001, "spkde": bump / 2})[0]
     {'rkde': 'dash'}
     """
-    shown = {m: np.asarray(v, dtype=float) for m, v in curves.items() if m != "truth"}
-    if not shown:
-        return {}, ""
-    frame = pd.DataFrame(shown)
-    if log_floor is None:
-        tolerance = COINCIDE * float(np.nanmax(frame.to_numpy(), initial=0.0))
-        where = "of the axis' height"
-    else:
-        frame = np.log10(frame.clip(lower=log_floor))
-        tolerance = COINCIDE * float(frame.to_numpy().max() - np.log10(log_floor))
-        where = "of the log axis' decades"
-    twins = _twins(frame, tolerance)
+    twins = density_twin_curves(curves, log_floor)
     if not twins:
         return {}, ""
-    dashes = dict(zip(twins, cycle(DASHES)))
+    where = "of the axis' height" if log_floor is None else "of the log axis' decades"
     notes = " ".join(
         f"{method_label(m)}'s curve is dashed: it stays within {COINCIDE:.1%} {where} of "
         f"{method_label(e)}'s, which a solid line would hide."
         for m, e in twins.items()
     )
-    return dashes, notes
+    return twin_dashes(twins), notes

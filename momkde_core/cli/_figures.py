@@ -75,9 +75,17 @@ def read_results(path: Path) -> pd.DataFrame:
 
 def figures(args: argparse.Namespace) -> list[Path]:
     """One figure per source x metric (JS, both KLs, AUC) in ``args.out``: a self-contained
-    HTML file, or a static PNG / SVG image (rendered by kaleido, for documents)."""
+    HTML file, or a static PNG / SVG image (rendered by kaleido, for documents). A line that
+    would hide an earlier one is dashed (:func:`~momkde_core.plots.sweep_twin_lines`), as in
+    the app."""
     try:
-        from ..plots import METRIC_LABELS, STANDALONE_TEMPLATE, metric_vs_ratio_figure
+        from ..plots import (
+            METRIC_LABELS,
+            STANDALONE_TEMPLATE,
+            metric_vs_ratio_figure,
+            sweep_twin_lines,
+            twin_dashes,
+        )
     except ModuleNotFoundError as err:
         raise UsageError(
             f"momkde figures draws with plotly, which is not installed ({err}): "
@@ -106,7 +114,8 @@ def figures(args: argparse.Namespace) -> list[Path]:
                 continue
             title = f"{source}: {METRIC_LABELS.get(metric, metric)}"
             path = args.out / f"{source}_{metric}.{args.format}"
-            fig = metric_vs_ratio_figure(part, metric, title=title)
+            twins, _ = sweep_twin_lines(part, metric)
+            fig = metric_vs_ratio_figure(part, metric, title=title, dashes=twin_dashes(twins))
             fig.update_layout(template=STANDALONE_TEMPLATE)
             if args.format == "html":
                 fig.write_html(path, include_plotlyjs=True)

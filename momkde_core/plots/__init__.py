@@ -8,16 +8,20 @@ returns a ``plotly.graph_objects.Figure``. Each method keeps one colour in every
 The modules: ``_style`` (colours, names, legend order, layout, the log axis' floor),
 ``_density_1d`` (densities on one axis over a rug), ``_density_2d`` (one heatmap per method),
 ``_sweep`` (a metric against the outlier ratio) and ``_learn`` (the error against S, the cost
-against n).
+against n). A line that would hide another is dashed: :func:`twin_lines` finds them
+(:func:`sweep_twin_lines`, :func:`density_twin_curves` on each figure's axis),
+:func:`twin_dashes` styles them.
 """
 
-from ._density_1d import density_1d_figure
+from ._density_1d import density_1d_figure, density_twin_curves
 from ._density_2d import density_2d_figure, shared_colour_cap
 from ._learn import error_vs_blocks_figure, timing_figure, timing_slopes
 from ._style import (
     BLOCK_COLOR,
     CHANCE_AUC,
+    COINCIDE,
     COLOUR_DECADES,
+    DASHES,
     FLAG_COLOR,
     METHOD_COLORS,
     METRIC_LABELS,
@@ -28,13 +32,17 @@ from ._style import (
     log_density_floor,
     method_color,
     method_label,
+    twin_dashes,
+    twin_lines,
 )
-from ._sweep import metric_vs_ratio_figure
+from ._sweep import metric_vs_ratio_figure, sweep_twin_lines
 
 __all__ = [
     "BLOCK_COLOR",
     "CHANCE_AUC",
+    "COINCIDE",
     "COLOUR_DECADES",
+    "DASHES",
     "FLAG_COLOR",
     "METHOD_COLORS",
     "METRIC_LABELS",
@@ -43,6 +51,7 @@ __all__ = [
     "TRUTH_LABEL",
     "density_1d_figure",
     "density_2d_figure",
+    "density_twin_curves",
     "error_vs_blocks_figure",
     "legend_order",
     "log_density_floor",
@@ -50,6 +59,9 @@ __all__ = [
     "method_label",
     "metric_vs_ratio_figure",
     "shared_colour_cap",
+    "sweep_twin_lines",
     "timing_figure",
     "timing_slopes",
+    "twin_dashes",
+    "twin_lines",
 ]

@@ -3,12 +3,16 @@ pages), on a linear or a log density axis."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from ._style import (
     _LAYOUT,
     BLOCK_COLOR,
+    COINCIDE,
     COLOUR_DECADES,
     FLAG_COLOR,
     _decade_ticks,
@@ -19,6 +23,7 @@ from ._style import (
     log_density_floor,
     method_color,
     method_label,
+    twin_lines,
 )
 
 
@@ -238,3 +243,49 @@ def _log_axis(fig: go.Figure, peak: float, rug_rows: bool | None) -> None:
             )
         )
         fig.update_xaxes(anchor="y2")  # the x axis under the rug
+
+
+def density_twin_curves(
+    curves: Mapping[str, np.ndarray], log_floor: float | None = None
+) -> dict[str, str]:
+    """The density curves of :func:`density_1d_figure` that would hide one drawn before them.
+
+    Two curves coincide when they stay within :data:`COINCIDE` of the axis' height of each
+    other at every point: on a linear axis 0 to the highest peak, on a log axis (``log_floor``:
+    its bottom, values below it drawn there) its decades, compared in log10. The true
+    density (``"truth"``, drawn dashed) is left out.
+
+    Parameters
+    ----------
+    curves : mapping of str to ndarray
+        Method -> its values on the figure's grid, in drawing order.
+    log_floor : float, optional
+        The bottom of a log axis; None for a linear axis.
+
+    Returns
+    -------
+    twins : dict of str to str
+        Each such curve mapped to the first earlier curve it coincides with
+        (:func:`twin_lines`); :func:`twin_dashes` gives their dashes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.plots import density_twin_curves
+    >>> xs = np.linspace(-3, 3, 7)
+    >>> bump = np.exp(-(xs**2))
+    >>> density_twin_curves({"kde": bump, "rkde": bump * 1.001, "spkde": bump / 2})
+    {'rkde': 'kde'}
+    >>> density_twin_curves({"kde": bump, "rkde": bump / 2}, log_floor=1e-6)
+    {}
+    """
+    shown = {m: np.asarray(v, dtype=float) for m, v in curves.items() if m != "truth"}
+    if not shown:
+        return {}
+    frame = pd.DataFrame(shown)
+    if log_floor is None:
+        tolerance = COINCIDE * float(np.nanmax(frame.to_numpy(), initial=0.0))
+    else:
+        frame = np.log10(frame.clip(lower=log_floor))
+        tolerance = COINCIDE * float(frame.to_numpy().max() - np.log10(log_floor))
+    return twin_lines(frame, tolerance)

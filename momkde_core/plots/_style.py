@@ -1,11 +1,14 @@
 """What every figure shares: one colour and one name per method, the legend order, the
-layout, and the log density axis' floor and decade ticks."""
+layout, the log density axis' floor and decade ticks, and which lines to dash because they
+would hide another."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from itertools import cycle
 
 import numpy as np
+import pandas as pd
 
 from ..methods import METHODS
 from ..methods import method_label as _registry_label
@@ -36,6 +39,15 @@ SVG_MARKERS = 2000
 #: Decades of density the 2-D maps' colour scale spans below its top (density_2d_figure):
 #: a KDE's plateau over uniform outliers, ~1e-3 of the peak, gets a colour of its own.
 COLOUR_DECADES = 4
+
+#: Two lines that stay closer than this share of the figure's axis wherever both are defined
+#: draw one line (about a line's width and its markers on a 460-pixel figure): the later one
+#: is dashed.
+COINCIDE = 0.015
+#: The dashes of coinciding lines, in drawing order (the first line of a group stays solid; no
+#: dotted line, the chance line's style).
+DASHES: tuple[str, ...] = ("dash", "dashdot", "longdash", "longdashdot")
+
 
 #: The name legends give the true density (``"truth"`` among a figure's curves).
 TRUTH_LABEL = "True density"
@@ -174,6 +186,65 @@ def legend_order(methods: Iterable[str]) -> list[str]:
     given = list(dict.fromkeys(methods))
     known = [m for m in ("truth", *METHODS) if m in given]
     return known + [m for m in given if m not in known]
+
+
+def twin_lines(lines: pd.DataFrame | Mapping[str, np.ndarray], tolerance: float) -> dict[str, str]:
+    """The lines that stay within ``tolerance`` of one drawn before them.
+
+    Parameters
+    ----------
+    lines : DataFrame or mapping of str to ndarray
+        One column per line, in drawing order, its values at the figure's points (NaN where
+        a line has none).
+    tolerance : float
+        The largest gap, in the axis' units, at which two lines look like one.
+
+    Returns
+    -------
+    twins : dict of str to str
+        Each line whose gap to an earlier one stays below ``tolerance`` wherever both are
+        defined, mapped to the first such earlier line.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.plots import twin_lines
+    >>> curve = np.array([0.1, 0.5, 0.2])
+    >>> twin_lines({"kde": curve, "rkde": curve + 0.001, "spkde": curve / 2}, 0.01)
+    {'rkde': 'kde'}
+    """
+    frame = pd.DataFrame(lines)
+    twins = {}
+    for i, name in enumerate(frame.columns):
+        for earlier in frame.columns[:i]:
+            gap = (frame[name] - frame[earlier]).abs().dropna()
+            if len(gap) and gap.max() < tolerance:
+                twins[name] = earlier
+                break
+    return twins
+
+
+def twin_dashes(twins: Iterable[str]) -> dict[str, str]:
+    """A dash per line that would hide another (:data:`DASHES` in turn).
+
+    Parameters
+    ----------
+    twins : iterable of str
+        The lines to dash, in drawing order (e.g. the keys of :func:`twin_lines`).
+
+    Returns
+    -------
+    dashes : dict of str to str
+        Line -> its Plotly dash, the ``dashes`` of :func:`metric_vs_ratio_figure` and
+        :func:`density_1d_figure`.
+
+    Examples
+    --------
+    >>> from momkde_core.plots import twin_dashes
+    >>> twin_dashes(["rkde", "spkde"])
+    {'rkde': 'dash', 'spkde': 'dashdot'}
+    """
+    return dict(zip(twins, cycle(DASHES)))
 
 
 def _sample_groups(n: int, is_outlier: np.ndarray | None) -> list[tuple[str, np.ndarray]]:

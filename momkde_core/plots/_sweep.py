@@ -13,11 +13,13 @@ import plotly.graph_objects as go
 from ._style import (
     _LAYOUT,
     CHANCE_AUC,
+    COINCIDE,
     METRIC_LABELS,
     _rgba,
     legend_order,
     method_color,
     method_label,
+    twin_lines,
 )
 
 
@@ -132,6 +134,51 @@ def metric_vs_ratio_figure(
     else:
         fig.update_yaxes(rangemode="nonnegative")  # every metric is >= 0
     return fig
+
+
+def sweep_twin_lines(results: pd.DataFrame, metric: str) -> tuple[dict[str, str], float]:
+    """The lines of :func:`metric_vs_ratio_figure` that would hide one drawn before them.
+
+    The lines are the methods' means at each ratio, in the figure's drawing order; two
+    coincide when they stay within :data:`COINCIDE` of the axis of each other at every ratio
+    both have. The axis is [0, 1] for the AUC (a tolerance of 0.015), 0 to the highest mean
+    otherwise.
+
+    Parameters
+    ----------
+    results : DataFrame
+        The table the figure draws (columns ``method, ratio, metric, value`` at least).
+    metric : str
+        The figure's metric.
+
+    Returns
+    -------
+    twins : dict of str to str
+        Each such method mapped to the first earlier method it coincides with
+        (:func:`twin_lines`); :func:`twin_dashes` gives their dashes.
+    tolerance : float
+        :data:`COINCIDE` times the axis' span.
+
+    Raises
+    ------
+    ValueError
+        As :func:`metric_vs_ratio_figure`: a column missing, or no row for ``metric``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from momkde_core.plots import sweep_twin_lines
+    >>> results = pd.DataFrame({"metric": "auc", "ratio": [0.1, 0.2] * 3,
+    ...                         "method": ["kde"] * 2 + ["rkde"] * 2 + ["spkde"] * 2,
+    ...                         "value": [0.80, 0.70, 0.81, 0.70, 0.60, 0.70]})
+    >>> sweep_twin_lines(results, "auc")
+    ({'rkde': 'kde'}, 0.015)
+    """
+    means = _stats(results, metric).pivot(index="ratio", columns="method", values="mean")
+    means = means[legend_order(means.columns)]
+    span = 1.0 if metric == "auc" else float(np.nanmax(means.to_numpy(), initial=0.0))
+    tolerance = COINCIDE * span
+    return twin_lines(means, tolerance), tolerance
 
 
 def _stats(results: pd.DataFrame, metric: str) -> pd.DataFrame:

@@ -785,11 +785,23 @@ def test_figures_check_the_table_before_drawing(
     assert not (tmp_path / "figs").exists()
 
 
+def _drawn_figures(monkeypatch) -> list:
+    """The figures ``momkde figures`` draws from now on, in order (it still writes them)."""
+    from momkde_core import plots
+
+    drawn = []
+    figure = plots.metric_vs_ratio_figure
+    monkeypatch.setattr(
+        plots,
+        "metric_vs_ratio_figure",
+        lambda part, *a, **k: drawn.append(figure(part, *a, **k)) or drawn[-1],
+    )
+    return drawn
+
+
 def test_figures_give_each_runner_method_its_own_colour_and_name(tmp_path, monkeypatch):
     """The runner's mom_kde (label-free S rule) is drawn as the app draws it, apart from the
     library's default MoM-KDE (mom_kde_auto): no two methods share a colour or a name."""
-    from momkde_core import plots
-
     methods = list(ex.METHODS + ex.BLOCKH_METHODS + ("kde_robust",))
     rows = [
         ("uniform", r, k, k, m, 1, 0.3, "js", r + k / 10)
@@ -799,16 +811,30 @@ def test_figures_give_each_runner_method_its_own_colour_and_name(tmp_path, monke
     ]
     table = tmp_path / "r.csv"
     cli.write_csv(pd.DataFrame(rows, columns=list(ex.COLUMNS)), table)
-    drawn = []
-    figure = plots.metric_vs_ratio_figure
-    monkeypatch.setattr(
-        plots,
-        "metric_vs_ratio_figure",
-        lambda part, *a, **k: drawn.append(figure(part, *a, **k)) or drawn[-1],
-    )
+    drawn = _drawn_figures(monkeypatch)
     assert main(["figures", str(table), "--out", str(tmp_path / "f")]) == 0
     lines = [t for t in drawn[0].data if t.mode == "lines+markers"]
     assert len(lines) == len(methods)
     assert len({t.line.color for t in lines}) == len(methods)
     assert len({t.name for t in lines}) == len(methods)
     assert "MoM-KDE (S rule, CV h)" in {t.name for t in lines}
+
+
+def test_figures_dash_a_line_that_would_hide_another(tmp_path, monkeypatch):
+    """Two methods with the same means draw one line: the later one is dashed, as in the app;
+    a line apart from them stays solid."""
+    values = {"kde": (0.2, 0.4), "rkde": (0.2, 0.4), "spkde": (0.1, 0.3)}
+    rows = [
+        ("uniform", r, 0, 0, m, 1, 0.3, metric, v)
+        for m, pair in values.items()
+        for r, v in zip((0.1, 0.2), pair)
+        for metric in ("js", "auc")
+    ]
+    table = tmp_path / "r.csv"
+    cli.write_csv(pd.DataFrame(rows, columns=list(ex.COLUMNS)), table)
+    drawn = _drawn_figures(monkeypatch)
+    assert main(["figures", str(table), "--out", str(tmp_path / "f")]) == 0
+    assert len(drawn) == 2  # js and auc
+    for fig in drawn:
+        dashes = {t.name: t.line.dash for t in fig.data if t.mode == "lines+markers"}
+        assert dashes == {"KDE": "solid", "RKDE": "dash", "SPKDE": "solid"}
