@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "momkde_core.estimators": 4,
     "momkde_core.methods": 5,
     "momkde_core.detector": 5,
+    "momkde_core._explain": 5,
     "momkde_core.experiments": 6,
     "momkde_core.plots": 6,
     "momkde_core.cli": 7,

@@ -1,0 +1,308 @@
+"""Which features make a row abnormal: Shapley values of a fitted estimate's log density.
+
+A row's abnormality is -log f(x), f the fitted estimate (for the detector's default, the
+median over its blocks of the block KDEs, not normalised). It is split among the features
+by the Shapley values of the game v(S) = -log f_S(x_S) + log f_{}, where f_S is the
+estimate's marginal density over the features in S and f_{} its total mass (1 for every
+estimator here, so v(empty) = 0 to round-off). A feature's value is its average
+increase of v when it joins the others, over every order in which the features can join;
+the values of a row sum to v(all) - v(empty) = -log f(x).
+
+The marginals come from the fit itself, not from refits. With a product (separable) kernel,
+the Gaussian, a block's kernel sum at x is sum_i w_i prod_j K_{h_j}(x_j - X_ij), and its
+marginal over S drops the factors of the other features (each integrates to 1). For
+MoM-KDE f_S is the median over the blocks of the block KDEs' marginals: the median of
+marginals, which is what the median estimate restricted to S means here (the marginal of the
+median itself is an integral of a median, which no block structure gives). KDE, RKDE, SPKDE
+and ScreenedKDE are weighted KDEs of one block: f_S is that block's marginal.
+
+Computation, per row: each factor is shifted by its largest value over the fitted rows (the
+shifts add up over S: their Shapley part is exact, -shift_j per feature), so the products
+stay in [0, 1]. Exactly, every subset's block sums at once: the features are split in two
+halves, the 2^(d/2) products of each half built by doubling, and each block's 2^d sums are
+one matrix product of the halves (2^d x rows multiply-adds per row). By sampling: orders of
+the features drawn at random, each with its reverse (antithetic pairs), the prefixes' sums
+built one factor at a time. A median below 1e-290 (where flushed terms could matter) is
+recomputed in log space.
+"""
+
+from __future__ import annotations
+
+from math import factorial
+from numbers import Integral
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.special import logsumexp
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from ._engine import median
+from ._engine._scaling import FAR
+from .estimators._base import _BaseKDE
+from .estimators._checks import _validate_data
+from .kernels import SAFE_LINEAR
+
+#: ``method="auto"`` computes the exact values up to this many features, samples above.
+MAX_AUTO_EXACT = 10
+#: ``method="exact"`` is refused above this many features (2^d subsets per row).
+MAX_EXACT = 16
+#: Orders of the features sampled by default above :data:`MAX_AUTO_EXACT` features.
+DEFAULT_PERMUTATIONS = 256
+#: Values held per chunk of rows (32 MiB of float64).
+CHUNK_VALUES = 2**22
+METHODS = ("auto", "exact", "permutation")
+
+
+def explain_log_density(
+    estimator: _BaseKDE,
+    X: ArrayLike,
+    *,
+    method: str = "auto",
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    random_state: int | np.random.RandomState | None = None,
+) -> np.ndarray:
+    """Each feature's share of each row's -log density under a fitted estimator (nats).
+
+    Parameters
+    ----------
+    estimator : KDE, MoMKDE, RKDE, SPKDE or ScreenedKDE
+        Fitted, with the Gaussian kernel.
+    X : array-like of shape (m, d)
+        The rows to explain, with the features of the fit.
+    method : {"auto", "exact", "permutation"}, default "auto"
+        "exact": every subset of features (up to :data:`MAX_EXACT` features); "permutation":
+        ``n_permutations`` sampled orders; "auto": exact up to :data:`MAX_AUTO_EXACT`.
+    n_permutations : int, default DEFAULT_PERMUTATIONS
+        The orders sampled (half of them drawn, the other half their reverses).
+    random_state : int, RandomState or None, default None
+        Seeds the orders sampled.
+
+    Returns
+    -------
+    contributions : ndarray of shape (m, d)
+        Row q, feature j: the Shapley value of the feature in the game -log f_S(x_q).
+        Each row sums to -log f(x_q) (the estimator's ``-score_samples``, up to its
+        ``log_norm_``) to round-off. A row beyond every kernel's reach (density 0) gets
+        +inf on its features out of reach and NaN on the others.
+
+    Raises
+    ------
+    ValueError
+        An estimator that is not one of momkde's kernel estimators, a kernel that is not a
+        product over the features, bad ``method`` or ``n_permutations``, or X unlike the
+        fit's rows. ``sklearn.exceptions.NotFittedError`` (a ValueError) before ``fit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core import KDE
+    >>> X = np.random.default_rng(0).standard_normal((200, 3))
+    >>> kde = KDE(bandwidth=0.5).fit(X)
+    >>> phi = explain_log_density(kde, [[0.0, 6.0, 0.0]])
+    >>> int(np.argmax(phi[0]))  # the shifted feature is to blame
+    1
+    >>> bool(np.isclose(phi.sum(), -kde.score_samples([[0.0, 6.0, 0.0]])[0]))
+    True
+    """
+    fitted = _check_estimator(estimator)
+    if not (isinstance(method, str) and method in METHODS):
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    if not isinstance(n_permutations, Integral) or isinstance(n_permutations, bool):
+        raise ValueError(f"n_permutations must be an integer >= 1, got {n_permutations!r}")
+    if n_permutations < 1:
+        raise ValueError(f"n_permutations must be an integer >= 1, got {n_permutations!r}")
+    Y = _validate_data(estimator, X, reset=False)
+    d = Y.shape[1]
+    if method == "exact" and d > MAX_EXACT:
+        raise ValueError(
+            f"method='exact' takes at most {MAX_EXACT} features (2^d subsets per row); "
+            f"X has {d}: use method='permutation'"
+        )
+    exact = method == "exact" or (method == "auto" and d <= MAX_AUTO_EXACT)
+    frame = estimator._frame
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = frame.inner(Y)
+    layout = _Layout(fitted, d)
+    out = np.full(Y.shape, np.nan)
+    reach = np.abs(Z) <= FAR  # (NaN and inf compare False)
+    orders = None if exact else _orders(d, int(n_permutations), random_state)
+    per_row = layout.n_slots * (3 * d + (2 ** ((d + 1) // 2) + 2 ** (d // 2) if exact else 2))
+    per_row += layout.n_blocks * 2 ** min(d, MAX_EXACT) * 2 if exact else 0
+    step = max(1, CHUNK_VALUES // per_row)
+    for lo in range(0, len(Z), step):
+        rows = slice(lo, lo + step)
+        out[rows] = _explain_chunk(layout, Z[rows], reach[rows], orders)
+    return out
+
+
+def _check_estimator(estimator) -> object:
+    """The estimator's FittedBlocks; ValueError for what cannot be explained."""
+    if not isinstance(estimator, _BaseKDE):
+        raise ValueError(
+            "explanations need one of momkde's kernel estimators (KDE, MoMKDE, RKDE, SPKDE, "
+            f"ScreenedKDE), whose marginal densities the fit gives; got "
+            f"{type(estimator).__name__}"
+        )
+    check_is_fitted(estimator, "bandwidth_")
+    kernel = estimator._fitted.kernel
+    if not kernel.separable:
+        raise ValueError(
+            f"explanations need a kernel that is a product of one factor per feature (the "
+            f"Gaussian), so that a marginal drops the other features' factors; the "
+            f"{kernel.name!r} kernel is not: fit with kernel='gaussian'"
+        )
+    return estimator._fitted
+
+
+class _Layout:
+    """The fitted rows by block, each block padded to the largest (weight 0) so that the
+    blocks stack: ``X`` of shape (S, L, d), weights ``w`` (S, L), and the per-feature log
+    normalising constants of the factors in the data's units."""
+
+    def __init__(self, fitted, d: int):
+        sizes = np.diff(fitted.bounds)
+        self.n_blocks, width = len(sizes), int(sizes.max())
+        self.n_slots = self.n_blocks * width
+        slot = np.arange(width)
+        index = np.minimum(fitted.bounds[:-1, None] + slot, fitted.bounds[1:, None] - 1)
+        self.X = fitted.X[index]
+        self.w = np.where(slot < sizes[:, None], fitted.w[index], 0.0)
+        with np.errstate(divide="ignore"):
+            self.log_w = np.log(self.w)
+        self.h = fitted.h
+        H = np.broadcast_to(fitted.frame.outer_bandwidth(fitted.h), d)
+        self.log_c = -0.5 * np.log(2.0 * np.pi) - np.log(H)
+
+
+def _explain_chunk(
+    layout: _Layout, Z: np.ndarray, reach: np.ndarray, orders: np.ndarray | None
+) -> np.ndarray:
+    """The contributions of the rows Z (in the frame); ``orders``: None for the exact
+    values, else the sampled orders of the features."""
+    m, d = Z.shape
+    with np.errstate(over="ignore", invalid="ignore"):
+        A = np.subtract(Z[:, None, None, :], layout.X)
+        A *= A
+        A *= -0.5 / (layout.h * layout.h)
+        shift = A.max(axis=(1, 2))
+    reach = reach & np.isfinite(shift)
+    ok = reach.all(axis=1)
+    out = np.where(reach, np.nan, np.inf)
+    if not ok.any():
+        return out
+    if not ok.all():
+        A = A[ok]
+    A -= shift[ok][:, None, None, :]
+    E = np.exp(A)
+    if orders is None:
+        values = _exact_values(layout, A, E)
+    else:
+        values = _sampled_values(layout, A, E, orders)
+    out[ok] = values - (shift[ok] + layout.log_c)
+    return out
+
+
+def _exact_values(layout: _Layout, A: np.ndarray, E: np.ndarray) -> np.ndarray:
+    """Shapley values of v(S) = -log median_s sum_i w_i prod_{j in S} E_ij for every row,
+    from all 2^d subsets (bit j of a subset's index: feature j)."""
+    m, d = A.shape[0], A.shape[-1]
+    d1 = (d + 1) // 2
+    low = np.moveaxis(_products(E[..., :d1], layout.w), 0, -1)  # (m, S, L, 2^d1)
+    high = np.moveaxis(_products(E[..., d1:], None), 0, -2)  # (m, S, 2^(d - d1), L)
+    sums = np.matmul(high, low).reshape(m, layout.n_blocks, 2**d)
+    med = median(sums, axis=1) if layout.n_blocks > 1 else sums[:, 0]
+    with np.errstate(divide="ignore"):
+        V = -np.log(med)
+    for q, subsets in _untrusted(med):
+        V[q, subsets] = -_log_median(layout, A[q], _masks(subsets, d))
+    return V @ _shapley_weights(d)
+
+
+def _sampled_values(
+    layout: _Layout, A: np.ndarray, E: np.ndarray, orders: np.ndarray
+) -> np.ndarray:
+    """Mean over ``orders`` of each feature's increase of v when it joins the features
+    before it (v as in :func:`_exact_values`)."""
+    m, d = A.shape[0], A.shape[-1]
+    phi = np.zeros((m, d))
+    base = np.broadcast_to(layout.w, (m,) + layout.w.shape)
+    start = _v_of(layout, A, base.sum(axis=-1), np.zeros((1, d), dtype=bool))
+    for order in orders:
+        P = base.copy()
+        before = start
+        prefix = np.zeros((1, d), dtype=bool)
+        for j in order:
+            P *= E[..., j]
+            prefix[0, j] = True
+            after = _v_of(layout, A, P.sum(axis=-1), prefix)
+            phi[:, j] += after - before
+            before = after
+    return phi / len(orders)
+
+
+def _v_of(layout: _Layout, A: np.ndarray, sums: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """v of one subset (``mask``, shape (1, d)) for every row, from its block sums (m, S)."""
+    med = median(sums, axis=1) if layout.n_blocks > 1 else sums[:, 0]
+    with np.errstate(divide="ignore"):
+        v = -np.log(med)
+    for q in np.flatnonzero(~(med >= SAFE_LINEAR)):
+        v[q] = -_log_median(layout, A[q], mask)[0]
+    return v
+
+
+def _products(E: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """prod_{j in T} E[..., j] (times w) for every subset T of the last axis' features, on
+    a new first axis (bit j: feature j), by doubling."""
+    k = E.shape[-1]
+    P = np.empty((2**k,) + E.shape[:-1])
+    P[0] = 1.0 if w is None else w
+    for j in range(k):
+        np.multiply(P[: 2**j], E[..., j], out=P[2**j : 2 ** (j + 1)])
+    return P
+
+
+def _untrusted(med: np.ndarray):
+    """(row, subsets) whose median is below SAFE_LINEAR: flushed terms may matter there."""
+    bad = ~(med >= SAFE_LINEAR)
+    for q in np.flatnonzero(bad.any(axis=1)):
+        yield q, np.flatnonzero(bad[q])
+
+
+def _masks(subsets: np.ndarray, d: int) -> np.ndarray:
+    """The feature masks (k, d) of subsets given by their bit indices."""
+    return (subsets[:, None] >> np.arange(d)) & 1 == 1
+
+
+def _log_median(layout: _Layout, A: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """log median_s sum_i w_i exp(sum_{j in S} A_ij) for each subset mask (k, d), in log
+    space (no underflow); A: one row's shifted log factors, shape (S, L, d)."""
+    G = np.where(masks[None, None], A[:, :, None, :], 0.0).sum(axis=-1)  # (S, L, k)
+    logs = logsumexp(G + layout.log_w[:, :, None], axis=1)  # (S, k)
+    return median(logs, axis=0, log=True) if layout.n_blocks > 1 else logs[0]
+
+
+def _shapley_weights(d: int) -> np.ndarray:
+    """C of shape (2^d, d) with phi = v @ C: C[S, j] = (|S|-1)! (d-|S|)! / d! when j is in S,
+    -|S|! (d-|S|-1)! / d! when it is not."""
+    subsets = np.arange(2**d)
+    inside = _masks(subsets, d)
+    size = inside.sum(axis=1)
+    join = np.array(
+        [factorial(k - 1) * factorial(d - k) / factorial(d) if k else 0.0 for k in range(d + 1)]
+    )
+    stay = np.array(
+        [
+            -factorial(k) * factorial(d - k - 1) / factorial(d) if k < d else 0.0
+            for k in range(d + 1)
+        ]
+    )
+    return np.where(inside, join[size][:, None], stay[size][:, None])
+
+
+def _orders(d: int, n: int, random_state) -> np.ndarray:
+    """n orders of the d features: ceil(n / 2) drawn with ``random_state``, each followed
+    by its reverse (antithetic pairs), the first n kept."""
+    rng = check_random_state(random_state)
+    drawn = np.array([rng.permutation(d) for _ in range((n + 1) // 2)])
+    return np.stack([drawn, drawn[:, ::-1]], axis=1).reshape(-1, d)[:n]
