@@ -47,6 +47,7 @@ from app_support.captions.your_data import (
     flag_share_note,
     left_out_note,
     ranking_note,
+    sample_outcome,
     sampled_file_note,
 )
 from app_support.compute import (
@@ -95,27 +96,35 @@ from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 UPLOAD = "(upload a file)"
-#: What each bundled sample shows, in a few words (named under the picker), and what it
-#: teaches (shown with it); assets/make_samples.py makes them.
+#: What each bundled sample was made to show, in a few words (named under the picker), and
+#: how (shown with it, then what it shows with the page's settings:
+#: :func:`~app_support.captions.your_data.sample_outcome`); assets/make_samples.py makes them.
+#: The page opens on the first.
 SAMPLE_LESSONS = {
     "sensor_glitches.csv": (
         "where MoM-KDE wins",
         "A sensor stuck at one value for 60 readings makes a tight cluster: the KDE grows a "
-        "hill on it and ranks it as normal, while the cluster sits in too few blocks to move "
-        "MoM-KDE's median, which ranks every glitch first.",
+        "hill on it, which lifts the glitches toward the inliers' density, while the cluster "
+        "sits in too few blocks to move MoM-KDE's median.",
     ),
     "spike_on_a_mode.csv": (
         "where every density method fails",
         "The outliers are a spike on top of an inlier mode (the paper's adversarial scheme): "
         "they sit where the inliers are densest, so any density, robust or not, scores them "
-        "as the most normal points (every AUC below 0.5).",
+        "as normal points.",
     ),
     "card_transactions.csv": (
         "a real-looking table",
         "An id, a timestamp and text columns are left out of the scores, the label is found "
-        "by its name; card-testing bursts and large night purchases are the fraud, and the "
-        "densities rank them first.",
+        "by its name; card-testing bursts and large night purchases are the fraud.",
     ),
+}
+#: The Data picker's short codes (written to the URL) of the samples and of the upload.
+SOURCE_CODES = {
+    "sensor_glitches.csv": "sensors",
+    "spike_on_a_mode.csv": "spike",
+    "card_transactions.csv": "cards",
+    UPLOAD: "upload",
 }
 #: Unflagged rows listed after a method's flagged ones: the ranking just above its threshold.
 ROWS_PAST_THRESHOLD = 5
@@ -123,31 +132,53 @@ ROWS_PAST_THRESHOLD = 5
 MAX_LISTED = 500
 
 
-def choose_file(side, limit: int) -> tuple[bytes, str, str]:
-    """The data picker: a bundled sample (with its lesson) or an upload; the file's bytes,
-    name and identity (the sample's name or the upload's SHA-256). Stops the page without a
-    file, or with a file over ``limit`` bytes (pointing to ``momkde score``)."""
+def _upload_replaces_the_sample() -> None:
+    """The uploader's callback: a file uploaded becomes the page's data."""
+    if st.session_state.get(KEY.upload) is not None:
+        st.session_state[KEY.sample] = UPLOAD
+
+
+def choose_file(side, limit: int, banner) -> tuple[bytes, str, str]:
+    """The data picker: a bundled sample (its lesson in ``banner``), by default the first, or
+    the upload, which replaces the sample when a file is uploaded; the file's bytes, name and
+    identity (the sample's name or the upload's SHA-256). Stops the page on the upload without
+    a file, or with a file over ``limit`` bytes (pointing to ``momkde score``).
+
+    The URL holds the picker's short code (:data:`SOURCE_CODES`); a link made before the codes
+    holds the sample's file name, and one made with an upload before the page opened on a
+    sample holds no source but the file's columns: both open what they were made with."""
     samples = [name for name in SAMPLE_LESSONS if (ASSETS / name).exists()]
-    source = side.selectbox("Data", [UPLOAD, *samples], **url(KEY.sample))
-    if source == UPLOAD and samples:
-        side.caption(
-            "Or pick a sample above: "
-            + "; ".join(f"**{name}**, {SAMPLE_LESSONS[name][0]}" for name in samples)
-            + "."
+    if KEY.sample not in st.session_state:
+        linked = st.query_params.get(KEY.sample)
+        if linked in samples:
+            st.session_state[KEY.sample] = linked
+        elif linked is None and set(st.query_params) & set(KEY.per_file):
+            st.session_state[KEY.sample] = UPLOAD
+    source = side.selectbox(
+        "Data", [*samples, UPLOAD], format_func=SOURCE_CODES.get, **url(KEY.sample)
+    )
+    side.caption(
+        "; ".join(
+            f"**{SOURCE_CODES[name]}**: {name}, {SAMPLE_LESSONS[name][0]}" for name in samples
         )
+        + "; **upload**: your own CSV, uploaded below."
+    )
+    upload = side.file_uploader(
+        f"CSV file (up to {size_text(limit)})",
+        key=KEY.upload,
+        on_change=_upload_replaces_the_sample,
+    )
+    side.caption(
+        "A larger file: `momkde score FILE --out scored.csv` on the command line scores every "
+        "row of a file of any size, read in chunks."
+    )
     if source == UPLOAD:
-        upload = side.file_uploader(f"CSV file (up to {size_text(limit)})", key=KEY.upload)
-        side.caption(
-            "A larger file: `momkde score FILE --out scored.csv` on the command line scores every "
-            "row of a file of any size, read in chunks."
-        )
         raw = upload.getvalue() if upload is not None else None
         file_name = upload.name if upload is not None else ""
     else:
         raw = (ASSETS / source).read_bytes()
         file_name = source
-        shows, lesson = SAMPLE_LESSONS[source]
-        st.info(f"**{shows[:1].upper()}{shows[1:]}.** {lesson}", icon=":material/lightbulb:")
+        banner.info(sample_banner(source), icon=":material/lightbulb:")
     if raw is None:
         if set(st.query_params) & set(KEY.per_file):
             st.info(
@@ -155,10 +186,7 @@ def choose_file(side, limit: int) -> tuple[bytes, str, str]:
                 "computer that uploaded them): upload the same file and the link's columns and settings apply.",
                 icon=":material/link:",
             )
-        st.info(
-            "Upload a CSV in the sidebar, or pick one of the samples named there (in the Data list) "
-            "to start."
-        )
+        st.info("Upload a CSV in the sidebar, or pick one of the samples in its Data list.")
         st.stop()
     if len(raw) > limit:  # Streamlit's uploader refuses these; a changed limit may let one through
         st.error(
@@ -168,6 +196,13 @@ def choose_file(side, limit: int) -> tuple[bytes, str, str]:
         )
         st.stop()
     return raw, file_name, source if source != UPLOAD else upload_digest(upload, KEY.identity)
+
+
+def sample_banner(name: str, outcome: str = "") -> str:
+    """The banner of the bundled sample ``name``: what it was made to show and how, then
+    ``outcome``, what it shows with the page's settings (computed from the numbers shown)."""
+    shows, lesson = SAMPLE_LESSONS[name]
+    return " ".join(filter(None, [f"**{shows[:1].upper()}{shows[1:]}.**", lesson, outcome]))
 
 
 def choose_columns(
@@ -391,22 +426,26 @@ def density_section(
     )
 
 
+def label_aucs(detections: dict, is_outlier: np.ndarray) -> dict[str, float]:
+    """Each method's AUC of its scores against the label's outliers (NaN: one class only)."""
+    scores = {m: {"scores": d["score"]} for m, d in detections.items()}
+    return metric_table(scores, None, 1.0, is_outlier)["AUC"].to_dict()
+
+
 def ranking_section(
     detections: dict,
     data: pd.DataFrame,
     names: pd.Index,
     key_col: Hashable | None,
-    is_outlier: np.ndarray | None,
+    aucs: dict[str, float] | None,
     flag_by: str,
 ) -> None:
-    """Most anomalous rows: the AUCs against the label, then one tab per method listing its
-    flagged rows and a few above its threshold, opened on the flag method."""
+    """Most anomalous rows: the AUCs against the label (``aucs``, None without one), then one
+    tab per method listing its flagged rows and a few above its threshold, opened on the flag
+    method."""
     st.subheader("Most anomalous rows")
     n = len(data)
-    if is_outlier is not None:
-        aucs = metric_table(
-            {m: {"scores": d["score"]} for m, d in detections.items()}, None, 1.0, is_outlier
-        )["AUC"].to_dict()
+    if aucs is not None:
         table = pd.DataFrame({"AUC": aucs}).rename(index=method_label)
         st.table(table.T.style.format("{:.3f}", na_rep="—"))
         st.caption(auc_note(aucs, n))
@@ -431,12 +470,14 @@ def ranking_section(
 
 st.title("Your data")
 st.markdown(
-    "Upload a CSV with a header line, or pick a sample. Choose 1 or 2 columns to draw, any numeric "
-    "columns to score; a label column, if you have one, gives each method's AUC."
+    "The page opens on a bundled sample: upload your own CSV (with a header line) in the sidebar "
+    "to replace it, or pick another sample. Choose 1 or 2 columns to draw, any numeric columns "
+    "to score; a label column, if you have one, gives each method's AUC."
 )
 side = st.sidebar
 limit = upload_limit_bytes()
-raw, file_name, identity = choose_file(side, limit)
+banner = st.empty()  # a sample's lesson, then what it shows with the settings (its numbers)
+raw, file_name, identity = choose_file(side, limit, banner)
 
 with user_errors():
     frame = read_csv_bytes(identity, raw, limit)
@@ -566,7 +607,14 @@ with user_errors():
         )
     if not detections:
         st.stop()
-    ranking_section(detections, data, names, key_col, is_outlier, flag_by)
+    aucs = label_aucs(detections, is_outlier) if is_outlier is not None else None
+    if aucs is not None and identity in SAMPLE_LESSONS:  # the sample's banner, with its numbers
+        caught = {m: int((d["flagged"] & is_outlier).sum()) for m, d in detections.items()}
+        outcome = sample_outcome(
+            aucs, caught, int(is_outlier.sum()), str(st.session_state.get(KEY.outlier))
+        )
+        banner.info(sample_banner(identity, outcome), icon=":material/lightbulb:")
+    ranking_section(detections, data, names, key_col, aucs, flag_by)
     st.caption(
         download_note(
             len(score_cols),

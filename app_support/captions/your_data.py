@@ -455,3 +455,38 @@ def density_caption(
             figure_sample_note(n_drawn, n, n_file),
         ]
     ).strip()
+
+
+def sample_outcome(
+    aucs: Mapping[str, float],
+    caught: Mapping[str, int],
+    n_outliers: int,
+    outliers: str,
+) -> str:
+    """What the bundled sample shows with the page's settings, from the numbers the page
+    shows: how MoM-KDE ranks the label's ``n_outliers`` outliers (named ``outliers``) against
+    the KDE, by their AUCs (as the table shows them, 3 decimals), and how many of them each
+    flags (``caught``: method -> outliers among its flagged rows). "" without both methods.
+
+    Examples
+    --------
+    >>> sample_outcome({"kde": 0.9707, "mom_kde": 1.0}, {"kde": 53, "mom_kde": 60}, 60, "glitch")
+    "Here MoM-KDE ranks the 60 rows labelled 'glitch' better than the KDE (AUC 1.000 against 0.971); MoM-KDE flags 60 of them, the KDE 53."
+    """
+    if not all(m in aucs and np.isfinite(aucs[m]) and m in caught for m in ("kde", "mom_kde")):
+        return ""
+    mom, kde = (f"{aucs[m]:.3f}" for m in ("mom_kde", "kde"))
+    rows = f"the {n_outliers:,} rows labelled {outliers!r}"
+    if max(float(mom), float(kde)) < CHANCE_AUC:
+        how = (
+            f"Here MoM-KDE and the KDE both rank {rows} as more normal than the inliers "
+            f"(AUC {mom} and {kde}, below 0.5)"
+        )
+    elif mom == kde:
+        how = f"Here MoM-KDE ranks {rows} as well as the KDE (AUC {mom})"
+    else:
+        how = (
+            f"Here MoM-KDE ranks {rows} {'better' if mom > kde else 'worse'} than the KDE "
+            f"(AUC {mom} against {kde})"
+        )
+    return f"{how}; MoM-KDE flags {caught['mom_kde']:,} of them, the KDE {caught['kde']:,}."

@@ -30,8 +30,10 @@ def open_app(page: str | None = None, **params: str | list[str]) -> AppTest:
 
 
 def upload(name: str, content: bytes, **params: str | list[str]) -> AppTest:
-    """Your data with ``content`` uploaded as ``name`` (and URL parameters ``params``)."""
-    at = open_app(YOUR_DATA, **params)
+    """Your data with ``content`` uploaded as ``name`` (and URL parameters ``params``); the
+    page is opened on the upload (``sample=upload``), not on the sample it opens with, unless
+    ``params`` name another source."""
+    at = open_app(YOUR_DATA, **{"sample": "upload", **params})
     at.sidebar.file_uploader(key="upload").set_value((name, content, "text/csv")).run()
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -126,11 +126,11 @@ def test_latest_results_takes_the_most_repetitions(tmp_path):
 def test_your_data_discrete_column_warns_about_cv():
     """sensor_glitches.csv's hour column is discrete: drawn alone, CV (not the default) runs into its smallest h.
     It is not what the page draws by default (the column with the most distinct values)."""
-    default = open_app("app_pages/your_data.py", sample="sensor_glitches.csv")
+    default = open_app("app_pages/your_data.py", sample="sensors")
     assert default.sidebar.multiselect[0].value != ["hour"]
     at = open_app(
         "app_pages/your_data.py",
-        sample="sensor_glitches.csv",
+        sample="sensors",
         plot="hour",
         score="hour",
         hmode="CV",
@@ -153,9 +153,7 @@ def test_learn_example_one():
     assert "MoM-KDE" in errors and "KDE" in errors
 
 
-@pytest.mark.parametrize(
-    "sample", ["sensor_glitches.csv", "card_transactions.csv", "spike_on_a_mode.csv"]
-)
+@pytest.mark.parametrize("sample", ["sensors", "cards", "spike"])
 def test_your_data_samples(sample):
     at = open_app("app_pages/your_data.py", sample=sample)
     assert not at.error, [e.value for e in at.error]
@@ -169,7 +167,7 @@ def _aucs(at: AppTest) -> dict[str, float]:
 
 
 def test_sample_where_mom_kde_wins():
-    at = open_app("app_pages/your_data.py", sample="sensor_glitches.csv")
+    at = open_app("app_pages/your_data.py", sample="sensors")
     aucs = _aucs(at)
     assert aucs["MoM-KDE"] > 0.99 and aucs["MoM-KDE"] > aucs["KDE"] + 0.02
     assert "Where MoM-KDE wins" in at.info[0].value
@@ -178,13 +176,13 @@ def test_sample_where_mom_kde_wins():
 
 
 def test_sample_where_a_spike_defeats_every_density():
-    at = open_app("app_pages/your_data.py", sample="spike_on_a_mode.csv")
+    at = open_app("app_pages/your_data.py", sample="spike")
     assert max(_aucs(at).values()) < 0.1
     assert "Every AUC is below 0.5" in caption(at, "Every AUC")
 
 
 def test_real_looking_table_leaves_out_ids_and_text_and_finds_the_label():
-    at = open_app("app_pages/your_data.py", sample="card_transactions.csv")
+    at = open_app("app_pages/your_data.py", sample="cards")
     assert at.sidebar.multiselect(key="score").value == ["amount_eur", "hour"]
     assert at.sidebar.selectbox(key="label").value == "is_fraud"
     assert "row_id (an id)" in caption(at, "Not scored by default")
@@ -194,7 +192,7 @@ def test_real_looking_table_leaves_out_ids_and_text_and_finds_the_label():
 
 
 def test_continuous_label_gives_no_auc():
-    at = open_app("app_pages/your_data.py", sample="card_transactions.csv", label="amount_eur")
+    at = open_app("app_pages/your_data.py", sample="cards", label="amount_eur")
     assert any("distinct values" in w.value for w in at.warning) and not at.table
 
 
@@ -223,7 +221,7 @@ def test_your_data_flags_the_stated_share(downloads, eps):
     """Every method flags round(ε n) rows (up to ties; n <= 2000 rows are all fitted on): in the
     figure's flag rug, the caption, the shaded tables and the download's is_outlier_<method>."""
 
-    at = open_app("app_pages/your_data.py", sample="sensor_glitches.csv", eps=str(eps), flag="kde")
+    at = open_app("app_pages/your_data.py", sample="sensors", eps=str(eps), flag="kde")
     assert not at.error, [e.value for e in at.error]
     csv = read_download(downloads, at)
     n, expected = len(csv), round(eps * len(csv))
@@ -250,7 +248,7 @@ def test_your_data_flags_the_stated_share(downloads, eps):
 
 def test_your_data_flags_follow_the_chosen_method():
     """Without MoM-KDE among the methods, the figure marks the first chosen method's flags."""
-    at = open_app("app_pages/your_data.py", sample="sensor_glitches.csv", methods=["kde", "rkde"])
+    at = open_app("app_pages/your_data.py", sample="sensors", methods=["kde", "rkde"])
     assert at.sidebar.selectbox(key="flag").options == ["kde", "rkde"]
     assert caption(at, "KDE flags")
 
@@ -352,7 +350,7 @@ def test_your_data_screened_kde(downloads):
 
     at = open_app(
         "app_pages/your_data.py",
-        sample="sensor_glitches.csv",
+        sample="sensors",
         methods=["kde", "screened_kde"],
         flag="screened_kde",
     )
@@ -452,7 +450,7 @@ def test_your_data_keeps_rows_with_missing_values_with_a_note(downloads):
 
 def test_your_data_names_rows_by_the_id_column(downloads):
     """card_transactions.csv has an id (row_id): the tables and the download name rows by it."""
-    at = open_app("app_pages/your_data.py", sample="card_transactions.csv", methods=["kde"])
+    at = open_app("app_pages/your_data.py", sample="cards", methods=["kde"])
     csv = read_download(downloads, at)
     assert "row" not in csv and len(csv) == 1_570 and csv["row_id"].is_unique
     table = at.dataframe[0].value

@@ -115,7 +115,7 @@ def test_page_renders_without_errors(server, page, path):
     page.wait_for_timeout(500)
     wait_until_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    if path.split("?")[0] in ("", "explore", "sweep", "learn", "real_data"):
+    if path.split("?")[0] in ("", "explore", "sweep", "learn", "real_data", "your_data"):
         page.wait_for_selector(TRACE, timeout=60_000)
     assert page.console_errors == []
 
@@ -184,10 +184,43 @@ def test_bad_upload_shows_error(server, page, tmp_path, name):
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
-def _upload(page, server: str, path) -> None:
-    page.goto(f"{server}/your_data")
+def _upload(page, server: str, path, url: str = "your_data?sample=upload") -> None:
+    """Upload ``path`` to Your data opened at ``url`` (by default on the upload, not on the
+    sample the page opens with)."""
+    page.goto(f"{server}/{url}")
     wait_until_idle(page)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+
+
+def test_your_data_opens_on_a_sample_and_an_upload_replaces_it(server, page, tmp_path):
+    """#36: the page opens on the sensor sample (its banner, figure and ranking), the uploader
+    beside it; a file uploaded replaces the sample and the URL says so."""
+    page.goto(f"{server}/your_data")
+    page.wait_for_selector(TRACE, timeout=60_000)
+    wait_until_idle(page)
+    assert (
+        "Where MoM-KDE wins."
+        in page.locator('[data-testid="stAlertContentInfo"]').first.inner_text()
+    )
+    assert page.locator('[data-testid="stDataFrame"]').count() >= 1
+    path = tmp_path / "mine.csv"
+    rng = np.random.default_rng(1)
+    pd.DataFrame(rng.normal(size=(200, 2)).round(3), columns=["alpha", "beta"]).to_csv(
+        path, index=False
+    )
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    page.wait_for_function(
+        "() => new URLSearchParams(window.location.search).get('sample') === 'upload'",
+        timeout=60_000,
+    )
+    page.wait_for_function(
+        """() => document.querySelector('[data-testid="stSidebar"]').innerText.includes('alpha')""",
+        timeout=60_000,
+    )
+    wait_until_idle(page)
+    assert "Where MoM-KDE wins." not in page.locator("body").inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.console_errors == []
 
 
 def test_text_in_numbers_is_named(server, page, tmp_path):
@@ -247,7 +280,7 @@ def test_wide_csv_scores_without_a_traceback(server, page, tmp_path):
 
 
 def test_2d_caption_names_no_missing_lines(server, page):
-    page.goto(f"{server}/your_data?sample=sensor_glitches.csv&plot=temperature_c&plot=humidity_pct")
+    page.goto(f"{server}/your_data?sample=sensors&plot=temperature_c&plot=humidity_pct")
     wait_until_idle(page)
     page.wait_for_selector(".js-plotly-plot .heatmaplayer image", timeout=60_000)
     text = " ".join(page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
@@ -287,13 +320,13 @@ def test_200000_row_file_is_scored_in_full(server, page, tmp_path):
 def test_switching_sample_shows_the_new_files_columns(server, page):
     """The column pickers follow the file: after switching samples the sidebar shows the new
     file's columns, not the previous file's (which the script no longer used)."""
-    page.goto(f"{server}/your_data?sample=card_transactions.csv")
+    page.goto(f"{server}/your_data?sample=cards")
     wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
     pickers = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]')
     assert "amount_eur" in pickers.first.inner_text()
     page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').first.click()
-    page.get_by_role("option", name="sensor_glitches.csv").click()
+    page.get_by_role("option", name="sensors").click()
     page.wait_for_function(
         """() => { const m = document.querySelector('[data-testid="stSidebar"] [data-testid="stMultiSelect"]');
                    return m && !m.innerText.includes('amount_eur'); }""",

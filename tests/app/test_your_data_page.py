@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app._apptest import caption, figures, open_app, read_download, upload, values
@@ -65,7 +66,7 @@ def test_maps_circle_the_lowest_flags_and_list_the_rest(downloads, monkeypatch):
     n_flagged = int(csv["is_outlier_mom_kde"].sum())
     assert n_flagged == 30
     (fig,) = figures(at)
-    rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged"]
+    rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged" and t["x"] != [None]]
     assert len(rings) == sum(t["type"] in ("contour", "heatmap") for t in fig["data"]) == 2
     assert rings[0]["name"] == f"flagged: the 15 lowest of {n_flagged}"
     lowest = csv.sort_values("score_mom_kde", kind="stable").head(15)
@@ -80,7 +81,7 @@ def _sensor_maps():
     """Your data on the sensor sample drawn as 2-D maps, with the KDE and MoM-KDE."""
     return open_app(
         PAGE,
-        sample="sensor_glitches.csv",
+        sample="sensors",
         plot=["temperature_c", "humidity_pct"],
         methods=["kde", "mom_kde"],
     )
@@ -89,7 +90,7 @@ def _sensor_maps():
 def test_maps_circle_every_flag_when_few():
     at = _sensor_maps()
     (fig,) = figures(at)
-    rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged"]
+    rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged" and t["x"] != [None]]
     assert rings and all(len(t["customdata"]) == 96 for t in rings)
     assert rings[0]["name"] == "flagged (96)"
     assert "circled (every map): the 96 rows MoM-KDE flags" in caption(at, "h = ")
@@ -120,7 +121,7 @@ def test_the_ranking_opens_on_the_method_that_flags():
         ]
         return [t.label for t in at.tabs][container.proto.tab_container.default_tab_index]
 
-    at = open_app(PAGE, sample="sensor_glitches.csv", methods=["kde", "mom_kde", "rkde"])
+    at = open_app(PAGE, sample="sensors", methods=["kde", "mom_kde", "rkde"])
     assert at.sidebar.selectbox(key="flag").value == "mom_kde"
     assert [t.label for t in at.tabs] == ["KDE", "MoM-KDE", "RKDE"]
     assert opened(at) == "MoM-KDE"
@@ -280,7 +281,7 @@ def test_the_flag_picker_shows_the_method_that_flags():
     """A sample, then "(upload a file)" (the picker is gone), then an upload: the picker shows
     the method the captions and the ranking use, and an unrelated change keeps it (the
     browser sends back what it shows)."""
-    at = open_app(PAGE, sample="sensor_glitches.csv", methods=["kde", "mom_kde"])
+    at = open_app(PAGE, sample="sensors", methods=["kde", "mom_kde"])
     at.sidebar.selectbox(key="sample").set_value("(upload a file)").run()
     content = _csv(300)
     at.sidebar.file_uploader(key="upload").set_value(("two.csv", content, "text/csv")).run()
@@ -305,7 +306,7 @@ def test_the_flag_picker_shows_the_method_that_flags():
 def test_flags_from_other_columns_than_drawn_are_explained():
     """Scored on three columns, drawn on one: the caption names the columns the flags come
     from and says a flagged row can sit anywhere along the one drawn."""
-    at = open_app(PAGE, sample="sensor_glitches.csv", methods=["kde", "mom_kde"])
+    at = open_app(PAGE, sample="sensors", methods=["kde", "mom_kde"])
     (drawn,) = at.sidebar.multiselect(key="plot").value
     scored = at.sidebar.multiselect(key="score").value
     assert len(scored) == 3
@@ -327,7 +328,7 @@ def test_two_columns_are_drawn_together_by_default():
     at = upload("two.csv", content, methods=["kde", "mom_kde"])
     assert at.sidebar.multiselect(key="plot").value == ["x", "y"]
     (fig,) = figures(at)
-    rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged"]
+    rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged" and t["x"] != [None]]
     assert rings and all("1" in t["customdata"] for t in rings)
     assert "flags rows by their density" not in caption(at, "h = ")  # the columns scored
     one = upload("two.csv", content, methods=["kde", "mom_kde"], plot="x")
@@ -346,7 +347,7 @@ def test_tied_aucs_name_every_best_method():
     assert auc_verdict({"kde": 0.9, "mom_kde": 0.99}) == (
         "MoM-KDE ranks the outliers best (AUC 0.990; the KDE 0.900)."
     )
-    at = open_app(PAGE, sample="sensor_glitches.csv")
+    at = open_app(PAGE, sample="sensors")
     shown = {name: f"{float(v):.3f}" for name, v in at.table[0].value.iloc[0].items()}
     best = [name for name, v in shown.items() if v == max(shown.values())]
     verdict = next(c.value for c in at.caption if "the outliers best" in c.value)
@@ -363,19 +364,92 @@ def test_the_2d_legend_shows_the_inliers_marker():
     assert dots["showlegend"] is False and len(values(dots["x"])) > 100  # the dots, on the map
     assert entry["name"] == dots["name"] and entry.get("showlegend", True)
     assert entry["x"] == [None] and entry["marker"]["color"] == "rgb(150,155,165)"
+    # #36: the flagged rows' rings are light on the maps; their legend entry is in the flag
+    # colour (it was white on the legend's white), and the axes say the units are standardised
+    from momkde_core.plots import FLAG_COLOR
+
+    ring = [t for t in fig["data"] if t.get("legendgroup") == "flagged" and t["x"] == [None]]
+    assert len(ring) == 1 and ring[0]["marker"]["color"] == FLAG_COLOR
+    assert (
+        sum(t.get("showlegend", True) for t in fig["data"] if t.get("legendgroup") == "flagged")
+        == 1
+    )
+    titles = [
+        v["title"]["text"]
+        for k, v in fig["layout"].items()
+        if k.startswith(("xaxis", "yaxis")) and v.get("title")
+    ]
+    assert titles and all("(standardised: SDs from the mean)" in t for t in titles), titles
 
 
-def test_the_empty_page_names_its_samples():
+def test_the_page_opens_on_a_sample_with_its_numbers():
+    """#36: the page opens on the sensor sample, its figure and ranking, not on an upload
+    prompt; the picker names every sample by its short code, and its banner's outcome is
+    the AUC table's numbers (it no longer says the KDE ranks the glitches as normal beside
+    the KDE's AUC 0.971)."""
     at = open_app(PAGE)
-    assert at.sidebar.selectbox(key="sample").value == "(upload a file)"
-    text = caption(at, "Or pick a sample above")
-    for name, shows in [
-        ("sensor_glitches.csv", "where MoM-KDE wins"),
-        ("spike_on_a_mode.csv", "where every density method fails"),
-        ("card_transactions.csv", "a real-looking table"),
+    assert at.sidebar.selectbox(key="sample").value == "sensor_glitches.csv"
+    assert figures(at) and at.dataframe and at.sidebar.file_uploader(key="upload")
+    text = caption(at, "**sensors**: sensor_glitches.csv")
+    for code, name, shows in [
+        ("sensors", "sensor_glitches.csv", "where MoM-KDE wins"),
+        ("spike", "spike_on_a_mode.csv", "where every density method fails"),
+        ("cards", "card_transactions.csv", "a real-looking table"),
     ]:
-        assert f"**{name}**, {shows}" in text
-    assert "Where MoM-KDE wins." in open_app(PAGE, sample="sensor_glitches.csv").info[0].value
+        assert f"**{code}**: {name}, {shows}" in text
+    auc = {name: f"{float(v):.3f}" for name, v in at.table[0].value.iloc[0].items()}
+    banner = at.info[0].value
+    assert banner.startswith("**Where MoM-KDE wins.**") and "ranks it as normal" not in banner
+    assert (
+        f"ranks the 60 rows labelled 'glitch' better than the KDE (AUC {auc['MoM-KDE']} "
+        f"against {auc['KDE']})" in banner
+    )
+
+
+@pytest.mark.parametrize(
+    ("linked", "opened", "shows"),
+    [
+        ("spike", "spike_on_a_mode.csv", "Where every density method fails"),
+        ("cards", "card_transactions.csv", "A real-looking table"),
+        # a link made before the codes
+        ("card_transactions.csv", "card_transactions.csv", "A real-looking table"),
+    ],
+)
+def test_the_url_names_the_sample_by_its_code(linked, opened, shows):
+    at = open_app(PAGE, sample=linked)
+    assert at.sidebar.selectbox(key="sample").value == opened
+    assert at.info[0].value.startswith(f"**{shows}.**")
+
+
+def test_an_upload_replaces_the_sample():
+    """The uploader stays in the sidebar beside the sample; a file uploaded replaces it (the
+    picker moves to the upload, the URL says so), and choosing "upload" without a file asks
+    for one."""
+    at = open_app(PAGE)
+    at.sidebar.file_uploader(key="upload").set_value(("two.csv", _csv(300), "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.sidebar.selectbox(key="sample").value == "(upload a file)"
+    assert at.query_params["sample"] == ["upload"]
+    assert set(at.sidebar.multiselect(key="score").value) == {"x", "y"}
+    assert not any("Where MoM-KDE wins" in i.value for i in at.info)
+    empty = open_app(PAGE, sample="upload")
+    assert not figures(empty) and any("Upload a CSV" in i.value for i in empty.info)
+
+
+def test_empty_text_cells_show_empty_in_the_ranking():
+    """#36: an empty text cell is read as None; the ranking shows it empty, not "None"."""
+    from app_support.scoring import highlight_flagged, ranking_table
+
+    data = pd.DataFrame({"x": [1.0, 2.0, 3.0], "kind": ["a", None, "c"]})
+    found = {
+        "order": np.array([1, 0, 2]),
+        "percentile": np.array([0.1, 0.5, 0.9]),
+        "flagged": np.array([True, False, False]),
+        "score": np.array([-1.0, 0.0, 1.0]),
+    }
+    rows = ranking_table(data, found, pd.Index([1, 2, 3], name="row"), None, 3)
+    assert rows["kind"].tolist() == ["", "a", "c"]
+    assert ">None<" not in highlight_flagged(rows).to_html()
 
 
 def test_the_page_flags_with_the_library_default_detector_by_default():
@@ -384,7 +458,7 @@ def test_the_page_flags_with_the_library_default_detector_by_default():
     Explore keeps its own methods, without it (#34)."""
     from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
-    at = open_app(PAGE, sample="sensor_glitches.csv")
+    at = open_app(PAGE, sample="sensors")
     box = at.sidebar.multiselect(key="methods")
     assert DEFAULT_DETECTOR in box.options and box.value[0] == DEFAULT_DETECTOR
     assert {"kde", "mom_kde", "rkde", "spkde", "screened_kde"} <= set(box.options)
