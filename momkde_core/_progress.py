@@ -70,22 +70,37 @@ class Progress:
             self.stream.flush()
         if self.enabled and self.summary and exc_type is None:
             elapsed = time.monotonic() - self._start
-            rate = self.done / max(elapsed, 1e-9)
-            self.stream.write(
-                f"momkde: {self.desc}: {self.done:,} {self.unit} in {elapsed:.1f} s, "
-                f"{rate:,.0f} {self.unit}/s\n"
-            )
+            text = f"momkde: {self.desc}: {self.done:,} {self.unit} in {elapsed:.1f} s"
+            self.stream.write(f"{text}{self._rate(elapsed)}\n")
             self.stream.flush()
 
     def line(self) -> str:
-        """The progress as words: count, share of the total, rate."""
-        elapsed = max(time.monotonic() - self._start, 1e-9)
+        """The progress as words: count, share of the total, rate (once some work is done).
+
+        Examples
+        --------
+        >>> bar = Progress("running", "samples", total=8)
+        >>> bar.line()
+        'momkde: running: 0 of 8 samples (0 %)'
+        >>> bar.done, bar._start = 1, bar._start - 3.0  # one sample in 3 seconds
+        >>> bar.line()
+        'momkde: running: 1 of 8 samples (12 %), 0.33 samples/s'
+        """
         text = f"momkde: {self.desc}: {self.done:,}"
         if self.total:
             text += f" of {self.total:,} {self.unit} ({100 * self.done / self.total:.0f} %)"
         else:
             text += f" {self.unit}"
-        return f"{text}, {self.done / elapsed:,.0f} {self.unit}/s"
+        return text + self._rate(time.monotonic() - self._start)
+
+    def _rate(self, elapsed: float) -> str:
+        """ ", <rate> <unit>/s" for the work done in ``elapsed`` seconds, with two significant
+        digits below 10 (a sweep's samples take seconds each: 0.33 samples/s, not 0), or ""
+        before any work is done (no rate to tell yet)."""
+        if self.done <= 0 or elapsed <= 0:
+            return ""
+        rate = self.done / elapsed
+        return f", {rate:,.0f} {self.unit}/s" if rate >= 10 else f", {rate:.2g} {self.unit}/s"
 
     def update(self, n: int = 1) -> None:
         """Add ``n`` units of work done, and report when it is time to."""

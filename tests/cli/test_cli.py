@@ -6,12 +6,14 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import momkde_core._progress as progress
 import momkde_core.cli._score as cli
 import momkde_core.experiments as ex
 from momkde_core import make_contaminated, metrics
@@ -838,3 +840,23 @@ def test_figures_dash_a_line_that_would_hide_another(tmp_path, monkeypatch):
     for fig in drawn:
         dashes = {t.name: t.line.dash for t in fig.data if t.mode == "lines+markers"}
         assert dashes == {"KDE": "solid", "RKDE": "dash", "SPKDE": "solid"}
+
+
+def test_a_parallel_sweep_reports_a_positive_rate_and_keeps_its_workers(
+    tmp_path, capsys, monkeypatch
+):
+    """``reproduce --jobs 2``: each progress line gives the samples per second, which is
+    below 1 for a sweep's samples (it read "0 samples/s"); no worker is stopped and
+    replaced on the way (the warning "A worker stopped while some jobs were given to the
+    executor")."""
+    monkeypatch.setattr(progress, "LOG_SECONDS", 0.0)
+    argv = ["reproduce", "synthetic", "--reps", "3", "--ratios", "0.1", "--schemes", "uniform"]
+    argv += ["--n-inliers", "100", "--methods", "kde", "mom_kde_oracle", "--jobs", "2"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main([*argv, "--out", str(tmp_path / "r.csv")]) == 0
+    assert not [w for w in caught if "worker stopped" in str(w.message)]
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("momkde: running")]
+    assert len(lines) == 3 and lines[-1].startswith("momkde: running: 3 of 3 samples (100 %), ")
+    rates = [float(line.split(", ")[-1].removesuffix(" samples/s")) for line in lines]
+    assert all(rate > 0 for rate in rates)

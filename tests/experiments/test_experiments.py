@@ -383,3 +383,21 @@ def test_first_rep_draws_the_samples_of_a_longer_sweep():
     assert later == [t for t in longer if t.rep >= 2]
     with pytest.raises(ValueError, match="first_rep must be an integer >= 0"):
         ex.make_tasks("real", first_rep=-1)
+
+
+def test_a_worker_keeps_no_kernel_values_after_its_task():
+    """In a worker process the runner drops a task's kernel values at its end (no later task
+    draws that sample again): kept, they and the heap pages they held grew the worker until
+    loky took it for a leak and replaced it ("A worker stopped while some jobs were given to
+    the executor"). The rows are those of the task run here."""
+    from momkde_core._engine import _memo
+
+    task = ex.make_tasks(
+        "synthetic", ["uniform"], [0.1], reps=1, n_inliers=100, methods=["kde", "mom_kde_oracle"]
+    )[0]
+    rows = ex.run_task(task)
+    assert _memo._MEMO  # in this process the memo keeps them, up to the memo_size knob
+    assert _runner._attempt_in_worker(3, task) == (3, rows, None)
+    assert not _memo._MEMO
+    failed = _runner._attempt_in_worker(0, replace(task, source="nope"))
+    assert failed[:2] == (0, None) and isinstance(failed[2], Exception)
