@@ -9,17 +9,19 @@ import sys
 import time
 import warnings
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from sklearn.preprocessing import StandardScaler
 
-from .._config import get_config
+from .._config import config_context, get_config
 from .._config import n_threads as engine_threads
 from .._progress import Progress, note, phase
 from ..bandwidth._robust import MAX_CONTAMINATION
 from ..detector import OutlierDetector, make_detector
-from ..io import sniff_csv_file, write_csv
+from ..io import float_columns, sniff_csv_file, write_csv
 from ..methods import DEFAULT_DETECTOR, DETECTOR_METHODS, METHODS
 from ._common import (
     UsageError,
@@ -138,11 +140,55 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "paths (needs dask.distributed)",
     )
     sc.add_argument(
+        "--explain",
+        type=_positive_int,
+        default=None,
+        metavar="K",
+        help="add, for each flagged row, its K most-blamed features and their "
+        "contributions to its abnormality (-log density, in nats, in the standardised "
+        "columns; a row's contributions over all columns sum to it): columns blame_1, "
+        "blame_1_nats, ..., blame_K, blame_K_nats, empty for the rows not flagged. K is "
+        "between 1 and the number of scored columns. With several methods, the first "
+        "one's flags are explained",
+    )
+    sc.add_argument(
         "-q",
         "--quiet",
         action="store_true",
         help="no progress lines on stderr (warnings, errors and the final summary remain)",
     )
+
+
+@dataclass(frozen=True)
+class _ExplainingModel(Model):
+    """A :class:`Model` that adds, for the rows its first method flags, their ``top``
+    most-blamed features (:meth:`~momkde_core.OutlierDetector.explain`) and contributions."""
+
+    top: int = 1
+
+    def score(self, rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
+        scored, flagged = super().score(rows)
+        method = next(iter(self.detectors))
+        mask = scored[self.outputs[method][1]].to_numpy(dtype=bool)
+        names = np.array([str(c) for c in self.columns], dtype=object)
+        columns = {}
+        for name, nats in _blame_names(self.top):
+            columns[name] = np.full(len(scored), "", dtype=object)
+            columns[nats] = np.full(len(scored), np.nan)
+        if mask.any():
+            Z = self.scaler.transform(float_columns(scored[mask], self.columns))
+            with config_context(**self.config):
+                blame = self.detectors[method].explain(Z, random_state=0)
+            order = np.argsort(-blame, axis=1)[:, : self.top]  # (NaN last)
+            for k, (name, nats) in enumerate(_blame_names(self.top)):
+                columns[name][mask] = names[order[:, k]]
+                columns[nats][mask] = np.take_along_axis(blame, order[:, k : k + 1], 1)[:, 0]
+        return scored.assign(**columns), flagged
+
+
+def _blame_names(top: int) -> list[tuple[str, str]]:
+    """The columns of ``--explain top``: (blame_k, blame_k_nats) for k = 1 .. top."""
+    return [(f"blame_{k}", f"blame_{k}_nats") for k in range(1, top + 1)]
 
 
 def _check_paths(data: Path, out: Path) -> None:
@@ -342,15 +388,27 @@ def _score(
     try:
         fmt = sniff_csv_file(args.data)
         source = open_source(args.data.absolute(), fmt)
-        scan = _scan(args, source, [name for pair in names.values() for name in pair], show)
+        outputs = [name for pair in names.values() for name in pair]
+        if args.explain is not None:
+            outputs += [name for pair in _blame_names(args.explain) for name in pair]
+        scan = _scan(args, source, outputs, show)
     except OSError as err:
         raise UsageError(f"cannot read {args.data}: {err.strerror or err}") from None
     except ValueError as err:
         raise UsageError(f"{args.data}: {err}") from None
+    if args.explain is not None and args.explain > len(scan.columns):
+        raise UsageError(
+            f"--explain {args.explain}: at most the number of scored columns "
+            f"({len(scan.columns)}) can be blamed"
+        )
     scaler = StandardScaler().fit(scan.sample)
     _fit_detectors(detectors, scaler.transform(scan.sample), show)
     config = {**get_config(), "n_threads": engine_threads()}
-    model = Model(source, scan.dtypes, scan.columns, scaler, detectors, names, config)
+    parts = (source, scan.dtypes, scan.columns, scaler, detectors, names, config)
+    if args.explain is None:
+        model = Model(*parts)
+    else:
+        model = _ExplainingModel(*parts, top=args.explain)
     try:
         flagged = _write_scores(args, model, scan, client, show)
     except OSError as err:
