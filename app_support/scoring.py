@@ -291,7 +291,11 @@ def ranking_table(
         .set_axis(flags.index)
     )
     # an empty text cell (read as None) shown empty, as in the file, not as "None"
-    text = [c for c in rows.columns if pd.api.types.is_object_dtype(rows[c])]
+    text = [
+        c
+        for c in rows.columns
+        if pd.api.types.is_object_dtype(rows[c]) or pd.api.types.is_string_dtype(rows[c])
+    ]
     rows[text] = rows[text].fillna("")
     return pd.concat([flags, rows], axis=1)
 

@@ -429,7 +429,7 @@ def test_an_upload_replaces_the_sample():
     at.sidebar.file_uploader(key="upload").set_value(("two.csv", _csv(300), "text/csv")).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.sidebar.selectbox(key="sample").value == "(upload a file)"
-    assert at.query_params["sample"] == ["upload"]
+    assert at.query_params["sample"] in ("upload", ["upload"])
     assert set(at.sidebar.multiselect(key="score").value) == {"x", "y"}
     assert not any("Where MoM-KDE wins" in i.value for i in at.info)
     empty = open_app(PAGE, sample="upload")
