@@ -860,3 +860,87 @@ def test_a_parallel_sweep_reports_a_positive_rate_and_keeps_its_workers(
     assert len(lines) == 3 and lines[-1].startswith("momkde: running: 3 of 3 samples (100 %), ")
     rates = [float(line.split(", ")[-1].removesuffix(" samples/s")) for line in lines]
     assert all(rate > 0 for rate in rates)
+
+
+PUMP = Path(__file__).resolve().parents[2] / "assets" / "pump_readings.csv"
+PUMP_COLUMNS = ["pressure_bar", "flow_lpm", "temperature_c", "vibration_mm_s"]
+
+
+def test_score_explain_adds_each_flagged_rows_most_blamed_features(tmp_path):
+    """--explain 2 on the guide's sample: the planted feature(s) first, the contributions
+    those of OutlierDetector.explain on the standardised columns, empty for the others."""
+    from sklearn.preprocessing import StandardScaler
+
+    from momkde_core import make_detector
+
+    out = tmp_path / "explained.csv"
+    argv = [PUMP, "--contamination", "0.02", "--explain", "2", "--out", out, "-q"]
+    assert run_score(*argv) == 0
+    scored = pd.read_csv(out)
+    blame = ["blame_1", "blame_1_nats", "blame_2", "blame_2_nats"]
+    assert list(scored.columns[-4:]) == blame
+    flagged = scored[scored["is_outlier"]]
+    assert scored.loc[~scored["is_outlier"], blame].isna().all().all()
+    assert (flagged["blame_1_nats"] >= flagged["blame_2_nats"]).all()
+    spikes = flagged[flagged["planted"] == "vibration spike"]
+    pairs = flagged[flagged["planted"] == "pressure-flow pair"]
+    assert len(spikes) == 6 and (spikes["blame_1"] == "vibration_mm_s").all()
+    assert len(pairs) == 6
+    assert all({a, b} == {"pressure_bar", "flow_lpm"} for a, b in pairs[blame[::2]].values)
+    X = pd.read_csv(PUMP)[PUMP_COLUMNS].to_numpy()
+    scaler = StandardScaler().fit(X)
+    detector = make_detector("mom_kde_21", 0.02, 0).fit(scaler.transform(X))
+    rows = flagged[PUMP_COLUMNS].to_numpy()
+    expected = -np.sort(-detector.explain(scaler.transform(rows)), axis=1)[:, :2]
+    np.testing.assert_allclose(flagged[["blame_1_nats", "blame_2_nats"]], expected, atol=1e-9)
+
+
+def test_score_explain_with_several_methods_explains_the_first(table, tmp_path):
+    path, _ = table
+    whole, chunked = tmp_path / "whole.csv", tmp_path / "chunked.csv"
+    argv = [path, "--columns", "a", "b", "--method", "mom_kde_21", "kde", "--explain", "1"]
+    assert run_score(*argv, "--out", whole, "-q") == 0
+    assert run_score(*argv, "--chunksize", "70", "--out", chunked, "-q") == 0
+    scored = pd.read_csv(whole)
+    first = scored["is_outlier_mom_kde_21"]
+    assert scored["blame_1"].notna().eq(first).all()
+    assert set(scored.loc[first, "blame_1"]) <= {"a", "b"}
+    pd.testing.assert_frame_equal(pd.read_csv(chunked), scored)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--explain", "3"], "--explain 3: at most the number of scored columns (2)"),
+        (["--explain", "0"], "--explain"),
+    ],
+)
+def test_score_explain_is_checked_before_computing(
+    table, tmp_path, capsys, monkeypatch, extra, message
+):
+    def fitted(*args):
+        raise AssertionError("a detector was fitted")
+
+    monkeypatch.setattr(cli, "_fit_detectors", fitted)
+    path, _ = table
+    argv = ["score", path, "--columns", "a", "b", *extra, "--out", tmp_path / "o.csv", "-q"]
+    assert message in _one_line_exit_2(argv, capsys)
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_score_explain_refuses_columns_that_clash_with_the_file(tmp_path, capsys):
+    path = tmp_path / "clash.csv"
+    pd.DataFrame({"a": range(50), "b": np.arange(50) ** 2, "blame_1": 0}).to_csv(path, index=False)
+    argv = [
+        "score",
+        path,
+        "--columns",
+        "a",
+        "b",
+        "--explain",
+        "1",
+        "-q",
+        "--out",
+        tmp_path / "o.csv",
+    ]
+    assert "blame_1" in _one_line_exit_2(argv, capsys)
