@@ -105,8 +105,9 @@ def compare_to_kde(
     NaNs are skipped.
 
     ``median_mass`` (:func:`thin_median`), when MoM-KDE's median holds less than half the
-    blocks' mass: a lower divergence is then not called closer, since the library warns that
-    this density no longer follows the data (its shape is mostly the division by that mass).
+    blocks' mass: a clearly lower divergence is then not called closer, since the library
+    warns that this density no longer follows the data (its shape is mostly the division by
+    that mass); further, or about as close, is said as it is.
     """
     finite = _finite(values)
     wins = mom_kde_wins(finite)
@@ -114,11 +115,10 @@ def compare_to_kde(
         return ""
     mom, kde = _shown(finite)
     numbers = f"({metric} {mom:g} vs {kde:g})"
-    if median_mass is not None:
-        lower = "lower" if mom < kde else "not lower"
+    if wins and median_mass is not None:
         verdict = (
-            f"Here MoM-KDE's {metric} is {lower} than the KDE's {numbers}, but its median holds "
-            f"only {median_mass:.0%} of the block KDEs' mass: what it draws is mostly the division "
+            f"Here MoM-KDE's {metric} is lower than the KDE's {numbers}, but its median holds "
+            f"only {100 * median_mass:.2g} % of the block KDEs' mass: what it draws is mostly the division "
             "by that integral, not the median at work (the library's warning above); fewer "
             "blocks (a smaller ε) make a median that follows the data"
         )

@@ -92,4 +92,6 @@ def test_explore_shows_the_thin_median_and_claims_no_win():
     shown = [w.value for w in at.warning]
     assert any(w.startswith("MoM-KDE: ") and "holds only 46 %" in w for w in shown), shown
     caption = next(c.value for c in at.caption if c.value.startswith("Here MoM-KDE"))
-    assert "closer" not in caption and "46%" in caption and "too small" in caption, caption
+    assert "closer" not in caption and "holds only 46 %" in caption and "too small" in caption, (
+        caption
+    )
