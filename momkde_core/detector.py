@@ -306,8 +306,9 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
             "permutation": their estimate from ``n_permutations`` orders of the features
             drawn at random (each with its reverse), unbiased and still summing to -log
             f(x) exactly; "auto": exact up to 10 features, sampled above. At d = 10 and
-            the default 256 orders, the sampled values are within 0.02 nats of the exact
-            ones in mean absolute error (measured: docs/guide/outlier-detection.md).
+            the default 256 orders, the sampled values' mean absolute error was 1.3 % of
+            the mean absolute contribution on flagged rows (0.13 nats of 9.7;
+            docs/guide/outlier-detection.md).
         n_permutations : int, default 256
             The orders sampled by the "permutation" method; its error falls as one over
             the square root of this.

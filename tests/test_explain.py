@@ -16,9 +16,10 @@ from sklearn.neighbors import KernelDensity
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, OutlierDetector, ScreenedKDE
 from momkde_core._explain import MAX_EXACT, explain_log_density
 
-# the sampled approximation's mean absolute error that docs/guide/outlier-detection.md and
-# the explain docstring state for the default 256 orders (nats)
-STATED_MAE = 0.02
+# the bound on the sampled approximation's mean absolute error, as a share of the mean
+# absolute contribution, that docs/guide/outlier-detection.md states for the default 256
+# orders (measured there: 1.3 % at d = 10 on flagged rows)
+STATED_RELATIVE_MAE = 0.02
 
 
 def _log_marginal(x, centres, log_w, H, subset) -> float:
@@ -191,13 +192,13 @@ def test_planted_features_are_the_most_blamed(seed) -> None:
 
 def test_sampled_orders_are_within_the_stated_error() -> None:
     """Above 10 features explain samples orders of the features: at d = 12 its values are
-    within the stated mean absolute error of the exact ones (method="exact")."""
+    within the stated share of the exact ones' mean absolute value (method="exact")."""
     X = _correlated(1500, 12, seed=12)
     detector = OutlierDetector(random_state=0).fit(X)
     queries = np.vstack([X[:10], X[10:20] + np.eye(12)[:10] * 5.0])
     exact = detector.explain(queries, method="exact")
     sampled = detector.explain(queries, random_state=0)  # auto: sampled above d = 10
-    assert np.abs(sampled - exact).mean() <= STATED_MAE
+    assert np.abs(sampled - exact).mean() <= STATED_RELATIVE_MAE * np.abs(exact).mean()
     again = detector.explain(queries, random_state=0)
     np.testing.assert_array_equal(sampled, again)  # seeded
 
