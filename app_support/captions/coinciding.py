@@ -76,10 +76,8 @@ def coinciding_lines(results: pd.DataFrame, metric: str) -> CoincidingLines:
 
     Parameters
     ----------
-    results : DataFrame
-        The table the figure draws (columns ``method, ratio, metric, value`` at least).
-    metric : str
-        The figure's metric.
+    results, metric
+        As for :func:`~momkde_core.plots.sweep_twin_lines`: the figure's table and metric.
 
     Returns
     -------
@@ -116,10 +114,9 @@ def coinciding_curves(
 
     Parameters
     ----------
-    curves : mapping of str to ndarray
-        Method -> its values on the figure's grid, in drawing order.
-    log_floor : float, optional
-        The bottom of a log axis; None for a linear axis.
+    curves, log_floor
+        As for :func:`~momkde_core.plots.density_twin_curves`: the curves in drawing order,
+        the bottom of a log axis (None: a linear axis).
 
     Returns
     -------
