@@ -32,13 +32,16 @@ from math import factorial
 from numbers import Integral
 
 import numpy as np
+from numba import njit
 from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._config import n_threads
 from ._engine import median
 from ._engine._scaling import FAR
+from ._engine._threads import map_on_pool
 from .estimators._base import _BaseKDE
 from .estimators._checks import _validate_data
 from .kernels import SAFE_LINEAR
@@ -127,8 +130,7 @@ def explain_log_density(
     out = np.full(Y.shape, np.nan)
     reach = np.abs(Z) <= FAR  # (NaN and inf compare False)
     orders = None if exact else _orders(d, int(n_permutations), random_state)
-    per_row = layout.n_slots * (3 * d + (2 ** ((d + 1) // 2) + 2 ** (d // 2) if exact else 2))
-    per_row += layout.n_blocks * 2 ** min(d, MAX_EXACT) * 2 if exact else 0
+    per_row = 4 * 2**d if exact else layout.n_slots * (2 * d + 2)
     step = max(1, CHUNK_VALUES // per_row)
     for lo in range(0, len(Z), step):
         rows = slice(lo, lo + step)
@@ -180,43 +182,131 @@ def _explain_chunk(
 ) -> np.ndarray:
     """The contributions of the rows Z (in the frame); ``orders``: None for the exact
     values, else the sampled orders of the features."""
-    m, d = Z.shape
+    scale = -0.5 / (layout.h * layout.h)
     with np.errstate(over="ignore", invalid="ignore"):
-        A = np.subtract(Z[:, None, None, :], layout.X)
-        A *= A
-        A *= -0.5 / (layout.h * layout.h)
-        shift = A.max(axis=(1, 2))
+        shift = scale * _nearest(np.where(reach, Z, 0.0), layout.X)  # (max of each log factor)
     reach = reach & np.isfinite(shift)
     ok = reach.all(axis=1)
     out = np.where(reach, np.nan, np.inf)
     if not ok.any():
         return out
-    if not ok.all():
-        A = A[ok]
-    A -= shift[ok][:, None, None, :]
-    E = np.exp(A)
+    Z, shift = Z[ok], shift[ok]
     if orders is None:
-        values = _exact_values(layout, A, E)
+        values = _exact_values(layout, Z, shift)
     else:
-        values = _sampled_values(layout, A, E, orders)
-    out[ok] = values - (shift[ok] + layout.log_c)
+        A = _log_factors(layout, Z, shift)
+        values = _sampled_values(layout, A, np.exp(A), orders)
+    out[ok] = values - (shift + layout.log_c)
     return out
 
 
-def _exact_values(layout: _Layout, A: np.ndarray, E: np.ndarray) -> np.ndarray:
-    """Shapley values of v(S) = -log median_s sum_i w_i prod_{j in S} E_ij for every row,
-    from all 2^d subsets (bit j of a subset's index: feature j)."""
-    m, d = A.shape[0], A.shape[-1]
-    d1 = (d + 1) // 2
-    low = np.moveaxis(_products(E[..., :d1], layout.w), 0, -1)  # (m, S, L, 2^d1)
-    high = np.moveaxis(_products(E[..., d1:], None), 0, -2)  # (m, S, 2^(d - d1), L)
-    sums = np.matmul(high, low).reshape(m, layout.n_blocks, 2**d)
-    med = median(sums, axis=1) if layout.n_blocks > 1 else sums[:, 0]
+def _log_factors(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """log K_h(z_j - X_ij) per feature, up to its constant, minus ``shift``: (m, S, L, d)."""
+    A = np.subtract(Z[:, None, None, :], layout.X)
+    A *= A
+    A *= -0.5 / (layout.h * layout.h)
+    A -= shift[:, None, None, :]
+    return A
+
+
+def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """Shapley values of v(T) = -log median_s sum_i w_i prod_{j in T} E_ij for every row,
+    E_ij the shifted factors, from all 2^d subsets (bit j of a subset's index: feature j)."""
+    m, d = Z.shape
+    med = np.empty((m, 2**d))
+    scale = -0.5 / (layout.h * layout.h)
+    pieces = np.array_split(np.arange(m), min(m, n_threads()))
+
+    def run(rows: np.ndarray) -> None:
+        part = np.empty((len(rows), 2**d))
+        _median_subset_sums(
+            Z[rows], layout.X, layout.w, scale, shift[rows] / scale, (d + 1) // 2, part
+        )
+        med[rows] = part
+
+    map_on_pool(run, pieces)
     with np.errstate(divide="ignore"):
         V = -np.log(med)
     for q, subsets in _untrusted(med):
-        V[q, subsets] = -_log_median(layout, A[q], _masks(subsets, d))
+        A = _log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0]
+        V[q, subsets] = -_log_median(layout, A, _masks(subsets, d))
     return V @ _shapley_weights(d)
+
+
+@njit(cache=True, nogil=True)
+def _nearest(Z: np.ndarray, X: np.ndarray) -> np.ndarray:  # pragma: no cover (compiled)
+    """min over the fitted rows of (Z_qj - X_ij)^2, per row q and feature j: (m, d)."""
+    m, d = Z.shape
+    S, L, _ = X.shape
+    out = np.full((m, d), np.inf)
+    for q in range(m):
+        for s in range(S):
+            for i in range(L):
+                for j in range(d):
+                    u = Z[q, j] - X[s, i, j]
+                    if u * u < out[q, j]:
+                        out[q, j] = u * u
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _median_subset_sums(
+    Z: np.ndarray,
+    X: np.ndarray,
+    w: np.ndarray,
+    scale: float,
+    nearest: np.ndarray,
+    d1: int,
+    out: np.ndarray,
+) -> None:  # pragma: no cover (compiled)
+    """out[q, T] = median_s sum_i w_si prod_{j in T} exp(scale ((Z_qj - X_sij)^2 -
+    nearest_qj)) for every subset T (bit j: feature j), as numpy's median (the mean of the
+    two middle values for an even count). Each block's 2^d sums are one matrix product: the
+    products over the subsets of the first d1 features (times w) by those of the others,
+    each built by doubling."""
+    m, d = Z.shape
+    S, L, _ = X.shape
+    k1, k2 = 1 << d1, 1 << (d - d1)
+    P1 = np.empty((L, k1))
+    P2 = np.empty((k2, L))
+    e = np.empty(d)
+    sums = np.empty((S, k1 * k2))
+    low = np.empty(((S + 2) // 2, k1 * k2))  # the smallest hi + 1 sums of each subset, sorted
+    carry = np.empty(k1 * k2)
+    lo, hi = (S - 1) // 2, S // 2
+    for q in range(m):
+        for s in range(S):
+            for i in range(L):
+                for j in range(d):
+                    u = Z[q, j] - X[s, i, j]
+                    e[j] = np.exp(scale * (u * u - nearest[q, j]))
+                P1[i, 0] = w[s, i]
+                size = 1
+                for j in range(d1):
+                    for t in range(size):
+                        P1[i, size + t] = P1[i, t] * e[j]
+                    size *= 2
+                P2[0, i] = 1.0
+                size = 1
+                for j in range(d1, d):
+                    for t in range(size):
+                        P2[size + t, i] = P2[t, i] * e[j]
+                    size *= 2
+            sums[s] = np.dot(P2, P1).ravel()
+        # the median of each column of sums: an insertion of each block's row into the
+        # sorted smallest hi + 1 rows (the larger value carried on, the last dropped),
+        # branch-free along the subsets
+        for s in range(S):
+            carry[:] = sums[s]
+            for r in range(min(s, hi + 1)):
+                for t in range(k1 * k2):
+                    a, c = low[r, t], carry[t]
+                    low[r, t] = a if a < c else c
+                    carry[t] = c if a < c else a
+            if s <= hi:
+                low[s] = carry
+        for t in range(k1 * k2):
+            out[q, t] = low[lo, t] if lo == hi else (low[lo, t] + low[hi, t]) / 2.0
 
 
 def _sampled_values(
@@ -249,17 +339,6 @@ def _v_of(layout: _Layout, A: np.ndarray, sums: np.ndarray, mask: np.ndarray) ->
     for q in np.flatnonzero(~(med >= SAFE_LINEAR)):
         v[q] = -_log_median(layout, A[q], mask)[0]
     return v
-
-
-def _products(E: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-    """prod_{j in T} E[..., j] (times w) for every subset T of the last axis' features, on
-    a new first axis (bit j: feature j), by doubling."""
-    k = E.shape[-1]
-    P = np.empty((2**k,) + E.shape[:-1])
-    P[0] = 1.0 if w is None else w
-    for j in range(k):
-        np.multiply(P[: 2**j], E[..., j], out=P[2**j : 2 ** (j + 1)])
-    return P
 
 
 def _untrusted(med: np.ndarray):
