@@ -130,7 +130,7 @@ def explain_log_density(
     out = np.full(Y.shape, np.nan)
     reach = np.abs(Z) <= FAR  # (NaN and inf compare False)
     orders = None if exact else _orders(d, int(n_permutations), random_state)
-    per_row = 4 * 2**d if exact else layout.n_slots * (2 * d + 2)
+    per_row = 4 * 2**d if exact else 2 * len(orders) * (d + 1)
     step = max(1, CHUNK_VALUES // per_row)
     for lo in range(0, len(Z), step):
         rows = slice(lo, lo + step)
@@ -194,8 +194,7 @@ def _explain_chunk(
     if orders is None:
         values = _exact_values(layout, Z, shift)
     else:
-        A = _log_factors(layout, Z, shift)
-        values = _sampled_values(layout, A, np.exp(A), orders)
+        values = _sampled_values(layout, Z, shift, orders)
     out[ok] = values - (shift + layout.log_c)
     return out
 
@@ -310,35 +309,75 @@ def _median_subset_sums(
 
 
 def _sampled_values(
-    layout: _Layout, A: np.ndarray, E: np.ndarray, orders: np.ndarray
+    layout: _Layout, Z: np.ndarray, shift: np.ndarray, orders: np.ndarray
 ) -> np.ndarray:
     """Mean over ``orders`` of each feature's increase of v when it joins the features
     before it (v as in :func:`_exact_values`)."""
-    m, d = A.shape[0], A.shape[-1]
+    m, d = Z.shape
+    med = np.empty((m, len(orders), d + 1))
+    scale = -0.5 / (layout.h * layout.h)
+    pieces = np.array_split(np.arange(m), min(m, n_threads()))
+
+    def run(rows: np.ndarray) -> None:
+        part = np.empty((len(rows), len(orders), d + 1))
+        _prefix_medians(Z[rows], layout.X, layout.w, scale, shift[rows] / scale, orders, part)
+        med[rows] = part
+
+    map_on_pool(run, pieces)
+    with np.errstate(divide="ignore"):
+        V = -np.log(med)
+    for q, t, k in zip(*np.nonzero(~(med >= SAFE_LINEAR)), strict=True):
+        mask = np.zeros((1, d), dtype=bool)
+        mask[0, orders[t, :k]] = True
+        A = _log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0]
+        V[q, t, k] = -_log_median(layout, A, mask)[0]
     phi = np.zeros((m, d))
-    base = np.broadcast_to(layout.w, (m,) + layout.w.shape)
-    start = _v_of(layout, A, base.sum(axis=-1), np.zeros((1, d), dtype=bool))
-    for order in orders:
-        P = base.copy()
-        before = start
-        prefix = np.zeros((1, d), dtype=bool)
-        for j in order:
-            P *= E[..., j]
-            prefix[0, j] = True
-            after = _v_of(layout, A, P.sum(axis=-1), prefix)
-            phi[:, j] += after - before
-            before = after
+    for t, order in enumerate(orders):
+        phi[:, order] += np.diff(V[:, t], axis=1)
     return phi / len(orders)
 
 
-def _v_of(layout: _Layout, A: np.ndarray, sums: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """v of one subset (``mask``, shape (1, d)) for every row, from its block sums (m, S)."""
-    med = median(sums, axis=1) if layout.n_blocks > 1 else sums[:, 0]
-    with np.errstate(divide="ignore"):
-        v = -np.log(med)
-    for q in np.flatnonzero(~(med >= SAFE_LINEAR)):
-        v[q] = -_log_median(layout, A[q], mask)[0]
-    return v
+@njit(cache=True, nogil=True)
+def _prefix_medians(
+    Z: np.ndarray,
+    X: np.ndarray,
+    w: np.ndarray,
+    scale: float,
+    nearest: np.ndarray,
+    orders: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover (compiled)
+    """out[q, t, k] = median_s sum_i w_si prod_{j in the first k features of orders[t]}
+    exp(scale ((Z_qj - X_sij)^2 - nearest_qj)), as numpy's median: the block sums of each
+    order's prefixes, one factor at a time."""
+    m, d = Z.shape
+    S, L, _ = X.shape
+    E = np.empty((d, S, L))
+    P = np.empty((S, L))
+    column = np.empty(S)
+    lo, hi = (S - 1) // 2, S // 2
+    for q in range(m):
+        for s in range(S):
+            for i in range(L):
+                for j in range(d):
+                    u = Z[q, j] - X[s, i, j]
+                    E[j, s, i] = np.exp(scale * (u * u - nearest[q, j]))
+        for t in range(orders.shape[0]):
+            P[:] = w
+            for k in range(d + 1):
+                if k > 0:
+                    j = orders[t, k - 1]
+                    for s in range(S):
+                        for i in range(L):
+                            P[s, i] *= E[j, s, i]
+                for s in range(S):  # (insertion sort of the block sums: S is small)
+                    v = P[s].sum()
+                    r = s
+                    while r > 0 and column[r - 1] > v:
+                        column[r] = column[r - 1]
+                        r -= 1
+                    column[r] = v
+                out[q, t, k] = column[lo] if lo == hi else (column[lo] + column[hi]) / 2.0
 
 
 def _untrusted(med: np.ndarray):
