@@ -138,6 +138,11 @@ def _upload_replaces_the_sample() -> None:
         st.session_state[KEY.sample] = UPLOAD
 
 
+def _columns_of(sample: str) -> set[str]:
+    """The column names of the bundled ``sample`` (its header line)."""
+    return set(pd.read_csv(ASSETS / sample, nrows=0).columns)
+
+
 def choose_file(side, limit: int, banner) -> tuple[bytes, str, str]:
     """The data picker: a bundled sample (its lesson in ``banner``), by default the first, or
     the upload, which replaces the sample when a file is uploaded; the file's bytes, name and
@@ -146,13 +151,22 @@ def choose_file(side, limit: int, banner) -> tuple[bytes, str, str]:
 
     The URL holds the picker's short code (:data:`SOURCE_CODES`); a link made before the codes
     holds the sample's file name, and one made with an upload before the page opened on a
-    sample holds no source but the file's columns: both open what they were made with."""
+    sample holds no source but columns the first sample does not have: both open what they
+    were made with (a link on the first sample holds no source either: its default)."""
     samples = [name for name in SAMPLE_LESSONS if (ASSETS / name).exists()]
     if KEY.sample not in st.session_state:
         linked = st.query_params.get(KEY.sample)
         if linked in samples:
             st.session_state[KEY.sample] = linked
-        elif linked is None and set(st.query_params) & set(KEY.per_file):
+        elif (
+            linked is None
+            and samples
+            and not _columns_of(samples[0]).issuperset(
+                column
+                for key in (KEY.plot, KEY.score, KEY.label)
+                for column in st.query_params.get_all(key)
+            )
+        ):  # no source, but columns the sample opened on does not have: an upload's link
             st.session_state[KEY.sample] = UPLOAD
     source = side.selectbox(
         "Data", [*samples, UPLOAD], format_func=SOURCE_CODES.get, **url(KEY.sample)

@@ -436,6 +436,18 @@ def test_an_upload_replaces_the_sample():
     assert not figures(empty) and any("Upload a CSV" in i.value for i in empty.info)
 
 
+def test_a_link_without_a_source_opens_what_it_was_made_with():
+    """The opening sample is the picker's default, left out of the URL: a link made on it
+    with other columns holds no source and opens it; a link made with an upload before the
+    page opened on a sample (columns the sample does not have) opens the upload's notice."""
+    on_sample = open_app(PAGE, plot=["temperature_c", "humidity_pct"])
+    assert on_sample.sidebar.selectbox(key="sample").value == "sensor_glitches.csv"
+    assert len(figures(on_sample)) == 1
+    uploaded = open_app(PAGE, plot="x")
+    assert uploaded.sidebar.selectbox(key="sample").value == "(upload a file)"
+    assert any("made with an uploaded file" in i.value for i in uploaded.info)
+
+
 def test_empty_text_cells_show_empty_in_the_ranking():
     """#36: an empty text cell is read as None; the ranking shows it empty, not "None"."""
     from app_support.scoring import highlight_flagged, ranking_table
