@@ -30,6 +30,8 @@ from .views import ExploreView
 LEGEND_DOT = dict(size=8, color="rgb(150,155,165)")
 #: The flagged rows' legend marker: their ring in the flag colour of the 1-D rug
 #: (:data:`~momkde_core.plots.FLAG_COLOR`), visible on the legend's white.
+#: What the axes of standardised columns count, said in the reading.
+STANDARDISED = "axes in standard deviations from each column's mean (standardised columns)"
 LEGEND_RING = dict(size=9, symbol="circle-open", color=FLAG_COLOR, line=dict(width=2))
 
 
@@ -204,7 +206,8 @@ def your_data_figure(
         reading = (
             "Ticks below the axis: the rows"
             + (", the label's outliers red" if labelled else "")
-            + (f"; the lowest row (purple): the rows {flags.label} flags." if n_flagged else ".")
+            + (f"; the lowest row (purple): the rows {flags.label} flags" if n_flagged else "")
+            + (f"; {STANDARDISED}." if standardised else ".")
         )
         return fig, reading
     titles = tuple(_axis_title(c, standardised) for c in columns)
@@ -219,15 +222,16 @@ def your_data_figure(
         + ("; grey dots (first map): the rows" + (" the label calls inliers" if labelled else ""))
         + ("; red circles (first map): the label's outliers" if labelled else "")
         + circles
+        + (f"; {STANDARDISED}" if standardised else "")
         + "."
     )
     return fig, reading
 
 
 def _axis_title(column: Hashable, standardised: bool) -> str:
-    """An axis' title: the column's name, and its unit when the page standardised it (the
-    axis then counts standard deviations from the column's mean, not the file's unit)."""
-    return str(column) + (" (standardised: SDs from its mean)" if standardised else "")
+    """An axis' title: the column's name, and "(standardised)" when the page standardised it
+    (the reading says what that unit is: :data:`STANDARDISED`)."""
+    return str(column) + (" (standardised)" if standardised else "")
 
 
 def _circle_flags(fig: go.Figure, X: np.ndarray, flags: Flags, sampled: bool) -> str:
