@@ -248,6 +248,17 @@ def _nearest(Z: np.ndarray, X: np.ndarray) -> np.ndarray:  # pragma: no cover (c
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _factors(
+    Z: np.ndarray, X: np.ndarray, q: int, s: int, i: int, scale: float, nearest, e
+) -> None:  # pragma: no cover (compiled)
+    """e[j] = exp(scale ((Z_qj - X_sij)^2 - nearest_qj)): the kernel factor of each feature
+    between row q and fitted row i of block s, shifted so that each feature's largest is 1."""
+    for j in range(Z.shape[1]):
+        u = Z[q, j] - X[s, i, j]
+        e[j] = np.exp(scale * (u * u - nearest[q, j]))
+
+
 @njit(cache=True, nogil=True)
 def _median_subset_sums(
     Z: np.ndarray,
@@ -276,9 +287,7 @@ def _median_subset_sums(
     for q in range(m):
         for s in range(S):
             for i in range(L):
-                for j in range(d):
-                    u = Z[q, j] - X[s, i, j]
-                    e[j] = np.exp(scale * (u * u - nearest[q, j]))
+                _factors(Z, X, q, s, i, scale, nearest, e)
                 P1[i, 0] = w[s, i]
                 size = 1
                 for j in range(d1):
@@ -353,15 +362,16 @@ def _prefix_medians(
     m, d = Z.shape
     S, L, _ = X.shape
     E = np.empty((d, S, L))
+    e = np.empty(d)
     P = np.empty((S, L))
     column = np.empty(S)
     lo, hi = (S - 1) // 2, S // 2
     for q in range(m):
         for s in range(S):
             for i in range(L):
+                _factors(Z, X, q, s, i, scale, nearest, e)
                 for j in range(d):
-                    u = Z[q, j] - X[s, i, j]
-                    E[j, s, i] = np.exp(scale * (u * u - nearest[q, j]))
+                    E[j, s, i] = e[j]
         for t in range(orders.shape[0]):
             P[:] = w
             for k in range(d + 1):
