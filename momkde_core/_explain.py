@@ -22,8 +22,9 @@ stay in [0, 1]. Exactly, every subset's block sums at once: the features are spl
 halves, the 2^(d/2) products of each half built by doubling, and each block's 2^d sums are
 one matrix product of the halves (2^d x rows multiply-adds per row). By sampling: orders of
 the features drawn at random, each with its reverse (antithetic pairs), the prefixes' sums
-built one factor at a time. A median below 1e-290 (where flushed terms could matter) is
-recomputed in log space.
+built one factor at a time. Both are compiled (numba), a row at a time, the rows split over
+the engine's threads. A median below 1e-290 (where flushed terms could matter) is recomputed
+in log space.
 """
 
 from __future__ import annotations
