@@ -380,7 +380,7 @@ def test_the_2d_legend_shows_the_inliers_marker():
         if k.startswith(("xaxis", "yaxis")) and v.get("title")
     ]
     assert titles and all(t.endswith(" (standardised)") for t in titles), titles
-    assert "axes in standard deviations from each column's mean" in caption(at, "One colour")
+    assert "axes in standard deviations from each column's mean" in caption(at, "h = ")
 
 
 def test_the_page_opens_on_a_sample_with_its_numbers():
