@@ -5,9 +5,10 @@ Each step of :mod:`app_support.compute`, :mod:`~app_support.lessons`,
 Streamlit) is wrapped here in ``st.cache_data``, one cache per step, so that a widget change
 recomputes only what depends on it: moving S refits MoM-KDE alone, the other estimators come
 from the cache. Nothing cached draws on the page: what a step warns about is in its result
-(:class:`~app_support.compute.Bandwidth`), for the page that asked to show, so that a result
-computed by another session or by the warm-up thread (:func:`warm_views`) puts nothing on a
-page that did not ask. This module and the widgets are the only ones of ``app_support`` that
+(:class:`~app_support.compute.Bandwidth`, a fit's ``warnings``), recorded in the thread that
+computed it (:func:`~app_support.compute.library_warnings`), for the page that asked to show,
+so that a result computed by another session or by the warm-up thread (:func:`warm_views`)
+puts nothing on a page that did not ask. This module and the widgets are the only ones of ``app_support`` that
 import Streamlit.
 """
 
