@@ -110,18 +110,16 @@ def make_estimator(method: str, h: float, s: Settings) -> BaseEstimator:
     of :data:`METHODS`) with bandwidth ``h`` (already selected) and the settings ``s``.
 
     MoM-KDE gets S from the settings; the methods of :data:`SEEDED` get the seed. The
-    default detector (:data:`~momkde_core.methods.DEFAULT_DETECTOR`) keeps its own S and h
-    (``h`` and S are ignored) and takes the kernel and the seed. The
+    default detector (:data:`~momkde_core.methods.DEFAULT_DETECTOR`) is the library's, with
+    its own S, h and Gaussian kernel (``h``, S and the kernel are ignored), seeded. The
     screened KDE is told the stated share and uses its own rule on the rows it keeps
     (:func:`own_bandwidth`), ``h`` only when the settings hold a number; its screen is
     ScreenedKDE's default (MoM-KDE with S auto and the robust h for that share).
     """
     if method not in YOUR_DATA_METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(YOUR_DATA_METHODS)}")
-    if method == DEFAULT_DETECTOR:  # the library's default: its own S and h, the page's kernel
-        return build_estimator(
-            method, contamination=s.contamination, random_state=s.seed, kernel=s.kernel
-        )
+    if method == DEFAULT_DETECTOR:  # the library's default, as OutlierDetector() fits it
+        return build_estimator(method, contamination=s.contamination, random_state=s.seed)
     params = {
         "bandwidth": SCREENED_RULE if method == "screened_kde" and own_bandwidth(s) else h,
         "kernel": s.kernel,

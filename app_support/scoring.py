@@ -31,8 +31,8 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from momkde_core import OutlierDetector
-from momkde_core.methods import method_label
+from momkde_core import OutlierDetector, make_detector
+from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
 from .compute import Settings, library_warnings, make_estimator
 
@@ -166,11 +166,15 @@ def score_rows(
     of the fitted rows is flagged, up to ties.
 
     The detector wraps the estimator the page draws (same h, S, kernel), so the figure, the
-    tables and the flags all follow the sidebar; ``momkde score`` builds its own from the
-    method name (:func:`~momkde_core.make_detector`).
+    tables and the flags all follow the sidebar; the default detector is the library's
+    ``make_detector()`` (``OutlierDetector()``: its own S, h and sample of at most 2,688
+    fitted rows), as ``momkde score`` runs it.
     """
     with library_warnings() as said:
-        detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination)
+        if method == DEFAULT_DETECTOR:  # OutlierDetector() itself: its sample of fitted rows
+            detector = make_detector(contamination=contamination, random_state=s.seed)
+        else:
+            detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination)
         detector.fit(X[fit_rows])
         n = len(X)
         score = np.empty(n)
