@@ -705,9 +705,12 @@ def test_a_killed_sweep_resumes_to_the_same_table(whole_sweep, tmp_path, how, jo
     partial = tmp_path / "r.csv.partial"
     proc = _run_cli(*SWEEP, "--jobs", jobs, "--out", out)
     deadline = time.monotonic() + 120
-    rows_of_6 = 1 + 6 * 3 * len(METRICS)  # the header and 6 samples' rows
+    # the header and 2 samples' rows: killed early, so that the 22 samples left cannot all
+    # finish between this check and the signal on a loaded machine (with 6, CI once saw the
+    # sweep end, and exit 0, before the signal was delivered)
+    rows_of_2 = 1 + 2 * 3 * len(METRICS)
     while time.monotonic() < deadline and proc.poll() is None:
-        if partial.exists() and partial.read_bytes().count(b"\r\n") >= rows_of_6:
+        if partial.exists() and partial.read_bytes().count(b"\r\n") >= rows_of_2:
             break
         time.sleep(0.02)
     assert proc.poll() is None, "the sweep ended before it could be killed"
@@ -721,7 +724,7 @@ def test_a_killed_sweep_resumes_to_the_same_table(whole_sweep, tmp_path, how, jo
         )
     assert not out.exists()
     done = pd.read_csv(partial)["seed"].nunique()
-    assert 6 <= done < 24
+    assert 2 <= done < 24
 
     again = _run_cli(*SWEEP, "--out", out)
     _, err = again.communicate(timeout=300)
