@@ -1,15 +1,13 @@
-"""Your data: upload a CSV (or try a bundled sample), see where the KDE grows bumps that
-MoM-KDE does not, flag the stated share ε of rows as outliers with every method (in the
-figure, the tables and the download), rank the most anomalous rows, download the scores.
+"""Your data: a bundled sample or an uploaded CSV; where the KDE grows bumps that MoM-KDE
+does not; the rows each method flags (share ε), ranked, and a download of the scores.
 
 Every row of the file is scored (up to :data:`~app_support.scoring.MAX_SCORED_ROWS`; a larger
 file is scored on a sample, with the ``momkde score`` command that scores all of it); the
 estimators are fitted on a sample of at most :data:`~app_support.scoring.MAX_FIT` rows and the
 figure draws at most :data:`~app_support.scoring.MAX_DRAWN`, which its caption says; the 2-D
 maps circle at most :data:`~app_support.scoring.MAX_CIRCLED` flagged rows, the lowest-scored
-(the ranking lists the rest). Tables, the download and the messages name rows by the file's
-data row (1 = the first line below the header) or its id. Rows are ranked on one scale for
-every method, their percentile among the fitted rows; the download keeps each method's score.
+(the ranking lists the rest). Rows are named by the file's data row (1 = the first line below
+the header) or its id, and ranked by their percentile among the fitted rows.
 
 Defaults are the library's: the default detector flags rows, and the density figure uses
 S auto and the robust h for ε. Columns are those a new user would pick (no id, no category,
@@ -21,7 +19,6 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Hashable, Sequence
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -50,6 +47,7 @@ from app_support.captions.your_data import (
     sample_outcome,
     sampled_file_note,
 )
+from app_support.choices import ASSETS, SAMPLE_LESSONS, SOURCE_CODES, UPLOAD
 from app_support.compute import (
     YOUR_DATA_DEFAULTS,
     YOUR_DATA_METHODS,
@@ -79,10 +77,11 @@ from app_support.scoring import (
     scored_table,
     size_text,
 )
-from app_support.tables import MAX_LABEL_VALUES, ColumnRoles, label_values
+from app_support.tables import ColumnRoles
 from app_support.widgets import (
     estimator_controls,
     methods_select,
+    outlier_labels,
     reset_on_change,
     show_warnings,
     unless_held,
@@ -94,38 +93,6 @@ from app_support.widgets import (
 from momkde_core.io import numeric_matrix, text_in_numeric_columns
 from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
-UPLOAD = "(upload a file)"
-#: What each bundled sample was made to show, in a few words (named under the picker), and
-#: how (shown with it, then what it shows with the page's settings:
-#: :func:`~app_support.captions.your_data.sample_outcome`); assets/make_samples.py makes them.
-#: The page opens on the first.
-SAMPLE_LESSONS = {
-    "sensor_glitches.csv": (
-        "where MoM-KDE wins",
-        "A sensor stuck at one value for 60 readings makes a tight cluster: the KDE grows a "
-        "hill on it, which lifts the glitches toward the inliers' density, while the cluster "
-        "sits in too few blocks to move MoM-KDE's median.",
-    ),
-    "spike_on_a_mode.csv": (
-        "where every density method fails",
-        "The outliers are a spike on top of an inlier mode (the paper's adversarial scheme): "
-        "they sit where the inliers are densest, so any density, robust or not, scores them "
-        "as normal points.",
-    ),
-    "card_transactions.csv": (
-        "a real-looking table",
-        "An id, a timestamp and text columns are left out of the scores, the label is found "
-        "by its name; card-testing bursts and large night purchases are the fraud.",
-    ),
-}
-#: The Data picker's short codes (written to the URL) of the samples and of the upload.
-SOURCE_CODES = {
-    "sensor_glitches.csv": "sensors",
-    "spike_on_a_mode.csv": "spike",
-    "card_transactions.csv": "cards",
-    UPLOAD: "upload",
-}
 #: Unflagged rows listed after a method's flagged ones: the ranking just above its threshold.
 ROWS_PAST_THRESHOLD = 5
 #: Rows listed per method at most (a shaded table is sent cell by cell; the download has all).
@@ -295,37 +262,6 @@ def usable_columns(
     if not score_cols:
         st.info("No column to score: choose numeric columns to score to flag and rank rows.")
     return plot_cols, score_cols
-
-
-def outlier_labels(
-    side, identity: str, data: pd.DataFrame, label_col: Hashable | None
-) -> np.ndarray | None:
-    """The label's outliers (the value chosen, by default the rarest class, reset when the
-    file or the label column changes), or None without a usable label column."""
-    if label_col is None:
-        return None
-    if label_values(data[label_col]) > MAX_LABEL_VALUES:
-        st.warning(
-            f"{label_col!r} has {label_values(data[label_col]):,} distinct values: a label names a few "
-            "classes (such as 0 / 1 or ok / fraud), so no AUC is computed.",
-            icon=":material/warning:",
-        )
-        return None
-    counts = data[label_col].dropna().astype(str).value_counts()
-    values = sorted(counts.index)
-    rarest = counts.idxmin()  # outliers are the minority, by default
-    if st.session_state.get(KEY.label_of) not in (None, (identity, label_col)) or (
-        KEY.outlier in st.session_state and st.session_state[KEY.outlier] not in values
-    ):
-        st.session_state[KEY.outlier] = rarest  # a new file or label: its rarest class
-    st.session_state[KEY.label_of] = (identity, label_col)
-    outlier_value = side.selectbox(
-        "Label of the outliers",
-        values,
-        **url(KEY.outlier),
-        **unless_held(KEY.outlier, index=values.index(rarest)),
-    )
-    return (data[label_col].astype(str) == outlier_value).to_numpy()
 
 
 def bandwidth(X: np.ndarray, rule: str | float, settings: Settings) -> float:

@@ -9,6 +9,7 @@ read them from here.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 #: Short codes shown in the scheme pickers (and written to the URL).
 SCHEME_CODES: dict[str, str] = {
@@ -75,3 +76,38 @@ def block_options(n: int, *extra: int | None) -> list[int]:
     values = {min(top, round(10 ** (k / 20))) for k in range(steps)} | {1, top}
     values |= {int(v) for v in extra if v is not None and 1 <= int(v) <= top}
     return sorted(values)
+
+
+#: The bundled samples of Your data (assets/make_samples.py makes them).
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+UPLOAD = "(upload a file)"
+#: What each bundled sample was made to show, in a few words (named under the picker), and
+#: how (shown with it, then what it shows with the page's settings:
+#: :func:`~app_support.captions.your_data.sample_outcome`); assets/make_samples.py makes them.
+#: The page opens on the first.
+SAMPLE_LESSONS = {
+    "sensor_glitches.csv": (
+        "where MoM-KDE wins",
+        "A sensor stuck at one value for 60 readings makes a tight cluster: the KDE grows a "
+        "hill on it, which lifts the glitches toward the inliers' density, while the cluster "
+        "sits in too few blocks to move MoM-KDE's median.",
+    ),
+    "spike_on_a_mode.csv": (
+        "where every density method fails",
+        "The outliers are a spike on top of an inlier mode (the paper's adversarial scheme): "
+        "they sit where the inliers are densest, so any density, robust or not, scores them "
+        "as normal points.",
+    ),
+    "card_transactions.csv": (
+        "a real-looking table",
+        "An id, a timestamp and text columns are left out of the scores, the label is found "
+        "by its name; card-testing bursts and large night purchases are the fraud.",
+    ),
+}
+#: The Data picker's short codes (written to the URL) of the samples and of the upload.
+SOURCE_CODES = {
+    "sensor_glitches.csv": "sensors",
+    "spike_on_a_mode.csv": "spike",
+    "card_transactions.csv": "cards",
+    UPLOAD: "upload",
+}

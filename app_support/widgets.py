@@ -11,9 +11,11 @@ their default are left out of the URL to keep it short. Streamlit writes an opti
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
@@ -32,6 +34,8 @@ from .choices import (
 )
 from .compute import DEFAULT_METHODS, METHODS, Settings
 from .keys import ESTIMATOR as KEY
+from .keys import YOUR_DATA
+from .tables import MAX_LABEL_VALUES, label_values
 
 
 def url(key: str) -> dict[str, str]:
@@ -380,3 +384,34 @@ def _blocks_control(
         f"S = {blocks}" + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "") + guide + "."
     )
     return blocks, auto
+
+
+def outlier_labels(
+    side, identity: str, data: pd.DataFrame, label_col: Hashable | None
+) -> np.ndarray | None:
+    """The label's outliers (the value chosen, by default the rarest class, reset when the
+    file or the label column changes), or None without a usable label column."""
+    if label_col is None:
+        return None
+    if label_values(data[label_col]) > MAX_LABEL_VALUES:
+        st.warning(
+            f"{label_col!r} has {label_values(data[label_col]):,} distinct values: a label names a few "
+            "classes (such as 0 / 1 or ok / fraud), so no AUC is computed.",
+            icon=":material/warning:",
+        )
+        return None
+    counts = data[label_col].dropna().astype(str).value_counts()
+    values = sorted(counts.index)
+    rarest = counts.idxmin()  # outliers are the minority, by default
+    if st.session_state.get(YOUR_DATA.label_of) not in (None, (identity, label_col)) or (
+        YOUR_DATA.outlier in st.session_state and st.session_state[YOUR_DATA.outlier] not in values
+    ):
+        st.session_state[YOUR_DATA.outlier] = rarest  # a new file or label: its rarest class
+    st.session_state[YOUR_DATA.label_of] = (identity, label_col)
+    outlier_value = side.selectbox(
+        "Label of the outliers",
+        values,
+        **url(YOUR_DATA.outlier),
+        **unless_held(YOUR_DATA.outlier, index=values.index(rarest)),
+    )
+    return (data[label_col].astype(str) == outlier_value).to_numpy()
