@@ -214,6 +214,29 @@ def write_docs(results: pd.DataFrame, path: Path = DOCS) -> None:
     write_section(SECTION, text, path)
 
 
+def selection(results: pd.DataFrame) -> str:
+    """The preregistered rule's pick among the ``rule_*`` detectors of ``results``
+    (``adbench_rules.select``), on every set and on each half of the sets sorted by ADBench's
+    number (taken alternately), with the pick's mean AUC-ROC on the other half."""
+    from adbench_rules import select  # (benchmarks/ is on sys.path once detectors() ran)
+
+    rules = sorted(d for d in results["detector"].unique() if d.startswith("rule_"))
+    sets = sorted(results["set"].unique(), key=lambda name: int(name.split("_")[0]))
+    lines = [f"winner on every set: {select(summary(results), rules)}"]
+    for name, picked_on, checked_on in (
+        ("A", sets[0::2], sets[1::2]),
+        ("B", sets[1::2], sets[0::2]),
+    ):
+        winner = select(summary(results[results["set"].isin(picked_on)]), rules)
+        held_out = summary(results[results["set"].isin(checked_on)])
+        lines.append(
+            f"picked on half {name}: {winner}; on the other half mean AUC-ROC "
+            f"{held_out.loc[winner, 'mean AUC-ROC']:.3f}, "
+            f"{list(held_out.index).index(winner) + 1} of {len(held_out)}"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="*", help="set names (file stems); default: all")
@@ -238,6 +261,8 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     if args.out:
         results.to_csv(args.out, index=False)
     print(summary(results).to_markdown(floatfmt=".3f"))
+    if args.rules:
+        print(selection(results))
     if args.write_docs:
         write_docs(results)
     return results
