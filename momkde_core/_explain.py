@@ -173,6 +173,7 @@ class _Layout:
         self.w = np.where(slot < sizes[:, None], fitted.w[index], 0.0)
         with np.errstate(divide="ignore"):
             self.log_w = np.log(self.w)
+        self.columns = np.sort(fitted.X, axis=0).T  # (each feature's fitted values, sorted)
         self.h = fitted.h
         H = np.broadcast_to(fitted.frame.outer_bandwidth(fitted.h), d)
         self.log_c = -0.5 * np.log(2.0 * np.pi) - np.log(H)
@@ -185,7 +186,7 @@ def _explain_chunk(
     values, else the sampled orders of the features."""
     scale = -0.5 / (layout.h * layout.h)
     with np.errstate(over="ignore", invalid="ignore"):
-        shift = scale * _nearest(np.where(reach, Z, 0.0), layout.X)  # (max of each log factor)
+        shift = scale * _nearest(np.where(reach, Z, 0.0), layout.columns)  # (each log factor's max)
     reach = reach & np.isfinite(shift)
     ok = reach.all(axis=1)
     out = np.where(reach, np.nan, np.inf)
@@ -233,19 +234,17 @@ def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarr
     return V @ _shapley_weights(d)
 
 
-@njit(cache=True, nogil=True)
-def _nearest(Z: np.ndarray, X: np.ndarray) -> np.ndarray:  # pragma: no cover (compiled)
-    """min over the fitted rows of (Z_qj - X_ij)^2, per row q and feature j: (m, d)."""
-    m, d = Z.shape
-    S, L, _ = X.shape
-    out = np.full((m, d), np.inf)
-    for q in range(m):
-        for s in range(S):
-            for i in range(L):
-                for j in range(d):
-                    u = Z[q, j] - X[s, i, j]
-                    if u * u < out[q, j]:
-                        out[q, j] = u * u
+def _nearest(Z: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """min over the fitted rows of (Z_qj - X_ij)^2, per row q and feature j: (m, d), from
+    each feature's sorted fitted values (``columns``, shape (d, n)): the nearest value is
+    one of the two around z_qj's place among them."""
+    out = np.empty(Z.shape)
+    last = columns.shape[1] - 1
+    for j, column in enumerate(columns):
+        place = np.searchsorted(column, Z[:, j])
+        below = Z[:, j] - column[np.maximum(place - 1, 0)]
+        above = Z[:, j] - column[np.minimum(place, last)]
+        out[:, j] = np.minimum(below * below, above * above)
     return out
 
 
