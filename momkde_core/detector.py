@@ -585,3 +585,58 @@ def _lower_quantile(scores: np.ndarray, share: float) -> float:
     if np.isnan(q) or np.isneginf(q):
         q = np.percentile(scores, 100.0 * share, method="higher")
     return float(q)
+
+
+def most_blamed(
+    contributions: ArrayLike, feature_names: ArrayLike, top: int = 1
+) -> dict[str, np.ndarray]:
+    """Each row's ``top`` most-blamed features and their contributions, as named columns.
+
+    The columns ``momkde score --explain`` writes and the app's download carries, from the
+    output of :meth:`OutlierDetector.explain`.
+
+    Parameters
+    ----------
+    contributions : array-like of shape (n, d)
+        Each row's contributions (nats), as :meth:`OutlierDetector.explain` returns them.
+    feature_names : array-like of shape (d,)
+        The features' names, in the columns' order.
+    top : int, default 1
+        How many features to name per row, from the most blamed; at most d.
+
+    Returns
+    -------
+    columns : dict of str to ndarray of shape (n,)
+        ``blame_1``, ``blame_1_nats``, ..., ``blame_<top>``, ``blame_<top>_nats``, in that
+        order: the k-th largest contribution's feature name (text) and its value. A NaN
+        contribution (a row beyond every kernel's reach has them beside +inf) comes last.
+
+    Raises
+    ------
+    ValueError
+        ``contributions`` not 2-D, names not one per feature, or ``top`` not in 1 .. d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> columns = most_blamed(np.array([[0.5, 7.0, -0.2]]), ["a", "b", "c"], top=2)
+    >>> list(columns)
+    ['blame_1', 'blame_1_nats', 'blame_2', 'blame_2_nats']
+    >>> columns["blame_1"][0], float(columns["blame_1_nats"][0])
+    ('b', 7.0)
+    """
+    values = np.asarray(contributions, dtype=float)
+    names = np.array([str(name) for name in np.asarray(feature_names, dtype=object)], dtype=object)
+    if values.ndim != 2 or names.shape != values.shape[1:]:
+        raise ValueError(
+            f"contributions must be of shape (n, d) with one name per feature; got shape "
+            f"{values.shape} and {names.size} name(s)"
+        )
+    if not isinstance(top, Integral) or isinstance(top, bool) or not 1 <= top <= values.shape[1]:
+        raise ValueError(f"top must be an integer from 1 to {values.shape[1]}, got {top!r}")
+    order = np.argsort(-values, axis=1, kind="stable")[:, :top]  # (NaN last)
+    columns = {}
+    for k in range(top):
+        columns[f"blame_{k + 1}"] = names[order[:, k]]
+        columns[f"blame_{k + 1}_nats"] = np.take_along_axis(values, order[:, k : k + 1], 1)[:, 0]
+    return columns

@@ -224,3 +224,18 @@ def test_unsupported_estimators_and_arguments_are_refused() -> None:
     wide = OutlierDetector(KDE(bandwidth=1.0)).fit(np.zeros((3, MAX_EXACT + 1)) + np.eye(3, 17))
     with pytest.raises(ValueError, match="method='exact' takes at most 16"):
         wide.explain(np.zeros((1, MAX_EXACT + 1)), method="exact")
+
+
+def test_most_blamed_names_the_largest_contributions_in_order() -> None:
+    from momkde_core.detector import most_blamed
+
+    blame = np.array([[0.5, 7.0, -0.2], [np.inf, np.nan, np.nan], [1.0, 1.0, 3.0]])
+    columns = most_blamed(blame, ["a", "b", "c"], top=2)
+    assert list(columns) == ["blame_1", "blame_1_nats", "blame_2", "blame_2_nats"]
+    assert list(columns["blame_1"]) == ["b", "a", "c"]
+    assert list(columns["blame_2"]) == ["a", "b", "a"]  # NaN last; ties in column order
+    np.testing.assert_array_equal(columns["blame_1_nats"], [7.0, np.inf, 3.0])
+    with pytest.raises(ValueError, match="top must be"):
+        most_blamed(blame, ["a", "b", "c"], top=4)
+    with pytest.raises(ValueError, match="one name per feature"):
+        most_blamed(blame, ["a", "b"], top=1)

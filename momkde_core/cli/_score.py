@@ -20,7 +20,7 @@ from .._config import config_context, get_config
 from .._config import n_threads as engine_threads
 from .._progress import Progress, note, phase
 from ..bandwidth._robust import MAX_CONTAMINATION
-from ..detector import OutlierDetector, make_detector
+from ..detector import OutlierDetector, make_detector, most_blamed
 from ..io import float_columns, sniff_csv_file, write_csv
 from ..methods import DEFAULT_DETECTOR, DETECTOR_METHODS, METHODS
 from ._common import (
@@ -173,25 +173,25 @@ class _ExplainingModel(Model):
         scored, flagged = super().score(rows)
         method = next(iter(self.detectors))
         mask = scored[self.outputs[method][1]].to_numpy(dtype=bool)
-        names = np.array([str(c) for c in self.columns], dtype=object)
-        columns = {}
-        for name, nats in _blame_names(self.top):
-            columns[name] = np.full(len(scored), "", dtype=object)
-            columns[nats] = np.full(len(scored), np.nan)
+        columns = {
+            name: np.full(len(scored), "", dtype=object)
+            if k % 2 == 0
+            else np.full(len(scored), np.nan)
+            for k, name in enumerate(_blame_names(self.top))
+        }
         if mask.any():
             Z = self.scaler.transform(float_columns(scored[mask], self.columns))
             with config_context(**self.config):
                 blame = self.detectors[method].explain(Z, random_state=self.seed)
-            order = np.argsort(-blame, axis=1)[:, : self.top]  # (NaN last)
-            for k, (name, nats) in enumerate(_blame_names(self.top)):
-                columns[name][mask] = names[order[:, k]]
-                columns[nats][mask] = np.take_along_axis(blame, order[:, k : k + 1], 1)[:, 0]
+            for name, values in most_blamed(blame, self.columns, self.top).items():
+                columns[name][mask] = values
         return scored.assign(**columns), flagged
 
 
-def _blame_names(top: int) -> list[tuple[str, str]]:
-    """The columns of ``--explain top``: (blame_k, blame_k_nats) for k = 1 .. top."""
-    return [(f"blame_{k}", f"blame_{k}_nats") for k in range(1, top + 1)]
+def _blame_names(top: int) -> list[str]:
+    """The columns of ``--explain top``: blame_k, blame_k_nats for k = 1 .. top (those of
+    :func:`~momkde_core.detector.most_blamed`)."""
+    return [name for k in range(1, top + 1) for name in (f"blame_{k}", f"blame_{k}_nats")]
 
 
 def _check_paths(data: Path, out: Path) -> None:
@@ -393,7 +393,7 @@ def _score(
         source = open_source(args.data.absolute(), fmt)
         outputs = [name for pair in names.values() for name in pair]
         if args.explain is not None:
-            outputs += [name for pair in _blame_names(args.explain) for name in pair]
+            outputs += _blame_names(args.explain)
         scan = _scan(args, source, outputs, show)
     except OSError as err:
         raise UsageError(f"cannot read {args.data}: {err.strerror or err}") from None
