@@ -17,7 +17,6 @@ named in an error and left out. Every caption is computed from what the figure s
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Hashable, Sequence
 
 import numpy as np
@@ -33,6 +32,7 @@ from app_support.cache import (
     scored_csv,
     select_bandwidth,
 )
+from app_support.captions.blame import download_columns_note
 from app_support.captions.density import reasons, screened_note
 from app_support.captions.your_data import (
     PERCENTILE_NOTE,
@@ -44,10 +44,11 @@ from app_support.captions.your_data import (
     flag_share_note,
     left_out_note,
     ranking_note,
+    sample_banner,
     sample_outcome,
     sampled_file_note,
 )
-from app_support.choices import ASSETS, SAMPLE_LESSONS, SOURCE_CODES, UPLOAD
+from app_support.choices import SAMPLE_LESSONS
 from app_support.compute import (
     YOUR_DATA_DEFAULTS,
     YOUR_DATA_METHODS,
@@ -63,10 +64,12 @@ from app_support.compute import (
 from app_support.figures import Flags, your_data_figure
 from app_support.keys import YOUR_DATA as KEY
 from app_support.scoring import (
+    BLAMED,
     MAX_CIRCLED,
     MAX_DRAWN,
     MAX_FIT,
     MAX_SCORED_ROWS,
+    blamed_text,
     highlight_flagged,
     missing_notes,
     pointer_to_cli,
@@ -75,21 +78,22 @@ from app_support.scoring import (
     row_names,
     score_command,
     scored_table,
-    size_text,
 )
+from app_support.sections import explain_flags, why_section
 from app_support.tables import ColumnRoles
 from app_support.widgets import (
+    choose_file,
     estimator_controls,
     methods_select,
     outlier_labels,
     reset_on_change,
     show_warnings,
     unless_held,
-    upload_digest,
     upload_limit_bytes,
     url,
     user_errors,
 )
+from momkde_core.detector import most_blamed
 from momkde_core.io import numeric_matrix, text_in_numeric_columns
 from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
@@ -97,93 +101,6 @@ from momkde_core.methods import DEFAULT_DETECTOR, method_label
 ROWS_PAST_THRESHOLD = 5
 #: Rows listed per method at most (a shaded table is sent cell by cell; the download has all).
 MAX_LISTED = 500
-
-
-def _upload_replaces_the_sample() -> None:
-    """The uploader's callback: a file uploaded becomes the page's data."""
-    if st.session_state.get(KEY.upload) is not None:
-        st.session_state[KEY.sample] = UPLOAD
-
-
-def _columns_of(sample: str) -> set[str]:
-    """The column names of the bundled ``sample`` (its header line)."""
-    return set(pd.read_csv(ASSETS / sample, nrows=0).columns)
-
-
-def choose_file(side, limit: int, banner) -> tuple[bytes, str, str]:
-    """The data picker: a bundled sample (its lesson in ``banner``), by default the first, or
-    the upload, which replaces the sample when a file is uploaded; the file's bytes, name and
-    identity (the sample's name or the upload's SHA-256). Stops the page on the upload without
-    a file, or with a file over ``limit`` bytes (pointing to ``momkde score``).
-
-    The URL holds the picker's short code (:data:`SOURCE_CODES`); a link made before the codes
-    holds the sample's file name, and one made with an upload before the page opened on a
-    sample holds no source but columns the first sample does not have: both open what they
-    were made with (a link on the first sample holds no source either: its default)."""
-    samples = [name for name in SAMPLE_LESSONS if (ASSETS / name).exists()]
-    if KEY.sample not in st.session_state:
-        linked = st.query_params.get(KEY.sample)
-        if linked in samples:
-            st.session_state[KEY.sample] = linked
-        elif (
-            linked is None
-            and samples
-            and not _columns_of(samples[0]).issuperset(
-                column
-                for key in (KEY.plot, KEY.score, KEY.label)
-                for column in st.query_params.get_all(key)
-            )
-        ):  # no source, but columns the sample opened on does not have: an upload's link
-            st.session_state[KEY.sample] = UPLOAD
-    source = side.selectbox(
-        "Data", [*samples, UPLOAD], format_func=SOURCE_CODES.get, **url(KEY.sample)
-    )
-    side.caption(
-        "; ".join(
-            f"**{SOURCE_CODES[name]}**: {name}, {SAMPLE_LESSONS[name][0]}" for name in samples
-        )
-        + "; **upload**: your own CSV, uploaded below."
-    )
-    upload = side.file_uploader(
-        f"CSV file (up to {size_text(limit)})",
-        key=KEY.upload,
-        on_change=_upload_replaces_the_sample,
-    )
-    side.caption(
-        "A larger file: `momkde score FILE --out scored.csv` on the command line scores every "
-        "row of a file of any size, read in chunks."
-    )
-    if source == UPLOAD:
-        raw = upload.getvalue() if upload is not None else None
-        file_name = upload.name if upload is not None else ""
-    else:
-        raw = (ASSETS / source).read_bytes()
-        file_name = source
-        banner.info(sample_banner(source), icon=":material/lightbulb:")
-    if raw is None:
-        if set(st.query_params) & set(KEY.per_file):
-            st.info(
-                "This link was made with an uploaded file. Files are not part of links (they stay on the "
-                "computer that uploaded them): upload the same file and the link's columns and settings apply.",
-                icon=":material/link:",
-            )
-        st.info("Upload a CSV in the sidebar, or pick one of the samples in its Data list.")
-        st.stop()
-    if len(raw) > limit:  # Streamlit's uploader refuses these; a changed limit may let one through
-        st.error(
-            f"The file has {size_text(len(raw))}, over this page's limit of {size_text(limit)}. "
-            + pointer_to_cli(shlex.join(["momkde", "score", file_name, "--out", "scored.csv"])),
-            icon=":material/error:",
-        )
-        st.stop()
-    return raw, file_name, source if source != UPLOAD else upload_digest(upload, KEY.identity)
-
-
-def sample_banner(name: str, outcome: str = "") -> str:
-    """The banner of the bundled sample ``name``: what it was made to show and how, then
-    ``outcome``, what it shows with the page's settings (computed from the numbers shown)."""
-    shows, lesson = SAMPLE_LESSONS[name]
-    return " ".join(filter(None, [f"**{shows[:1].upper()}{shows[1:]}.**", lesson, outcome]))
 
 
 def choose_columns(
@@ -389,10 +306,11 @@ def ranking_section(
     key_col: Hashable | None,
     aucs: dict[str, float] | None,
     flag_by: str,
+    explained: dict | None,
 ) -> None:
     """Most anomalous rows: the AUCs against the label (``aucs``, None without one), then one
     tab per method listing its flagged rows and a few above its threshold, opened on the flag
-    method."""
+    method, whose tab names the columns most to blame for each row ``explained``."""
     st.subheader("Most anomalous rows")
     n = len(data)
     if aucs is not None:
@@ -410,6 +328,13 @@ def ranking_section(
         with tab:
             listed = min(int(d["flagged"].sum()) + ROWS_PAST_THRESHOLD, MAX_LISTED, n)
             rows = ranking_table(data, d, names, key_col, listed)
+            if method == flag_by and explained is not None:
+                blamed = pd.Series(
+                    blamed_text(explained["blame"], explained["columns"]),
+                    index=explained["rows"],
+                )
+                to_blame = blamed.reindex(d["order"][:listed]).fillna("").to_numpy()
+                rows.insert(3, "most to blame (nats)", to_blame)
             st.dataframe(highlight_flagged(rows))
             st.caption(
                 ranking_note(
@@ -564,7 +489,18 @@ with user_errors():
             aucs, caught, int(is_outlier.sum()), str(st.session_state.get(KEY.outlier))
         )
         banner.info(sample_banner(identity, outcome), icon=":material/lightbulb:")
-    ranking_section(detections, data, names, key_col, aucs, flag_by)
+    explained = explain_flags(
+        detections[flag_by], flag_by, h_score, settings, X_score, fit_rows, data_key, score_cols
+    )
+    ranking_section(detections, data, names, key_col, aucs, flag_by, explained)
+    if explained is not None:
+        why_section(explained, detections[flag_by], flags.label, data, names, scale)
+    top = min(BLAMED, len(score_cols))
+    blamed = (
+        (explained["rows"], most_blamed(explained["blame"], score_cols, top))
+        if explained is not None
+        else None
+    )
     st.caption(
         download_note(
             len(score_cols),
@@ -575,12 +511,14 @@ with user_errors():
             key_col,
             len(unscored),
         )
+        + (download_columns_note(flags.label, len(explained["rows"]), top) if blamed else "")
     )
     csv_key = (
         data_key,
         tuple((m, h_score, relevant(m, settings)) for m in detections),
         eps,
         None if key_col is None else str(key_col),
+        None if blamed is None else (flag_by, len(explained["rows"]), top),
     )
     st.download_button(
         "Download the data with every method's score and flags (CSV)",
@@ -592,6 +530,7 @@ with user_errors():
                 detections,
                 key_col,
                 missing_notes(frame, used, unscored) if len(unscored) else None,
+                blamed,
             ),
         ),
         file_name="momkde_scores.csv",

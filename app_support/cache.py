@@ -8,8 +8,8 @@ from the cache. Nothing cached draws on the page: what a step warns about is in 
 (:class:`~app_support.compute.Bandwidth`, a fit's ``warnings``), recorded in the thread that
 computed it (:func:`~app_support.compute.library_warnings`), for the page that asked to show,
 so that a result computed by another session or by the warm-up thread (:func:`warm_views`)
-puts nothing on a page that did not ask. This module and the widgets are the only ones of ``app_support`` that
-import Streamlit.
+puts nothing on a page that did not ask. This module, the widgets and the page sections
+(:mod:`app_support.sections`) are the only ones of ``app_support`` that import Streamlit.
 """
 
 from __future__ import annotations
@@ -265,6 +265,23 @@ def score_every_row(
     the fit sample's seed) and the settings; the arrays are not hashed. The page wraps the
     call in a spinner."""
     return scoring.score_rows(method, h, s, contamination, _X, _fit_rows)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def explain_flagged(
+    key: Hashable,
+    method: str,
+    h: float,
+    s: Settings,
+    contamination: float,
+    _X: np.ndarray,
+    _fit_rows: np.ndarray,
+    rows: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """:func:`app_support.scoring.explain_rows` of the rows ``rows``, cached as
+    :func:`score_every_row` (``key`` determines the arrays not hashed). The page wraps the
+    call in a spinner."""
+    return scoring.explain_rows(method, h, s, contamination, _X, _fit_rows, rows)
 
 
 @st.cache_data(max_entries=2, show_spinner=False)

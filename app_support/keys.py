@@ -49,6 +49,8 @@ class YourDataKeys:
         that names the outliers (:attr:`per_file`).
     drop_missing, standardise, flag : str
         The missing-value and scaling switches, and the method whose flags the figure marks.
+    why : str
+        The flagged row whose explanation is shown (its name: data row or id).
     file : str
         The identity of the file whose defaults the per-file choices hold.
     identity : str
@@ -66,6 +68,7 @@ class YourDataKeys:
     drop_missing: str = "dropna"
     standardise: str = "std"
     flag: str = "flag"
+    why: str = "why"
     file: str = "_file"
     identity: str = "_identity"
     label_of: str = "_label_of"

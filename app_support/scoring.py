@@ -32,6 +32,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector, make_detector
+from momkde_core.detector import most_blamed
 from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
 from .compute import Settings, library_warnings, make_estimator
@@ -55,6 +56,13 @@ ROW = "row"
 #: Flagged rows circled on the 2-D maps at most (the lowest-scored ones): thousands of
 #: circles hide the maps; the ranking and the download list them all.
 MAX_CIRCLED = 200
+#: Flagged rows explained at most (the lowest-scored ones, as many as the ranking lists):
+#: explaining costs a few times scoring per row; the ranking shows no more.
+MAX_EXPLAINED = 500
+#: The most-blamed features named per flagged row in the ranking and the download.
+BLAMED = 3
+#: Fitted rows explained to show a typical row's contributions (their median per feature).
+TYPICAL_ROWS = 200
 
 
 def score_command(
@@ -171,11 +179,7 @@ def score_rows(
     fitted rows), as ``momkde score`` runs it.
     """
     with library_warnings() as said:
-        if method == DEFAULT_DETECTOR:  # OutlierDetector() itself: its sample of fitted rows
-            detector = make_detector(contamination=contamination, random_state=s.seed)
-        else:
-            detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination)
-        detector.fit(X[fit_rows])
+        detector = fitted_detector(method, h, s, contamination, X[fit_rows])
         n = len(X)
         score = np.empty(n)
         for start in range(0, n, SCORE_CHUNK):
@@ -190,15 +194,97 @@ def score_rows(
     }
 
 
+def fitted_detector(
+    method: str, h: float, s: Settings, contamination: float, X_fit: np.ndarray
+) -> OutlierDetector:
+    """``method``'s detector as the page runs it, fitted on ``X_fit``: the library's
+    ``make_detector()`` for the default detector (``OutlierDetector()``: its own S, h and
+    sample of at most 2,688 fitted rows, as ``momkde score`` runs it), else the estimator the
+    page draws (same h, S, kernel) wrapped in an :class:`~momkde_core.OutlierDetector`."""
+    if method == DEFAULT_DETECTOR:  # OutlierDetector() itself: its sample of fitted rows
+        detector = make_detector(contamination=contamination, random_state=s.seed)
+    else:
+        detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination)
+    return detector.fit(X_fit)
+
+
+def explain_rows(
+    method: str,
+    h: float,
+    s: Settings,
+    contamination: float,
+    X: np.ndarray,
+    fit_rows: np.ndarray,
+    rows: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """Why ``method`` flags the rows ``rows`` of ``X``: each feature's contribution to each
+    row's abnormality (:meth:`~momkde_core.OutlierDetector.explain`, in nats, summing to the
+    row's -log density), from the detector :func:`score_rows` fits (the same fit: same rows,
+    settings and seed, which also seeds the orders sampled above 10 features).
+
+    Returns ``rows``, ``blame`` (shape (len(rows), d)), ``typical`` (shape (d,): a typical
+    row's contributions, the median of each feature's over :data:`TYPICAL_ROWS` fitted rows
+    drawn with the seed: every row has some abnormality, -log f of a density below 1) and
+    ``warnings``, as :func:`score_rows`.
+    Raises ValueError for a detector that cannot be explained (a kernel that is not a product
+    over the features: only the Gaussian is).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from app_support.compute import Settings
+    >>> X = np.random.default_rng(0).standard_normal((300, 3))
+    >>> X[0] = [0.0, 6.0, 0.0]  # feature 1 shifted
+    >>> settings = Settings(0.5, "gaussian", n_blocks=1, contamination=0.05, seed=0)
+    >>> out = explain_rows("kde", 0.5, settings, 0.05, X, np.arange(300), np.array([0]))
+    >>> int(np.argmax(out["blame"][0]))
+    1
+    """
+    with library_warnings() as said:
+        detector = fitted_detector(method, h, s, contamination, X[fit_rows])
+        blame = detector.explain(X[rows], random_state=s.seed)
+        some = np.random.default_rng(s.seed).permutation(fit_rows)[:TYPICAL_ROWS]
+        typical = np.nanmedian(detector.explain(X[some], random_state=s.seed), axis=0)
+    return {
+        "rows": rows,
+        "blame": blame,
+        "typical": typical,
+        "warnings": tuple(f"{method_label(method)}: {message}" for message in said),
+    }
+
+
+def blamed_text(blame: np.ndarray, columns: Sequence[Hashable], top: int = 2) -> np.ndarray:
+    """Each explained row's ``top`` most-blamed columns with their contributions, as the
+    ranking shows them: "vibration (+12.3), flow (+1.2)" (nats; fewer when fewer columns).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> blamed_text(np.array([[0.4, 9.25, -1.0]]), ["a", "b", "c"])
+    array(['b (+9.2), a (+0.4)'], dtype=object)
+    """
+    top = min(top, blame.shape[1])
+    found = most_blamed(blame, columns, top)
+    parts = [
+        [
+            f"{name} ({value:+.1f})"
+            for name, value in zip(found[f"blame_{k}"], found[f"blame_{k}_nats"])
+        ]
+        for k in range(1, top + 1)
+    ]
+    return np.array([", ".join(row) for row in zip(*parts)], dtype=object)
+
+
 def scored_table(
     frame: pd.DataFrame,
     analysed: pd.Index,
     detections: Mapping[str, Mapping[str, np.ndarray]],
     key: Hashable | None,
     notes: pd.Series | None = None,
+    blamed: tuple[np.ndarray, Mapping[str, np.ndarray]] | None = None,
 ) -> pd.DataFrame:
     """Every row of ``frame`` with, per method, ``percentile_<method>``, ``score_<method>`` and
-    ``is_outlier_<method>``.
+    ``is_outlier_<method>``, then the explained rows' most-blamed columns, if ``blamed``.
 
     ``frame`` is the table read (its index + 1 is the data row: the file's RangeIndex, kept
     when rows are sampled); ``analysed`` the index of the rows scored, in the order of the
@@ -207,8 +293,13 @@ def scored_table(
     and flags, and their ``notes`` (a text per row not scored, by index) in a last column
     ``note``, added only when there are such rows. A file column whose name an output takes
     is kept as ``<name> (file)``.
+
+    ``blamed``: the positions (among ``analysed``) of the rows explained and their
+    :func:`~momkde_core.detector.most_blamed` columns (``blame_1``, ``blame_1_nats``, ...,
+    as ``momkde score --explain`` writes them), empty for the other rows.
     """
     outputs = {f"{p}_{m}" for m in detections for p in ("percentile", "score", "is_outlier")}
+    outputs |= set(blamed[1]) if blamed else set()
     out = frame.rename(columns=lambda c: f"{c} (file)" if str(c) in outputs else c)
     if key is None:
         out.insert(0, free_name(ROW, out.columns), frame.index + 1)
@@ -226,6 +317,13 @@ def scored_table(
             unscored[where] = False
             flags = pd.arrays.BooleanArray(flags, unscored)
         out[f"is_outlier_{method}"] = flags
+    if blamed:
+        rows, columns = blamed
+        for name, values in columns.items():
+            text = values.dtype == object
+            filled = np.full(len(frame), "" if text else np.nan, dtype=object if text else float)
+            filled[where[rows]] = values
+            out[name] = filled
     if not complete:
         name = free_name("note", out.columns)
         out[name] = notes.reindex(out.index).fillna("").to_numpy() if notes is not None else ""

@@ -11,6 +11,7 @@ their default are left out of the URL to keep it short. Streamlit writes an opti
 from __future__ import annotations
 
 import hashlib
+import shlex
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 
@@ -24,17 +25,23 @@ from momkde_core.methods import METHODS as REGISTRY
 from momkde_core.methods import method_label
 from momkde_core.synthetic import SCHEMES
 
+from .captions.your_data import sample_banner
 from .choices import (
+    ASSETS,
     BANDWIDTH_RULES,
     KERNEL_CHOICES,
     MAX_SHARE,
+    SAMPLE_LESSONS,
     SCHEME_CODES,
     SCHEME_LABELS,
+    SOURCE_CODES,
+    UPLOAD,
     block_options,
 )
 from .compute import DEFAULT_METHODS, METHODS, Settings
 from .keys import ESTIMATOR as KEY
 from .keys import YOUR_DATA
+from .scoring import pointer_to_cli, size_text
 from .tables import MAX_LABEL_VALUES, label_values
 
 
@@ -415,3 +422,83 @@ def outlier_labels(
         **unless_held(YOUR_DATA.outlier, index=values.index(rarest)),
     )
     return (data[label_col].astype(str) == outlier_value).to_numpy()
+
+
+def _upload_replaces_the_sample() -> None:
+    """The uploader's callback: a file uploaded becomes the page's data."""
+    if st.session_state.get(YOUR_DATA.upload) is not None:
+        st.session_state[YOUR_DATA.sample] = UPLOAD
+
+
+def _columns_of(sample: str) -> set[str]:
+    """The column names of the bundled ``sample`` (its header line)."""
+    return set(pd.read_csv(ASSETS / sample, nrows=0).columns)
+
+
+def choose_file(side, limit: int, banner) -> tuple[bytes, str, str]:
+    """The data picker: a bundled sample (its lesson in ``banner``), by default the first, or
+    the upload, which replaces the sample when a file is uploaded; the file's bytes, name and
+    identity (the sample's name or the upload's SHA-256). Stops the page on the upload without
+    a file, or with a file over ``limit`` bytes (pointing to ``momkde score``).
+
+    The URL holds the picker's short code (:data:`SOURCE_CODES`); a link made before the codes
+    holds the sample's file name, and one made with an upload before the page opened on a
+    sample holds no source but columns the first sample does not have: both open what they
+    were made with (a link on the first sample holds no source either: its default)."""
+    samples = [name for name in SAMPLE_LESSONS if (ASSETS / name).exists()]
+    if YOUR_DATA.sample not in st.session_state:
+        linked = st.query_params.get(YOUR_DATA.sample)
+        if linked in samples:
+            st.session_state[YOUR_DATA.sample] = linked
+        elif (
+            linked is None
+            and samples
+            and not _columns_of(samples[0]).issuperset(
+                column
+                for key in (YOUR_DATA.plot, YOUR_DATA.score, YOUR_DATA.label)
+                for column in st.query_params.get_all(key)
+            )
+        ):  # no source, but columns the sample opened on does not have: an upload's link
+            st.session_state[YOUR_DATA.sample] = UPLOAD
+    source = side.selectbox(
+        "Data", [*samples, UPLOAD], format_func=SOURCE_CODES.get, **url(YOUR_DATA.sample)
+    )
+    side.caption(
+        "; ".join(
+            f"**{SOURCE_CODES[name]}**: {name}, {SAMPLE_LESSONS[name][0]}" for name in samples
+        )
+        + "; **upload**: your own CSV, uploaded below."
+    )
+    upload = side.file_uploader(
+        f"CSV file (up to {size_text(limit)})",
+        key=YOUR_DATA.upload,
+        on_change=_upload_replaces_the_sample,
+    )
+    side.caption(
+        "A larger file: `momkde score FILE --out scored.csv` on the command line scores every "
+        "row of a file of any size, read in chunks."
+    )
+    if source == UPLOAD:
+        raw = upload.getvalue() if upload is not None else None
+        file_name = upload.name if upload is not None else ""
+    else:
+        raw = (ASSETS / source).read_bytes()
+        file_name = source
+        banner.info(sample_banner(source), icon=":material/lightbulb:")
+    if raw is None:
+        if set(st.query_params) & set(YOUR_DATA.per_file):
+            st.info(
+                "This link was made with an uploaded file. Files are not part of links (they stay on the "
+                "computer that uploaded them): upload the same file and the link's columns and settings apply.",
+                icon=":material/link:",
+            )
+        st.info("Upload a CSV in the sidebar, or pick one of the samples in its Data list.")
+        st.stop()
+    if len(raw) > limit:  # Streamlit's uploader refuses these; a changed limit may let one through
+        st.error(
+            f"The file has {size_text(len(raw))}, over this page's limit of {size_text(limit)}. "
+            + pointer_to_cli(shlex.join(["momkde", "score", file_name, "--out", "scored.csv"])),
+            icon=":material/error:",
+        )
+        st.stop()
+    return raw, file_name, source if source != UPLOAD else upload_digest(upload, YOUR_DATA.identity)

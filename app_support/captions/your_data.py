@@ -11,7 +11,7 @@ import numpy as np
 from momkde_core.bandwidth import n_blocks_for
 from momkde_core.plots import CHANCE_AUC, method_label
 
-from ..choices import MAX_SHARE, block_options
+from ..choices import MAX_SHARE, SAMPLE_LESSONS, block_options
 from ..tables import MAX_CATEGORY_VALUES, MAX_DEFAULT_FEATURES, ColumnRoles
 from .text import listed
 
@@ -490,3 +490,10 @@ def sample_outcome(
             f"(AUC {mom} against {kde})"
         )
     return f"{how}; MoM-KDE flags {caught['mom_kde']:,} of them, the KDE {caught['kde']:,}."
+
+
+def sample_banner(name: str, outcome: str = "") -> str:
+    """The banner of the bundled sample ``name``: what it was made to show and how, then
+    ``outcome``, what it shows with the page's settings (computed from the numbers shown)."""
+    shows, lesson = SAMPLE_LESSONS[name]
+    return " ".join(filter(None, [f"**{shows[:1].upper()}{shows[1:]}.**", lesson, outcome]))

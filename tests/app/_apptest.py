@@ -44,6 +44,17 @@ def figures(at: AppTest) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
+def density_figures(at: AppTest) -> list[dict]:
+    """The plotly figures of the page without Your data's explanations of its flags (the
+    bars of contributions and a flagged row's views, whose titles and axes count nats)."""
+    return [
+        fig
+        for fig in figures(at)
+        if "nats" not in json.dumps(fig["layout"].get("xaxis", {}).get("title", ""))
+        and "nats" not in json.dumps(fig["layout"].get("annotations", []))
+    ]
+
+
 def names(fig: dict) -> list[str]:
     """The legend names of a figure's traces, in drawing order ("" for an unnamed one)."""
     return [trace.get("name", "") for trace in fig["data"]]

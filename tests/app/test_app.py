@@ -7,7 +7,16 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app._apptest import caption, figures, names, open_app, read_download, upload, values
+from tests.app._apptest import (
+    caption,
+    density_figures,
+    figures,
+    names,
+    open_app,
+    read_download,
+    upload,
+    values,
+)
 
 
 def test_home_shows_kde_and_mom_kde_and_links():
@@ -157,7 +166,7 @@ def test_learn_example_one():
 def test_your_data_samples(sample):
     at = open_app("app_pages/your_data.py", sample=sample)
     assert not at.error, [e.value for e in at.error]
-    assert len(figures(at)) == 1
+    assert len(density_figures(at)) == 1
     assert len(at.get("download_button")) == 1
     assert "2⌈εn⌉+1" in caption(at, "S = ") and "meets the guide" in caption(at, "S = ")
 
@@ -231,7 +240,7 @@ def test_your_data_flags_the_stated_share(downloads, eps):
         assert abs(int(flags.sum()) - expected) <= 1, (method, int(flags.sum()), expected)
         assert ((csv[f"score_{method}"] < 0) == flags).all()
     n_kde = int(csv["is_outlier_kde"].sum())
-    (fig,) = figures(at)
+    (fig,) = density_figures(at)
     assert f"flagged ({n_kde})" in names(fig)  # the figure marks the chosen method's flags
     assert f"KDE flags {n_kde:,} of {n:,} rows" in caption(at, "KDE flags")
     assert f"stated share ε = {eps:g}" in caption(at, "KDE flags")
@@ -415,7 +424,7 @@ def test_your_data_scores_every_row_with_its_row_number(downloads, monkeypatch):
     for method in ("kde", "mom_kde"):
         assert csv[f"score_{method}"].notna().all()
         assert ((csv[f"score_{method}"] < 0) == csv[f"is_outlier_{method}"]).all()
-    (fig,) = figures(at)
+    (fig,) = density_figures(at)
     assert "sample (300)" in names(fig)  # the rug: 300 rows drawn
     text = caption(at, "h = ")
     assert (

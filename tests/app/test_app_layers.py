@@ -12,8 +12,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "app_support"
-#: The modules that may import Streamlit: the caches around the computations, and the widgets.
-STREAMLIT_SIDE = frozenset({"app_support.cache", "app_support.widgets"})
+#: The modules that may import Streamlit: the caches around the computations, the widgets, and
+#: the sections a page draws.
+STREAMLIT_SIDE = frozenset({"app_support.cache", "app_support.widgets", "app_support.sections"})
 
 
 def _module_name(path: Path) -> str:

@@ -120,6 +120,14 @@ def test_page_renders_without_errors(server, page, path):
     assert page.console_errors == []
 
 
+def _screenshot(page, name: str) -> None:
+    """The page as it looks, after its last redraw settled, into tests/_artifacts/``name``."""
+    page.wait_for_timeout(400)
+    artifacts = REPO / "tests" / "_artifacts"
+    artifacts.mkdir(exist_ok=True)
+    page.screenshot(path=str(artifacts / name))
+
+
 def test_explore_slider_redraws_and_screenshot(server, page):
     page.goto(f"{server}/explore?blocks=true&Smode=manual")
     wait_until_idle(page)
@@ -153,10 +161,7 @@ def test_explore_slider_redraws_and_screenshot(server, page):
     moved = int(page.evaluate("() => new URLSearchParams(window.location.search).get('S')"))
     assert moved in options and 21 < moved <= options[options.index(21) + 5]
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.wait_for_timeout(400)
-    artifacts = REPO / "tests" / "_artifacts"
-    artifacts.mkdir(exist_ok=True)
-    page.screenshot(path=str(artifacts / "explore.png"))
+    _screenshot(page, "explore.png")
     assert page.console_errors == []
 
 
@@ -447,4 +452,24 @@ def test_default_2d_view_shows_the_kdes_outlier_mass(server, page, tmp_path):
     assert distance_from_floor("KDE") > 60  # a colour of its own on the scale
     assert distance_from_floor("MoM-KDE") < 25  # the floor colour: no mass there
     assert distance_from_floor("True density") < 25
+    assert page.console_errors == []
+
+
+def test_your_data_explains_a_flagged_row_and_screenshot(server, page):
+    """#35: the bars of the flagged rows' contributions and a linked row's views are drawn
+    (bars, the row's red star in the pair view, its lines on the histograms)."""
+    page.goto(f"{server}/your_data?sample=sensors&why=823")
+    wait_until_idle(page)
+    page.get_by_text("Why these rows are flagged").first.scroll_into_view_if_needed()
+    page.wait_for_selector(".js-plotly-plot .barlayer .trace", timeout=60_000)
+    caption = page.get_by_text(re.compile(r"^Top left: row 823's contributions"))
+    caption.scroll_into_view_if_needed()
+    page.wait_for_function(
+        """() => Array.from(document.querySelectorAll('.js-plotly-plot .legendtext'))
+                   .some(t => t.textContent === 'row 823')""",
+        timeout=30_000,
+    )
+    assert "temperature_c" in caption.inner_text()
+    assert page.locator('[data-testid="stException"]').count() == 0
+    _screenshot(page, "your_data_why.png")
     assert page.console_errors == []

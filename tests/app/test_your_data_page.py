@@ -10,7 +10,15 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app._apptest import caption, figures, open_app, read_download, upload, values
+from tests.app._apptest import (
+    caption,
+    density_figures,
+    figures,
+    open_app,
+    read_download,
+    upload,
+    values,
+)
 
 PAGE = "app_pages/your_data.py"
 
@@ -65,7 +73,7 @@ def test_maps_circle_the_lowest_flags_and_list_the_rest(downloads, monkeypatch):
     csv = read_download(downloads, at)
     n_flagged = int(csv["is_outlier_mom_kde"].sum())
     assert n_flagged == 30
-    (fig,) = figures(at)
+    (fig,) = density_figures(at)
     rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged" and t["x"] != [None]]
     assert len(rings) == sum(t["type"] in ("contour", "heatmap") for t in fig["data"]) == 2
     assert rings[0]["name"] == f"flagged: the 15 lowest of {n_flagged}"
@@ -89,7 +97,7 @@ def _sensor_maps():
 
 def test_maps_circle_every_flag_when_few():
     at = _sensor_maps()
-    (fig,) = figures(at)
+    (fig,) = density_figures(at)
     rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged" and t["x"] != [None]]
     assert rings and all(len(t["customdata"]) == 96 for t in rings)
     assert rings[0]["name"] == "flagged (96)"
@@ -185,15 +193,15 @@ def test_a_text_column_chosen_keeps_the_figure_and_says_why(downloads):
     (error,) = at.error
     assert "Left out of the columns scored: column 'kind' is not numeric" in error.value
     assert "data row 1 holds 'a'" in error.value and "goes on with 'x', 'y'" in error.value
-    assert len(figures(at)) == 1 and at.get("download_button")
+    assert len(density_figures(at)) == 1 and at.get("download_button")
     assert "2 column(s)" in caption(at, "Score: ")
     assert read_download(downloads, at)["score_kde"].notna().all()
     drawn = upload("text.csv", content, methods=["kde"], plot=["x", "kind"])
     assert "Left out of the columns drawn" in drawn.error[0].value
-    (fig,) = figures(drawn)  # the 1-D figure of x
+    (fig,) = density_figures(drawn)  # the 1-D figure of x
     assert not any(t["type"] == "contour" for t in fig["data"])
     only = upload("text.csv", content, methods=["kde"], plot=["kind"])
-    assert not figures(only) and only.get("download_button")
+    assert not density_figures(only) and only.get("download_button")
     assert any("No column to draw" in i.value for i in only.info)
 
 
@@ -206,7 +214,7 @@ def test_a_bad_cell_is_named_by_its_row_in_the_file(monkeypatch):
     z[449] = "oops"
     at = upload("big.csv", _csv(600, z=z), methods=["kde"], score=["x", "z"])
     assert "data row 450 holds 'oops'" in at.error[0].value
-    assert len(figures(at)) == 1
+    assert len(density_figures(at)) == 1
 
 
 def test_small_blocks_say_so_and_what_to_try():
@@ -327,13 +335,13 @@ def test_two_columns_are_drawn_together_by_default():
     content = pd.DataFrame(xy, columns=["x", "y"]).to_csv(index=False).encode()
     at = upload("two.csv", content, methods=["kde", "mom_kde"])
     assert at.sidebar.multiselect(key="plot").value == ["x", "y"]
-    (fig,) = figures(at)
+    (fig,) = density_figures(at)
     rings = [t for t in fig["data"] if t.get("legendgroup") == "flagged" and t["x"] != [None]]
     assert rings and all("1" in t["customdata"] for t in rings)
     assert "flags rows by their density" not in caption(at, "h = ")  # the columns scored
     one = upload("two.csv", content, methods=["kde", "mom_kde"], plot="x")
     assert one.sidebar.multiselect(key="plot").value == ["x"]
-    assert not any(t["type"] == "heatmap" for t in figures(one)[0]["data"])
+    assert not any(t["type"] == "heatmap" for t in density_figures(one)[0]["data"])
 
 
 def test_tied_aucs_name_every_best_method():
@@ -358,7 +366,7 @@ def test_the_2d_legend_shows_the_inliers_marker():
     """The inliers are faint dots on the map; their legend entry has a visible grey marker,
     in the same legend group (clicking it hides the dots)."""
     at = _sensor_maps()
-    (fig,) = figures(at)
+    (fig,) = density_figures(at)
     inliers = [t for t in fig["data"] if t.get("legendgroup") == "inliers"]
     dots, entry = inliers
     assert dots["showlegend"] is False and len(values(dots["x"])) > 100  # the dots, on the map
@@ -443,7 +451,7 @@ def test_a_link_without_a_source_opens_what_it_was_made_with():
     page opened on a sample (columns the sample does not have) opens the upload's notice."""
     on_sample = open_app(PAGE, plot=["temperature_c", "humidity_pct"])
     assert on_sample.sidebar.selectbox(key="sample").value == "sensor_glitches.csv"
-    assert len(figures(on_sample)) == 1
+    assert len(density_figures(on_sample)) == 1
     uploaded = open_app(PAGE, plot="x")
     assert uploaded.sidebar.selectbox(key="sample").value == "(upload a file)"
     assert any("made with an uploaded file" in i.value for i in uploaded.info)

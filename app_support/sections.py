@@ -1,0 +1,112 @@
+"""Sections of a page drawn with Streamlit, kept out of the page's script: the Your data
+page's explanations of its flagged rows (why each is flagged, and one row in the views of its
+columns most to blame). Beside :mod:`app_support.cache` and :mod:`app_support.widgets`, the
+only module of ``app_support`` that imports Streamlit: what it draws comes from the compute
+layer (:func:`app_support.scoring.explain_rows`, :mod:`app_support.blame_figures`,
+:mod:`app_support.captions.blame`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from momkde_core.methods import method_label
+
+from .blame_figures import MAX_BARS, blame_bars, row_views, share_below
+from .cache import explain_flagged
+from .captions.blame import bars_caption, row_caption
+from .compute import Settings, relevant, row_sample
+from .keys import YOUR_DATA as KEY
+from .scoring import MAX_DRAWN, MAX_EXPLAINED
+from .widgets import show_warnings, url
+
+
+def explain_flags(
+    detection: dict,
+    method: str,
+    h: float,
+    settings: Settings,
+    X: np.ndarray,
+    fit_rows: np.ndarray,
+    data_key: tuple,
+    columns: list,
+) -> dict | None:
+    """Why ``method`` flags its rows: the explanation of its lowest-scored flagged rows (at
+    most :data:`MAX_EXPLAINED`), with ``columns`` (the columns scored); None when it flags
+    none, or when its fit cannot be explained (said in a note)."""
+    rows = detection["order"][: min(int(detection["flagged"].sum()), MAX_EXPLAINED)]
+    if not len(rows):
+        return None
+    try:
+        with st.spinner(f"Explaining {len(rows):,} flagged rows…"):
+            explained = explain_flagged(
+                data_key,
+                method,
+                h,
+                relevant(method, settings),
+                settings.contamination,
+                X,
+                fit_rows,
+                rows,
+            )
+    except ValueError as err:
+        st.info(f"Why {method_label(method)} flags its rows is not shown: {err}")
+        return None
+    show_warnings(explained["warnings"])
+    return {**explained, "columns": columns}
+
+
+def why_section(
+    explained: dict,
+    detection: dict,
+    label: str,
+    data: pd.DataFrame,
+    names: pd.Index,
+    standardised: bool,
+) -> None:
+    """Why these rows are flagged: a bar of contributions per flagged row, then one row
+    (chosen by name, bound to the URL) in the marginal and pair views of its top columns."""
+    st.subheader("Why these rows are flagged")
+    rows, blame, columns = explained["rows"], explained["blame"], explained["columns"]
+    st.plotly_chart(
+        blame_bars(blame, explained["typical"], names[rows], columns, names.name),
+        key="blame_bars",
+        config={"displaylogo": False},
+    )
+    n_flagged = int(detection["flagged"].sum())
+    st.caption(
+        bars_caption(
+            label, n_flagged, len(rows), min(len(rows), MAX_BARS), len(columns), standardised
+        )
+    )
+    options = [str(name) for name in names[rows]]
+    if st.session_state.get(KEY.why, options[0]) not in options:
+        st.session_state[KEY.why] = options[0]  # another file or method: its first row
+    chosen = st.selectbox(
+        f"A flagged {names.name} to look at (from the most anomalous)", options, **url(KEY.why)
+    )
+    i = options.index(chosen)
+    values = data[columns].astype(float)
+    row_name = f"{names.name} {chosen}"
+    fig, top = row_views(
+        values,
+        rows[i],
+        blame[i],
+        explained["typical"],
+        detection["flagged"],
+        row_sample(len(data), MAX_DRAWN, 0),
+        row_name,
+    )
+    st.plotly_chart(fig, key="row_views", config={"displaylogo": False})
+    at = [columns.index(c) for c in top]
+    st.caption(
+        row_caption(
+            row_name,
+            top,
+            [values.iat[rows[i], j] for j in at],
+            [share_below(values.iloc[:, j].to_numpy(), values.iat[rows[i], j]) for j in at],
+            [blame[i, j] for j in at],
+        )
+    )

@@ -1,0 +1,86 @@
+"""Your data explains every flag (#35): a bar of contributions per flagged row under a typical
+row's, the ranking's columns most to blame, one flagged row (chosen in the URL) in the
+marginal and pair views of its top columns, and the download's blame columns, as
+``momkde score --explain`` writes them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from app_support.blame_figures import TYPICAL
+from tests.app._apptest import figures, names, read_download, upload, values
+
+#: The planted rows: x and y typical on their own, their pair broken apart (y follows x
+#: elsewhere); the file's rows 1 .. 6.
+BROKEN = 6
+
+
+def _broken_pairs_csv(n: int = 400, seed: int = 7) -> bytes:
+    """x and y correlated at 0.95 and an independent z; the first BROKEN rows have x = 1.2,
+    y = -1.2 (each about one standard deviation out, their pair far from the others)."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n)
+    y = 0.95 * x + np.sqrt(1 - 0.95**2) * rng.standard_normal(n)
+    z = rng.standard_normal(n)
+    x[:BROKEN], y[:BROKEN] = 1.2 + 0.05 * rng.standard_normal(BROKEN), -1.2
+    return pd.DataFrame({"x": x, "y": y, "z": z}).round(4).to_csv(index=False).encode()
+
+
+def _bars(at) -> dict:
+    return next(f for f in figures(at) if TYPICAL in f["data"][0].get("y", []))
+
+
+def test_broken_pairs_are_blamed_on_their_two_columns(downloads):
+    at = upload("pairs.csv", _broken_pairs_csv(), eps="0.05")
+    assert "Why these rows are flagged" in [s.value for s in at.subheader]
+    bars = _bars(at)
+    labels = list(bars["data"][0]["y"])
+    assert labels[0] == TYPICAL
+    segments = {t["name"]: values(t["x"]) for t in bars["data"] if t["type"] == "bar"}
+    assert set(segments) == {"x", "y", "z"}
+    planted = [i for i, label in enumerate(labels) if label in {f"row {r}" for r in range(1, 7)}]
+    assert len(planted) == BROKEN  # every planted row is flagged, and drawn
+    for i in planted:  # the pair is to blame, z is as typical as in the typical row
+        assert min(segments["x"][i], segments["y"][i]) > segments["z"][i]
+    # the black ticks are the bars' sums, and grow with the ranking (most anomalous first)
+    ticks = values(next(t for t in bars["data"] if t["type"] == "scatter")["x"])
+    total = sum(segments.values())
+    np.testing.assert_allclose(ticks, total, rtol=1e-9, atol=1e-9)  # (one sum, two orders)
+    # scores and contributions are separate computations of one log density: the exact
+    # Shapley split sums to it to round-off, far below the 1e-6 nats allowed here
+    assert np.all(np.diff(ticks[1:]) <= 1e-6)
+    ranking = at.dataframe[0].value
+    blamed = ranking["most to blame (nats)"]
+    for row in range(1, BROKEN + 1):  # "x (+3.1), y (+2.9)"
+        assert {part.split(" (")[0] for part in blamed[row].split(", ")} == {"x", "y"}
+    table = read_download(downloads, at)
+    flagged = table["is_outlier_mom_kde_21"]
+    assert set(table.loc[flagged, "blame_1"]) <= {"x", "y", "z"}
+    assert table.loc[~flagged, "blame_1"].isna().all()  # empty for the rows not flagged
+    pairs = table.loc[table["row"] <= BROKEN, ["blame_1", "blame_2"]]
+    assert all(set(pair) == {"x", "y"} for pair in pairs.itertuples(index=False))
+    assert (table["blame_1_nats"] >= table["blame_2_nats"]).where(flagged, True).all()
+
+
+def test_the_row_looked_at_comes_from_the_url():
+    at = upload("pairs.csv", _broken_pairs_csv(), eps="0.05", why="4")
+    assert at.selectbox(key="why").value == "4"
+    views = next(f for f in figures(at) if "row 4" in names(f))
+    star = next(t for t in views["data"] if t.get("name") == "row 4")
+    assert abs(star["x"][0] - 1.2) < 0.3  # the planted x (1.2 and a little noise)
+    assert abs(star["y"][0] + 1.2) < 1e-9  # its y, as in the file
+    text = next(c.value for c in at.caption if c.value.startswith("Top left: row 4"))
+    assert "x = " in text and "y = " in text
+    # a row that is not flagged (a link made with other settings) opens the first one
+    again = upload("pairs.csv", _broken_pairs_csv(), eps="0.05", why="300")
+    first = str(again.dataframe[0].value.index[0])
+    assert again.selectbox(key="why").value == first
+
+
+def test_a_kernel_without_marginals_says_why_there_is_no_explanation():
+    at = upload("pairs.csv", _broken_pairs_csv(), eps="0.05", kernel="epanechnikov", flag="mom_kde")
+    assert "Why these rows are flagged" not in [s.value for s in at.subheader]
+    notes = [i.value for i in at.info if "is not shown" in i.value]
+    assert notes and "gaussian" in notes[0]
+    assert "most to blame (nats)" not in at.dataframe[0].value.columns
