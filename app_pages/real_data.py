@@ -111,9 +111,11 @@ def adbench_section() -> None:
         "share only sets the threshold)."
     )
     st.dataframe(
-        summary.style.format("{:.3f}", subset=["mean AUC-ROC", "mean AP"]).format(
-            "{:.2f}", subset=["average rank", "time / IsolationForest"]
-        )
+        summary.reset_index()
+        .style.format("{:.3f}", subset=["mean AUC-ROC", "mean AP"])
+        .format("{:.2f}", subset=["average rank", "time / IsolationForest"]),
+        hide_index=True,
+        column_config={"detector": st.column_config.TextColumn(width="large")},
     )
     st.caption(
         "Per detector: the mean over the sets of the AUC-ROC and of the average precision "

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from momkde_core.methods import METHODS, with_registry_names
@@ -145,8 +146,19 @@ def adbench_rows(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def adbench_per_set(results: pd.DataFrame) -> pd.DataFrame:
-    """Mean AUC-ROC over the seeds, sets x detectors (:func:`adbench_rows`' table)."""
-    return results.groupby(["set", "detector"])["auc_roc"].mean().unstack("detector")
+    """Mean AUC-ROC over the seeds, sets x detectors (:func:`adbench_rows`' table), the sets in
+    ADBench's order (by the number their names start with: "2_annthyroid" before "11_donors").
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"set": ["11_donors", "2_annthyroid"], "seed": 0,
+    ...                      "detector": "lof", "auc_roc": [0.6, 0.7]})
+    >>> list(adbench_per_set(rows).index)
+    ['2_annthyroid', '11_donors']
+    """
+    table = results.groupby(["set", "detector"])["auc_roc"].mean().unstack("detector")
+    number = table.index.str.extract(r"^(\d+)_", expand=False).astype(float)
+    return table.iloc[np.lexsort((table.index.to_numpy(dtype=str), number.to_numpy()))]
 
 
 def adbench_summary(results: pd.DataFrame) -> pd.DataFrame:
