@@ -288,7 +288,14 @@ def density_section(
     where = where if where and flags.flagged.any() else ""
     st.caption(
         density_caption(
-            h, settings.n_blocks, [*why, screened, reading, where], n_fit, n, len(drawn), n_file
+            h,
+            settings.n_blocks,
+            [*why, screened, reading, where],
+            n_fit,
+            n,
+            len(drawn),
+            n_file,
+            methods,
         )
     )
 
@@ -510,6 +517,7 @@ with user_errors():
             len(frame),
             key_col,
             len(unscored),
+            list(detections),
         )
         + (download_columns_note(flags.label, len(explained["rows"]), top) if blamed else "")
     )

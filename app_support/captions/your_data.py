@@ -9,6 +9,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 
 from momkde_core.bandwidth import n_blocks_for
+from momkde_core.methods import DEFAULT_DETECTOR
 from momkde_core.plots import CHANCE_AUC, method_label
 
 from ..choices import MAX_SHARE, SAMPLE_LESSONS, block_options
@@ -369,6 +370,7 @@ def download_note(
     n_rows: int,
     key: Hashable | None,
     n_unscored: int,
+    methods: Sequence[str] = (),
 ) -> str:
     """What a score is and what the download holds.
 
@@ -386,6 +388,8 @@ def download_note(
         The id column naming the rows.
     n_unscored : int
         The rows not scored (a missing value).
+    methods : sequence of str, default ()
+        The methods scored (the default detector keeps its own h: :func:`own_settings`).
 
     Returns
     -------
@@ -399,6 +403,7 @@ def download_note(
     )
     return (
         f"Score: the method's log density (in {n_columns} column(s), h = {h:.3g}"
+        + own_settings(methods).replace(" (", "; ", 1).removesuffix(")")
         + (
             "; the screened KDE's own h, cross-validated on the rows it keeps"
             if screened_own_h
@@ -438,16 +443,38 @@ def sampled_file_note(n_file: int, max_rows: int) -> str:
     )
 
 
+def own_settings(methods: Sequence[str]) -> str:
+    """The clause after the sidebar's h (and S) when the library's default detector is shown:
+    it keeps its own S and h, which its name gives ("" otherwise).
+
+    Examples
+    --------
+    >>> own_settings(["kde", "mom_kde_21"]).strip()
+    "(the sidebar's; MoM-KDE (S = 21, Scott h) keeps its own)"
+    """
+    if DEFAULT_DETECTOR not in methods:
+        return ""
+    return f" (the sidebar's; {method_label(DEFAULT_DETECTOR)} keeps its own)"
+
+
 def density_caption(
-    h: float, n_blocks: int, notes: Sequence[str], n_fit: int, n: int, n_drawn: int, n_file: int
+    h: float,
+    n_blocks: int,
+    notes: Sequence[str],
+    n_fit: int,
+    n: int,
+    n_drawn: int,
+    n_file: int,
+    methods: Sequence[str] = (),
 ) -> str:
-    """The caption of the Your data figure: how to read MoM-KDE against the KDE with h and S,
-    then the ``notes`` that apply ("" for none), the rows fitted on (``n_fit`` of the ``n``
-    scored) and what the figure draws (``n_drawn`` rows) of the file's ``n_file``
-    (:func:`figure_sample_note`)."""
+    """The caption of the Your data figure: how to read MoM-KDE against the KDE with h and S
+    (:func:`own_settings` of the ``methods`` shown), then the ``notes`` that apply ("" for
+    none), the rows fitted on (``n_fit`` of the ``n`` scored) and what the figure draws
+    (``n_drawn`` rows) of the file's ``n_file`` (:func:`figure_sample_note`)."""
     return " ".join(
         [
-            f"h = {h:.3g}, S = {n_blocks}: MoM-KDE ignores a group of rows that sits in fewer "
+            f"h = {h:.3g}, S = {n_blocks}{own_settings(methods)}: MoM-KDE ignores a group of "
+            "rows that sits in fewer "
             "than half of the blocks, so where the KDE rises over a small group and MoM-KDE "
             "stays low, that group is a likely cluster of outliers.",
             *(note for note in notes if note),
