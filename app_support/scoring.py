@@ -32,7 +32,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector, make_detector
-from momkde_core.detector import most_blamed
+from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, most_blamed
 from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
 from .compute import Settings, library_warnings, make_estimator
@@ -57,8 +57,14 @@ ROW = "row"
 #: circles hide the maps; the ranking and the download list them all.
 MAX_CIRCLED = 200
 #: Flagged rows explained at most (the lowest-scored ones, as many as the ranking lists):
-#: explaining costs a few times scoring per row; the ranking shows no more.
+#: explaining costs more than scoring per row; the ranking shows no more.
 MAX_EXPLAINED = 500
+#: The block sums over feature subsets one explanation may compute per fitted row, summed
+#: over the rows explained (:func:`rows_to_explain`): MAX_EXPLAINED rows at 10 features
+#: (every one of the 1,024 subsets), fewer rows with more features.
+EXPLAIN_BUDGET = MAX_EXPLAINED * 2**10
+#: Flagged rows explained at least, however many features (the bars draw 20).
+MIN_EXPLAINED = 20
 #: The most-blamed features named per flagged row in the ranking and the download.
 BLAMED = 3
 #: Fitted rows explained to show a typical row's contributions (their median per feature).
@@ -206,6 +212,24 @@ def fitted_detector(
     else:
         detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination)
     return detector.fit(X_fit)
+
+
+def rows_to_explain(n_features: int) -> int:
+    """How many flagged rows the page explains with ``n_features`` columns scored: at most
+    :data:`MAX_EXPLAINED`, and at most what :data:`EXPLAIN_BUDGET` allows, a row costing its
+    2^d subsets (exact, up to 10 features) or 2 sums per sampled order and feature (above);
+    never fewer than the bars drawn.
+
+    Examples
+    --------
+    >>> rows_to_explain(3), rows_to_explain(10), rows_to_explain(30)
+    (500, 500, 64)
+    """
+    if n_features <= MAX_AUTO_EXACT:
+        per_row = 2**n_features
+    else:
+        per_row = DEFAULT_PERMUTATIONS * (n_features + 1)
+    return int(min(MAX_EXPLAINED, max(MIN_EXPLAINED, EXPLAIN_BUDGET // per_row)))
 
 
 def explain_rows(

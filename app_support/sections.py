@@ -19,7 +19,7 @@ from .cache import explain_flagged
 from .captions.blame import bars_caption, row_caption
 from .compute import Settings, relevant, row_sample
 from .keys import YOUR_DATA as KEY
-from .scoring import MAX_DRAWN, MAX_EXPLAINED
+from .scoring import MAX_DRAWN, rows_to_explain
 from .widgets import show_warnings, url
 
 
@@ -34,9 +34,10 @@ def explain_flags(
     columns: list,
 ) -> dict | None:
     """Why ``method`` flags its rows: the explanation of its lowest-scored flagged rows (at
-    most :data:`MAX_EXPLAINED`), with ``columns`` (the columns scored); None when it flags
-    none, or when its fit cannot be explained (said in a note)."""
-    rows = detection["order"][: min(int(detection["flagged"].sum()), MAX_EXPLAINED)]
+    most :func:`~app_support.scoring.rows_to_explain`), with ``columns`` (the columns
+    scored); None when it flags none, or when its fit cannot be explained (said in a note)."""
+    cap = rows_to_explain(len(columns))
+    rows = detection["order"][: min(int(detection["flagged"].sum()), cap)]
     if not len(rows):
         return None
     try:

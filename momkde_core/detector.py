@@ -26,10 +26,18 @@ from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._explain import DEFAULT_PERMUTATIONS, explain_log_density
+from ._explain import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, explain_log_density
 from .bandwidth._robust import MAX_CONTAMINATION
 from .estimators._base import _seeded_clone
 from .methods import DEFAULT_DETECTOR, DETECTOR_METHODS, build_estimator
+
+__all__ = [
+    "DEFAULT_PERMUTATIONS",
+    "MAX_AUTO_EXACT",
+    "OutlierDetector",
+    "make_detector",
+    "most_blamed",
+]
 
 #: Method names of ``momkde score`` and the app, in the order they are listed.
 METHODS: tuple[str, ...] = DETECTOR_METHODS

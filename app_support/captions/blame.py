@@ -7,7 +7,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from momkde_core._explain import MAX_AUTO_EXACT
+from momkde_core.detector import MAX_AUTO_EXACT
 
 from ..scoring import TYPICAL_ROWS
 from .text import listed
