@@ -78,7 +78,11 @@ def server() -> Iterator[str]:
         yield base
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a script run still going on a loaded machine
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
