@@ -22,7 +22,8 @@ stay in [0, 1]. Exactly, every subset's block sums at once: the features are spl
 halves, the 2^(d/2) products of each half built by doubling, and each block's 2^d sums are
 one matrix product of the halves (2^d x rows multiply-adds per row). By sampling: orders of
 the features drawn at random, each with its reverse (antithetic pairs), the prefixes' sums
-built one factor at a time. Both are compiled (numba), a row at a time, the rows split over
+built one factor at a time. The factors of a chunk of rows come from numpy's vectorised exp;
+the products, sums and medians are compiled (numba), a row at a time, the rows split over
 the engine's threads. A median below 1e-290 (where flushed terms could matter) is recomputed
 in log space.
 """
@@ -55,6 +56,8 @@ MAX_EXACT = 16
 DEFAULT_PERMUTATIONS = 256
 #: Values held per chunk of rows (32 MiB of float64).
 CHUNK_VALUES = 2**22
+#: Kernel factors computed at once per worker thread (8 MiB of float64: in cache).
+FACTOR_VALUES = 2**20
 METHODS = ("auto", "exact", "permutation")
 
 
@@ -170,6 +173,7 @@ class _Layout:
         slot = np.arange(width)
         index = np.minimum(fitted.bounds[:-1, None] + slot, fitted.bounds[1:, None] - 1)
         self.X = fitted.X[index]
+        self.XT = np.ascontiguousarray(self.X.transpose(0, 2, 1))  # (S, d, L): rows last
         self.w = np.where(slot < sizes[:, None], fitted.w[index], 0.0)
         with np.errstate(divide="ignore"):
             self.log_w = np.log(self.w)
@@ -215,23 +219,39 @@ def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarr
     E_ij the shifted factors, from all 2^d subsets (bit j of a subset's index: feature j)."""
     m, d = Z.shape
     med = np.empty((m, 2**d))
-    scale = -0.5 / (layout.h * layout.h)
-    pieces = np.array_split(np.arange(m), min(m, n_threads()))
 
     def run(rows: np.ndarray) -> None:
-        part = np.empty((len(rows), 2**d))
-        _median_subset_sums(
-            Z[rows], layout.X, layout.w, scale, shift[rows] / scale, (d + 1) // 2, part
-        )
-        med[rows] = part
+        for chunk in _factor_chunks(layout, rows):
+            E = _shifted_factors(layout, Z[chunk], shift[chunk])
+            part = np.empty((len(chunk), 2**d))
+            _median_subset_sums(E, layout.w, (d + 1) // 2, part)
+            med[chunk] = part
 
-    map_on_pool(run, pieces)
+    map_on_pool(run, np.array_split(np.arange(m), min(m, n_threads())))
     with np.errstate(divide="ignore"):
         V = -np.log(med)
     for q, subsets in _untrusted(med):
         A = _log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0]
         V[q, subsets] = -_log_median(layout, A, _masks(subsets, d))
     return V @ _shapley_weights(d)
+
+
+def _factor_chunks(layout: _Layout, rows: np.ndarray) -> list[np.ndarray]:
+    """``rows`` in chunks whose factors (:func:`_shifted_factors`) hold at most
+    :data:`FACTOR_VALUES` values."""
+    per_row = layout.XT.size
+    return np.array_split(rows, max(1, -(-len(rows) * per_row // FACTOR_VALUES)))
+
+
+def _shifted_factors(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """E[q, s, j, i] = exp(-(z_qj - X_sij)^2 / (2 h^2) - shift_qj): each feature's kernel
+    factor between row q and fitted row i of block s, shifted so that each feature's largest
+    is 1; shape (m, S, d, L), the fitted rows last (numpy's vectorised exp)."""
+    E = np.subtract(Z[:, None, :, None], layout.XT)
+    E *= E
+    E *= -0.5 / (layout.h * layout.h)
+    E -= shift[:, None, :, None]
+    return np.exp(E, out=E)
 
 
 def _nearest(Z: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -248,72 +268,56 @@ def _nearest(Z: np.ndarray, columns: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _factors(
-    Z: np.ndarray, X: np.ndarray, q: int, s: int, i: int, scale: float, nearest, e
-) -> None:  # pragma: no cover (compiled)
-    """e[j] = exp(scale ((Z_qj - X_sij)^2 - nearest_qj)): the kernel factor of each feature
-    between row q and fitted row i of block s, shifted so that each feature's largest is 1."""
-    for j in range(Z.shape[1]):
-        u = Z[q, j] - X[s, i, j]
-        e[j] = np.exp(scale * (u * u - nearest[q, j]))
-
-
 @njit(cache=True, nogil=True)
 def _median_subset_sums(
-    Z: np.ndarray,
-    X: np.ndarray,
-    w: np.ndarray,
-    scale: float,
-    nearest: np.ndarray,
-    d1: int,
-    out: np.ndarray,
+    E: np.ndarray, w: np.ndarray, d1: int, out: np.ndarray
 ) -> None:  # pragma: no cover (compiled)
-    """out[q, T] = median_s sum_i w_si prod_{j in T} exp(scale ((Z_qj - X_sij)^2 -
-    nearest_qj)) for every subset T (bit j: feature j), as numpy's median (the mean of the
-    two middle values for an even count). Each block's 2^d sums are one matrix product: the
-    products over the subsets of the first d1 features (times w) by those of the others,
-    each built by doubling."""
-    m, d = Z.shape
-    S, L, _ = X.shape
+    """out[q, T] = median_s sum_i w_si prod_{j in T} E[q, s, j, i] for every subset T (bit
+    j: feature j), as numpy's median (the mean of the two middle values for an even count).
+    Each block's 2^d sums are one matrix product: the products over the subsets of the first
+    d1 features (times w) by those of the others, each built by doubling along the rows."""
+    m, S, d, L = E.shape
     k1, k2 = 1 << d1, 1 << (d - d1)
-    P1 = np.empty((L, k1))
+    K = k1 * k2
+    P1 = np.empty((k1, L))
     P2 = np.empty((k2, L))
-    e = np.empty(d)
-    sums = np.empty((S, k1 * k2))
-    low = np.empty(((S + 2) // 2, k1 * k2))  # the smallest hi + 1 sums of each subset, sorted
-    carry = np.empty(k1 * k2)
+    sums = np.empty((S, K))
+    low = np.empty(((S + 2) // 2, K))  # the smallest hi + 1 sums of each subset, sorted
+    carry = np.empty(K)
     lo, hi = (S - 1) // 2, S // 2
     for q in range(m):
         for s in range(S):
             for i in range(L):
-                _factors(Z, X, q, s, i, scale, nearest, e)
-                P1[i, 0] = w[s, i]
-                size = 1
-                for j in range(d1):
-                    for t in range(size):
-                        P1[i, size + t] = P1[i, t] * e[j]
-                    size *= 2
+                P1[0, i] = w[s, i]
                 P2[0, i] = 1.0
-                size = 1
-                for j in range(d1, d):
-                    for t in range(size):
-                        P2[size + t, i] = P2[t, i] * e[j]
-                    size *= 2
-            sums[s] = np.dot(P2, P1).ravel()
+            size = 1
+            for j in range(d1):
+                for t in range(size):
+                    for i in range(L):
+                        P1[size + t, i] = P1[t, i] * E[q, s, j, i]
+                size *= 2
+            size = 1
+            for j in range(d1, d):
+                for t in range(size):
+                    for i in range(L):
+                        P2[size + t, i] = P2[t, i] * E[q, s, j, i]
+                size *= 2
+            sums[s] = np.dot(P2, P1.T).ravel()
         # the median of each column of sums: an insertion of each block's row into the
         # sorted smallest hi + 1 rows (the larger value carried on, the last dropped),
         # branch-free along the subsets
         for s in range(S):
-            carry[:] = sums[s]
+            for t in range(K):
+                carry[t] = sums[s, t]
             for r in range(min(s, hi + 1)):
-                for t in range(k1 * k2):
+                for t in range(K):
                     a, c = low[r, t], carry[t]
                     low[r, t] = a if a < c else c
                     carry[t] = c if a < c else a
             if s <= hi:
-                low[s] = carry
-        for t in range(k1 * k2):
+                for t in range(K):
+                    low[s, t] = carry[t]
+        for t in range(K):
             out[q, t] = low[lo, t] if lo == hi else (low[lo, t] + low[hi, t]) / 2.0
 
 
@@ -324,15 +328,15 @@ def _sampled_values(
     before it (v as in :func:`_exact_values`)."""
     m, d = Z.shape
     med = np.empty((m, len(orders), d + 1))
-    scale = -0.5 / (layout.h * layout.h)
-    pieces = np.array_split(np.arange(m), min(m, n_threads()))
 
     def run(rows: np.ndarray) -> None:
-        part = np.empty((len(rows), len(orders), d + 1))
-        _prefix_medians(Z[rows], layout.X, layout.w, scale, shift[rows] / scale, orders, part)
-        med[rows] = part
+        for chunk in _factor_chunks(layout, rows):
+            E = _shifted_factors(layout, Z[chunk], shift[chunk])
+            part = np.empty((len(chunk), len(orders), d + 1))
+            _prefix_medians(E, layout.w, orders, part)
+            med[chunk] = part
 
-    map_on_pool(run, pieces)
+    map_on_pool(run, np.array_split(np.arange(m), min(m, n_threads())))
     with np.errstate(divide="ignore"):
         V = -np.log(med)
     for q, t, k in zip(*np.nonzero(~(med >= SAFE_LINEAR)), strict=True):
@@ -348,30 +352,16 @@ def _sampled_values(
 
 @njit(cache=True, nogil=True)
 def _prefix_medians(
-    Z: np.ndarray,
-    X: np.ndarray,
-    w: np.ndarray,
-    scale: float,
-    nearest: np.ndarray,
-    orders: np.ndarray,
-    out: np.ndarray,
+    E: np.ndarray, w: np.ndarray, orders: np.ndarray, out: np.ndarray
 ) -> None:  # pragma: no cover (compiled)
     """out[q, t, k] = median_s sum_i w_si prod_{j in the first k features of orders[t]}
-    exp(scale ((Z_qj - X_sij)^2 - nearest_qj)), as numpy's median: the block sums of each
-    order's prefixes, one factor at a time."""
-    m, d = Z.shape
-    S, L, _ = X.shape
-    E = np.empty((d, S, L))
-    e = np.empty(d)
+    E[q, s, j, i], as numpy's median: the block sums of each order's prefixes, one factor
+    at a time."""
+    m, S, d, L = E.shape
     P = np.empty((S, L))
     column = np.empty(S)
     lo, hi = (S - 1) // 2, S // 2
     for q in range(m):
-        for s in range(S):
-            for i in range(L):
-                _factors(Z, X, q, s, i, scale, nearest, e)
-                for j in range(d):
-                    E[j, s, i] = e[j]
         for t in range(orders.shape[0]):
             P[:] = w
             for k in range(d + 1):
@@ -379,7 +369,7 @@ def _prefix_medians(
                     j = orders[t, k - 1]
                     for s in range(S):
                         for i in range(L):
-                            P[s, i] *= E[j, s, i]
+                            P[s, i] *= E[q, s, j, i]
                 for s in range(S):  # (insertion sort of the block sums: S is small)
                     v = P[s].sum()
                     r = s
