@@ -341,7 +341,9 @@ def ranking_section(
                     index=explained["rows"],
                 )
                 to_blame = blamed.reindex(d["order"][:listed]).fillna("").to_numpy()
-                rows.insert(3, "most to blame (nats)", to_blame)
+                blame_column = "most to blame (nats)"  # (a file's own column of that name kept)
+                rows = rows.rename(columns={blame_column: f"{blame_column} (file)"})
+                rows.insert(3, blame_column, to_blame)
             st.dataframe(highlight_flagged(rows))
             st.caption(
                 ranking_note(

@@ -28,6 +28,8 @@ MAX_ROW_BARS = 12
 #: The colours of the columns' segments, then the grey of the others.
 COLUMN_COLOURS = qualitative.Plotly
 OTHERS_COLOUR = "rgb(190,190,190)"
+#: The bins of a top column's histogram (counted over every row, not sent row by row).
+HISTOGRAM_BINS = 60
 #: The chosen row's marker in its views.
 ROW_COLOUR = "#D62728"
 #: The typical row's label (its contributions: the median over rows of each column's).
@@ -74,25 +76,27 @@ def blame_bars(
     >>> list(fig.data[0].y)
     ['typical row', 'row 7', 'row 2']
     """
-    shown = np.nan_to_num(np.vstack([typical, blame[:MAX_BARS]]), nan=0.0, posinf=np.nan)
+    shown = np.vstack([typical, blame[:MAX_BARS]])
     labels = [TYPICAL, *(f"{row_label} {name}" for name in list(names)[:MAX_BARS])]
-    weight = np.nansum(np.abs(shown[1:]), axis=0)
+    reach = np.isfinite(shown).all(axis=1)  # (a row beyond every kernel's reach: +inf, NaN)
+    drawn = np.where(reach[:, None], shown, 0.0)
+    weight = np.abs(drawn[1:]).sum(axis=0)
     order = np.argsort(-weight, kind="stable")
     coloured, others = order[:MAX_COLOURED], order[MAX_COLOURED:]
     fig = go.Figure()
     for i, j in enumerate(coloured):
-        _add_segments(fig, shown[:, j], labels, str(columns[j]), COLUMN_COLOURS[i % 10])
+        _add_segments(fig, drawn[:, j], labels, str(columns[j]), COLUMN_COLOURS[i % 10])
     if len(others):
         _add_segments(
             fig,
-            shown[:, others].sum(axis=1),
+            drawn[:, others].sum(axis=1),
             labels,
             f"the other {len(others)} columns",
             OTHERS_COLOUR,
         )
     fig.add_trace(
         go.Scatter(
-            x=shown.sum(axis=1),
+            x=np.where(reach, drawn.sum(axis=1), np.nan),
             y=labels,
             mode="markers",
             name="abnormality (the sum)",
@@ -100,6 +104,23 @@ def blame_bars(
             hovertemplate="%{y}: abnormality %{x:.2f} nats<extra></extra>",
         )
     )
+    if not reach.all():
+        out = [
+            "density 0: beyond every kernel's reach in "
+            + ", ".join(str(columns[j]) for j in np.flatnonzero(np.isposinf(row)))
+            for row in shown[~reach]
+        ]
+        fig.add_trace(
+            go.Scatter(
+                x=np.zeros(len(out)),
+                y=np.array(labels)[~reach],
+                mode="text",
+                text=out,
+                textposition="middle right",
+                showlegend=False,
+                hoverinfo="skip",
+            )
+        )
     fig.update_layout(
         barmode="relative",
         height=140 + 26 * len(labels),
@@ -197,7 +218,7 @@ def row_views(
     listed = ranked[:MAX_ROW_BARS][::-1]
     fig.add_trace(
         go.Bar(
-            x=blame_row[listed],
+            x=np.where(np.isfinite(blame_row[listed]), blame_row[listed], np.nan),
             y=[str(columns[j]) for j in listed],
             orientation="h",
             marker_color=[ROW_COLOUR if v > 0 else "rgb(120,150,200)" for v in blame_row[listed]],
@@ -227,17 +248,21 @@ def row_views(
     for k, column in enumerate(top):
         j = columns.index(column)
         position = dict(row=2, col=k + 1)
+        kept = x[:, j][~np.isnan(x[:, j])]
+        counts, edges = np.histogram(kept, bins=HISTOGRAM_BINS)  # (every row, binned here)
         fig.add_trace(
-            go.Histogram(
-                x=x[:, j],
-                nbinsx=60,
+            go.Bar(
+                x=(edges[:-1] + edges[1:]) / 2,
+                y=counts,
+                width=np.diff(edges),
                 marker_color="rgb(170,175,185)",
                 showlegend=False,
-                hovertemplate=f"{column} %{{x}}: %{{y}} rows<extra></extra>",
+                hovertemplate=f"{column} %{{x:.4g}}: %{{y}} rows<extra></extra>",
             ),
             **position,
         )
-        fig.add_vline(x=x[row, j], line=dict(color=ROW_COLOUR, width=3), **position)
+        if np.isfinite(x[row, j]):
+            fig.add_vline(x=x[row, j], line=dict(color=ROW_COLOUR, width=3), **position)
         fig.update_xaxes(title_text=str(column), **position)
         fig.update_yaxes(title_text="rows", **position)
     fig.update_layout(

@@ -277,11 +277,12 @@ def explain_flagged(
     _X: np.ndarray,
     _fit_rows: np.ndarray,
     rows: np.ndarray,
+    n_typical: int,
 ) -> dict[str, np.ndarray]:
-    """:func:`app_support.scoring.explain_rows` of the rows ``rows``, cached as
-    :func:`score_every_row` (``key`` determines the arrays not hashed). The page wraps the
-    call in a spinner."""
-    return scoring.explain_rows(method, h, s, contamination, _X, _fit_rows, rows)
+    """:func:`app_support.scoring.explain_rows` of the rows ``rows`` (and ``n_typical``
+    typical rows), cached as :func:`score_every_row` (``key`` determines the arrays not
+    hashed). The page wraps the call in a spinner."""
+    return scoring.explain_rows(method, h, s, contamination, _X, _fit_rows, rows, n_typical)
 
 
 @st.cache_data(max_entries=2, show_spinner=False)

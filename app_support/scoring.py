@@ -60,14 +60,16 @@ MAX_CIRCLED = 200
 #: explaining costs more than scoring per row; the ranking shows no more.
 MAX_EXPLAINED = 500
 #: The block sums over feature subsets one explanation may compute per fitted row, summed
-#: over the rows explained (:func:`rows_to_explain`): MAX_EXPLAINED rows at 10 features
-#: (every one of the 1,024 subsets), fewer rows with more features.
+#: over the flagged rows explained (:func:`rows_to_explain`): MAX_EXPLAINED rows at 10
+#: features (every one of the 1,024 subsets), fewer rows with more features. The typical
+#: rows explained beside them add at most as many again.
 EXPLAIN_BUDGET = MAX_EXPLAINED * 2**10
 #: Flagged rows explained at least, however many features (the bars draw 20).
 MIN_EXPLAINED = 20
 #: The most-blamed features named per flagged row in the ranking and the download.
 BLAMED = 3
-#: Fitted rows explained to show a typical row's contributions (their median per feature).
+#: Fitted rows explained to show a typical row's contributions (their median per feature), at
+#: most, and no more than the flagged rows explained (:func:`rows_to_explain`).
 TYPICAL_ROWS = 200
 
 
@@ -240,6 +242,7 @@ def explain_rows(
     X: np.ndarray,
     fit_rows: np.ndarray,
     rows: np.ndarray,
+    n_typical: int = TYPICAL_ROWS,
 ) -> dict[str, np.ndarray]:
     """Why ``method`` flags the rows ``rows`` of ``X``: each feature's contribution to each
     row's abnormality (:meth:`~momkde_core.OutlierDetector.explain`, in nats, summing to the
@@ -247,9 +250,10 @@ def explain_rows(
     settings and seed, which also seeds the orders sampled above 10 features).
 
     Returns ``rows``, ``blame`` (shape (len(rows), d)), ``typical`` (shape (d,): a typical
-    row's contributions, the median of each feature's over :data:`TYPICAL_ROWS` fitted rows
-    drawn with the seed: every row has some abnormality, -log f of a density below 1) and
-    ``warnings``, as :func:`score_rows`.
+    row's contributions, the median of each feature's over ``n_typical`` fitted rows drawn
+    with the seed, or all of them when fewer: every row has some abnormality, -log f of a
+    density below 1), ``n_typical`` (the rows it was taken over) and ``warnings``, as
+    :func:`score_rows`.
     Raises ValueError for a detector that cannot be explained (a kernel that is not a product
     over the features: only the Gaussian is).
 
@@ -267,12 +271,13 @@ def explain_rows(
     with library_warnings() as said:
         detector = fitted_detector(method, h, s, contamination, X[fit_rows])
         blame = detector.explain(X[rows], random_state=s.seed)
-        some = np.random.default_rng(s.seed).permutation(fit_rows)[:TYPICAL_ROWS]
+        some = np.random.default_rng(s.seed).permutation(fit_rows)[:n_typical]
         typical = np.nanmedian(detector.explain(X[some], random_state=s.seed), axis=0)
     return {
         "rows": rows,
         "blame": blame,
         "typical": typical,
+        "n_typical": len(some),
         "warnings": tuple(f"{method_label(method)}: {message}" for message in said),
     }
 
@@ -284,19 +289,24 @@ def blamed_text(blame: np.ndarray, columns: Sequence[Hashable], top: int = 2) ->
     Examples
     --------
     >>> import numpy as np
-    >>> blamed_text(np.array([[0.4, 9.25, -1.0]]), ["a", "b", "c"])
-    array(['b (+9.2), a (+0.4)'], dtype=object)
+    >>> blamed_text(np.array([[0.4, 9.25, -1.0], [np.inf, np.nan, np.nan]]), ["a", "b", "c"])
+    array(['b (+9.2), a (+0.4)', 'a (beyond reach)'], dtype=object)
+
+    A row beyond every kernel's reach names the columns out of reach ("beyond reach") and no
+    other: the others have no finite contribution.
     """
     top = min(top, blame.shape[1])
     found = most_blamed(blame, columns, top)
     parts = [
         [
-            f"{name} ({value:+.1f})"
+            (f"{name} (beyond reach)" if np.isinf(value) else f"{name} ({value:+.1f})")
+            if name
+            else ""
             for name, value in zip(found[f"blame_{k}"], found[f"blame_{k}_nats"])
         ]
         for k in range(1, top + 1)
     ]
-    return np.array([", ".join(row) for row in zip(*parts)], dtype=object)
+    return np.array([", ".join(filter(None, row)) for row in zip(*parts)], dtype=object)
 
 
 def scored_table(

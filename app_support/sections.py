@@ -19,7 +19,7 @@ from .cache import explain_flagged
 from .captions.blame import bars_caption, row_caption
 from .compute import Settings, relevant, row_sample
 from .keys import YOUR_DATA as KEY
-from .scoring import MAX_DRAWN, rows_to_explain
+from .scoring import MAX_DRAWN, TYPICAL_ROWS, rows_to_explain
 from .widgets import show_warnings, url
 
 
@@ -38,6 +38,7 @@ def explain_flags(
     scored); None when it flags none, or when its fit cannot be explained (said in a note)."""
     cap = rows_to_explain(len(columns))
     rows = detection["order"][: min(int(detection["flagged"].sum()), cap)]
+    n_typical = min(TYPICAL_ROWS, cap)
     if not len(rows):
         return None
     try:
@@ -51,9 +52,16 @@ def explain_flags(
                 X,
                 fit_rows,
                 rows,
+                n_typical,
             )
     except ValueError as err:
-        st.info(f"Why {method_label(method)} flags its rows is not shown: {err}")
+        reason = (
+            "explanations need the Gaussian kernel (a product of one factor per column, "
+            "whose marginals the fitted blocks give): pick it in the sidebar's Kernel"
+            if settings.kernel != "gaussian"
+            else str(err)
+        )
+        st.info(f"Why {method_label(method)} flags its rows is not shown: {reason}.")
         return None
     show_warnings(explained["warnings"])
     return {**explained, "columns": columns}
@@ -76,12 +84,25 @@ def why_section(
         key="blame_bars",
         config={"displaylogo": False},
     )
-    n_flagged = int(detection["flagged"].sum())
-    st.caption(
-        bars_caption(
-            label, n_flagged, len(rows), min(len(rows), MAX_BARS), len(columns), standardised
-        )
+    reach = np.isfinite(blame[:MAX_BARS]).all(axis=1)
+    counts = dict(
+        flagged=int(detection["flagged"].sum()),
+        explained=len(rows),
+        bars=min(len(rows), MAX_BARS),
+        typical=explained["n_typical"],
+        beyond=int((~reach).sum()),
     )
+    st.caption(bars_caption(label, counts, len(columns), standardised))
+    flagged_row_views(explained, detection["flagged"], data, names)
+
+
+@st.fragment
+def flagged_row_views(
+    explained: dict, flagged: np.ndarray, data: pd.DataFrame, names: pd.Index
+) -> None:
+    """One flagged row, chosen by name (bound to the URL), in the marginal and pair views of
+    its top columns; a fragment: choosing another row redraws this part alone."""
+    rows, blame, columns = explained["rows"], explained["blame"], explained["columns"]
     options = [str(name) for name in names[rows]]
     if st.session_state.get(KEY.why, options[0]) not in options:
         st.session_state[KEY.why] = options[0]  # another file or method: its first row
@@ -91,15 +112,8 @@ def why_section(
     i = options.index(chosen)
     values = data[columns].astype(float)
     row_name = f"{names.name} {chosen}"
-    fig, top = row_views(
-        values,
-        rows[i],
-        blame[i],
-        explained["typical"],
-        detection["flagged"],
-        row_sample(len(data), MAX_DRAWN, 0),
-        row_name,
-    )
+    drawn = row_sample(len(data), MAX_DRAWN, 0)  # (the density figure's sample)
+    fig, top = row_views(values, rows[i], blame[i], explained["typical"], flagged, drawn, row_name)
     st.plotly_chart(fig, key="row_views", config={"displaylogo": False})
     at = [columns.index(c) for c in top]
     st.caption(
@@ -109,5 +123,7 @@ def why_section(
             [values.iat[rows[i], j] for j in at],
             [share_below(values.iloc[:, j].to_numpy(), values.iat[rows[i], j]) for j in at],
             [blame[i, j] for j in at],
+            len(drawn),
+            len(data),
         )
     )

@@ -56,7 +56,7 @@ MAX_EXACT = 16
 DEFAULT_PERMUTATIONS = 256
 #: Values held per chunk of rows (32 MiB of float64).
 CHUNK_VALUES = 2**22
-#: Kernel factors computed at once per worker thread (8 MiB of float64: in cache).
+#: Kernel factors computed at once per worker thread (8 MiB of float64).
 FACTOR_VALUES = 2**20
 METHODS = ("auto", "exact", "permutation")
 

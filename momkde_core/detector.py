@@ -616,8 +616,9 @@ def most_blamed(
     -------
     columns : dict of str to ndarray of shape (n,)
         ``blame_1``, ``blame_1_nats``, ..., ``blame_<top>``, ``blame_<top>_nats``, in that
-        order: the k-th largest contribution's feature name (text) and its value. A NaN
-        contribution (a row beyond every kernel's reach has them beside +inf) comes last.
+        order: the k-th largest contribution's feature name (text) and its value. A row
+        beyond every kernel's reach has +inf on the features out of reach (named first) and
+        NaN on the others: a NaN contribution comes last and is left unnamed ("").
 
     Raises
     ------
@@ -645,6 +646,7 @@ def most_blamed(
     order = np.argsort(-values, axis=1, kind="stable")[:, :top]  # (NaN last)
     columns = {}
     for k in range(top):
-        columns[f"blame_{k + 1}"] = names[order[:, k]]
-        columns[f"blame_{k + 1}_nats"] = np.take_along_axis(values, order[:, k : k + 1], 1)[:, 0]
+        value = np.take_along_axis(values, order[:, k : k + 1], 1)[:, 0]
+        columns[f"blame_{k + 1}"] = np.where(np.isnan(value), "", names[order[:, k]])
+        columns[f"blame_{k + 1}_nats"] = value
     return columns

@@ -233,7 +233,7 @@ def test_most_blamed_names_the_largest_contributions_in_order() -> None:
     columns = most_blamed(blame, ["a", "b", "c"], top=2)
     assert list(columns) == ["blame_1", "blame_1_nats", "blame_2", "blame_2_nats"]
     assert list(columns["blame_1"]) == ["b", "a", "c"]
-    assert list(columns["blame_2"]) == ["a", "b", "a"]  # NaN last; ties in column order
+    assert list(columns["blame_2"]) == ["a", "", "a"]  # NaN last, unnamed; ties in order
     np.testing.assert_array_equal(columns["blame_1_nats"], [7.0, np.inf, 3.0])
     with pytest.raises(ValueError, match="top must be"):
         most_blamed(blame, ["a", "b", "c"], top=4)

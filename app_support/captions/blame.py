@@ -7,49 +7,70 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from momkde_core.detector import MAX_AUTO_EXACT
+from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT
 
-from ..scoring import TYPICAL_ROWS
 from .text import listed
 
 
 def bars_caption(
-    label: str, n_flagged: int, n_explained: int, n_bars: int, n_columns: int, standardised: bool
+    label: str,
+    counts: dict[str, int],
+    n_columns: int,
+    standardised: bool,
 ) -> str:
     """How to read the bars: which rows they are, what a segment is, what its length means.
 
+    ``counts``: ``flagged`` (the rows the method flags), ``explained`` (the lowest-scored of
+    them explained), ``bars`` (those drawn), ``typical`` (the fitted rows the typical row's
+    medians are over) and ``beyond`` (bars of rows beyond every kernel's reach).
+
     Examples
     --------
-    >>> bars_caption("MoM-KDE", 30, 30, 20, 4, True)[:60]
+    >>> counts = dict(flagged=30, explained=30, bars=20, typical=200, beyond=0)
+    >>> bars_caption("MoM-KDE", counts, 4, True)[:60]
     'Each bar is one of the 30 rows MoM-KDE flags, the 20 lowest-'
     """
+    n_flagged, n_explained, n_bars = counts["flagged"], counts["explained"], counts["bars"]
     which = (f"the {n_bars} lowest-scored" if n_bars < n_flagged else "all of them") + (
         ", from the most anomalous at the top" if n_bars > 1 else ""
     )
+    named = "the column" if n_columns == 1 else "the two columns"
     rest = (
-        f" The ranking above names the two columns most to blame for each of the "
-        f"{n_explained:,} lowest-scored flagged rows"
-        + (" (the download: for every one of those)" if n_explained == n_flagged else "")
-        + "."
+        f" The ranking above names {named} most to blame for each of the "
+        f"{n_explained:,} lowest-scored flagged rows, and the download too."
         if n_explained > n_bars
         else ""
     )
     how = (
         "exact Shapley values over every subset of the columns"
         if n_columns <= MAX_AUTO_EXACT
-        else "Shapley values estimated from 256 random orders of the columns (seeded)"
+        else f"Shapley values estimated from {DEFAULT_PERMUTATIONS} random orders of the "
+        "columns (seeded)"
     )
+    beyond = (
+        f" {counts['beyond']} bar(s) have density 0: the row is beyond every kernel's reach in "
+        "the columns named, which take the whole blame, and no finite split exists."
+        if counts["beyond"]
+        else ""
+    )
+    if n_columns == 1:
+        return (
+            f"Each bar is one of the {n_flagged:,} rows {label} flags, {which}: with one "
+            "column scored, the row's whole abnormality -log f(x), in nats, is that column's. "
+            f"The top bar is a typical row's (the median over {counts['typical']} fitted "
+            f"rows).{rest}{beyond}"
+        )
     return (
         f"Each bar is one of the {n_flagged:,} rows {label} flags, {which}. Its segments are "
         "the columns' contributions to the row's abnormality -log f(x) in nats, end to end: "
         "they add up to it (the black tick). A segment to the right is a column to blame "
         "(c nats divide the row's density by about e^c); one to the left makes the row more "
-        "typical. The top bar is a typical row's (each column's median contribution over "
-        f"{TYPICAL_ROWS} fitted rows): every row has some abnormality, so a column is to blame "
-        f"where its segment is longer than there. They are {how} of the estimate {label} "
-        "fitted"
+        "typical. The top bar is a typical row's: each column's median contribution over "
+        f"{counts['typical']} fitted rows (its tick, the sum of these medians). Every row has "
+        "some abnormality, so a column is to blame where its segment is longer than there. "
+        f"They are {how} of the estimate {label} fitted"
         + (", on the standardised columns" if standardised else "")
-        + f": a column is to blame alone or with the others it breaks away from.{rest}"
+        + f": a column is to blame alone or with the others it breaks away from.{rest}{beyond}"
     )
 
 
@@ -59,9 +80,12 @@ def row_caption(
     values: Sequence[float],
     shares: Sequence[float],
     contributions: Sequence[float],
+    n_drawn: int | None = None,
+    n_rows: int | None = None,
 ) -> str:
     """Where the chosen row sits: each top column's value, its contribution and where that
-    value falls among the rows; whether the pair is what is odd.
+    value falls among the rows; whether the pair is what is odd; the pair view's dots a
+    sample of ``n_drawn`` of the ``n_rows`` rows when fewer.
 
     Examples
     --------
@@ -70,10 +94,11 @@ def row_caption(
     'Its values: a = 9 (+6.0 nats; no row above it) '
     """
     parts = [
-        f"{column} = {value:.4g} ({contribution:+.1f} nats; {_place(share)})"
+        f"{column} = {value:.4g} ({_nats(contribution)}; {_place(share)})"
         for column, value, share, contribution in zip(top, values, shares, contributions)
     ]
-    typical = [str(c) for c, share in zip(top, shares) if 0.05 <= share <= 0.95]
+    finite = all(np.isfinite(contributions))
+    typical = [str(c) for c, share in zip(top, shares) if 0.05 <= share <= 0.95 and finite]
     pair = len(top) == 2
     note = ""
     if pair and len(typical) == 2:
@@ -90,14 +115,28 @@ def row_caption(
         f"Top left: {row_name}'s contributions, largest first, a black tick at a typical row's. "
         f"Its values: {listed(parts)}."
         + (
-            f" Top right: the rows in {top[0]} and {top[1]} (grey dots; flagged rows ringed), "
-            f"{row_name} the red star."
+            f" Top right: the rows in {top[0]} and {top[1]} (grey dots"
+            + (
+                f", a uniform sample of {n_drawn:,} of the {n_rows:,}"
+                if n_drawn is not None and n_rows is not None and n_drawn < n_rows
+                else ""
+            )
+            + f"; flagged rows ringed), {row_name} the red star."
             if pair
             else ""
         )
-        + " Below: each column's histogram over the rows, the red line at "
+        + " Below: each column's histogram over every row, the red line at "
         + f"{row_name}'s value.{note}"
     )
+
+
+def _nats(contribution: float) -> str:
+    """A contribution as the caption writes it."""
+    if np.isposinf(contribution):
+        return "beyond every kernel's reach: the whole blame"
+    if np.isnan(contribution):
+        return "no finite share: the row is beyond reach in another column"
+    return f"{contribution:+.1f} nats"
 
 
 def _place(share: float) -> str:
@@ -117,9 +156,10 @@ def download_columns_note(label: str, n_explained: int, top: int) -> str:
     >>> download_columns_note("MoM-KDE", 12, 3).split(":")[0]
     ' Columns blame_1, blame_1_nats ... blame_3, blame_3_nats'
     """
+    names = "blame_1, blame_1_nats" + (f" ... blame_{top}, blame_{top}_nats" if top > 1 else "")
+    which = "column" if top == 1 else f"{top} columns"
     return (
-        f" Columns blame_1, blame_1_nats ... blame_{top}, blame_{top}_nats: the {top} columns "
-        f"most to blame for each of the {n_explained:,} lowest-scored rows {label} flags, with "
-        f"their contributions in nats, as `momkde score --explain {top}` writes them (empty "
-        "for the other rows)."
+        f" Columns {names}: the {which} most to blame for each of the {n_explained:,} "
+        f"lowest-scored rows {label} flags, with their contributions in nats, as "
+        f"`momkde score --explain {top}` writes them (empty for the other rows)."
     )

@@ -403,7 +403,7 @@ def download_note(
     )
     return (
         f"Score: the method's log density (in {n_columns} column(s), h = {h:.3g}"
-        + own_settings(methods).replace(" (", "; ", 1).removesuffix(")")
+        + (f", the sidebar's: {own_settings(methods)}" if own_settings(methods) else "")
         + (
             "; the screened KDE's own h, cross-validated on the rows it keeps"
             if screened_own_h
@@ -444,17 +444,16 @@ def sampled_file_note(n_file: int, max_rows: int) -> str:
 
 
 def own_settings(methods: Sequence[str]) -> str:
-    """The clause after the sidebar's h (and S) when the library's default detector is shown:
-    it keeps its own S and h, which its name gives ("" otherwise).
+    """ "<the default detector> keeps its own" when the library's default detector is among
+    ``methods``: it keeps its own S and h, which its name gives, not the sidebar's ("" when
+    it is not shown).
 
     Examples
     --------
-    >>> own_settings(["kde", "mom_kde_21"]).strip()
-    "(the sidebar's; MoM-KDE (S = 21, Scott h) keeps its own)"
+    >>> own_settings(["kde", "mom_kde_21"])
+    'MoM-KDE (S = 21, Scott h) keeps its own'
     """
-    if DEFAULT_DETECTOR not in methods:
-        return ""
-    return f" (the sidebar's; {method_label(DEFAULT_DETECTOR)} keeps its own)"
+    return f"{method_label(DEFAULT_DETECTOR)} keeps its own" if DEFAULT_DETECTOR in methods else ""
 
 
 def density_caption(
@@ -473,7 +472,9 @@ def density_caption(
     (``n_drawn`` rows) of the file's ``n_file`` (:func:`figure_sample_note`)."""
     return " ".join(
         [
-            f"h = {h:.3g}, S = {n_blocks}{own_settings(methods)}: MoM-KDE ignores a group of "
+            f"h = {h:.3g}, S = {n_blocks}"
+            + (f" (the sidebar's; {own_settings(methods)})" if own_settings(methods) else "")
+            + ": MoM-KDE ignores a group of "
             "rows that sits in fewer "
             "than half of the blocks, so where the KDE rises over a small group and MoM-KDE "
             "stays low, that group is a likely cluster of outliers.",

@@ -174,10 +174,10 @@ class _ExplainingModel(Model):
         method = next(iter(self.detectors))
         mask = scored[self.outputs[method][1]].to_numpy(dtype=bool)
         columns = {
-            name: np.full(len(scored), "", dtype=object)
-            if k % 2 == 0
-            else np.full(len(scored), np.nan)
-            for k, name in enumerate(_blame_names(self.top))
+            name: np.full(len(scored), np.nan)
+            if name.endswith("_nats")
+            else np.full(len(scored), "", dtype=object)
+            for name in _blame_names(self.top)
         }
         if mask.any():
             Z = self.scaler.transform(float_columns(scored[mask], self.columns))

@@ -5,6 +5,8 @@ marginal and pair views of its top columns, and the download's blame columns, as
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 
@@ -82,5 +84,67 @@ def test_a_kernel_without_marginals_says_why_there_is_no_explanation():
     at = upload("pairs.csv", _broken_pairs_csv(), eps="0.05", kernel="epanechnikov", flag="mom_kde")
     assert "Why these rows are flagged" not in [s.value for s in at.subheader]
     notes = [i.value for i in at.info if "is not shown" in i.value]
-    assert notes and "gaussian" in notes[0]
+    assert notes and "the Gaussian kernel" in notes[0] and "sidebar" in notes[0]
     assert "most to blame (nats)" not in at.dataframe[0].value.columns
+
+
+def test_one_column_takes_the_whole_blame(downloads):
+    at = upload("pairs.csv", _broken_pairs_csv(), eps="0.05", score=["z"], plot=["z"])
+    bars = _bars(at)
+    assert [t["name"] for t in bars["data"] if t["type"] == "bar"] == ["z"]
+    text = next(c.value for c in at.caption if c.value.startswith("Each bar"))
+    assert "with one column scored, the row's whole abnormality" in text
+    table = read_download(downloads, at)
+    assert "blame_2" not in table and set(table["blame_1"].dropna()) == {"z"}
+    note = next(c.value for c in at.caption if "blame_1" in c.value)
+    assert "Columns blame_1, blame_1_nats: the column most to blame" in note
+
+
+def test_rows_named_by_id_with_missing_values_keep_their_blame(downloads):
+    frame = pd.read_csv(io.BytesIO(_broken_pairs_csv()))
+    frame.insert(0, "reading_id", np.arange(1000, 1000 + len(frame)))
+    frame.loc[[10, 11], "z"] = np.nan  # dropped from the scores, kept in the download
+    at = upload("ids.csv", frame.to_csv(index=False).encode(), eps="0.05", why="1003")
+    assert at.selectbox(key="why").value == "1003"  # the planted row with id 1003
+    ranking = at.dataframe[0].value
+    table = read_download(downloads, at).set_index("reading_id")
+    for reading in ranking.index[ranking["flagged"]]:
+        listed = {
+            p.split(" (")[0] for p in ranking.loc[reading, "most to blame (nats)"].split(", ")
+        }
+        assert table.loc[reading, "blame_1"] in listed
+    assert table.loc[[1010, 1011], "blame_1"].isna().all()
+    assert set(table.loc[1000:1005, ["blame_1", "blame_2"]].stack()) == {"x", "y"}
+
+
+def test_a_row_beyond_every_kernels_reach_is_named_not_split():
+    from app_support.compute import row_sample
+    from app_support.scoring import MAX_FIT
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame(rng.standard_normal((2500, 2)), columns=["x", "y"]).round(4)
+    far = np.setdiff1d(np.arange(2500), row_sample(2500, MAX_FIT, 0))[0]  # not fitted
+    frame.loc[far, "x"] = 1e160  # its density is 0 under every kernel
+    at = upload("far.csv", frame.to_csv(index=False).encode(), eps="0.05", std="false", flag="kde")
+    assert not at.exception
+    # the ranking of the method that flags (the KDE's tab): the one naming the culprits
+    ranking = next(d.value for d in at.dataframe if "most to blame (nats)" in d.value)
+    assert ranking.index[0] == far + 1
+    assert ranking.iloc[0]["most to blame (nats)"] == "x (beyond reach)"
+    bars = _bars(at)
+    text = next(t for t in bars["data"] if t.get("mode") == "text")
+    assert text["y"] == [f"row {far + 1}"] and "beyond every kernel's reach in x" in text["text"][0]
+    caption = next(c.value for c in at.caption if c.value.startswith("Each bar"))
+    assert "1 bar(s) have density 0" in caption
+
+
+def test_above_ten_columns_the_shares_are_sampled_and_fewer_rows_explained():
+    rng = np.random.default_rng(3)
+    wide = pd.DataFrame(rng.standard_normal((300, 12)), columns=[f"c{j}" for j in range(12)])
+    wide.iloc[:5, 4] += 7.0  # five rows far out in c4
+    at = upload("wide.csv", wide.round(4).to_csv(index=False).encode(), eps="0.05")
+    text = next(c.value for c in at.caption if c.value.startswith("Each bar"))
+    assert "estimated from 256 random orders of the columns (seeded)" in text
+    ranking = at.dataframe[0].value
+    for row in range(1, 6):
+        assert ranking.loc[row, "most to blame (nats)"].startswith("c4 (")
