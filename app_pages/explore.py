@@ -3,6 +3,7 @@ caption computed from the figure (who wins here, by how much, which failure mode
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -34,7 +35,7 @@ from app_support.compute import (
 from app_support.figures import explore_figure
 from app_support.keys import MEDIAN
 from app_support.mechanism import PLACE_RANGE, point_from_click
-from app_support.median_figures import mark_point, strip_figure
+from app_support.median_figures import click_targets, mark_point, strip_figure
 from app_support.views import RATIO_STEP, ExploreView, drawn_ratio
 from app_support.widgets import (
     bandwidth_and_blocks,
@@ -52,6 +53,8 @@ from momkde_core.methods import method_label
 FIGURE_KEY = "explore_figure"
 #: The most outliers the user can place.
 MAX_PLACED = 200
+#: The click targets per axis of each 2-D map (a click snaps to the nearest).
+CLICK_GRID = 31
 #: What the dotted line or cross of the locked point is, in the figure's caption.
 POINT_NOTE = "Dotted line (1-D) or cross (2-D): the locked point x₀ of the strip below."
 
@@ -199,13 +202,12 @@ def _placement_and_point(container) -> tuple[tuple[int, tuple[float, ...]], tupl
         "The point where the strip under the figure shows the S block KDEs' values.",
     )
     point_col.segmented_control(
-        "A click on the figure",
+        "A click on the figure sets",
         ["x0", "place"],
         default="x0",
-        format_func={"x0": "locks x₀", "place": "places the outliers"}.get,
         **url(MEDIAN.click),
-        help="Click a curve (1-D) or a map (2-D): its x (and y) becomes the locked point, "
-        "or the outliers' place.",
+        help="Click a curve (1-D) or a map (2-D): x0, its x (and y) becomes the locked point "
+        "x₀; place, the outliers' place.",
     )
     return (k, at if k else ()), point
 
@@ -294,6 +296,11 @@ def _figure_and_metrics(
     )
     fig, reading = explore_figure(view, scheme, log_y, js)
     mark_point(fig, point)
+    low, high, _ = PLACE_RANGE
+    if dim == 1:
+        click_targets(fig, view.grid.axes[0])
+    else:
+        click_targets(fig, *(np.linspace(low, high, CLICK_GRID) for _ in range(2)))
 
     # 1-D: the figure with the metrics beside it; 2-D: the maps need the full width
     fig_col, metric_col = (

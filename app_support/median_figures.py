@@ -194,6 +194,78 @@ def mark_point(fig: go.Figure, point: tuple[float, ...]) -> go.Figure:
     return fig
 
 
+def click_targets(fig: go.Figure, xs: np.ndarray, ys: np.ndarray | None = None) -> go.Figure:
+    """Make Explore's figure clickable: invisible markers a click selects (Plotly selects
+    points of traces with markers only, not of curves or maps), whose coordinates the page
+    reads as the clicked place.
+
+    In 1-D one marker per node of ``xs``, on the highest curve (at least a thousandth of its
+    peak, inside a log axis), so that a click anywhere above an x selects it under the
+    figure's "x" hover (the curves' values at that x in its label, the curves' own hover
+    off: Plotly selects the first point hovered); in 2-D a grid of markers over every map (``xs`` by ``ys``).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        Explore's figure.
+    xs : ndarray
+        The nodes (1-D), or the grid's first axis (2-D).
+    ys : ndarray, optional
+        The grid's second axis (2-D).
+
+    Returns
+    -------
+    fig : plotly.graph_objects.Figure
+        The same figure, with the targets and, in 1-D, the "x" hover.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import plotly.graph_objects as go
+    >>> xs = np.linspace(0, 1, 5)
+    >>> fig = click_targets(go.Figure(go.Scatter(x=xs, y=xs + 1, mode="lines")), xs)
+    >>> fig.data[-1].mode, fig.data[-1].marker.opacity, fig.layout.hovermode
+    ('markers', 0, 'x')
+    """
+    target = dict(mode="markers", marker=dict(size=8, opacity=0), showlegend=False, name="click")
+    if ys is None:  # (Plotly selects the first point hovered: the curves hand theirs over)
+        curves = [
+            t for t in fig.data if t.mode == "lines" and t.y is not None and len(t.y) == len(xs)
+        ]
+        values = [
+            np.asarray(t.customdata if t.customdata is not None else t.y, float) for t in curves
+        ]
+        top = np.nanmax([np.asarray(t.y, dtype=float) for t in curves], axis=0)
+        lines = "".join(f"<br>{t.name}: %{{customdata[{i}]:.3g}}" for i, t in enumerate(curves))
+        for trace in curves:
+            trace.update(hoverinfo="skip", hovertemplate=None)
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=np.maximum(top, 1e-3 * np.nanmax(top)),
+                customdata=np.stack(values, axis=1),
+                hovertemplate="x = %{x:.3g}" + lines + "<br>(a click sets x₀ or the outliers' "
+                "place here)<extra></extra>",
+                **target,
+            )
+        )
+        return fig.update_layout(hovermode="x")
+    gx, gy = (a.ravel() for a in np.meshgrid(xs, ys, indexing="ij"))
+    for trace in [t for t in fig.data if hasattr(t, "z")]:
+        fig.add_trace(
+            go.Scatter(
+                x=gx,
+                y=gy,
+                hovertemplate="(%{x:.2f}, %{y:.2f}): a click sets x₀ (or the outliers' place)"
+                "<extra></extra>",
+                xaxis=trace.xaxis or "x",
+                yaxis=trace.yaxis or "y",
+                **target,
+            )
+        )
+    return fig
+
+
 def _block_colour(block: int) -> str:
     return BLOCK_PALETTE[block % len(BLOCK_PALETTE)]
 
