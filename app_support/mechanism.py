@@ -168,7 +168,7 @@ def kernel_reach(kernel: str, h: float) -> float:
     --------
     >>> round(kernel_reach("gaussian", 1.0), 2)  # exp(-r²/2) = 0.01
     3.03
-    >>> kernel_reach("tophat", 0.5)
+    >>> round(kernel_reach("tophat", 0.5), 2)
     0.5
     """
     profile = get_kernel(kernel).log_profile
