@@ -56,7 +56,10 @@ MAX_PLACED = 200
 #: The click targets per axis of each 2-D map (a click snaps to the nearest).
 CLICK_GRID = 31
 #: What the dotted line or cross of the locked point is, in the figure's caption.
-POINT_NOTE = "Dotted line (1-D) or cross (2-D): the locked point x₀ of the strip below."
+POINT_NOTE = {
+    1: "Dotted line: the locked point x₀ of the strip below.",
+    2: "White cross: the locked point x₀ of the strip below.",
+}
 
 st.title("Explore S, h and the outlier ratio")
 side = st.sidebar
@@ -312,7 +315,7 @@ def _figure_and_metrics(
         _metrics(view, settings, table)
     with fig_col:
         chart_slot = st.empty()
-        st.caption(" ".join([verdict, *why, reading, POINT_NOTE]))
+        st.caption(" ".join([verdict, *why, reading, POINT_NOTE[dim]]))
     return view, chart_slot, fig
 
 

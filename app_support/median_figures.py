@@ -185,7 +185,9 @@ def mark_point(fig: go.Figure, point: tuple[float, ...]) -> go.Figure:
                 name="x₀",
                 legendgroup="x0",
                 showlegend=i == 0,
-                marker=dict(size=14, symbol="x-thin", color="white", line=dict(width=3)),
+                marker=dict(
+                    size=14, symbol="x-thin", color="white", line=dict(width=3, color="white")
+                ),
                 hovertemplate="x₀ = (%{x:.3g}, %{y:.3g})<extra></extra>",
                 xaxis=trace.xaxis or "x",
                 yaxis=trace.yaxis or "y",

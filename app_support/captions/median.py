@@ -115,10 +115,16 @@ def strip_caption(at: BlockValues, median_mass: float) -> str:
     """
     s, red = len(at.values), int(at.near.sum())
     anywhere = int(at.holds.sum())
+    marker = "dotted line" if len(at.point) == 1 else "the cross on the maps"
+    held = f"within {at.reach:.2g} of x₀ (where a kernel still weighs 1 % of its peak)"
     text = (
-        f"At x₀ = {where(at.point)} (dotted), each dot is one of the S = {s} block KDEs' values; "
-        f"red: the {_plural(red, 'block')} holding an outlier within {at.reach:.2g} of x₀ "
-        f"(where a kernel still weighs 1 % of its peak)"
+        f"At x₀ = {where(at.point)} ({marker}), each dot is one of the S = {s} block KDEs' "
+        "values; "
+        + (
+            f"red: the {_plural(red, 'block')} holding an outlier {held}"
+            if red
+            else f"none is red: no block holds an outlier {held}"
+        )
         + (f", of the {anywhere} holding one anywhere" if anywhere > red else "")
         + f". Their mean, {density(at.mean)}, is the KDE (the blocks weighted by their rows)"
         + (": every red block pulls it." if red else ".")
