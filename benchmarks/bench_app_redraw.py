@@ -14,7 +14,8 @@ port, with ``PYTHONPATH`` at that checkout, and drives Debian's headless Chromiu
 - **moves**, each from a new session on the opening view (1-D, then 2-D): ``--moves`` presses
   of ArrowRight on the outlier ratio (0.1 -> 0.15 -> ...), the other schemes and kernels picked
   in turn from their select boxes, and ArrowRight on S and on h with ``Smode=manual`` /
-  ``hmode=slider`` in the URL (so their sliders move);
+  ``hmode=slider`` in the URL (so their sliders move), and ArrowRight on the outliers placed
+  (k, from 10) and on the locked point x0 (the median at work's moves: the strip redraws);
 - the same moves with ``seed=1`` in the URL: views no server computes ahead.
 
 A move is timed from the key press (or the click on the option) until the page settles: the
@@ -54,7 +55,13 @@ from benchmarks.browser import (  # noqa: E402
 #: The opening view (the load test's too): Explore at its defaults.
 URL_PATH = "explore"
 #: Each slider's label: exact, or its start (the S and h sliders name their automatic value).
-SLIDERS = {"ratio": "Outlier ratio |O| / n", "S": "S (auto: ", "h": "h"}
+SLIDERS = {
+    "ratio": "Outlier ratio |O| / n",
+    "S": "S (auto: ",
+    "h": "h",
+    "k": "Place k outliers",
+    "x0": "Locked point x₀",
+}
 SELECTS = {"scheme": "Contamination scheme", "kernel": "Kernel"}
 #: Moves, in the order run: (name, control, extra URL parameters).
 MOVES = (
@@ -63,6 +70,8 @@ MOVES = (
     ("kernel", "kernel", ""),
     ("S", "S", "Smode=manual"),
     ("h", "h", "hmode=slider"),  # the URL holds the option's label
+    ("outliers placed k", "k", "k=10"),  # (the median at work: the strip redraws too)
+    ("locked point x0", "x0", "k=10"),
 )
 VIEWPORT = {"width": 1400, "height": 1000}
 POLL_S = 0.025
@@ -285,7 +294,7 @@ def docs_table(before: dict, after: dict) -> str:
     for seed, what in ((0, "from the opening view"), (1, "at seed 1 (not computed ahead)")):
         for name, *_ in MOVES:
             cells = [
-                cell(run["moves"][f"{dim}-D seed {seed}"][name])
+                cell(run["moves"][f"{dim}-D seed {seed}"].get(name, []))
                 for dim in (1, 2)
                 for run in (before, after)
             ]

@@ -95,6 +95,7 @@ def test_explore_places_outliers_and_shows_the_blocks_at_x0() -> None:
     assert f"the {red} blocks holding an outlier" in text and "is the KDE" in text
     assert "k ≥ S/2 = 10.5" in caption(at, "12 outliers placed at 3")
     assert at.session_state["k"] == 12
+    assert not any("Without outliers" in c.value for c in at.caption)  # scheme none + placed
 
 
 def test_explore_2d_point_and_place_by_link() -> None:
