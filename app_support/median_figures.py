@@ -42,6 +42,18 @@ _LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.3, xanchor="left", x=0
 _MARGIN = dict(l=10, r=10, t=30, b=10)
 
 
+def _layout(fig: go.Figure, height: int, **axes) -> go.Figure:
+    """The layout these figures share (legend below, closest hover), with ``axes``."""
+    return fig.update_layout(
+        height=height,
+        margin=_MARGIN,
+        legend=_LEGEND_BELOW,
+        font=dict(family="sans-serif"),
+        hovermode="closest",
+        **axes,
+    )
+
+
 def _dodge(values: np.ndarray, bins: int = 80) -> np.ndarray:
     """A height per dot so that dots of close values stack instead of hiding each other (a
     beeswarm): the dots of each of ``bins`` slices of the range alternate above and below 0,
@@ -120,16 +132,12 @@ def strip_figure(at: BlockValues, height: int = 280) -> go.Figure:
             )
         )
     top = max(float(at.values.max()), at.mean, at.median) or 1.0
-    fig.update_layout(
-        height=height,
-        margin=_MARGIN,
-        legend=_LEGEND_BELOW,
-        font=dict(family="sans-serif"),
-        hovermode="closest",
+    return _layout(
+        fig,
+        height,
         xaxis=dict(title="each block's KDE at x₀ (density)", range=[-0.04 * top, 1.06 * top]),
         yaxis=dict(visible=False, range=[-1.4, 1.4], fixedrange=True),
     )
-    return fig
 
 
 def mark_point(fig: go.Figure, point: tuple[float, ...]) -> go.Figure:
@@ -377,12 +385,4 @@ def construction_figure(steps: Construction, step: str, height: int = 420) -> go
                 )
             )
         fig.update_yaxes(title="density", rangemode="tozero")
-    fig.update_layout(
-        height=height,
-        margin=_MARGIN,
-        legend=_LEGEND_BELOW,
-        font=dict(family="sans-serif"),
-        xaxis_title="x",
-        hovermode="closest",
-    )
-    return fig
+    return _layout(fig, height, xaxis_title="x")
