@@ -54,7 +54,7 @@ FIGURE_KEY = "explore_figure"
 #: The most outliers the user can place.
 MAX_PLACED = 200
 #: The click targets per axis of each 2-D map (a click snaps to the nearest).
-CLICK_GRID = 31
+CLICK_GRID = 25
 #: What the dotted line or cross of the locked point is, in the figure's caption.
 POINT_NOTE = {
     1: "Dotted line: the locked point x₀ of the strip below.",
