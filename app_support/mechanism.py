@@ -14,7 +14,7 @@ from momkde_core import KDE
 from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import ContaminatedSample, make_contaminated
 
-from .compute import Settings, make_estimator, plot_grid
+from .compute import Settings, library_warnings, make_estimator, plot_grid
 
 #: The placed cluster's spread (a standard deviation, on every axis): tight beside any h the
 #: page offers, so that the cluster acts as one point the KDE grows a bump on.
@@ -248,7 +248,8 @@ def block_values(
     (True, True)
     """
     X = np.asarray(X, dtype=float)
-    mom = make_estimator("mom_kde", h, s).set_params(normalize=False).fit(X)
+    with library_warnings():  # (the page's own fit of these blocks shows what they warn)
+        mom = make_estimator("mom_kde", h, s).set_params(normalize=False).fit(X)
     y = np.asarray(point, dtype=float)[None, :]
     values = np.exp(mom.block_score_samples(y)[:, 0])
     blocks, n_blocks = mom.block_of_, mom.n_blocks_
