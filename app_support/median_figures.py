@@ -184,7 +184,7 @@ def mark_point(fig: go.Figure, point: tuple[float, ...]) -> go.Figure:
             showarrow=False,
         )
     maps = [trace for trace in fig.data if hasattr(trace, "z")]
-    for i, trace in enumerate(maps):
+    for trace in maps:
         fig.add_trace(
             go.Scatter(
                 x=[point[0]],
@@ -192,7 +192,7 @@ def mark_point(fig: go.Figure, point: tuple[float, ...]) -> go.Figure:
                 mode="markers",
                 name="x₀",
                 legendgroup="x0",
-                showlegend=i == 0,
+                showlegend=False,
                 marker=dict(
                     size=14, symbol="x-thin", color="white", line=dict(width=3, color="white")
                 ),
@@ -201,7 +201,18 @@ def mark_point(fig: go.Figure, point: tuple[float, ...]) -> go.Figure:
                 yaxis=trace.yaxis or "y",
             )
         )
-    return fig
+    # (its legend entry dark: a white cross is invisible on the legend's white)
+    return fig.add_trace(
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name="x₀ (white cross)",
+            legendgroup="x0",
+            marker=dict(size=12, symbol="x-thin", line=dict(width=3, color=POINT_COLOR)),
+            hoverinfo="skip",
+        )
+    )
 
 
 def click_targets(fig: go.Figure, xs: np.ndarray, ys: np.ndarray | None = None) -> go.Figure:

@@ -101,7 +101,7 @@ def test_explore_places_outliers_and_shows_the_blocks_at_x0() -> None:
 def test_explore_2d_point_and_place_by_link() -> None:
     at = open_app(EXPLORE, dim="2", n="200", k="20", at="3", aty="3", x0="3", y0="3")
     main = figures(at)[0]
-    assert "x₀" in names(main)
+    assert "x₀ (white cross)" in names(main)
     assert caption(at, "At x₀ = (3, 3)")
     assert at.slider(key="aty").value == 3.0 and at.slider(key="y0").value == 3.0
 
