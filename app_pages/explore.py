@@ -147,14 +147,8 @@ def _take_click() -> None:
     clicked = point_from_click(points, dim)
     if clicked is None:
         return
-    keys = (
-        (MEDIAN.at, MEDIAN.at_y)
-        if st.session_state.get(MEDIAN.click) == "place"
-        else (
-            MEDIAN.x0,
-            MEDIAN.y0,
-        )
-    )
+    place = st.session_state.get(MEDIAN.click) == "place"
+    keys = (MEDIAN.at, MEDIAN.at_y) if place else (MEDIAN.x0, MEDIAN.y0)
     st.session_state.update(dict(zip(keys, clicked)))
 
 
@@ -182,9 +176,8 @@ def _placement_and_point(container) -> tuple[tuple[int, tuple[float, ...]], tupl
     """The outliers placed (k and their place) and the locked point x₀, in ``container``;
     a click on the figure sets one of the two places (``click``)."""
     _take_click()
-    place_col = point_col = container
     k = int(
-        place_col.slider(
+        container.slider(
             "Place k outliers",
             0,
             MAX_PLACED,
@@ -196,15 +189,15 @@ def _placement_and_point(container) -> tuple[tuple[int, tuple[float, ...]], tupl
         )
     )
     at = _coordinates(
-        place_col, (MEDIAN.at, MEDIAN.at_y), "Their place", "Where the cluster is centred."
+        container, (MEDIAN.at, MEDIAN.at_y), "Their place", "Where the cluster is centred."
     )
     point = _coordinates(
-        point_col,
+        container,
         (MEDIAN.x0, MEDIAN.y0),
         "Locked point x₀",
         "The point where the strip under the figure shows the S block KDEs' values.",
     )
-    point_col.segmented_control(
+    container.segmented_control(
         "A click on the figure sets",
         ["x0", "place"],
         default="x0",
