@@ -239,8 +239,13 @@ def run_moves(browser, port: int, dim: int, seed: int, n_moves: int) -> dict[str
             q for q in (extra, "dim=2" if dim == 2 else "", f"seed={seed}" if seed else "") if q
         )
         tab, _ = open_view(browser, port, query)
-        todo = options(tab, control)[:n_moves] if control in SELECTS else [None] * n_moves
         times[name] = []
+        sliders = tab.locator('[data-testid="stSlider"]')
+        if control in SLIDERS and not sliders.filter(has_text=SLIDERS[control]).count():
+            tab.context.close()  # a checkout without this control (an older one): no move
+            print(f"  {dim}-D seed {seed} {name:<14} (no such control)")
+            continue
+        todo = options(tab, control)[:n_moves] if control in SELECTS else [None] * n_moves
         for option in todo:
             start = pick(tab, control, option) if option else press(tab, control)
             times[name].append(settle(tab, start))
