@@ -202,8 +202,8 @@ def _placement_and_point(container) -> tuple[tuple[int, tuple[float, ...]], tupl
         ["x0", "place"],
         default="x0",
         **url(MEDIAN.click),
-        help="Click a curve (1-D) or a map (2-D): x0, its x (and y) becomes the locked point "
-        "x₀; place, the outliers' place.",
+        help="Click above a curve (1-D) or on the first map, the true density (2-D): x0, its "
+        "x (and y) becomes the locked point x₀; place, the outliers' place.",
     )
     return (k, at if k else ()), point
 
@@ -293,8 +293,8 @@ def _figure_and_metrics(
     fig, reading = explore_figure(view, scheme, log_y, js)
     mark_point(fig, point)
     low, high, _ = PLACE_RANGE
-    if dim == 1:
-        click_targets(fig, view.grid.axes[0])
+    if dim == 1:  # (every other node: a click still lands within two nodes, half the markers)
+        click_targets(fig, view.grid.axes[0][::2])
     else:
         click_targets(fig, *(np.linspace(low, high, CLICK_GRID) for _ in range(2)))
 

@@ -223,7 +223,8 @@ def click_targets(fig: go.Figure, xs: np.ndarray, ys: np.ndarray | None = None) 
     In 1-D one marker per node of ``xs``, on the highest curve (at least a thousandth of its
     peak, inside a log axis), so that a click anywhere above an x selects it under the
     figure's "x" hover (the curves' values at that x in its label, the curves' own hover
-    off: Plotly selects the first point hovered); in 2-D a grid of markers over every map (``xs`` by ``ys``).
+    off: Plotly selects the first point hovered); in 2-D a grid of markers over the first map
+    (``xs`` by ``ys``; markers on every map slowed each redraw, docs/benchmarks.md).
 
     Parameters
     ----------
@@ -272,7 +273,7 @@ def click_targets(fig: go.Figure, xs: np.ndarray, ys: np.ndarray | None = None) 
         )
         return fig.update_layout(hovermode="x")
     gx, gy = (a.ravel() for a in np.meshgrid(xs, ys, indexing="ij"))
-    for trace in [t for t in fig.data if hasattr(t, "z")]:
+    for trace in [t for t in fig.data if hasattr(t, "z")][:1]:  # (the first map: markers cost)
         fig.add_trace(
             go.Scatter(
                 x=gx,
