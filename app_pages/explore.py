@@ -294,7 +294,7 @@ def _figure_and_metrics(
     mark_point(fig, point)
     low, high, _ = PLACE_RANGE
     if dim == 1:  # (every other node: a click still lands within two nodes, half the markers)
-        click_targets(fig, view.grid.axes[0][::2])
+        click_targets(fig, view.grid.axes[0], every=2)
     else:
         click_targets(fig, *(np.linspace(low, high, CLICK_GRID) for _ in range(2)))
 

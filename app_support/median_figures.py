@@ -215,7 +215,9 @@ def mark_point(fig: go.Figure, point: tuple[float, ...]) -> go.Figure:
     )
 
 
-def click_targets(fig: go.Figure, xs: np.ndarray, ys: np.ndarray | None = None) -> go.Figure:
+def click_targets(
+    fig: go.Figure, xs: np.ndarray, ys: np.ndarray | None = None, every: int = 1
+) -> go.Figure:
     """Make Explore's figure clickable: invisible markers a click selects (Plotly selects
     points of traces with markers only, not of curves or maps), whose coordinates the page
     reads as the clicked place.
@@ -234,6 +236,9 @@ def click_targets(fig: go.Figure, xs: np.ndarray, ys: np.ndarray | None = None) 
         The nodes (1-D), or the grid's first axis (2-D).
     ys : ndarray, optional
         The grid's second axis (2-D).
+    every : int, default 1
+        In 1-D, a marker on every ``every``-th node only (fewer markers to draw; a click
+        still lands within ``every`` nodes).
 
     Returns
     -------
@@ -263,9 +268,9 @@ def click_targets(fig: go.Figure, xs: np.ndarray, ys: np.ndarray | None = None) 
             trace.update(hoverinfo="skip", hovertemplate=None)
         fig.add_trace(
             go.Scatter(
-                x=xs,
-                y=np.maximum(top, 1e-3 * np.nanmax(top)),
-                customdata=np.stack(values, axis=1),
+                x=xs[::every],
+                y=np.maximum(top, 1e-3 * np.nanmax(top))[::every],
+                customdata=np.stack(values, axis=1)[::every],
                 hovertemplate="x = %{x:.3g}" + lines + "<br>(a click sets x₀ or the outliers' "
                 "place here)<extra></extra>",
                 **target,
