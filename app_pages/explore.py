@@ -3,10 +3,18 @@ caption computed from the figure (who wins here, by how much, which failure mode
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
-from app_support.cache import explore_view, select_bandwidth, synthetic_sample
+from app_support.cache import (
+    block_values,
+    explore_sample,
+    explore_view,
+    select_bandwidth,
+    synthetic_sample,
+)
 from app_support.captions.density import (
     compare_to_kde,
     mom_kde_wins,
@@ -14,15 +22,20 @@ from app_support.captions.density import (
     screened_note,
     thin_median,
 )
+from app_support.captions.median import placement_note, strip_caption
 from app_support.choices import MAX_SHARE
 from app_support.compute import (
     DEFAULT_METHODS,
     Settings,
     metric_table,
     own_bandwidth,
+    relevant,
     require_fitted,
 )
 from app_support.figures import explore_figure
+from app_support.keys import MEDIAN
+from app_support.mechanism import PLACE_RANGE, point_from_click
+from app_support.median_figures import click_targets, mark_point, strip_figure
 from app_support.views import RATIO_STEP, ExploreView, drawn_ratio
 from app_support.widgets import (
     bandwidth_and_blocks,
@@ -30,10 +43,23 @@ from app_support.widgets import (
     scheme_select,
     share_kernel_seed,
     show_warnings,
+    unless_held,
     url,
     user_errors,
 )
 from momkde_core.methods import method_label
+
+#: The key of Explore's figure (its click selection is read from the session state under it).
+FIGURE_KEY = "explore_figure"
+#: The most outliers the user can place.
+MAX_PLACED = 200
+#: The click targets per axis of each 2-D map (a click snaps to the nearest).
+CLICK_GRID = 25
+#: What the dotted line or cross of the locked point is, in the figure's caption.
+POINT_NOTE = {
+    1: "Dotted line: the locked point x₀ of the strip below.",
+    2: "White cross: the locked point x₀ of the strip below.",
+}
 
 st.title("Explore S, h and the outlier ratio")
 side = st.sidebar
@@ -73,12 +99,17 @@ def _rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
 
 @st.fragment
 def controls_and_figure() -> None:
-    """The h and S controls, the figure and the metrics: a move of h or S, of the log axis or
-    of the block KDEs' switch reruns this part alone, not the sidebar."""
+    """The h and S controls, the outliers placed, the locked point, the figure, the metrics
+    and the blocks at the point: a move of any of them (or a click on the figure) reruns
+    this part alone, not the sidebar."""
     with user_errors():
-        first = synthetic_sample(scheme, n_inliers, true_ratio, dim, seed)
+        top, main = st.container(), st.container()
+        st.subheader("The median at work: MoM-KDE's blocks at a point")
+        moves, strip = st.columns([2, 3], gap="large")
+        placed, point = _placement_and_point(moves)
+        first = explore_sample(scheme, n_inliers, true_ratio, dim, seed, placed)
         settings = bandwidth_and_blocks(
-            st.container(),
+            top,
             len(first.X),
             first.n_outliers,
             eps,
@@ -88,7 +119,93 @@ def controls_and_figure() -> None:
             bandwidth_of=_rule_h,
             side_by_side=True,
         )
-        _figure_and_metrics(settings)
+        moves.caption(placement_note(placed[0], placed[1], settings.n_blocks, settings.auto_blocks))
+        with main:
+            view, chart_slot, fig = _figure_and_metrics(settings, placed, point)
+        with strip:
+            _blocks_at_point(view, settings, point)
+        # the figure is sent last, into its slot above its caption: every element sent after
+        # a Plotly chart made the browser draw the chart again
+        chart_slot.plotly_chart(
+            fig,
+            key=FIGURE_KEY,
+            config={"displaylogo": False},
+            on_select="rerun",
+            selection_mode="points",
+        )
+
+
+def _take_click() -> None:
+    """A click on the figure (its selected point, once) sets the locked point or the
+    outliers' place, as the click control says: written into those controls' state before
+    they are drawn."""
+    event = st.session_state.get(FIGURE_KEY)
+    points = list(event["selection"]["points"]) if event and event.get("selection") else []
+    if not points or st.session_state.get(MEDIAN.clicked) == repr(points[0]):
+        return
+    st.session_state[MEDIAN.clicked] = repr(points[0])
+    clicked = point_from_click(points, dim)
+    if clicked is None:
+        return
+    place = st.session_state.get(MEDIAN.click) == "place"
+    keys = (MEDIAN.at, MEDIAN.at_y) if place else (MEDIAN.x0, MEDIAN.y0)
+    st.session_state.update(dict(zip(keys, clicked)))
+
+
+def _coordinates(container, keys: tuple[str, str], label: str, help: str) -> tuple[float, ...]:
+    """A point's sliders (one per dimension) over :data:`PLACE_RANGE`, at 3 by default."""
+    low, high, step = PLACE_RANGE
+    names = ("", "") if dim == 1 else (" (x₁)", " (x₂)")
+    return tuple(
+        float(
+            container.slider(
+                label + name,
+                low,
+                high,
+                step=step,
+                **unless_held(key, value=3.0),
+                **url(key),
+                help=help,
+            )
+        )
+        for key, name in zip(keys[:dim], names)
+    )
+
+
+def _placement_and_point(container) -> tuple[tuple[int, tuple[float, ...]], tuple[float, ...]]:
+    """The outliers placed (k and their place) and the locked point x₀, in ``container``;
+    a click on the figure sets one of the two places (``click``)."""
+    _take_click()
+    k = int(
+        container.slider(
+            "Place k outliers",
+            0,
+            MAX_PLACED,
+            0,
+            **url(MEDIAN.k),
+            help="A tight cluster of k outliers (red ticks), added to the sample where the "
+            "place says (or a click on the figure, below). The estimators are not told of "
+            "them: ε and S auto count the scheme's outliers only.",
+        )
+    )
+    at = _coordinates(
+        container, (MEDIAN.at, MEDIAN.at_y), "Their place", "Where the cluster is centred."
+    )
+    point = _coordinates(
+        container,
+        (MEDIAN.x0, MEDIAN.y0),
+        "Locked point x₀",
+        "The point where the strip under the figure shows the S block KDEs' values.",
+    )
+    container.segmented_control(
+        "A click on the figure sets",
+        ["x0", "place"],
+        default="x0",
+        **url(MEDIAN.click),
+        help="Click above a curve (1-D) or on the first map, the true density (2-D): x0, its "
+        "x (and y) becomes the locked point x₀; place, the outliers' place.",
+    )
+    return (k, at if k else ()), point
 
 
 def _axis_controls() -> tuple[bool, bool]:
@@ -136,11 +253,22 @@ def _metrics(view: ExploreView, settings: Settings, table: pd.DataFrame) -> None
     )
 
 
-def _figure_and_metrics(settings: Settings) -> None:
-    """The estimates of ``settings`` drawn over the truth, their metrics, and the captions."""
+def _figure_and_metrics(
+    settings: Settings, placed: tuple[int, tuple[float, ...]], point: tuple[float, ...]
+) -> tuple[ExploreView, object, go.Figure]:
+    """The estimates of ``settings`` drawn over the truth, their metrics, and the captions;
+    the locked point marked: the view, the figure's slot above its caption and the figure
+    (sent last by the caller)."""
     log_y, show_blocks = _axis_controls()
     view = explore_view(
-        scheme, n_inliers, true_ratio, dim, settings, methods, with_blocks=show_blocks
+        scheme,
+        n_inliers,
+        true_ratio,
+        dim,
+        settings,
+        methods,
+        with_blocks=show_blocks,
+        placed=placed,
     )
     show_warnings(view.warnings)
     for method, message in view.failures.items():
@@ -163,6 +291,12 @@ def _figure_and_metrics(settings: Settings) -> None:
         mom_kde_wins(js) and thin is None,
     )
     fig, reading = explore_figure(view, scheme, log_y, js)
+    mark_point(fig, point)
+    low, high, _ = PLACE_RANGE
+    if dim == 1:  # (every other node: a click still lands within two nodes, half the markers)
+        click_targets(fig, view.grid.axes[0], every=2)
+    else:
+        click_targets(fig, *(np.linspace(low, high, CLICK_GRID) for _ in range(2)))
 
     # 1-D: the figure with the metrics beside it; 2-D: the maps need the full width
     fig_col, metric_col = (
@@ -174,10 +308,20 @@ def _figure_and_metrics(settings: Settings) -> None:
         _metrics(view, settings, table)
     with fig_col:
         chart_slot = st.empty()
-        st.caption(" ".join([verdict, *why, reading]))
-    # the figure is sent last, into its slot above the caption: every element sent after a
-    # Plotly chart made the browser draw the chart again
-    chart_slot.plotly_chart(fig, key="explore_figure", config={"displaylogo": False})
+        st.caption(" ".join([verdict, *why, reading, POINT_NOTE[dim]]))
+    return view, chart_slot, fig
+
+
+def _blocks_at_point(view: ExploreView, settings: Settings, point: tuple[float, ...]) -> None:
+    """The S block KDEs of MoM-KDE at the locked point, as a strip of dots, and what it
+    shows."""
+    if "mom_kde" not in view.results:
+        st.info("Choose MoM-KDE among the methods to see its blocks at x₀.")
+        return
+    data = view.data
+    at = block_values(data.X, data.is_outlier, view.h, relevant("mom_kde", settings), point)
+    st.plotly_chart(strip_figure(at), key="strip_figure", config={"displaylogo": False})
+    st.caption(strip_caption(at, view.results["mom_kde"]["median_mass"]))
 
 
 controls_and_figure()

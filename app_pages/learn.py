@@ -9,9 +9,17 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_support.cache import curve_and_screen, example_one, example_one_errors, measure_times
+from app_support.cache import (
+    construction,
+    curve_and_screen,
+    example_one,
+    example_one_errors,
+    measure_times,
+)
+from app_support.captions.median import step_caption
 from app_support.choices import SCHEME_CODES, SCHEME_LABELS
-from app_support.keys import LEARN
+from app_support.keys import LEARN, MEDIAN
+from app_support.median_figures import STEPS, construction_figure
 from app_support.widgets import url, user_errors
 from momkde_core import metrics
 from momkde_core._engine._gram import GRAM_GRID_MIN_PAIRS
@@ -60,6 +68,9 @@ EXACT_GRAM_MAX = math.isqrt(GRAM_GRID_MIN_PAIRS)
 TIMED_SIZES = (1000, 2000, 4000, EXACT_GRAM_MAX)
 #: The methods with a learning step; the KDE's and MoM-KDE's fit only store (and shuffle) rows.
 LEARNING = ("rkde", "spkde", "screened_kde")
+#: The construction's sample (inliers, outliers placed, their place), S and h: blocks of
+#: about 11 rows, a colour each; 4 outliers, fewer than S / 2.
+BUILD_INLIERS, BUILD_OUTLIERS, BUILD_AT, BUILD_BLOCKS, BUILD_H = 96, 4, 3.0, 9, 0.5
 #: The evaluation points of the timing.
 N_EVAL = 1000
 
@@ -263,6 +274,38 @@ with user_errors():
                 else "MoM-KDE's is not yet 0 at the largest S shown: h is too wide or |O| too large."
             )
         )
+
+st.header("MoM-KDE built step by step")
+st.markdown(
+    f"One sample, {BUILD_INLIERS} inliers and a cluster of {BUILD_OUTLIERS} outliers at "
+    f"{BUILD_AT:g}, and S = {BUILD_BLOCKS} blocks: step through the construction. Every frame "
+    "is computed from the same sample and the same random split."
+)
+
+
+@st.fragment
+def construction_steps() -> None:
+    """The construction's step control and its frame: a step reruns this part alone."""
+    step = (
+        st.segmented_control(
+            "Step",
+            list(STEPS),
+            default="sample",
+            **url(MEDIAN.step),
+            help="Each step adds one stage of MoM-KDE to the same sample: "
+            + "; ".join(STEPS.values())
+            + ".",
+        )
+        or "sample"
+    )
+    steps = construction(BUILD_INLIERS, BUILD_OUTLIERS, BUILD_AT, BUILD_BLOCKS, BUILD_H, 0)
+    st.plotly_chart(
+        construction_figure(steps, step), key="construction_figure", config={"displaylogo": False}
+    )
+    st.caption(step_caption(steps, step))
+
+
+construction_steps()
 
 st.header("When does MoM-KDE help?")
 st.markdown(

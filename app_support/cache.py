@@ -25,7 +25,7 @@ import streamlit as st
 
 from momkde_core.synthetic import make_contaminated
 
-from . import compute, lessons, results, scoring, tables
+from . import compute, lessons, mechanism, results, scoring, tables
 from .choices import SCHEME_LABELS
 from .compute import Settings
 from .views import ExploreView, default_views
@@ -38,12 +38,35 @@ WARM_ENV = "MOMKDE_APP_WARM"
 #: :func:`~momkde_core.synthetic.make_contaminated`, the paper's contaminated sample, cached
 #: (called with the scheme, inliers, ratio, dimension and seed, in that order).
 synthetic_sample = st.cache_data(max_entries=256, show_spinner=False)(make_contaminated)
+#: :func:`app_support.mechanism.placed_sample`, the sample with outliers placed by the user,
+#: cached (the same arguments as :data:`synthetic_sample`, then k and the place).
+placed_sample = st.cache_data(max_entries=256, show_spinner=False)(mechanism.placed_sample)
+#: :func:`app_support.mechanism.block_values`, the S block KDEs at the locked point, cached.
+block_values = st.cache_data(max_entries=256, show_spinner=False)(mechanism.block_values)
+#: :func:`app_support.mechanism.construction`, MoM-KDE's construction step by step, cached.
+construction = st.cache_data(max_entries=8, show_spinner=False)(mechanism.construction)
 #: :func:`app_support.compute.choose_bandwidth`, cached: h and the library's warnings.
 select_bandwidth = st.cache_data(max_entries=256, show_spinner="Choosing the bandwidth…")(
     compute.choose_bandwidth
 )
 #: :func:`app_support.compute.fit_evaluate`, cached per method and the settings it depends on.
 fit_evaluate = st.cache_data(max_entries=1024, show_spinner=False)(compute.fit_evaluate)
+
+
+def explore_sample(
+    scheme: str,
+    n_inliers: int,
+    ratio: float,
+    dim: int,
+    seed: int,
+    placed: tuple[int, tuple[float, ...]] = (0, ()),
+):
+    """Explore's sample: :data:`synthetic_sample` (the views computed ahead), or with
+    ``placed`` = (k, place), k > 0, :data:`placed_sample`."""
+    k, at = placed
+    if k:
+        return placed_sample(scheme, n_inliers, ratio, dim, seed, k, tuple(at))
+    return synthetic_sample(scheme, n_inliers, ratio, dim, seed)
 
 
 def fit_all(
@@ -76,12 +99,14 @@ def explore_view(
     s: Settings,
     methods: tuple[str, ...],
     with_blocks: bool = False,
+    placed: tuple[int, tuple[float, ...]] = (0, ()),
 ) -> ExploreView:
     """The Explore page's sample, bandwidth, fits and true density on the plot grid, for the
-    seed, rule, kernel, S and stated share of ``s``. Its steps are cached one by one, so a
-    move of S refits MoM-KDE alone, and the views :func:`warm_views` computed at server
-    start are cache hits."""
-    data = synthetic_sample(scheme, n_inliers, ratio, dim, s.seed)
+    seed, rule, kernel, S and stated share of ``s``, with ``placed`` = (k, place): k outliers
+    placed there (:func:`~app_support.mechanism.with_cluster`). Its steps are cached one by
+    one, so a move of S refits MoM-KDE alone, and the views :func:`warm_views` computed at
+    server start are cache hits."""
+    data = explore_sample(scheme, n_inliers, ratio, dim, s.seed, placed)
     chosen = select_bandwidth(data.X, s.bandwidth, s.kernel, s.seed, s.contamination)
     # the robust rule's h, to tell whether the cross-validated h followed a spike of outliers
     robust = (

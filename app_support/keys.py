@@ -97,6 +97,36 @@ class LearnKeys:
         return f"measured_{largest}"
 
 
+@dataclass(frozen=True)
+class MedianKeys:
+    """The keys of the median at work: Explore's locked point and placed outliers, Learn's
+    construction.
+
+    Attributes
+    ----------
+    x0, y0 : str
+        The locked point (``y0`` in 2-D).
+    k, at, at_y : str
+        The outliers placed and their place (``at_y`` in 2-D).
+    click : str
+        What a click on Explore's figure sets: the point or the outliers' place.
+    clicked : str
+        The last click applied (a click is applied once).
+    step : str
+        The construction's step on Learn.
+    """
+
+    x0: str = "x0"
+    y0: str = "y0"
+    k: str = "k"
+    at: str = "at"
+    at_y: str = "aty"
+    click: str = "click"
+    clicked: str = "_clicked"
+    step: str = "step"
+
+
 ESTIMATOR = EstimatorKeys()
 YOUR_DATA = YourDataKeys()
 LEARN = LearnKeys()
+MEDIAN = MedianKeys()

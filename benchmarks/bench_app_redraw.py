@@ -14,7 +14,8 @@ port, with ``PYTHONPATH`` at that checkout, and drives Debian's headless Chromiu
 - **moves**, each from a new session on the opening view (1-D, then 2-D): ``--moves`` presses
   of ArrowRight on the outlier ratio (0.1 -> 0.15 -> ...), the other schemes and kernels picked
   in turn from their select boxes, and ArrowRight on S and on h with ``Smode=manual`` /
-  ``hmode=slider`` in the URL (so their sliders move);
+  ``hmode=slider`` in the URL (so their sliders move), and ArrowRight on the outliers placed
+  (k, from 10) and on the locked point x0 (the median at work's moves: the strip redraws);
 - the same moves with ``seed=1`` in the URL: views no server computes ahead.
 
 A move is timed from the key press (or the click on the option) until the page settles: the
@@ -54,7 +55,13 @@ from benchmarks.browser import (  # noqa: E402
 #: The opening view (the load test's too): Explore at its defaults.
 URL_PATH = "explore"
 #: Each slider's label: exact, or its start (the S and h sliders name their automatic value).
-SLIDERS = {"ratio": "Outlier ratio |O| / n", "S": "S (auto: ", "h": "h"}
+SLIDERS = {
+    "ratio": "Outlier ratio |O| / n",
+    "S": "S (auto: ",
+    "h": "h",
+    "k": "Place k outliers",
+    "x0": "Locked point x₀",
+}
 SELECTS = {"scheme": "Contamination scheme", "kernel": "Kernel"}
 #: Moves, in the order run: (name, control, extra URL parameters).
 MOVES = (
@@ -63,6 +70,8 @@ MOVES = (
     ("kernel", "kernel", ""),
     ("S", "S", "Smode=manual"),
     ("h", "h", "hmode=slider"),  # the URL holds the option's label
+    ("outliers placed k", "k", "k=10"),  # (the median at work: the strip redraws too)
+    ("locked point x0", "x0", "k=10"),
 )
 VIEWPORT = {"width": 1400, "height": 1000}
 POLL_S = 0.025
@@ -230,8 +239,13 @@ def run_moves(browser, port: int, dim: int, seed: int, n_moves: int) -> dict[str
             q for q in (extra, "dim=2" if dim == 2 else "", f"seed={seed}" if seed else "") if q
         )
         tab, _ = open_view(browser, port, query)
-        todo = options(tab, control)[:n_moves] if control in SELECTS else [None] * n_moves
         times[name] = []
+        sliders = tab.locator('[data-testid="stSlider"]')
+        if control in SLIDERS and not sliders.filter(has_text=SLIDERS[control]).count():
+            tab.context.close()  # a checkout without this control (an older one): no move
+            print(f"  {dim}-D seed {seed} {name:<14} (no such control)")
+            continue
+        todo = options(tab, control)[:n_moves] if control in SELECTS else [None] * n_moves
         for option in todo:
             start = pick(tab, control, option) if option else press(tab, control)
             times[name].append(settle(tab, start))
@@ -285,7 +299,7 @@ def docs_table(before: dict, after: dict) -> str:
     for seed, what in ((0, "from the opening view"), (1, "at seed 1 (not computed ahead)")):
         for name, *_ in MOVES:
             cells = [
-                cell(run["moves"][f"{dim}-D seed {seed}"][name])
+                cell(run["moves"][f"{dim}-D seed {seed}"].get(name, []))
                 for dim in (1, 2)
                 for run in (before, after)
             ]

@@ -1,7 +1,8 @@
 """Screenshots of app pages for the README, at 1400 x 1000 in Debian's headless Chromium.
 
 Run from anywhere: ``python benchmarks/screenshots.py [your_data ...]`` (default: every page
-photographed in ``assets/`` by this script). Starts ``streamlit run app.py`` on a free port
+photographed in ``assets/`` by this script; a part of a page below its first screen, the
+median at work's, is scrolled to the top of a taller view: :data:`PARTS`). Starts ``streamlit run app.py`` on a free port
 (stopped at the end), opens each page, waits until its figures are drawn and the script run
 is over, and writes ``assets/<name>.png``. Look at the images before committing them. The
 server and browser helpers are the redraw benchmark's and the browser test's.
@@ -30,6 +31,16 @@ PAGES = {
     "your_data": "your_data?sample=sensor_glitches.csv",
     "real_data": "real_data",
     "learn": "learn",
+    "median_at_work": "explore?scheme=none&Smode=manual&k=12&at=3&x0=3",
+    "median_breakdown": "explore?scheme=none&Smode=manual&k=24&at=3&x0=3",
+    "learn_steps": "learn?step=median",
+}
+#: Image name -> the text scrolled to the top of the view, and the view's height, for the
+#: images of a part of a page below its first screen.
+PARTS = {
+    "median_at_work": ("Density axis", 1450),
+    "median_breakdown": ("Density axis", 1450),
+    "learn_steps": ("MoM-KDE built step by step", 1000),
 }
 VIEWPORT = {"width": 1400, "height": 1000}
 FIGURE = ".js-plotly-plot .scatterlayer .trace, .js-plotly-plot .heatmaplayer image"
@@ -52,6 +63,14 @@ def main() -> None:
                 wait_until_idle(tab)
                 tab.wait_for_selector(FIGURE, timeout=120_000)
                 wait_until_idle(tab)
+                if name in PARTS:
+                    text, height = PARTS[name]
+                    tab.set_viewport_size({**VIEWPORT, "height": height})
+                    tab.get_by_text(text, exact=True).first.evaluate(
+                        "e => e.scrollIntoView({block: 'start'})"
+                    )
+                else:
+                    tab.set_viewport_size(VIEWPORT)
                 tab.wait_for_timeout(800)  # let the figures finish their transitions
                 path = REPO / "assets" / f"{name}.png"
                 tab.screenshot(path=str(path))

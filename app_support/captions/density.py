@@ -151,7 +151,7 @@ def reasons(
     """
     out = []
     share = share_of_blocks_with_outlier(n_blocks, n_outliers)
-    if scheme == "none" or (scheme is not None and n_outliers == 0):
+    if scheme is not None and n_outliers == 0:  # (scheme "none" with outliers placed: not clean)
         return [WHY["clean"]]
     if h_robust and h < SPIKE_BANDWIDTH_SHARE * h_robust:
         out.append(WHY["spike_h"].format(h=h, ratio=h_robust / h, h_robust=h_robust))

@@ -35,7 +35,7 @@ def test_explore_1d_all_methods_blocks_and_metrics():
     """Robust defaults: S auto = 2 ceil(0.1 n) + 1 = 113 for n = 556, the guide met, the
     robust h; switching S to manual shows the slider, whose maximum is n (the guide is reachable)."""
     at = open_app("app_pages/explore.py", blocks="true", n="500")
-    (fig,) = figures(at)
+    fig = figures(at)[0]  # (the strip of the blocks at x0 below it)
     legend = names(fig)
     assert {"True density", "KDE", "MoM-KDE", "RKDE", "SPKDE"} <= set(legend)
     assert any(n.startswith("S = 113 block KDEs (grey)") for n in legend)
@@ -73,7 +73,7 @@ def test_explore_caption_says_who_wins_and_why(params, says):
 
 def test_explore_2d_and_kernel_without_spkde():
     at = open_app("app_pages/explore.py", dim="2", n="200", kernel="epanechnikov")
-    (fig,) = figures(at)
+    fig = figures(at)[0]  # (the strip of the blocks at x0 below it)
     assert sum(t["type"] == "heatmap" for t in fig["data"]) == 4  # truth, KDE, MoM-KDE, RKDE
     assert any("SPKDE" in w.value for w in at.warning)
     text = caption(at, "Here MoM-KDE")
@@ -151,13 +151,13 @@ def test_learn_smallest_bandwidth_many_blocks():
     """h = 0.05 with S up to 60: the block median vanishes for large S; no traceback."""
     at = open_app("app_pages/learn.py", o="5", h="0.05", S="60")
     assert not at.error, [e.value for e in at.error]
-    assert len(figures(at)) == 3  # Example 1's two, and the curve against the screen
+    assert len(figures(at)) == 4  # Example 1's two, a construction step, curve against screen
 
 
 def test_learn_example_one():
     at = open_app("app_pages/learn.py", o="3", S="11")
     figs = figures(at)
-    assert len(figs) == 3  # Example 1's two, and the curve against the screen
+    assert len(figs) == 4  # Example 1's two, a construction step, curve against screen
     errors = {t["name"]: t["y"] for t in figs[1]["data"]}
     assert "MoM-KDE" in errors and "KDE" in errors
 
@@ -315,7 +315,7 @@ def test_explore_screened_kde_1d():
     at = open_app(
         "app_pages/explore.py", n="500", scheme="thin", methods=["kde", "mom_kde", "screened_kde"]
     )
-    (fig,) = figures(at)
+    fig = figures(at)[0]  # (the strip of the blocks at x0 below it)
     lines = {t["name"]: t["line"]["color"] for t in fig["data"] if t.get("mode") == "lines"}
     assert {"True density", "KDE", "MoM-KDE", "Screened KDE"} <= set(lines)
     assert list(lines.values()).count(lines["Screened KDE"]) == 1
@@ -332,7 +332,7 @@ def test_explore_screened_kde_1d():
 
 def test_explore_screened_kde_2d():
     at = open_app("app_pages/explore.py", dim="2", n="200", methods=["kde", "screened_kde"])
-    (fig,) = figures(at)
+    fig = figures(at)[0]  # (the strip of the blocks at x0 below it)
     assert [t["name"] for t in fig["data"] if t["type"] == "heatmap"] == [
         "True density",
         "KDE",
@@ -531,14 +531,18 @@ def test_explore_2d_maps_show_small_masses_and_keep_markers_off_the_estimates():
     uniform outliers, ~1e-3 of the peak, is not in the lowest step) and the sample's markers
     on the first map only, outliers hollow."""
     at = open_app("app_pages/explore.py", dim="2", n="200", scheme="uniform")
-    (fig,) = figures(at)
+    fig = figures(at)[0]  # (the strip of the blocks at x0 below it)
     maps = [t for t in fig["data"] if t["type"] == "heatmap"]
     assert len(maps) == 5  # truth and the default four
     scales = {(c["zmin"], c["zmax"]) for c in maps}
     assert len(scales) == 1
     zmin, zmax = scales.pop()
     assert zmax - zmin >= 3  # z is log10: at least three decades
-    markers = [t for t in fig["data"] if t["type"] != "heatmap"]
+    # (the sample's markers; the locked point's cross and the click targets, #36, on every map)
+    markers = [
+        t for t in fig["data"] if t["type"] != "heatmap" and not t.get("name", "").startswith("x₀")
+    ]
+    markers = [t for t in markers if t.get("name") != "click"]
     assert markers and {t.get("xaxis", "x") for t in markers} == {"x"}
     assert all(
         t["marker"].get("symbol") == "circle-open" for t in markers if "outliers" in t["name"]
@@ -649,7 +653,7 @@ def test_explore_1d_opens_on_a_log_density_axis():
     KDE's plateau over uniform outliers (~1 % of the peak) shows; "linear" restores the
     linear axis with the rug below zero."""
     at = open_app("app_pages/explore.py")
-    (fig,) = figures(at)
+    fig = figures(at)[0]  # (the strip of the blocks at x0 below it)
     yaxis = fig["layout"]["yaxis"]
     assert yaxis["type"] == "log"
     low, high = yaxis["range"]
@@ -658,12 +662,13 @@ def test_explore_1d_opens_on_a_log_density_axis():
     xs, ys = values(kde["x"]), values(kde["y"])
     plateau = ys[np.argmin(abs(xs - 3.0))]  # between the modes, where only outliers are
     assert 10**low < plateau < 10 ** (low + 3)  # drawn, well inside the axis
-    assert {s["yref"] for s in fig["layout"]["shapes"]} == {"y2"}  # the rug's own strip
+    rug = [s for s in fig["layout"]["shapes"] if s.get("type") == "path"]
+    assert {s["yref"] for s in rug} == {"y2"}  # the rug's own strip (not the x0 line, #36)
     assert "log axis" in caption(at, "Here MoM-KDE")
     at.segmented_control(key="yscale").set_value("linear").run()
-    (fig,) = figures(at)
+    fig = figures(at)[0]
     assert fig["layout"]["yaxis"].get("type", "linear") == "linear"
-    assert {s["yref"] for s in fig["layout"]["shapes"]} == {"y"}
+    assert {s["yref"] for s in fig["layout"]["shapes"] if s.get("type") == "path"} == {"y"}
 
 
 def test_explore_captions_agree_with_their_numbers():
@@ -685,7 +690,7 @@ def test_explore_1d_curves_that_coincide_are_dashed_and_named():
     """The walkthrough's finding: on the linear axis RKDE's curve hid under SPKDE's. A curve
     within 1.5 % of the axis' height of an earlier one is dashed, and the caption says so."""
     at = open_app("app_pages/explore.py", yscale="linear")
-    (fig,) = figures(at)
+    fig = figures(at)[0]  # (the strip of the blocks at x0 below it)
     dash = {t["name"]: t["line"].get("dash", "solid") for t in fig["data"] if "line" in t}
     assert dash["SPKDE"] == "dash" and dash["RKDE"] == "solid" and dash["KDE"] == "solid"
     rkde, spkde = (

@@ -124,12 +124,12 @@ def test_page_renders_without_errors(server, page, path):
     assert page.console_errors == []
 
 
-def _screenshot(page, name: str) -> None:
+def _screenshot(page, name: str, full_page: bool = False) -> None:
     """The page as it looks, after its last redraw settled, into tests/_artifacts/``name``."""
     page.wait_for_timeout(400)
     artifacts = REPO / "tests" / "_artifacts"
     artifacts.mkdir(exist_ok=True)
-    page.screenshot(path=str(artifacts / name))
+    page.screenshot(path=str(artifacts / name), full_page=full_page)
 
 
 def test_explore_slider_redraws_and_screenshot(server, page):
@@ -476,4 +476,42 @@ def test_your_data_explains_a_flagged_row_and_screenshot(server, page):
     assert "temperature_c" in caption.inner_text()
     assert page.locator('[data-testid="stException"]').count() == 0
     _screenshot(page, "your_data_why.png")
+    assert page.console_errors == []
+
+
+def test_median_at_work_click_locks_x0_and_k_fills_the_blocks(server, page):
+    """#36: the link places 12 outliers at 3 with S = 21 held; a click on the figure locks
+    x0 where it was clicked (the URL says so), and one more outlier redraws the strip of the
+    block KDEs, whose red blocks are counted in its legend."""
+    page.goto(f"{server}/explore?scheme=none&Smode=manual&S=21&k=12&at=3&x0=3")
+    page.wait_for_selector(TRACE, timeout=60_000)
+    wait_until_idle(page)
+    legend = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(".legendtext")
+    legend.first.wait_for(timeout=30_000)
+    assert any("with an outlier near x₀" in t for t in legend.all_text_contents())
+    area = page.locator('[data-testid="stPlotlyChart"]').first.locator(".nsewdrag").first
+    box = area.bounding_box()
+    x, y = box["x"] + 0.2 * box["width"], box["y"] + 0.5 * box["height"]
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    page.mouse.click(x, y)
+    page.wait_for_function(
+        "() => new URLSearchParams(window.location.search).get('x0') !== null", timeout=30_000
+    )
+    wait_until_idle(page)
+    clicked = float(page.evaluate("() => new URLSearchParams(window.location.search).get('x0')"))
+    assert clicked < 2.5  # the left fifth of the plot: the first inlier mode's side
+    thumb = (
+        page.locator('[data-testid="stSlider"]')
+        .filter(has_text="Place k outliers")
+        .first.get_by_role("slider")
+    )
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => Number(new URLSearchParams(window.location.search).get('k')) > 12", timeout=30_000
+    )
+    wait_until_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    _screenshot(page, "median_at_work.png", full_page=True)
     assert page.console_errors == []

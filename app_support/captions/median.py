@@ -1,0 +1,267 @@
+"""What the figures of the median at work show, read off their numbers: the block KDEs at a
+locked point (who pulls the mean, whether the median is a clean block's value), the outliers
+placed (can they hold half of the blocks?), and each frame of MoM-KDE's construction."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..mechanism import CLUSTER_SD, BlockValues, Construction
+
+
+def where(point: tuple[float, ...]) -> str:
+    """A point as the captions write it: "3" in 1-D, "(3, 6)" in 2-D.
+
+    Parameters
+    ----------
+    point : tuple of float
+        The coordinates.
+
+    Returns
+    -------
+    text : str
+        Them, to three significant digits.
+
+    Examples
+    --------
+    >>> where((3.0,)), where((3.0, 6.25))
+    ('3', '(3, 6.25)')
+    """
+    text = ", ".join(f"{v:.3g}" for v in point)
+    return text if len(point) == 1 else f"({text})"
+
+
+def density(value: float) -> str:
+    """A density as the captions write it: three significant digits, "≈ 0" below 1e-4 (a
+    Gaussian kernel's far tail, 1e-50 say, reads as noise, not as a value).
+
+    Parameters
+    ----------
+    value : float
+        The density.
+
+    Returns
+    -------
+    text : str
+        The value written.
+
+    Examples
+    --------
+    >>> density(0.04521), density(3e-56)
+    ('0.0452', '≈ 0')
+    """
+    return "≈ 0" if value < 1e-4 else f"{value:.3g}"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def middle_is_red(at: BlockValues) -> bool:
+    """Whether the median's value is a red block's (odd S: the middle block; even S: either
+    of the two middle ones).
+
+    Parameters
+    ----------
+    at : BlockValues
+        The blocks at the point.
+
+    Returns
+    -------
+    red : bool
+        True when a block holding an outlier near the point is in the middle.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from app_support.mechanism import BlockValues
+    >>> at = BlockValues((0.0,), np.array([0.0, 0.2, 0.3]), np.ones(3, int),
+    ...                  np.array([False, True, True]), np.array([False, True, True]),
+    ...                  0.2, 0.17, 1.0)
+    >>> middle_is_red(at)
+    True
+    """
+    order = np.argsort(at.values, kind="stable")
+    s = len(order)
+    return bool(at.near[order[(s - 1) // 2]] or at.near[order[s // 2]])
+
+
+def strip_caption(at: BlockValues, median_mass: float) -> str:
+    """What the strip of block values at the locked point shows.
+
+    Parameters
+    ----------
+    at : BlockValues
+        The blocks at the point.
+    median_mass : float
+        The integral of the blocks' median, which MoM-KDE divides it by.
+
+    Returns
+    -------
+    caption : str
+        The point, what the dots and colours are, the mean (the KDE) and who pulls it, the
+        median and whether it is a clean block's value (or the outliers', past half of the
+        blocks: the breakdown), and MoM-KDE's value there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from app_support.mechanism import BlockValues
+    >>> at = BlockValues((3.0,), np.array([0.0, 0.0, 0.3]), np.array([5, 5, 5]),
+    ...                  np.array([False, False, True]), np.array([False, False, True]),
+    ...                  0.0, 0.1, 0.9)
+    >>> "a clean block's value" in strip_caption(at, 1.0)
+    True
+    """
+    s, red = len(at.values), int(at.near.sum())
+    anywhere = int(at.holds.sum())
+    marker = "dotted line" if len(at.point) == 1 else "the cross on the maps"
+    held = f"within {at.reach:.2g} of x₀ (where a kernel still weighs 1 % of its peak)"
+    text = (
+        f"At x₀ = {where(at.point)} ({marker}), each dot is one of the S = {s} block KDEs' "
+        "values; "
+        + (
+            f"red: the {_plural(red, 'block')} holding an outlier {held}"
+            if red
+            else f"none is red: no block holds an outlier {held}"
+        )
+        + (f", of the {anywhere} holding one anywhere" if anywhere > red else "")
+        + f". Their mean, {density(at.mean)}, is the KDE (the blocks weighted by their rows)"
+        + (": every red block pulls it." if red else ".")
+    )
+    if middle_is_red(at):
+        why = (
+            f"{red} of the {s} blocks hold an outlier near x₀, half or more"
+            if 2 * red >= s
+            else "the red blocks reach the middle rank"
+        )
+        text += (
+            f" Their median, {density(at.median)}, is a red block's value: {why}, so the median "
+            "follows the outliers (its breakdown); more blocks, S > 2|O|, outvote them again."
+        )
+    else:
+        text += f" Their median, {density(at.median)}, is a clean block's value: " + (
+            f"the {red} red blocks are fewer than half of the {s}, so they cannot move it."
+            if red
+            else "no block holds an outlier near x₀."
+        )
+    return text + (
+        f" MoM-KDE at x₀ is the median divided by its integral {median_mass:.3g}: "
+        f"{density(at.median / median_mass)}."
+    )
+
+
+def placement_note(k: int, at: tuple[float, ...], n_blocks: int, auto: bool) -> str:
+    """What placing ``k`` outliers at ``at`` does to S blocks.
+
+    Parameters
+    ----------
+    k : int
+        The outliers placed.
+    at : tuple of float
+        Their place.
+    n_blocks : int
+        S.
+    auto : bool
+        Whether S is S auto (which grows with the outliers when ε follows the true share).
+
+    Returns
+    -------
+    note : str
+        The cluster, and whether k outliers can hold half of the blocks.
+
+    Examples
+    --------
+    >>> placement_note(8, (3.0,), 21, False)[:40]
+    '8 outliers placed at 3 (red ticks: a clu'
+    """
+    if k == 0:
+        return (
+            "No outlier placed: raise k to put a cluster at the place (or where a click on the "
+            f"figure says) and watch the KDE grow a bump that MoM-KDE, with S = {n_blocks} "
+            "blocks, refuses until the cluster reaches about half of the blocks."
+        )
+    text = (
+        f"{_plural(k, 'outlier')} placed at {where(at)} (red ticks: a cluster of standard "
+        f"deviation {CLUSTER_SD:g}). "
+    )
+    if 2 * k < n_blocks:
+        text += (
+            f"At most {k} of the S = {n_blocks} blocks can hold one, fewer than half: the "
+            "median refuses their bump, whatever the split."
+        )
+    else:
+        text += (
+            f"k ≥ S/2 = {n_blocks / 2:g}: a split can put one in half of the blocks or more, "
+            "and then the median follows them (the strip counts the blocks that do)."
+        )
+    if auto:
+        text += (
+            " S auto = 2⌈εn⌉+1 counts the scheme's outliers only: the estimators are not told "
+            "of these."
+        )
+    return text
+
+
+def step_caption(steps: Construction, step: str) -> str:
+    """What one frame of MoM-KDE's construction shows, with its numbers.
+
+    Parameters
+    ----------
+    steps : Construction
+        The construction (:func:`~app_support.mechanism.construction`).
+    step : str
+        The frame (:data:`~app_support.median_figures.STEPS`).
+
+    Returns
+    -------
+    caption : str
+        The frame's sentences.
+
+    Examples
+    --------
+    >>> from app_support.mechanism import construction
+    >>> steps = construction(60, 3, 3.0, 7, 0.4, 0)
+    >>> step_caption(steps, "split")[:36]
+    'The random split into S = 7 blocks o'
+    """
+    s, k = steps.n_blocks, int(steps.is_outlier.sum())
+    n_in = len(steps.X) - k
+    bumped = int(np.unique(steps.block_of[steps.is_outlier]).size)
+    sizes = np.bincount(steps.block_of, minlength=s)
+    node = int(np.argmin(np.abs(steps.xs - steps.at)))
+    minority = 2 * bumped < s
+    share = "fewer than half" if minority else "half or more"
+    at = f"{steps.at:g}"
+    if step == "sample":
+        return (
+            f"The sample: {n_in} inliers from 0.5 N(0, 0.5) + 0.5 N(6, 0.5) (grey ticks; dashed: "
+            f"their density) and {k} outliers placed at {at} (red ticks)."
+        )
+    if step == "split":
+        return (
+            f"The random split into S = {s} blocks of {sizes.min()} to {sizes.max()} rows: one "
+            f"line and one colour per block. {bumped} of them hold an outlier (ringed red), "
+            f"{share} of the {s}."
+        )
+    if step == "blocks":
+        return (
+            f"Each block's KDE (h = {steps.h:g}), from its own rows alone, in the block's colour. "
+            f"The {bumped} blocks holding an outlier grow a bump at {at}, up to "
+            f"{density(steps.blocks[:, node].max())}; the others are about 0 there."
+        )
+    if step == "median":
+        return (
+            f"The pointwise median of the {s} block KDEs (thick): at every x, the middle of the "
+            f"{s} values. At {at} the {bumped} bumped blocks are {share}, so the median there "
+            f"is {density(steps.median[node])}, "
+            + ("a clean block's value." if minority else "a bumped block's value: the breakdown.")
+        )
+    if step == "compare":
+        return (
+            f"MoM-KDE is that median divided by its integral ({steps.median_mass:.2f}); the KDE "
+            f"is the blocks' mean, the same h. At {at} the KDE keeps the outliers' bump "
+            f"({density(steps.kde[node])}), MoM-KDE is {density(steps.mom_kde[node])}, the true density "
+            f"{density(steps.truth[node])}."
+        )
+    raise ValueError(f"unknown step {step!r}")
