@@ -7,7 +7,8 @@ keeps what it finished and a rerun skips the cells already in ``--out``.
 The settings, ratios, sizes, seeds and stated shares are those of
 benchmarks/robust_density_settings.py (families ``eval`` and ``clean``: ``EVAL_SETTINGS``,
 ``CLEAN_SETTINGS``; ``fresh`` and ``fresh_clean``: ``FRESH_SETTINGS``, ``FRESH_CLEAN`` with
-``FRESH_RATIOS`` and ``FRESH_SEEDS``). Per cell (a
+``FRESH_RATIOS`` and ``FRESH_SEEDS``; ``third`` and ``third_clean``: those of
+benchmarks/robust_density_third.py, whose shares also include a fixed 0.2). Per cell (a
 setting, a ratio, a size, a seed), JS divergence (base 2) to the true inlier density on the
 setting's box (2048 nodes in 1-D, 160 x 160 in 2-D), of:
 
@@ -56,17 +57,31 @@ from robust_density_settings import (
     SIZES,
     STATED,
 )
+from robust_density_third import (
+    THIRD_CLEAN,
+    THIRD_CLEAN_STATED,
+    THIRD_DEFAULT,
+    THIRD_RATIOS,
+    THIRD_SEEDS,
+    THIRD_SETTINGS,
+    THIRD_STATED,
+)
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, metrics  # noqa: E402
 from momkde_core._engine._grid import Grid  # noqa: E402
 
 GRID = {1: 2048, 2: 160}
-#: family -> (settings, ratios, seeds)
+#: the shares stated in a family: (factors of the true share, fixed shares, clean shares)
+EARLIER_SHARES = (STATED, (), CLEAN_STATED)
+THIRD_SHARES = (THIRD_STATED, (THIRD_DEFAULT,), THIRD_CLEAN_STATED)
+#: family -> (settings, ratios, seeds, shares)
 FAMILIES = {
-    "eval": (EVAL_SETTINGS, RATIOS, SEEDS),
-    "clean": (CLEAN_SETTINGS, RATIOS, SEEDS),
-    "fresh": (FRESH_SETTINGS, FRESH_RATIOS, FRESH_SEEDS),
-    "fresh_clean": (FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS),
+    "eval": (EVAL_SETTINGS, RATIOS, SEEDS, EARLIER_SHARES),
+    "clean": (CLEAN_SETTINGS, RATIOS, SEEDS, EARLIER_SHARES),
+    "fresh": (FRESH_SETTINGS, FRESH_RATIOS, FRESH_SEEDS, EARLIER_SHARES),
+    "fresh_clean": (FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS, EARLIER_SHARES),
+    "third": (THIRD_SETTINGS, THIRD_RATIOS, THIRD_SEEDS, THIRD_SHARES),
+    "third_clean": (THIRD_CLEAN, THIRD_RATIOS, THIRD_SEEDS, THIRD_SHARES),
 }
 COLUMNS = (
     "setting",
@@ -107,7 +122,7 @@ def _kdepy_isj(X: np.ndarray, grid: Grid) -> np.ndarray:
     return np.interp(grid.axes[0], xs, est.evaluate(xs), left=0.0, right=0.0)
 
 
-def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
+def run_cell(setting, ratio: float, n: int, seed: int, shares=EARLIER_SHARES) -> list[dict]:
     key = [seed, int(round(ratio * 1000)), n, zlib.crc32(setting.name.encode())]
     X, is_out = setting.sample(n, ratio, np.random.default_rng(key))
     grid = _grid(setting)
@@ -133,10 +148,11 @@ def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
     if setting.dim == 1:
         add("kdepy_isj", _kdepy_isj(X, grid))
     add("rkde", RKDE(cv.bandwidth_).fit(X).pdf_grid(*grid.axes))
+    factors, fixed, clean = shares
     cases = (
-        [(k, ratio * f) for k, f in STATED.items()]
+        [(k, ratio * f) for k, f in factors.items()] + [(f"{e}", e) for e in fixed]
         if ratio > 0
-        else [(f"{e}", e) for e in CLEAN_STATED]
+        else [(f"{e}", e) for e in clean]
     )
     if ratio > 0:
         add("spkde", SPKDE(cv.bandwidth_, contamination=ratio).fit(X).pdf_grid(*grid.axes))
@@ -184,11 +200,13 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     cells = []
     for family in args.family:
-        settings, ratios, seeds = FAMILIES[family]
+        settings, ratios, seeds, shares = FAMILIES[family]
         for setting in settings:
             for ratio in ratios if setting.outliers is not None else (0.0,):
                 cells += [
-                    (setting, ratio, n, seed) for n in args.sizes for seed in seeds[: args.seeds]
+                    (setting, ratio, n, seed, shares)
+                    for n in args.sizes
+                    for seed in seeds[: args.seeds]
                 ]
     out = Path(args.out)
     done = set()
