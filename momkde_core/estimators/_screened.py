@@ -169,8 +169,8 @@ default "cv"
     At most half of the rows minus one are set aside (a median screen cannot tell a majority
     from the inliers), and at least two are kept for the final bandwidth rule.
 
-    Fewer than 3 rows (of positive weight) are not screened; ``bandwidth="cv"`` needs at least
-    5 rows, as for :class:`~momkde_core.KDE`. With ``sample_weight``, the screen and the pilot
+    Fewer than 3 rows (of positive weight) are not screened; when the rows kept would all be
+    copies of one row, nothing is set aside (a bandwidth rule needs two distinct rows). With ``sample_weight``, the screen and the pilot
     are fitted with the weights, and the final KDE with the weights of the rows kept.
 
     The design study that chose the default cut, with its comparisons against the other
@@ -261,6 +261,8 @@ default "cv"
         positive = np.ones(len(rows), bool) if kept is None else kept
         inliers = positive.copy()
         inliers[positive] = self._screen_rows(rows[positive], base)
+        if isinstance(self.bandwidth, str) and not np.ptp(rows[inliers], axis=0).any():
+            inliers = positive.copy()  # copies of one row kept: no rule could run on them
         weight = inliers.astype(float)
         if base is not None:
             weight[positive] *= base

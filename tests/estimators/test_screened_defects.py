@@ -1,0 +1,54 @@
+"""ScreenedKDE on repeated values and on tiny samples (the defects of issue #37)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from momkde_core import KDE, ScreenedKDE
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda g: g.poisson(3.0, 500).astype(float),  # counts
+        lambda g: np.round(g.normal(0, 1, 500), 1),  # rounded data
+        lambda g: np.repeat(g.normal(0, 1, 125), 4),  # every value four times
+    ],
+    ids=["counts", "rounded", "repeated"],
+)
+@pytest.mark.parametrize("seed", [0, 2])
+def test_ties_do_not_look_like_outliers(make, seed):
+    X = make(np.random.default_rng(seed))[:, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nor a warning about the bandwidth
+        est = ScreenedKDE(contamination=0.05, random_state=seed).fit(X)
+    aside = X[~est.inlier_mask_, 0]
+    # at most a few rows of the outer tails, as on continuous data (issue #37: 171-238 of
+    # 500 counts, mostly threes and fours, the two most common values, were set aside)
+    assert len(aside) <= 0.03 * len(X)
+    lo, hi = np.quantile(X, [0.025, 0.975])
+    assert np.all((aside <= lo) | (aside >= hi))
+
+
+@pytest.mark.parametrize("n, d", [(3, 1), (5, 2), (6, 3)])
+def test_tiny_samples_fit(n, d):
+    for seed in range(10):
+        X = np.random.default_rng(seed).standard_normal((n, d))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the screen's blocks are said to be too small
+            est = ScreenedKDE(contamination=0.1, random_state=seed).fit(X)
+        assert est.inlier_mask_.sum() >= 2
+        assert np.all(np.isfinite(est.score_samples(X)))
+
+
+def test_kept_copies_of_one_row_fall_back_to_all_rows():
+    # two distinct values: whatever the screen says, the final rule needs two distinct rows
+    X = np.r_[np.zeros(4), [1.0]][:, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = ScreenedKDE(contamination=0.2, random_state=0).fit(X)
+    assert len(np.unique(X[est.inlier_mask_])) >= 2
+    assert est.bandwidth_ == pytest.approx(KDE("cv").fit(X[est.inlier_mask_]).bandwidth_)
