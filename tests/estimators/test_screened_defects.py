@@ -52,3 +52,28 @@ def test_kept_copies_of_one_row_fall_back_to_all_rows():
         est = ScreenedKDE(contamination=0.2, random_state=0).fit(X)
     assert len(np.unique(X[est.inlier_mask_])) >= 2
     assert est.bandwidth_ == pytest.approx(KDE("cv").fit(X[est.inlier_mask_]).bandwidth_)
+
+
+def test_a_tight_cluster_in_the_inliers_tail_is_found_at_the_true_share():
+    # issue #37's sample: 105 rows N(4, 0.1) beside 2000 N(0, 1) rows, told the true 0.05
+    g = np.random.default_rng(501)
+    X = np.r_[g.normal(0, 1, (2000, 1)), g.normal(4, 0.1, (105, 1))]
+    X = X[g.permutation(len(X))]
+    est = ScreenedKDE(contamination=0.05, random_state=0).fit(X)
+    cluster = np.abs(X[:, 0] - 4) < 0.5
+    assert (~est.inlier_mask_[cluster]).mean() > 0.8  # (was: none of them)
+    assert (~est.inlier_mask_[~cluster]).mean() < 0.005
+    # the bump at 4 is at least ten times lower than the CV KDE's (0.146; was the same)
+    assert est.pdf([[4.0]])[0] < 0.1 * KDE("cv").fit(X).pdf([[4.0]])[0]
+
+
+def test_the_second_screen_adds_nothing_to_clean_data():
+    from momkde_core.estimators import _screened
+
+    X = np.random.default_rng(3).normal(size=(1000, 1))
+    est = ScreenedKDE(contamination=0.1, random_state=0).fit(X)
+    one = ScreenedKDE(contamination=0.1, random_state=0)
+    with pytest.MonkeyPatch.context() as patch:  # the second screen switched off
+        patch.setattr(_screened, "WIDE_FACTOR", 1.0)
+        one.fit(X)
+    np.testing.assert_array_equal(est.inlier_mask_, one.inlier_mask_)
