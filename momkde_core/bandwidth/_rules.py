@@ -17,6 +17,7 @@ from .._columns import per_column
 from .._engine import selection_frame
 from .._validation import InvalidParameterError
 from ..kernels import Kernel
+from ._cv import kfold_cv_bandwidth
 from ._isj import isj
 from ._loo_cv import cv_bandwidth
 from ._robust import n_blocks_for, robust_bandwidth
@@ -30,6 +31,7 @@ def select_bandwidth(
     X: np.ndarray,
     bandwidth: float | np.ndarray | str,
     kernel: Kernel,
+    n_folds: int | None = None,
     random_state: int | np.random.RandomState | None = None,
     n_blocks: int | None = None,
     contamination: float = ROBUST_CONTAMINATION,
@@ -50,9 +52,13 @@ def select_bandwidth(
         or one of :data:`RULES`.
     kernel : Kernel
         The kernel (:func:`momkde_core.get_kernel`), used by "cv" and "robust".
+    n_folds : int, optional
+        "cv" only. None (default): the leave-one-out search (:func:`cv_bandwidth`), which
+        draws nothing at random. A number: the former shuffled k-fold search on a grid of
+        25 (:func:`kfold_cv_bandwidth`, the paper's; the experiment runner uses it with 5
+        folds, as its stored tables were computed).
     random_state : int, RandomState or None, default None
-        The blocks and the subsample of "robust" ("cv" draws nothing at random: the same
-        rows give the same h).
+        The blocks and the subsample of "robust"; the folds of "cv" with ``n_folds``.
     n_blocks : int, optional
         "robust" only: the blocks of the MoM-KDE it scores (default:
         ``2 ceil(contamination n) + 1``, :func:`n_blocks_for`).
@@ -89,7 +95,8 @@ def select_bandwidth(
 
     See Also
     --------
-    scott, silverman, rule_of_thumb, cv_bandwidth, isj, robust_bandwidth : The rules.
+    scott, silverman, rule_of_thumb, cv_bandwidth, kfold_cv_bandwidth, isj, robust_bandwidth :
+        The rules.
 
     Notes
     -----
@@ -148,7 +155,11 @@ def select_bandwidth(
             S = n_blocks_for(len(X), contamination) if n_blocks is None else n_blocks
             h = robust_bandwidth(Z, S, contamination, kernel, frame.h, random_state=random_state)
         else:
-            h = cv_bandwidth(Z, kernel, frame.h, weights)
+            h = (
+                cv_bandwidth(Z, kernel, frame.h, weights)
+                if n_folds is None
+                else kfold_cv_bandwidth(Z, kernel, frame.h, n_folds, random_state, weights)
+            )
         H = frame.outer_bandwidth(h)
     return np.broadcast_to(H, (d,)).astype(float) if per_feature else float(H[0])
 
