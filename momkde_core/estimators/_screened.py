@@ -68,7 +68,9 @@ class ScreenedKDE(KDE):
     Parameters
     ----------
     contamination : float in [0, 0.5) or "auto", default 0.1
-        The expected share of outliers. It sizes the default screen (MoM-KDE with S = 2
+        The expected share of outliers; state an upper bound (a share understated is the
+        screen's blind spot, one overstated costs clean data their most extreme rows: Notes).
+        It sizes the default screen (MoM-KDE with S = 2
         ceil(contamination n) + 1 blocks and its robust bandwidth) and, with
         ``cut="share"``, is the share set aside. "auto" (default screen only): the screen
         estimates it (``MoMKDE(contamination="auto")``, which counts minor modes and tails
@@ -183,8 +185,9 @@ default "cv"
     from the inliers), and at least two are kept for the final bandwidth rule.
 
     Fewer than 3 rows (of positive weight) are not screened; when the rows kept would all be
-    copies of one row, nothing is set aside (a bandwidth rule needs two distinct rows). With ``sample_weight``, the screen and the pilot
-    are fitted with the weights, and the final KDE with the weights of the rows kept.
+    copies of one row, nothing is set aside (a bandwidth rule needs two distinct rows). With
+    ``sample_weight``, the screen and the pilot are fitted with the weights, and the final
+    KDE with the weights of the rows kept.
 
     The design study that chose the default cut, with its comparisons against the other
     estimators, is ``docs/robust_density.md``.
