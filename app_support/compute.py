@@ -143,7 +143,7 @@ class Bandwidth:
     h : float
         The bandwidth.
     warnings : tuple of str
-        The library's warnings, in order (CV running into its smallest candidate on tied
+        The library's warnings, in order (CV running into its smallest bandwidth on near-tied
         data, say): the page that asked for h shows them.
     """
 
