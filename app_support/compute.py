@@ -45,7 +45,7 @@ YOUR_DATA_DEFAULTS: tuple[str, ...] = (DEFAULT_DETECTOR, *DEFAULT_METHODS)
 #: Methods whose fit depends on the stated share of outliers (MoM-KDE's depends on it through
 #: S alone, resolved in Settings).
 TOLD_THE_SHARE: tuple[str, ...] = ("spkde", "screened_kde")
-#: Methods drawing at random: MoM-KDE's blocks; the screened KDE's screen and its CV folds.
+#: Methods drawing at random: MoM-KDE's blocks; the screened KDE's screens and null samples.
 SEEDED: tuple[str, ...] = ("mom_kde", "screened_kde", DEFAULT_DETECTOR)
 #: The screened KDE's own bandwidth rule, applied to the rows it keeps, unless h is set on
 #: the slider (the page's rules select h on all the rows, outliers included).
@@ -143,7 +143,7 @@ class Bandwidth:
     h : float
         The bandwidth.
     warnings : tuple of str
-        The library's warnings, in order (CV running into its smallest candidate on tied
+        The library's warnings, in order (CV running into its smallest bandwidth on near-tied
         data, say): the page that asked for h shows them.
     """
 

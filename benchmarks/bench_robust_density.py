@@ -7,7 +7,8 @@ keeps what it finished and a rerun skips the cells already in ``--out``.
 The settings, ratios, sizes, seeds and stated shares are those of
 benchmarks/robust_density_settings.py (families ``eval`` and ``clean``: ``EVAL_SETTINGS``,
 ``CLEAN_SETTINGS``; ``fresh`` and ``fresh_clean``: ``FRESH_SETTINGS``, ``FRESH_CLEAN`` with
-``FRESH_RATIOS`` and ``FRESH_SEEDS``). Per cell (a
+``FRESH_RATIOS`` and ``FRESH_SEEDS``; ``third`` and ``third_clean``: those of
+benchmarks/robust_density_third.py, whose shares also include a fixed 0.2). Per cell (a
 setting, a ratio, a size, a seed), JS divergence (base 2) to the true inlier density on the
 setting's box (2048 nodes in 1-D, 160 x 160 in 2-D), of:
 
@@ -22,7 +23,8 @@ setting's box (2048 nodes in 1-D, 160 x 160 in 2-D), of:
 - ``screened_ratio``: ``ScreenedKDE(contamination=stated, cut="ratio")`` (the first default).
 
 The share is stated true, halved and doubled (``STATED``; clean densities: ``CLEAN_STATED``);
-the methods that do not read it run once, at the true share. Seeds derive from the setting's
+the methods that do not read it run once, at the true share. ``--light`` runs only
+``kde_cv``, ``sklearn_kd``, ``mom_kde`` and ``screened_kde``. Seeds derive from the setting's
 name, the ratio, the size and the seed, so each cell is reproducible alone.
 """
 
@@ -56,17 +58,31 @@ from robust_density_settings import (
     SIZES,
     STATED,
 )
+from robust_density_third import (
+    THIRD_CLEAN,
+    THIRD_CLEAN_STATED,
+    THIRD_DEFAULT,
+    THIRD_RATIOS,
+    THIRD_SEEDS,
+    THIRD_SETTINGS,
+    THIRD_STATED,
+)
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, metrics  # noqa: E402
 from momkde_core._engine._grid import Grid  # noqa: E402
 
 GRID = {1: 2048, 2: 160}
-#: family -> (settings, ratios, seeds)
+#: the shares stated in a family: (factors of the true share, fixed shares, clean shares)
+EARLIER_SHARES = (STATED, (), CLEAN_STATED)
+THIRD_SHARES = (THIRD_STATED, (THIRD_DEFAULT,), THIRD_CLEAN_STATED)
+#: family -> (settings, ratios, seeds, shares)
 FAMILIES = {
-    "eval": (EVAL_SETTINGS, RATIOS, SEEDS),
-    "clean": (CLEAN_SETTINGS, RATIOS, SEEDS),
-    "fresh": (FRESH_SETTINGS, FRESH_RATIOS, FRESH_SEEDS),
-    "fresh_clean": (FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS),
+    "eval": (EVAL_SETTINGS, RATIOS, SEEDS, EARLIER_SHARES),
+    "clean": (CLEAN_SETTINGS, RATIOS, SEEDS, EARLIER_SHARES),
+    "fresh": (FRESH_SETTINGS, FRESH_RATIOS, FRESH_SEEDS, EARLIER_SHARES),
+    "fresh_clean": (FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS, EARLIER_SHARES),
+    "third": (THIRD_SETTINGS, THIRD_RATIOS, THIRD_SEEDS, THIRD_SHARES),
+    "third_clean": (THIRD_CLEAN, THIRD_RATIOS, THIRD_SEEDS, THIRD_SHARES),
 }
 COLUMNS = (
     "setting",
@@ -107,7 +123,9 @@ def _kdepy_isj(X: np.ndarray, grid: Grid) -> np.ndarray:
     return np.interp(grid.axes[0], xs, est.evaluate(xs), left=0.0, right=0.0)
 
 
-def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
+def run_cell(
+    setting, ratio: float, n: int, seed: int, shares=EARLIER_SHARES, light: bool = False
+) -> list[dict]:
     key = [seed, int(round(ratio * 1000)), n, zlib.crc32(setting.name.encode())]
     X, is_out = setting.sample(n, ratio, np.random.default_rng(key))
     grid = _grid(setting)
@@ -130,15 +148,17 @@ def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
     cv = KDE("cv", random_state=seed).fit(X)
     add("kde_cv", cv.pdf_grid(*grid.axes))
     add("sklearn_kd", _sklearn_kd(X, grid, seed))
-    if setting.dim == 1:
+    if setting.dim == 1 and not light:
         add("kdepy_isj", _kdepy_isj(X, grid))
-    add("rkde", RKDE(cv.bandwidth_).fit(X).pdf_grid(*grid.axes))
+    if not light:
+        add("rkde", RKDE(cv.bandwidth_).fit(X).pdf_grid(*grid.axes))
+    factors, fixed, clean = shares
     cases = (
-        [(k, ratio * f) for k, f in STATED.items()]
+        [(k, ratio * f) for k, f in factors.items()] + [(f"{e}", e) for e in fixed]
         if ratio > 0
-        else [(f"{e}", e) for e in CLEAN_STATED]
+        else [(f"{e}", e) for e in clean]
     )
-    if ratio > 0:
+    if ratio > 0 and not light:
         add("spkde", SPKDE(cv.bandwidth_, contamination=ratio).fit(X).pdf_grid(*grid.axes))
     for label, eps in cases:
         with warnings.catch_warnings():
@@ -157,9 +177,12 @@ def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
                         error=str(err)[:120],
                     )
                 )
+            cuts = (("screened_kde", "calibrated"),) + (
+                () if light else (("screened_ratio", "ratio"),)
+            )
             fits = {
                 name: ScreenedKDE(contamination=eps, cut=cut, random_state=seed).fit(X)
-                for name, cut in (("screened_kde", "calibrated"), ("screened_ratio", "ratio"))
+                for name, cut in cuts
             }
         for name, est in fits.items():
             kept = est.inlier_mask_
@@ -181,14 +204,21 @@ def main(argv=None) -> None:
     parser.add_argument("--family", nargs="+", choices=sorted(FAMILIES), default=["eval", "clean"])
     parser.add_argument("--seeds", type=int, default=len(SEEDS), help="the first this many seeds")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument(
+        "--light",
+        action="store_true",
+        help="only KDE-cv, scikit-learn's CV KernelDensity, MoM-KDE and ScreenedKDE",
+    )
     args = parser.parse_args(argv)
     cells = []
     for family in args.family:
-        settings, ratios, seeds = FAMILIES[family]
+        settings, ratios, seeds, shares = FAMILIES[family]
         for setting in settings:
             for ratio in ratios if setting.outliers is not None else (0.0,):
                 cells += [
-                    (setting, ratio, n, seed) for n in args.sizes for seed in seeds[: args.seeds]
+                    (setting, ratio, n, seed, shares)
+                    for n in args.sizes
+                    for seed in seeds[: args.seeds]
                 ]
     out = Path(args.out)
     done = set()
@@ -198,7 +228,7 @@ def main(argv=None) -> None:
     todo = [c for c in cells if (c[0].name, c[1], c[2], c[3]) not in done]
     print(f"{len(todo)} of {len(cells)} cells to run", flush=True)
     results = Parallel(n_jobs=args.jobs, return_as="generator_unordered", verbose=5)(
-        delayed(run_cell)(*cell) for cell in todo
+        delayed(run_cell)(*cell, light=args.light) for cell in todo
     )
     for rows in results:
         frame = pd.DataFrame(rows).reindex(columns=COLUMNS)

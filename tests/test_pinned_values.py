@@ -22,7 +22,9 @@ deliberate, documented change of results. One such change so far: "scott" and
 unchanged to the last bit on this machine. Second (issue #10): 1-D Gaussian grids became
 exact to 1e-6 relative at every node, so the 1-D ``pdf_grid`` arrays moved by up to 2e-4
 of their peak (the old binned grids' error; the new ones equal ``pdf`` at the nodes to
-1e-8) and mom_s7_h03_1d's normaliser, integrated on that grid, by 4e-4 relative.
+1e-8) and mom_s7_h03_1d's normaliser, integrated on that grid, by 4e-4 relative. Third
+(issue #37): "cv" became the deterministic leave-one-out search, so kde_cv_1d alone was
+re-pinned (its h went from 0.447 to 0.296, the leave-one-out optimum); the other arrays were kept.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ and the robust rule behind MoM-KDE's defaults.
 
 Layer 3 of the package (``docs/architecture.md``). :func:`select_bandwidth` resolves the
 ``bandwidth`` parameter of every estimator (``_rules``); the rules themselves are in
-``_thumb`` (Scott, Silverman), ``_cv`` (likelihood cross-validation), ``_isj`` (Improved
+``_thumb`` (Scott, Silverman), ``_loo_cv`` (the "cv" rule: leave-one-out likelihood,
+deterministic), ``_cv`` (the k-fold search "cv" made before, and its binned sums), ``_isj`` (Improved
 Sheather-Jones) and ``_robust`` (the leave-own-block-out search and S from the expected
 share of outliers).
 
@@ -12,8 +13,9 @@ share of outliers).
 at 1/2 no median can tell the outliers from the inliers.
 """
 
-from ._cv import cv_bandwidth, cv_grid, cv_scores
+from ._cv import cv_grid, cv_scores, kfold_cv_bandwidth
 from ._isj import isj
+from ._loo_cv import cv_bandwidth, loo_scores
 from ._robust import (
     MAX_CONTAMINATION,
     estimate_contamination,
@@ -32,7 +34,9 @@ __all__ = [
     "cv_scores",
     "estimate_contamination",
     "isj",
+    "kfold_cv_bandwidth",
     "leave_own_block_out_scores",
+    "loo_scores",
     "n_blocks_for",
     "robust_bandwidth",
     "rule_of_thumb",

@@ -67,7 +67,7 @@ def cv_grid(
     See Also
     --------
     cv_scores : The held-out likelihood of each candidate.
-    cv_bandwidth : The best candidate.
+    kfold_cv_bandwidth : The best candidate.
 
     Examples
     --------
@@ -163,7 +163,7 @@ def cv_scores(
 
     See Also
     --------
-    cv_bandwidth : The best candidate of :func:`cv_grid`.
+    kfold_cv_bandwidth : The best candidate of :func:`cv_grid`.
 
     Notes
     -----
@@ -214,7 +214,7 @@ def cv_scores(
     return scores
 
 
-def cv_bandwidth(
+def kfold_cv_bandwidth(
     X: np.ndarray,
     kernel: Kernel,
     base: float,
@@ -222,9 +222,10 @@ def cv_bandwidth(
     random_state: int | np.random.RandomState | None = None,
     weights: np.ndarray | None = None,
 ) -> float:
-    """The candidate of :func:`cv_grid` around ``base`` with the best held-out likelihood.
+    """The candidate of :func:`cv_grid` around ``base`` with the best k-fold held-out likelihood.
 
-    The "cv" rule, the paper's choice (Turlach 1993): the bandwidth on a log grid that
+    The search the "cv" rule made before it became :func:`cv_bandwidth` (kept for
+    comparisons and for the tables computed with it): the bandwidth on a log grid that
     maximises the held-out log-likelihood ``sum_k sum_{j in fold k} log f_{-k}(X_j)`` of the
     plain KDE fitted on the other folds (:func:`cv_scores`).
 
@@ -261,7 +262,7 @@ def cv_bandwidth(
 
     See Also
     --------
-    select_bandwidth : ``bandwidth="cv"``, in a frame safe at any magnitude.
+    cv_bandwidth : the "cv" rule (leave-one-out, deterministic, refined optimum).
 
     Notes
     -----
@@ -285,9 +286,9 @@ def cv_bandwidth(
     --------
     >>> import numpy as np
     >>> from momkde_core import get_kernel
-    >>> from momkde_core.bandwidth import cv_bandwidth, cv_grid, scott
+    >>> from momkde_core.bandwidth import cv_grid, kfold_cv_bandwidth, scott
     >>> X = np.random.default_rng(0).normal(size=(200, 1))
-    >>> h = cv_bandwidth(X, get_kernel("gaussian"), scott(X), random_state=0)
+    >>> h = kfold_cv_bandwidth(X, get_kernel("gaussian"), scott(X), random_state=0)
     >>> bool(np.isin(h, cv_grid(X)))
     True
     """
@@ -297,7 +298,7 @@ def cv_bandwidth(
         rows = np.sort(rng.choice(n, CV_MAX_SAMPLES, replace=False))
         kept = None if weights is None else weights[rows] / weights[rows].sum()
         factor = (n / CV_MAX_SAMPLES) ** (1.0 / (d + 4))  # the optimal h's rate, n^(-1/(d+4))
-        h = cv_bandwidth(X[rows], kernel, base * factor, n_folds, rng, kept)
+        h = kfold_cv_bandwidth(X[rows], kernel, base * factor, n_folds, rng, kept)
         return h / factor
     folds = _folds(X, n_folds, random_state)
     floor = held_out_reach(X, *folds) if kernel.compact else 0.0

@@ -2,7 +2,7 @@
 of every estimator, a number, one per feature, or a rule.
 
 The rules: Scott's and Silverman's rules of thumb (:mod:`momkde_core.bandwidth._thumb`),
-likelihood cross-validation, "cv" (:mod:`momkde_core.bandwidth._cv`), the Improved
+leave-one-out likelihood cross-validation, "cv" (:mod:`momkde_core.bandwidth._loo_cv`), the Improved
 Sheather-Jones bandwidth, "isj" (:mod:`momkde_core.bandwidth._isj`), and "robust", the
 bandwidth that a spike of outliers cannot capture: the trimmed leave-own-block-out
 likelihood of MoM-KDE with S = 2 ceil(eps n) + 1 blocks (or the estimator's own S), eps the
@@ -17,8 +17,9 @@ from .._columns import per_column
 from .._engine import selection_frame
 from .._validation import InvalidParameterError
 from ..kernels import Kernel
-from ._cv import cv_bandwidth
+from ._cv import kfold_cv_bandwidth
 from ._isj import isj
+from ._loo_cv import cv_bandwidth
 from ._robust import n_blocks_for, robust_bandwidth
 from ._thumb import rule_of_thumb
 
@@ -30,7 +31,7 @@ def select_bandwidth(
     X: np.ndarray,
     bandwidth: float | np.ndarray | str,
     kernel: Kernel,
-    n_folds: int = 5,
+    n_folds: int | None = None,
     random_state: int | np.random.RandomState | None = None,
     n_blocks: int | None = None,
     contamination: float = ROBUST_CONTAMINATION,
@@ -51,10 +52,13 @@ def select_bandwidth(
         or one of :data:`RULES`.
     kernel : Kernel
         The kernel (:func:`momkde_core.get_kernel`), used by "cv" and "robust".
-    n_folds : int, default 5
-        The folds of "cv".
+    n_folds : int, optional
+        "cv" only. None (default): the leave-one-out search (:func:`cv_bandwidth`), which
+        draws nothing at random. A number: the former shuffled k-fold search on a grid of
+        25 (:func:`kfold_cv_bandwidth`, the paper's; the experiment runner uses it with 5
+        folds, as its stored tables were computed).
     random_state : int, RandomState or None, default None
-        The folds of "cv", the blocks and the subsample of "robust".
+        The blocks and the subsample of "robust"; the folds of "cv" with ``n_folds``.
     n_blocks : int, optional
         "robust" only: the blocks of the MoM-KDE it scores (default:
         ``2 ceil(contamination n) + 1``, :func:`n_blocks_for`).
@@ -91,7 +95,8 @@ def select_bandwidth(
 
     See Also
     --------
-    scott, silverman, rule_of_thumb, cv_bandwidth, isj, robust_bandwidth : The rules.
+    scott, silverman, rule_of_thumb, cv_bandwidth, kfold_cv_bandwidth, isj, robust_bandwidth :
+        The rules.
 
     Notes
     -----
@@ -112,10 +117,10 @@ def select_bandwidth(
     0.5
     >>> select_bandwidth(X, "silverman", kernel, per_feature=True).shape
     (1,)
-    >>> h = select_bandwidth(X, "cv", kernel, random_state=0)
+    >>> h = select_bandwidth(X, "cv", kernel)
     >>> bool(0.05 < h < 1.0)
     True
-    >>> h_tiny = select_bandwidth(X * 1e-200, "cv", kernel, random_state=0)
+    >>> h_tiny = select_bandwidth(X * 1e-200, "cv", kernel)
     >>> bool(np.isclose(h_tiny, h * 1e-200))
     True
     """
@@ -150,7 +155,11 @@ def select_bandwidth(
             S = n_blocks_for(len(X), contamination) if n_blocks is None else n_blocks
             h = robust_bandwidth(Z, S, contamination, kernel, frame.h, random_state=random_state)
         else:
-            h = cv_bandwidth(Z, kernel, frame.h, n_folds, random_state, weights)
+            h = (
+                cv_bandwidth(Z, kernel, frame.h, weights)
+                if n_folds is None
+                else kfold_cv_bandwidth(Z, kernel, frame.h, n_folds, random_state, weights)
+            )
         H = frame.outer_bandwidth(h)
     return np.broadcast_to(H, (d,)).astype(float) if per_feature else float(H[0])
 

@@ -34,7 +34,7 @@ default "scott"
     kernel : str, default "gaussian"
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
     random_state : int, RandomState or None, default None
-        Shuffles the folds of ``bandwidth="cv"`` (and the blocks of ``"robust"``).
+        The blocks of ``bandwidth="robust"`` (``"cv"`` draws nothing at random).
 
     Attributes
     ----------

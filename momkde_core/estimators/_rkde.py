@@ -59,7 +59,7 @@ default "scott"
     tol : float, default 1e-8
         KIRWLS stops when the relative change of the objective J is below ``tol``.
     random_state : int, RandomState or None, default None
-        Shuffles the folds of ``bandwidth="cv"`` (and the blocks of ``"robust"``).
+        The blocks of ``bandwidth="robust"`` (``"cv"`` draws nothing at random).
     verbose : int, default 0
         When true, the fit logs (INFO, logger ``momkde_core.estimators``) its size, its Gram
         path (dense or grid, :class:`~momkde_core._engine._gram.GramOperator`) and each

@@ -47,6 +47,12 @@ MIN_EXCESS = float(np.log(2.0))
 #: is not drawn from (rejection would keep fewer than ~1 in 40 candidates); the ratio cut
 #: makes the first pass instead.
 MIN_SAMPLED_MASS = 0.05
+#: ``cut="calibrated"``, default screen: a second screen sized for this many times the stated
+#: share (at most ``WIDE_MAX``: blocks of 2 rows) adds the bumps it finds (Notes)
+WIDE_FACTOR = 2.0
+WIDE_MAX = 0.25
+#: ...in rows above this quantile of the pilot's density (not the sparsest rows of the tails)
+WIDE_SPARSE = 0.1
 
 
 class ScreenedKDE(KDE):
@@ -62,7 +68,9 @@ class ScreenedKDE(KDE):
     Parameters
     ----------
     contamination : float in [0, 0.5) or "auto", default 0.1
-        The expected share of outliers. It sizes the default screen (MoM-KDE with S = 2
+        The expected share of outliers; state an upper bound (a share understated is the
+        screen's blind spot, one overstated costs clean data their most extreme rows: Notes).
+        It sizes the default screen (MoM-KDE with S = 2
         ceil(contamination n) + 1 blocks and its robust bandwidth) and, with
         ``cut="share"``, is the share set aside. "auto" (default screen only): the screen
         estimates it (``MoMKDE(contamination="auto")``, which counts minor modes and tails
@@ -87,7 +95,7 @@ default "cv"
         ``cut="ratio"``: a row is set aside where the pilot KDE exceeds the screen this many
         times (also the first pass of ``"calibrated"`` when the screen cannot be drawn from).
     random_state : int, RandomState or None, default None
-        The screen's blocks, the folds of "cv" and the calibrated cut's null samples; a
+        The screen's blocks and the calibrated cut's null samples ("cv" draws nothing); a
         ``screen`` of your own gets it when it has a ``random_state`` parameter and this is
         not None (as OutlierDetector does).
 
@@ -159,6 +167,13 @@ default "cv"
       drawn from it are compared with the null's lowest levels: far outliers go, and so do
       the most extreme rows of clean data (~1 % of a normal sample at a stated 0.1; the
       ratio cut takes ~5 %; ``docs/robust_density.md``).
+      With the default screen, a second screen sized for twice the stated share (at most
+      0.25) adds the rows where it finds a bump: its calibrated cut sets them aside, the pilot
+      exceeds it ``ratio`` times, and the pilot's density there is above its 10 % quantile.
+      A cluster that holds more than half of the first screen's blocks (a share understated,
+      or stated just right: S = 2 ceil(eps n) + 1 against |O| = eps n rows) enters its median;
+      the second screen's blocks are half as large, so it does not, and the last two
+      conditions keep its smaller blocks from taking the sparse rows of clean tails.
     - ``"ratio"``: set aside the rows with ``e_i > log ratio`` (a fixed threshold: it also
       takes the rows of sparse inlier regions, and misses clusters that raise the KDE less
       than ``ratio`` times).
@@ -169,9 +184,10 @@ default "cv"
     At most half of the rows minus one are set aside (a median screen cannot tell a majority
     from the inliers), and at least two are kept for the final bandwidth rule.
 
-    Fewer than 3 rows (of positive weight) are not screened; ``bandwidth="cv"`` needs at least
-    5 rows, as for :class:`~momkde_core.KDE`. With ``sample_weight``, the screen and the pilot
-    are fitted with the weights, and the final KDE with the weights of the rows kept.
+    Fewer than 3 rows (of positive weight) are not screened; when the rows kept would all be
+    copies of one row, nothing is set aside (a bandwidth rule needs two distinct rows). With
+    ``sample_weight``, the screen and the pilot are fitted with the weights, and the final
+    KDE with the weights of the rows kept.
 
     The design study that chose the default cut, with its comparisons against the other
     estimators, is ``docs/robust_density.md``.
@@ -261,6 +277,8 @@ default "cv"
         positive = np.ones(len(rows), bool) if kept is None else kept
         inliers = positive.copy()
         inliers[positive] = self._screen_rows(rows[positive], base)
+        if isinstance(self.bandwidth, str) and not np.ptp(rows[inliers], axis=0).any():
+            inliers = positive.copy()  # copies of one row kept: no rule could run on them
         weight = inliers.astype(float)
         if base is not None:
             weight[positive] *= base
@@ -309,8 +327,31 @@ default "cv"
                 candidates = excess > np.log(self.ratio)
             else:
                 candidates = self._calibrated_cut(X, weights, scores, excess, screen, pilot)
+                candidates |= self._wide_cut(X, weights, pilot)
             limit = n
         return ~_largest(candidates, excess, min(limit, (n - 1) // 2))
+
+    def _wide_cut(self, X, weights, pilot) -> np.ndarray:
+        """Bumps a default screen sized for ``WIDE_FACTOR`` times the share finds: rows its
+        calibrated cut sets aside where the pilot exceeds it ``ratio`` times and the pilot's
+        density is above its ``WIDE_SPARSE`` quantile."""
+        wide = min(WIDE_FACTOR * self.contamination_, WIDE_MAX)
+        if self.screen is not None or wide <= self.contamination_:
+            return np.zeros(len(X), bool)
+        screen = MoMKDE(contamination=wide, kernel=self.kernel, random_state=self.random_state)
+        with warnings.catch_warnings():  # a thin wide screen is this cut's business
+            warnings.simplefilter("ignore")
+            try:
+                screen.fit(X, sample_weight=weights)
+            except ValueError:  # a median 0 everywhere: blocks too small to say anything
+                return np.zeros(len(X), bool)
+        scores = np.asarray(screen.score_samples(X), dtype=float)
+        pilot_log = pilot.score_samples(X)
+        excess = _excess(pilot_log, scores)
+        bump = (pilot_log >= np.quantile(pilot_log, WIDE_SPARSE)) & (excess > np.log(self.ratio))
+        if not bump.any():
+            return bump
+        return bump & self._calibrated_cut(X, weights, scores, excess, screen, pilot)
 
     def _calibrated_cut(self, X, weights, scores, excess, screen, pilot) -> np.ndarray:
         """The rows whose excess beats the null's at their screen density (two passes)."""

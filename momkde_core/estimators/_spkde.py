@@ -45,7 +45,7 @@ default "scott"
     tol : float, default 1e-5
         FISTA stops when the relative change of the objective is below ``tol``.
     random_state : int, RandomState or None, default None
-        Shuffles the folds of ``bandwidth="cv"`` (and the blocks of ``"robust"``).
+        The blocks of ``bandwidth="robust"`` (``"cv"`` draws nothing at random).
     verbose : int, default 0
         When true, the fit logs (INFO, logger ``momkde_core.estimators``) its size, its Gram
         path (dense or grid, :class:`~momkde_core._engine._gram.GramOperator`) and each

@@ -23,11 +23,12 @@ ROUNDS = 6
 
 @pytest.mark.filterwarnings("ignore:raised elsewhere")
 def test_concurrent_computations_keep_their_own_warnings():
-    """Three threads at once: one chooses a cross-validated h on rounded data (the library
-    warns of its smallest candidate), one fits MoM-KDE with blocks of two points (it warns of
+    """Three threads at once: one chooses a cross-validated h on near-ties (the library
+    warns of its smallest bandwidth), one fits MoM-KDE with blocks of two points (it warns of
     the tiny blocks), one warns outside any computation; each computation's warnings are its
     own, every round, and the warning state is restored after."""
-    rounded = np.repeat(np.arange(10.0), 30)[:, None]  # ten values, thirty times each
+    # ten values, thirty times each, the copies 1e-9 apart (exact copies leave together)
+    rounded = (np.repeat(np.arange(10.0), 30) + np.tile(np.arange(30) * 1e-9, 10))[:, None]
     sample = make_contaminated("uniform", 200, 0.2, 1, 7).X
     many = default_settings(len(sample), 0.45)  # S = 2 ceil(0.45 n) + 1: blocks of 2 points
     grid = compute.plot_grid(sample, 0.3)
@@ -65,7 +66,7 @@ def test_concurrent_computations_keep_their_own_warnings():
 
     assert len(said["cv"]) == len(said["fit"]) == ROUNDS
     for messages in said["cv"]:
-        assert messages and all("smallest candidate" in m for m in messages), messages
+        assert messages and all("smallest bandwidth" in m for m in messages), messages
     for messages in said["fit"]:
         assert any(f"blocks for {len(sample)} points" in m for m in messages), messages
         assert all(m.startswith("MoM-KDE: ") and "candidate" not in m for m in messages)

@@ -53,7 +53,8 @@ def test_the_estimate_is_a_density_and_close_to_the_inliers_one():
     truth = stats.norm.pdf(xs)
     l1_screened = np.abs(est.pdf(xs[:, None]) - truth).sum() * 0.01
     l1_kde = np.abs(KDE("cv", random_state=1).fit(X).pdf(xs[:, None]) - truth).sum() * 0.01
-    assert l1_screened < 0.5 * l1_kde  # the KDE puts 5 % of its mass (L1 0.1) on the cluster
+    # the KDE puts 5 % of its mass (L1 0.1) on the cluster: at least half of that is gone
+    assert l1_screened < l1_kde - 0.05
 
 
 def test_contamination_zero_is_the_plain_kde():
