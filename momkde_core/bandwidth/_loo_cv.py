@@ -83,7 +83,7 @@ def loo_scores(
     >>> import numpy as np
     >>> from momkde_core import get_kernel
     >>> from momkde_core.bandwidth import loo_scores
-    >>> X = np.random.default_rng(0).normal(size=(200, 1))
+    >>> X = np.random.default_rng(1).normal(size=(200, 1))
     >>> scores = loo_scores(X, get_kernel("gaussian"), np.array([0.1, 0.4, 2.0]))
     >>> int(np.argmax(scores))
     1

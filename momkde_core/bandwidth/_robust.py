@@ -372,7 +372,7 @@ def robust_bandwidth(
     >>> S
     41
     >>> h = robust_bandwidth(X, S, 0.1, kernel, scott(X), random_state=0)
-    >>> bool(h > 4 * cv_bandwidth(X, kernel, scott(X), random_state=0))
+    >>> bool(h > 4 * cv_bandwidth(X, kernel, scott(X)))
     True
     """
     rng = check_random_state(random_state)
