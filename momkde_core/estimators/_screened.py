@@ -300,7 +300,22 @@ default "cv"
         weights = None if base is None else base * n
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            screen.fit(X, sample_weight=weights)
+            try:
+                screen.fit(X, sample_weight=weights)
+            except ValueError as err:  # a median 0 everywhere: nothing to screen with
+                if "0 everywhere" not in str(err):
+                    raise
+                screen = None
+        if screen is None:
+            warnings.warn(
+                f"the screen's median is 0 everywhere on these {n} rows (its blocks are too "
+                "small for its bandwidth), so no row is set aside: the fit is the KDE of every "
+                "row; state a smaller contamination or give more rows",
+                UserWarning,
+                stacklevel=4,
+            )
+            self.contamination_, self.screen_ = float(0.0 if isinstance(eps, str) else eps), None
+            return np.ones(n, bool)
         for w in caught:  # a thin median, told as what it means for the cut
             message = str(w.message)
             if "holds only" in message:
@@ -385,8 +400,13 @@ default "cv"
             twin = _seeded_clone(screen, int(rng.integers(2**31))).set_params(**fixed)
             with warnings.catch_warnings():  # the screen's own warnings were told once
                 warnings.simplefilter("ignore")
-                twin.fit(draws)
-            level = np.asarray(twin.score_samples(draws), dtype=float)
+                try:
+                    twin.fit(draws)
+                    level = np.asarray(twin.score_samples(draws), dtype=float)
+                except ValueError as err:  # a median 0 everywhere: the twin sees no row
+                    if "0 everywhere" not in str(err):
+                        raise
+                    level = np.full(len(draws), -np.inf)
             levels.append(level)
             excess.append(_excess(KDE(pilot_h, self.kernel).fit(draws).score_samples(draws), level))
         return np.concatenate(levels), np.concatenate(excess)

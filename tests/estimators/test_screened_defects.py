@@ -77,3 +77,26 @@ def test_the_second_screen_adds_nothing_to_clean_data():
         patch.setattr(_screened, "WIDE_FACTOR", 1.0)
         one.fit(X)
     np.testing.assert_array_equal(est.inlier_mask_, one.inlier_mask_)
+
+
+@pytest.mark.parametrize("seed", [43, 75, 95, 144])
+def test_a_null_twin_whose_median_is_zero_everywhere_does_not_raise(seed):
+    """scikit-learn's check_sample_weights_shape (a few rows in 2-D): at these
+    seeds a null sample's twin screen has a median 0 everywhere; it counts as a screen that
+    sees no row (its excess +inf: nothing beats it), instead of failing the fit."""
+    from sklearn.utils.estimator_checks import check_sample_weights_shape
+
+    check_sample_weights_shape("ScreenedKDE", ScreenedKDE(random_state=seed))
+
+
+def test_a_screen_whose_median_is_zero_everywhere_keeps_every_row(monkeypatch):
+    from momkde_core.estimators import _screened
+
+    def no_median(self, X, sample_weight=None):
+        raise ValueError("the median of the 5 block KDEs is 0 everywhere (no point ...)")
+
+    monkeypatch.setattr(_screened.MoMKDE, "fit", no_median)
+    X = np.random.default_rng(0).standard_normal((40, 2))
+    with pytest.warns(UserWarning, match="no row is set aside"):
+        est = ScreenedKDE(contamination=0.1, random_state=0).fit(X)
+    assert est.inlier_mask_.all() and est.screen_ is None
