@@ -7,8 +7,9 @@ keeps what it finished and a rerun skips the cells already in ``--out``.
 The settings, ratios, sizes, seeds and stated shares are those of
 benchmarks/robust_density_settings.py (families ``eval`` and ``clean``: ``EVAL_SETTINGS``,
 ``CLEAN_SETTINGS``; ``fresh`` and ``fresh_clean``: ``FRESH_SETTINGS``, ``FRESH_CLEAN`` with
-``FRESH_RATIOS`` and ``FRESH_SEEDS``; ``third`` and ``third_clean``: those of
-benchmarks/robust_density_third.py, whose shares also include a fixed 0.2). Per cell (a
+``FRESH_RATIOS`` and ``FRESH_SEEDS``; ``third`` and ``third_clean``, ``fourth`` and
+``fourth_clean``: those of benchmarks/robust_density_third.py and robust_density_fourth.py,
+whose shares also include a fixed 0.2). Per cell (a
 setting, a ratio, a size, a seed), JS divergence (base 2) to the true inlier density on the
 setting's box (2048 nodes in 1-D, 160 x 160 in 2-D), of:
 
@@ -45,6 +46,15 @@ from sklearn.neighbors import KernelDensity
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from robust_density_fourth import (
+    FOURTH_CLEAN,
+    FOURTH_CLEAN_STATED,
+    FOURTH_DEFAULT,
+    FOURTH_RATIOS,
+    FOURTH_SEEDS,
+    FOURTH_SETTINGS,
+    FOURTH_STATED,
+)
 from robust_density_settings import (
     CLEAN_SETTINGS,
     CLEAN_STATED,
@@ -75,6 +85,7 @@ GRID = {1: 2048, 2: 160}
 #: the shares stated in a family: (factors of the true share, fixed shares, clean shares)
 EARLIER_SHARES = (STATED, (), CLEAN_STATED)
 THIRD_SHARES = (THIRD_STATED, (THIRD_DEFAULT,), THIRD_CLEAN_STATED)
+FOURTH_SHARES = (FOURTH_STATED, (FOURTH_DEFAULT,), FOURTH_CLEAN_STATED)
 #: family -> (settings, ratios, seeds, shares)
 FAMILIES = {
     "eval": (EVAL_SETTINGS, RATIOS, SEEDS, EARLIER_SHARES),
@@ -83,6 +94,8 @@ FAMILIES = {
     "fresh_clean": (FRESH_CLEAN, FRESH_RATIOS, FRESH_SEEDS, EARLIER_SHARES),
     "third": (THIRD_SETTINGS, THIRD_RATIOS, THIRD_SEEDS, THIRD_SHARES),
     "third_clean": (THIRD_CLEAN, THIRD_RATIOS, THIRD_SEEDS, THIRD_SHARES),
+    "fourth": (FOURTH_SETTINGS, FOURTH_RATIOS, FOURTH_SEEDS, FOURTH_SHARES),
+    "fourth_clean": (FOURTH_CLEAN, FOURTH_RATIOS, FOURTH_SEEDS, FOURTH_SHARES),
 }
 COLUMNS = (
     "setting",
