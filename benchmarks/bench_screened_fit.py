@@ -6,11 +6,13 @@ docs/benchmarks.md).
 Data: standard normal rows with 5 % of them in a cluster at 3 in every feature (seed 0);
 ``ScreenedKDE(contamination=0.05, random_state=0)`` against ``KDE("cv")`` (the estimator a
 user would pick instead) and scikit-learn's ``IsolationForest(random_state=0)``, fitted in
-turns in the same run, the best of ``--repeats`` fits each. The passes are timed alone on the
-same rows: the screen (``MoMKDE(contamination=0.05)``), the pilot (``KDE("cv")`` of all rows),
-the calibrated cut (the rest of the screening: two null passes) and the final KDE (``"cv"`` on
-the rows kept); "null passes" is the rest of the fit's time. Prints a markdown table, with the
-machine and its load.
+turns in the same run, the best of ``--repeats`` fits each. The passes: the screen
+(``MoMKDE(contamination=0.05)`` fitted and scored at every row) and the pilot (``KDE("cv")``
+of all rows, fitted and scored) timed alone on the same rows; the first screen's calibrated
+cut (its null samples) and the second screen (fitted, scored and, where it finds a bump, its
+own calibrated cut) timed inside the fastest fit; the final KDE (its rule, "cv") timed
+alone on the rows kept; "other" is the rest of the fit. Prints a markdown table,
+with the machine and its load.
 """
 
 from __future__ import annotations
@@ -30,6 +32,41 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _docs_tables import machine_line, write_section  # noqa: E402
 
 from momkde_core import KDE, MoMKDE, ScreenedKDE  # noqa: E402
+from momkde_core.estimators._screened import ScreenedKDE as _Screened  # noqa: E402
+
+
+def _timed_fit(X: np.ndarray) -> tuple[float, object, dict[str, float]]:
+    """One ``ScreenedKDE(contamination=0.05)`` fit: its wall clock, the estimator and the time
+    spent in its first calibrated cut and its second screen (the two private passes wrapped
+    with timers for the duration of the fit; a cut called by the second screen counts there)."""
+    spent = {"_calibrated_cut": 0.0, "_wide_cut": 0.0}
+    originals = {name: getattr(_Screened, name) for name in spent}
+    inside = []
+
+    def timed(name):
+        def wrapper(*args, **kwargs):
+            if inside:  # a cut inside the second screen: counted there
+                return originals[name](*args, **kwargs)
+            inside.append(name)
+            start = time.perf_counter()
+            try:
+                return originals[name](*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - start
+                inside.pop()
+
+        return wrapper
+
+    try:
+        for name in spent:
+            setattr(_Screened, name, timed(name))
+        start = time.perf_counter()
+        est = ScreenedKDE(contamination=0.05, random_state=0).fit(X)
+        total = time.perf_counter() - start
+    finally:
+        for name, method in originals.items():
+            setattr(_Screened, name, method)
+    return total, est, spent
 
 
 def _best(fit, repeats: int) -> tuple[float, object]:
@@ -56,28 +93,31 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     lines = [
-        "| n | d | KDE-cv (s) | ScreenedKDE (s) | ratio | screen | pilot | null passes "
-        "| final KDE | IsolationForest (s) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| n | d | KDE-cv (s) | ScreenedKDE (s) | ratio | screen | pilot | first cut "
+        "| second screen | final KDE | other | IsolationForest (s) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     print("\n".join(lines), flush=True)
     for n in args.sizes:
         for d in args.dims:
             X = _data(n, d)
             t_cv, _ = _best(lambda: KDE("cv").fit(X), args.repeats)
-            t_sk, est = _best(
-                lambda: ScreenedKDE(contamination=0.05, random_state=0).fit(X), args.repeats
-            )
+            fits = [_timed_fit(X) for _ in range(args.repeats)]
+            t_sk, est, spent = min(fits, key=lambda fit: fit[0])
             t_if, _ = _best(lambda: IsolationForest(random_state=0).fit(X), args.repeats)
             t_screen, _ = _best(
-                lambda: MoMKDE(contamination=0.05, random_state=0).fit(X), args.repeats
+                lambda: MoMKDE(contamination=0.05, random_state=0).fit(X).score_samples(X),
+                args.repeats,
             )
+            t_pilot, _ = _best(lambda: KDE("cv").fit(X).score_samples(X), args.repeats)
             kept = X[est.inlier_mask_]
-            t_final, _ = _best(lambda: KDE("cv").fit(kept), args.repeats)
-            t_null = max(t_sk - t_screen - t_cv - t_final, 0.0)
+            t_final, _ = _best(lambda: KDE(est.bandwidth).fit(kept), args.repeats)
+            t_first, t_wide = spent["_calibrated_cut"], spent["_wide_cut"]
+            t_other = max(t_sk - t_screen - t_pilot - t_first - t_wide - t_final, 0.0)
             lines.append(
                 f"| {n:,} | {d} | {t_cv:.2f} | {t_sk:.2f} | {t_sk / t_cv:.1f}x | {t_screen:.2f} "
-                f"| {t_cv:.2f} | {t_null:.2f} | {t_final:.2f} | {t_if:.2f} |"
+                f"| {t_pilot:.2f} | {t_first:.2f} | {t_wide:.2f} | {t_final:.2f} "
+                f"| {t_other:.2f} | {t_if:.2f} |"
             )
             print(lines[-1], flush=True)
     lines += ["", machine_line()]

@@ -39,6 +39,12 @@ from ._mom_kde import MoMKDE
 CUTS: tuple[str, ...] = ("calibrated", "ratio", "share")
 #: ``cut="calibrated"``: the null samples drawn per pass.
 NULL_SAMPLES = 2
+#: ``cut="calibrated"``: a null sample has at most this many rows when the screen has
+#: ``n_blocks`` (MoMKDE): its twin keeps the screen's block size with proportionally fewer
+#: blocks...
+NULL_ROWS = 2000
+#: ...but at least this many blocks (a median of fewer blocks is a noisier twin)
+NULL_MIN_BLOCKS = 25
 #: ``cut="calibrated"``: the null rows of nearest screen density a row's excess is compared with.
 NULL_NEIGHBOURS = 50
 #: ``cut="calibrated"``: the least excess (log) a row is set aside for.
@@ -151,8 +157,11 @@ default "cv"
 
     - ``"calibrated"`` (default): set aside the rows whose excess is larger than the
       screen's own blocks produce where there are no outliers. A null sample of n rows is
-      drawn from a density without the suspects; the screen (MoM-KDE: with its fitted S and
-      h) and the pilot (its fitted h) are refitted on it, and a row is set aside when its
+      drawn from a density without the suspects (above ``NULL_ROWS`` (2,000) rows, a
+      MoM-KDE screen's null has that many rows, or ``NULL_MIN_BLOCKS`` (25) of its blocks
+      if they hold more, in proportionally fewer blocks: the block size, which sets what the
+      median ignores, is the screen's); the screen (MoM-KDE: with its fitted S and h) and
+      the pilot (its fitted h) are refitted on it, and a row is set aside when its
       excess exceeds the largest null excess among the ``NULL_NEIGHBOURS`` (50) null rows
       of nearest screen density (and ``log 2``). Small blocks give a large excess in sparse
       regions even on clean data (the median of a few kernels there is ~0); matching by the
@@ -387,16 +396,23 @@ default "cv"
         return _beyond_null(scores, excess, *self._null(kept, screen, h, n, rng))
 
     def _null(self, source, screen, pilot_h, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
-        """(screen log density, excess) at ``NULL_SAMPLES`` samples of n rows from ``source``,
-        the screen and the pilot refitted on each with their fitted S, h (and share)."""
+        """(screen log density, excess) at ``NULL_SAMPLES`` samples from ``source``, the screen
+        and the pilot refitted on each with their fitted S, h (and share): samples of n rows,
+        or of fewer (``NULL_ROWS``, ``NULL_MIN_BLOCKS``) with proportionally fewer blocks of
+        the screen's size."""
         fixed = {
             name: getattr(screen, name + "_")
             for name in ("n_blocks", "bandwidth", "contamination")
             if name in screen.get_params(deep=False) and hasattr(screen, name + "_")
         }
+        size = n
+        if "n_blocks" in fixed:
+            blocks = fixed["n_blocks"]
+            size = min(n, max(NULL_ROWS, int(np.ceil(NULL_MIN_BLOCKS * n / blocks))))
+            fixed["n_blocks"] = max(1, int(round(blocks * size / n)))
         levels, excess = [], []
         for _ in range(NULL_SAMPLES):
-            draws = source.sample(n, random_state=rng)
+            draws = source.sample(size, random_state=rng)
             twin = _seeded_clone(screen, int(rng.integers(2**31))).set_params(**fixed)
             with warnings.catch_warnings():  # the screen's own warnings were told once
                 warnings.simplefilter("ignore")

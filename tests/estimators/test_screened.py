@@ -19,7 +19,10 @@ from momkde_core import KDE, MoMKDE, OutlierDetector, ScreenedKDE, make_contamin
 from momkde_core.estimators._screened import (
     MIN_EXCESS,
     MIN_SAMPLED_MASS,
+    NULL_MIN_BLOCKS,
     NULL_NEIGHBOURS,
+    NULL_ROWS,
+    NULL_SAMPLES,
     _beyond_null,
 )
 
@@ -302,3 +305,34 @@ def test_the_docstring_examples_run():
 
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("contamination", "size", "blocks"),
+    # S = 2 ceil(eps n) + 1 at n = 4000: 801 blocks of ~5 rows -> NULL_ROWS rows in 400 blocks;
+    # 41 blocks of ~98 rows -> the rows of NULL_MIN_BLOCKS blocks of that size
+    [(0.1, NULL_ROWS, 400), (0.005, int(np.ceil(NULL_MIN_BLOCKS * 4000 / 41)), NULL_MIN_BLOCKS)],
+)
+def test_a_large_sample_is_calibrated_on_null_samples_of_the_screens_block_size(
+    monkeypatch, contamination, size, blocks
+):
+    """Above NULL_ROWS rows, the null twins are fitted on fewer rows with proportionally fewer
+    blocks: the block size, which sets what the median ignores, is the screen's."""
+    fitted = []
+    fit = MoMKDE.fit
+
+    def spy(self, X, sample_weight=None):
+        fitted.append((len(X), self.n_blocks))
+        return fit(self, X, sample_weight)
+
+    monkeypatch.setattr(MoMKDE, "fit", spy)
+    X = _clustered(n_in=3800, n_out=200)
+    est = ScreenedKDE(contamination=contamination, random_state=0).fit(X)
+    screen_blocks = est.screen_.n_blocks_
+    twins = [(rows, S) for rows, S in fitted if rows != len(X)]
+    assert twins and all(rows == size for rows, _ in twins[: 2 * NULL_SAMPLES])
+    assert twins[0][1] == blocks == round(screen_blocks * size / len(X))
+    # the block size is kept to within the rounding of the block count
+    assert abs(size / blocks - len(X) / screen_blocks) <= len(X) / screen_blocks / blocks
+    if contamination == 0.1:
+        assert not est.inlier_mask_[3800:].any()  # and the cluster is still set aside
