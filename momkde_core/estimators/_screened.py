@@ -49,6 +49,10 @@ NULL_MIN_BLOCKS = 25
 NULL_NEIGHBOURS = 50
 #: ``cut="calibrated"``: the least excess (log) a row is set aside for.
 MIN_EXCESS = float(np.log(2.0))
+#: ``cut="calibrated"``, second pass of the first screen: a row whose screen density is below
+#: every null row's (beyond the null's range, where clean data's most extreme rows lie too) is
+#: set aside only when its excess beats the null's lowest levels' this much more (log)
+BEYOND_RANGE_EXCESS = float(np.log(1e8))
 #: ``cut="calibrated"``: a screen whose median keeps less than this share of its blocks' mass
 #: is not drawn from (rejection would keep fewer than ~1 in 40 candidates); the ratio cut
 #: makes the first pass instead.
@@ -173,9 +177,11 @@ default "cv"
       pass. A screen that cannot be drawn from (its median keeps less than
       ``MIN_SAMPLED_MASS`` (0.05) of its blocks' mass, or no draw is accepted) is replaced
       in the first pass by the ratio cut. Rows where the screen's density is below anything
-      drawn from it are compared with the null's lowest levels: far outliers go, and so do
-      the most extreme rows of clean data (~1 % of a normal sample at a stated 0.1; the
-      ratio cut takes ~5 %; ``docs/robust_density.md``).
+      drawn from it (the median of small blocks is ~0 beyond the inliers' bulk) are compared
+      with the null's lowest levels, and in the second pass set aside only when their excess
+      beats those levels' ``BEYOND_RANGE_EXCESS`` (10^8) times more: a far outlier's excess
+      grows with the square of its distance and it goes, while most of the extreme rows of
+      clean data, which lie beyond the null's range too, stay (``docs/robust_density.md``).
       With the default screen, a second screen sized for twice the stated share (at most
       0.25) adds the rows where it finds a bump: its calibrated cut sets them aside, the pilot
       exceeds it ``ratio`` times, and the pilot's density there is above its 10 % quantile.
@@ -350,7 +356,9 @@ default "cv"
             if self.cut == "ratio":
                 candidates = excess > np.log(self.ratio)
             else:
-                candidates = self._calibrated_cut(X, weights, scores, excess, screen, pilot)
+                candidates = self._calibrated_cut(
+                    X, weights, scores, excess, screen, pilot, BEYOND_RANGE_EXCESS
+                )
                 candidates |= self._wide_cut(X, weights, pilot)
             limit = n
         return ~_largest(candidates, excess, min(limit, (n - 1) // 2))
@@ -377,8 +385,11 @@ default "cv"
             return bump
         return bump & self._calibrated_cut(X, weights, scores, excess, screen, pilot)
 
-    def _calibrated_cut(self, X, weights, scores, excess, screen, pilot) -> np.ndarray:
-        """The rows whose excess beats the null's at their screen density (two passes)."""
+    def _calibrated_cut(
+        self, X, weights, scores, excess, screen, pilot, beyond_range: float = 0.0
+    ) -> np.ndarray:
+        """The rows whose excess beats the null's at their screen density (two passes; in the
+        second, by ``beyond_range`` more (log) beyond the null's range)."""
         rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
         h, n = pilot.bandwidth_, len(X)
         first = None
@@ -393,7 +404,7 @@ default "cv"
         kept = KDE(h, self.kernel).fit(
             X[keep], sample_weight=None if weights is None else weights[keep]
         )
-        return _beyond_null(scores, excess, *self._null(kept, screen, h, n, rng))
+        return _beyond_null(scores, excess, *self._null(kept, screen, h, n, rng), beyond_range)
 
     def _null(self, source, screen, pilot_h, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """(screen log density, excess) at ``NULL_SAMPLES`` samples from ``source``, the screen
@@ -445,13 +456,19 @@ def _largest(candidates: np.ndarray, excess: np.ndarray, limit: int) -> np.ndarr
 
 
 def _beyond_null(
-    levels: np.ndarray, excess: np.ndarray, null_levels: np.ndarray, null_excess: np.ndarray
+    levels: np.ndarray,
+    excess: np.ndarray,
+    null_levels: np.ndarray,
+    null_excess: np.ndarray,
+    beyond_range: float = 0.0,
 ) -> np.ndarray:
     """Rows whose excess is above ``MIN_EXCESS`` and above the largest null excess among the
-    ``NULL_NEIGHBOURS`` null rows of nearest level (a window of the null sorted by level)."""
+    ``NULL_NEIGHBOURS`` null rows of nearest level (a window of the null sorted by level), by
+    ``beyond_range`` more (log) where the level is below every null row's."""
     order = np.argsort(null_levels, kind="stable")
     sorted_levels, sorted_excess = null_levels[order], null_excess[order]
     k = min(NULL_NEIGHBOURS, len(order))
     window_max = sliding_window_view(sorted_excess, k).max(axis=1)
     start = np.clip(np.searchsorted(sorted_levels, levels) - k // 2, 0, len(order) - k)
-    return (excess > window_max[start]) & (excess > MIN_EXCESS)
+    bound = window_max[start] + np.where(levels < sorted_levels[0], beyond_range, 0.0)
+    return (excess > bound) & (excess > MIN_EXCESS)

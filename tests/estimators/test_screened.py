@@ -16,6 +16,7 @@ from scipy import integrate, stats
 from sklearn.base import clone
 
 from momkde_core import KDE, MoMKDE, OutlierDetector, ScreenedKDE, make_contaminated, make_detector
+from momkde_core.estimators import _screened
 from momkde_core.estimators._screened import (
     MIN_EXCESS,
     MIN_SAMPLED_MASS,
@@ -89,11 +90,29 @@ def test_calibrated_cut_keeps_clean_data_but_its_most_extreme_rows(seed):
     """No outliers and a share stated 0.1 (blocks of ~5 rows): inside the tails, the excess
     the small blocks give is what the null's blocks give at the same screen density, so
     those rows stay (the ratio cut takes ~5 % of them). The most extreme rows, where the
-    screen's density is below anything drawn from it, look like far outliers and go."""
+    screen's density is below anything drawn from it, are set aside only when they are far
+    beyond the null's range (BEYOND_RANGE_EXCESS): fewer than without that margin."""
     X = np.random.default_rng(seed).standard_normal((1000, 1))
     est = ScreenedKDE(contamination=0.1, random_state=seed).fit(X)
-    assert est.inlier_mask_.mean() > 0.97
-    assert np.abs(X[~est.inlier_mask_, 0]).min() > 2.0  # only rows of the outer 5 %
+    assert est.inlier_mask_.mean() > 0.98
+    if not est.inlier_mask_.all():
+        assert np.abs(X[~est.inlier_mask_, 0]).min() > 2.0  # only rows of the outer 5 %
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_screened, "BEYOND_RANGE_EXCESS", 0.0)
+        unguarded = ScreenedKDE(contamination=0.1, random_state=seed).fit(X)
+    assert (~est.inlier_mask_ <= ~unguarded.inlier_mask_).all()  # a subset of those rows
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_far_scattered_outliers_beyond_the_nulls_range_are_still_set_aside(seed):
+    """Outliers uniform on [8, 30] beside N(0, 1): the screen's density there is below every
+    null row's and their excess is far beyond the null's (it grows with the squared
+    distance), so the margin for rows beyond the null's range does not keep them."""
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(0, 1, 1900), rng.uniform(8, 30, 100)][:, None]
+    est = ScreenedKDE(contamination=0.05, random_state=seed).fit(X)
+    assert (~est.inlier_mask_[1900:]).mean() > 0.9
+    assert est.inlier_mask_[:1900].mean() > 0.99
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -138,18 +157,22 @@ def test_calibrated_cut_is_reproducible_and_its_null_window_is_the_nearest_level
     rng = np.random.default_rng(0)
     null_levels, null_excess = rng.normal(size=300), rng.exponential(size=300)
     levels, excess = rng.normal(size=200) * 1.5, rng.exponential(size=200) * 2
-    got = _beyond_null(levels, excess, null_levels, null_excess)
     order = np.argsort(null_levels)
-    for level, e, flag in zip(levels, excess, got):  # brute force: the window of 50 nearest
-        start = int(
-            np.clip(
-                np.searchsorted(null_levels[order], level) - NULL_NEIGHBOURS // 2,
-                0,
-                len(order) - NULL_NEIGHBOURS,
+    for beyond_range in (0.0, 1.5):
+        got = _beyond_null(levels, excess, null_levels, null_excess, beyond_range)
+        for level, e, flag in zip(levels, excess, got):  # brute force: the 50 nearest levels
+            start = int(
+                np.clip(
+                    np.searchsorted(null_levels[order], level) - NULL_NEIGHBOURS // 2,
+                    0,
+                    len(order) - NULL_NEIGHBOURS,
+                )
             )
-        )
-        window = null_excess[order][start : start + NULL_NEIGHBOURS]
-        assert flag == (e > window.max() and e > MIN_EXCESS)
+            window = null_excess[order][start : start + NULL_NEIGHBOURS]
+            # beyond the null's range (below its lowest level), beyond_range more
+            bound = window.max() + (beyond_range if level < null_levels.min() else 0.0)
+            assert flag == (e > bound and e > MIN_EXCESS)
+    assert (levels < null_levels.min()).any()  # the margin was exercised
 
 
 def test_a_custom_screen_is_cloned_seeded_and_keeps_the_stated_share():
