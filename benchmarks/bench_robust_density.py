@@ -117,6 +117,15 @@ def _grid(setting) -> Grid:
     return Grid(tuple(np.linspace(lo, hi, GRID[setting.dim]) for lo, hi in setting.box))
 
 
+def cell_sample(setting, ratio: float, n: int, seed: int):
+    """A cell's rows and outlier mask (seeded by the setting's name, the ratio, the size and the
+    seed, so each cell is reproducible alone), its grid and the true inlier density on it."""
+    key = [seed, int(round(ratio * 1000)), n, zlib.crc32(setting.name.encode())]
+    X, is_out = setting.sample(n, ratio, np.random.default_rng(key))
+    grid = _grid(setting)
+    return X, is_out, grid, setting.pdf(grid.points).reshape(grid.shape)
+
+
 def _sklearn_kd(X: np.ndarray, grid: Grid, seed: int) -> np.ndarray:
     scott = X.std(axis=0, ddof=1).mean() * len(X) ** (-1 / (X.shape[1] + 4))
     search = GridSearchCV(
@@ -139,10 +148,7 @@ def _kdepy_isj(X: np.ndarray, grid: Grid) -> np.ndarray:
 def run_cell(
     setting, ratio: float, n: int, seed: int, shares=EARLIER_SHARES, light: bool = False
 ) -> list[dict]:
-    key = [seed, int(round(ratio * 1000)), n, zlib.crc32(setting.name.encode())]
-    X, is_out = setting.sample(n, ratio, np.random.default_rng(key))
-    grid = _grid(setting)
-    truth = setting.pdf(grid.points).reshape(grid.shape)
+    X, is_out, grid, truth = cell_sample(setting, ratio, n, seed)
     base = {"setting": setting.name, "dim": setting.dim, "ratio": ratio, "n": n, "seed": seed}
     rows = []
 

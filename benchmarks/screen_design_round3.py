@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_robust_density import _grid  # noqa: E402
+from bench_robust_density import cell_sample  # noqa: E402
 from robust_density_settings import DEV_CLEAN, DEV_SETTINGS, FRESH_CLEAN, FRESH_SETTINGS  # noqa: E402
 
 from momkde_core import KDE, ScreenedKDE, metrics  # noqa: E402
@@ -61,15 +60,7 @@ def _fit(variant: str, X: np.ndarray, eps: float, seed: int):
 
 def run_cell(setting, ratio: float, seed: int, variants) -> list[dict]:
     n = 500
-    X, is_out = setting.sample(
-        n,
-        ratio,
-        np.random.default_rng(
-            [seed, int(round(ratio * 1000)), n, zlib.crc32(setting.name.encode())]
-        ),
-    )
-    grid = _grid(setting)
-    truth = setting.pdf(grid.points).reshape(grid.shape)
+    X, is_out, grid, truth = cell_sample(setting, ratio, n, seed)
 
     def js(est) -> float:
         return metrics.js_divergence(est.pdf_grid(*grid.axes), truth, grid.cell)

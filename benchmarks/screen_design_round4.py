@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +34,7 @@ from joblib import Parallel, delayed
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_robust_density import _grid  # noqa: E402
+from bench_robust_density import cell_sample  # noqa: E402
 from robust_density_settings import DEV_CLEAN, DEV_SETTINGS, FRESH_CLEAN, FRESH_SETTINGS  # noqa: E402
 from robust_density_third import THIRD_CLEAN, THIRD_SETTINGS  # noqa: E402
 
@@ -105,15 +104,7 @@ def _guarded(args, margin: float) -> np.ndarray:
 
 
 def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
-    X, is_out = setting.sample(
-        n,
-        ratio,
-        np.random.default_rng(
-            [seed, int(round(ratio * 1000)), n, zlib.crc32(setting.name.encode())]
-        ),
-    )
-    grid = _grid(setting)
-    truth = setting.pdf(grid.points).reshape(grid.shape)
+    X, is_out, grid, truth = cell_sample(setting, ratio, n, seed)
 
     def js(est) -> float:
         return metrics.js_divergence(est.pdf_grid(*grid.axes), truth, grid.cell)
