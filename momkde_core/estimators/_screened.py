@@ -79,7 +79,8 @@ class ScreenedKDE(KDE):
     ----------
     contamination : float in [0, 0.5) or "auto", default 0.1
         The expected share of outliers; state an upper bound (a share understated is the
-        screen's blind spot, one overstated costs clean data their most extreme rows: Notes).
+        screen's blind spot, one overstated costs clean data some of their most extreme rows:
+        Notes).
         It sizes the default screen (MoM-KDE with S = 2
         ceil(contamination n) + 1 blocks and its robust bandwidth) and, with
         ``cut="share"``, is the share set aside. "auto" (default screen only): the screen
@@ -352,18 +353,19 @@ default "cv"
         else:
             pilot = KDE(self.bandwidth, self.kernel, random_state=self.random_state)
             pilot.fit(X, sample_weight=weights)
-            excess = _excess(pilot.score_samples(X), scores)
+            pilot_log = pilot.score_samples(X)
+            excess = _excess(pilot_log, scores)
             if self.cut == "ratio":
                 candidates = excess > np.log(self.ratio)
             else:
                 candidates = self._calibrated_cut(
                     X, weights, scores, excess, screen, pilot, BEYOND_RANGE_EXCESS
                 )
-                candidates |= self._wide_cut(X, weights, pilot)
+                candidates |= self._wide_cut(X, weights, pilot, pilot_log)
             limit = n
         return ~_largest(candidates, excess, min(limit, (n - 1) // 2))
 
-    def _wide_cut(self, X, weights, pilot) -> np.ndarray:
+    def _wide_cut(self, X, weights, pilot, pilot_log) -> np.ndarray:
         """Bumps a default screen sized for ``WIDE_FACTOR`` times the share finds: rows its
         calibrated cut sets aside where the pilot exceeds it ``ratio`` times and the pilot's
         density is above its ``WIDE_SPARSE`` quantile."""
@@ -378,7 +380,6 @@ default "cv"
             except ValueError:  # a median 0 everywhere: blocks too small to say anything
                 return np.zeros(len(X), bool)
         scores = np.asarray(screen.score_samples(X), dtype=float)
-        pilot_log = pilot.score_samples(X)
         excess = _excess(pilot_log, scores)
         bump = (pilot_log >= np.quantile(pilot_log, WIDE_SPARSE)) & (excess > np.log(self.ratio))
         if not bump.any():
