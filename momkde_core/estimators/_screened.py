@@ -179,10 +179,11 @@ default "cv"
       ``MIN_SAMPLED_MASS`` (0.05) of its blocks' mass, or no draw is accepted) is replaced
       in the first pass by the ratio cut. Rows where the screen's density is below anything
       drawn from it (the median of small blocks is ~0 beyond the inliers' bulk) are compared
-      with the null's lowest levels, and in the second pass set aside only when their excess
-      beats those levels' ``BEYOND_RANGE_EXCESS`` (10^8) times more: a far outlier's excess
-      grows with the square of its distance and it goes, while most of the extreme rows of
-      clean data, which lie beyond the null's range too, stay (``docs/robust_density.md``).
+      with the null's lowest levels, and in the second pass of the first screen's cut set
+      aside only when their excess beats those levels' ``BEYOND_RANGE_EXCESS`` (10^8) times
+      more: a far outlier's excess grows with the square of its distance and it goes, while
+      most of the extreme rows of clean data, which lie beyond the null's range too, stay
+      (``docs/robust_density.md``).
       With the default screen, a second screen sized for twice the stated share (at most
       0.25) adds the rows where it finds a bump: its calibrated cut sets them aside, the pilot
       exceeds it ``ratio`` times, and the pilot's density there is above its 10 % quantile.
@@ -421,7 +422,11 @@ default "cv"
         if "n_blocks" in fixed:
             blocks = fixed["n_blocks"]
             size = min(n, max(NULL_ROWS, int(np.ceil(NULL_MIN_BLOCKS * n / blocks))))
-            fixed["n_blocks"] = max(1, int(round(blocks * size / n)))
+            # the nearest count of the screen's parity: an even count's median averages the
+            # two middle blocks, and would reach further than an odd screen's
+            fixed["n_blocks"] = max(
+                1, blocks % 2 + 2 * int(round((blocks * size / n - blocks % 2) / 2))
+            )
         levels, excess = [], []
         for _ in range(NULL_SAMPLES):
             draws = source.sample(size, random_state=rng)
