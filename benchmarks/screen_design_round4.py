@@ -94,15 +94,6 @@ def _recorded_fit(X, eps: float, seed: int):
     return est, record
 
 
-def _guarded(args, margin: float) -> np.ndarray:
-    levels, excess, null_levels, null_excess = args = args[:4]
-    order = np.argsort(null_levels, kind="stable")
-    k = min(_screened.NULL_NEIGHBOURS, len(order))
-    lowest = null_excess[order[:k]].max()
-    below = levels < null_levels[order[0]]
-    return _screened._beyond_null(*args) & (~below | (excess > lowest + margin))
-
-
 def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
     X, is_out, grid, truth = cell_sample(setting, ratio, n, seed)
 
@@ -124,7 +115,9 @@ def run_cell(setting, ratio: float, n: int, seed: int) -> list[dict]:
             if record.get("main") is None:  # nothing screened by the calibrated cut
                 kept = est.inlier_mask_
             else:
-                candidates = _guarded(record["main"], margin) | record.get("wide", False)
+                # the second pass again, with this margin beyond the null's range
+                guarded = _screened._beyond_null(*record["main"][:4], margin)
+                candidates = guarded | record.get("wide", False)
                 excess = record["main"][1]
                 kept = ~_screened._largest(candidates, excess, (n - 1) // 2)
             if guard == "none" and not np.array_equal(kept, est.inlier_mask_):
