@@ -13,15 +13,15 @@ from app_support.cache import (
     explore_sample,
     explore_view,
     select_bandwidth,
-    synthetic_sample,
 )
 from app_support.captions.density import (
-    compare_to_kde,
+    metrics_note,
     mom_kde_wins,
     reasons,
     screened_note,
     thin_median,
 )
+from app_support.captions.lesson import view_headline
 from app_support.captions.median import placement_note, strip_caption
 from app_support.choices import MAX_SHARE
 from app_support.compute import (
@@ -90,13 +90,6 @@ true_ratio = drawn_ratio(scheme, ratio)
 eps, kernel, seed = share_kernel_seed(side, true_share=true_ratio)
 
 
-def _rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
-    """The h of ``rule`` on the sample drawn with ``seed`` (cached: the page reuses it; its
-    warnings are shown with the view's, computed with the same arguments)."""
-    sample = synthetic_sample(scheme, n_inliers, true_ratio, dim, seed)
-    return select_bandwidth(sample.X, rule, kernel, seed, eps).h
-
-
 @st.fragment
 def controls_and_figure() -> None:
     """The h and S controls, the outliers placed, the locked point, the figure, the metrics
@@ -108,6 +101,13 @@ def controls_and_figure() -> None:
         moves, strip = st.columns([2, 3], gap="large")
         placed, point = _placement_and_point(moves)
         first = explore_sample(scheme, n_inliers, true_ratio, dim, seed, placed)
+
+        def rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
+            # the rule's h on the sample drawn, placed outliers included: the h the view uses
+            # (the same cached call), shown on the h slider
+            sample = explore_sample(scheme, n_inliers, true_ratio, dim, seed, placed)
+            return select_bandwidth(sample.X, rule, kernel, seed, eps).h
+
         settings = bandwidth_and_blocks(
             top,
             len(first.X),
@@ -116,7 +116,7 @@ def controls_and_figure() -> None:
             kernel,
             seed,
             true_share=true_ratio,
-            bandwidth_of=_rule_h,
+            bandwidth_of=rule_h,
             side_by_side=True,
         )
         moves.caption(placement_note(placed[0], placed[1], settings.n_blocks, settings.auto_blocks))
@@ -208,12 +208,12 @@ def _placement_and_point(container) -> tuple[tuple[int, tuple[float, ...]], tupl
     return (k, at if k else ()), point
 
 
-def _axis_controls() -> tuple[bool, bool]:
-    """In 1-D, the density axis' switch (log by default) and the block KDEs' toggle; in 2-D
-    neither (False, False)."""
+def _axis_controls(container) -> tuple[bool, bool]:
+    """In 1-D, the density axis' switch (log by default) and the block KDEs' toggle, in
+    ``container`` (under the figure); in 2-D neither (False, False)."""
     if dim != 1:
         return False, False
-    log_col, blocks_col = st.columns(2)
+    log_col, blocks_col = container.columns(2)
     log_y = (
         log_col.segmented_control(
             "Density axis",
@@ -226,13 +226,16 @@ def _axis_controls() -> tuple[bool, bool]:
         or "log"
     ) == "log"
     show_blocks = blocks_col.toggle(
-        "Show the S block KDEs behind the median (grey)", **url("blocks")
+        "Block KDEs",
+        **url("blocks"),
+        help="Draw the S block KDEs the median is taken over (grey), behind the curves.",
     )
     return log_y, show_blocks
 
 
 def _metrics(view: ExploreView, settings: Settings, table: pd.DataFrame) -> None:
-    """h, S, n and |O|, the screened KDE's own h and rows set aside, and the metric table."""
+    """h, S, n and |O|, the screened KDE's own h and rows set aside, and the metric table,
+    with what its columns are and what an infinite KL means."""
     rule = settings.bandwidth if isinstance(settings.bandwidth, str) else "slider"
     st.markdown(
         f"**h = {view.h:.3g}** ({rule}) · S = {settings.n_blocks} · n = {len(view.data.X)}"
@@ -240,26 +243,22 @@ def _metrics(view: ExploreView, settings: Settings, table: pd.DataFrame) -> None
     )
     if "screened_kde" in view.results:
         st.caption(screened_note(view.results["screened_kde"], own_bandwidth(settings)))
+    note = metrics_note(table, bool(view.data.n_outliers))
+    table = table.copy()
     table.index = [method_label(m) for m in table.index]
-    st.table(table.style.format("{:.3f}", na_rep="—"))
-    st.caption(
-        "JS and both KLs compare each estimate with the true density (lower is better)"
-        + (
-            "; AUC uses the density as an outlier score (higher is better, 0.5 is chance; below "
-            "0.5 the outliers are denser than the inliers, as a spike is)."
-            if view.data.n_outliers
-            else "."
-        )
-    )
+    st.table(table.style.format(lambda v: "∞" if v == np.inf else f"{v:.3f}", na_rep="—"))
+    st.caption(note)
 
 
 def _figure_and_metrics(
     settings: Settings, placed: tuple[int, tuple[float, ...]], point: tuple[float, ...]
 ) -> tuple[ExploreView, object, go.Figure]:
-    """The estimates of ``settings`` drawn over the truth, their metrics, and the captions;
-    the locked point marked: the view, the figure's slot above its caption and the figure
-    (sent last by the caller)."""
-    log_y, show_blocks = _axis_controls()
+    """The headline, the estimates of ``settings`` drawn over the truth with their caption,
+    the axis controls, the metrics and the reasons behind an expander; the locked point
+    marked: the view, the figure's slot above its caption and the figure (sent last by the
+    caller)."""
+    head, chart_slot, under = st.empty(), st.empty(), st.container()
+    log_y, show_blocks = _axis_controls(st.container())
     view = explore_view(
         scheme,
         n_inliers,
@@ -278,9 +277,12 @@ def _figure_and_metrics(
     outliers = data.is_outlier if data.n_outliers else None
     table = metric_table(view.results, view.truth, view.grid.cell, outliers)
     js = table["JS"].to_dict()
-    # a thin median (the library warns): no win claimed, the small blocks named
-    thin = thin_median(view.results.get("mom_kde"))
-    verdict = compare_to_kde(js, median_mass=thin)
+    held = None
+    if "mom_kde" in view.results and data.n_outliers:
+        at_point = block_values(
+            data.X, data.is_outlier, view.h, relevant("mom_kde", settings), point
+        )
+        held = int(at_point.holds.sum())
     why = reasons(
         scheme,
         len(data.X),
@@ -288,7 +290,8 @@ def _figure_and_metrics(
         settings.n_blocks,
         view.h,
         view.h_robust,
-        mom_kde_wins(js) and thin is None,
+        mom_kde_wins(js) and thin_median(view.results.get("mom_kde")) is None,
+        held,
     )
     fig, reading = explore_figure(view, scheme, log_y, js)
     mark_point(fig, point)
@@ -297,18 +300,22 @@ def _figure_and_metrics(
         click_targets(fig, view.grid.axes[0], every=2)
     else:
         click_targets(fig, *(np.linspace(low, high, CLICK_GRID) for _ in range(2)))
-
-    # 1-D: the figure with the metrics beside it; 2-D: the maps need the full width
-    fig_col, metric_col = (
-        st.columns([5, 2], vertical_alignment="top")
-        if dim == 1
-        else (st.container(), st.container())
+    said = view_headline(
+        view,
+        scheme,
+        placed,
+        settings.n_blocks,
+        js,
+        lambda at: block_values(data.X, data.is_outlier, view.h, relevant("mom_kde", settings), at),
     )
-    with metric_col:
-        _metrics(view, settings, table)
-    with fig_col:
-        chart_slot = st.empty()
-        st.caption(" ".join([verdict, *why, reading, POINT_NOTE[dim]]))
+    if said:
+        head.info(said, icon=":material/campaign:")
+    under.caption(" ".join([reading, POINT_NOTE[dim]]))
+    if why:
+        with st.expander("Why: the failure modes (or the success) that apply here"):
+            for sentence in why:
+                st.markdown(f"- {sentence}")
+    _metrics(view, settings, table)
     return view, chart_slot, fig
 
 

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from momkde_core.plots import BLOCK_COLOR, density_1d_figure, method_color
 
+from .captions.median import NEGLIGIBLE
 from .mechanism import BlockValues, Construction
 
 #: The blocks holding an outlier near the point: the outliers' red of the rugs.
@@ -131,12 +132,23 @@ def strip_figure(at: BlockValues, height: int = 280) -> go.Figure:
                 "its KDE at x₀: %{x:.3g}<extra></extra>",
             )
         )
-    top = max(float(at.values.max()), at.mean, at.median) or 1.0
-    return _layout(
+    # every block ≈ 0 at x₀ (the captions' NEGLIGIBLE): an axis from 0 to that level, not one
+    # stretched over values of 1e-21, which would make the dots look meaningfully spread
+    top = max(float(at.values.max()), at.mean, at.median, NEGLIGIBLE)
+    _layout(
         fig,
         height,
-        xaxis=dict(title="each block's KDE at x₀ (density)", range=[-0.04 * top, 1.06 * top]),
+        xaxis=dict(
+            title="each block's KDE at x₀ (density)",
+            range=[-0.04 * top, 1.06 * top],
+            exponentformat="power",
+        ),
         yaxis=dict(visible=False, range=[-1.4, 1.4], fixedrange=True),
+    )
+    # the legend above the dots: below, it ran into the axis title
+    return fig.update_layout(
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
+        margin=dict(l=10, r=10, t=60, b=40),
     )
 
 

@@ -270,25 +270,21 @@ def bandwidth_and_blocks(
 
     The defaults are the library's robust ones: S "auto" (2 ceil(eps n) + 1, as
     ``MoMKDE(n_blocks="auto")``) and the "robust" bandwidth for the stated share eps. The S
-    slider (log-spaced values) is always shown: in "auto" it is disabled and held at S auto,
-    so switching to "manual" starts from the value in use; the h slider likewise shows the
-    rule's h (``bandwidth_of``). A warning says when S <= 2|O|, the blocks unable to outvote
-    the ``n_outliers`` outliers of a sample whose ``true_share`` is known.
+    slider (log-spaced values) is always shown: in "auto" it is disabled at S auto and not
+    bound to the URL, and switching to "manual" starts from the value in use; the h slider
+    likewise shows the rule's h (``bandwidth_of``). S's caption says whether S meets the guide
+    S > 2|O| (:func:`guide_note`); a warning says when S auto misses it because the stated ε
+    is below the ``true_share`` of a synthetic sample.
     """
     h_col, s_col = top.columns(2, gap="large") if side_by_side else (top, top)
     bandwidth = _bandwidth_control(h_col, kernel, seed, eps, bandwidth_of)
     blocks, auto = _blocks_control(s_col, n, n_outliers, eps, default_blocks)
-    if true_share is not None and n_outliers and blocks <= 2 * n_outliers:
-        why = (
-            f" S auto = 2⌈εn⌉+1 follows the stated share ε = {eps:g}, not the true ratio "
-            f"{true_share:g}: state a larger ε, or let ε follow the true ratio."
-            if auto and eps < true_share
-            else ""
-        )
+    # (S manual below the guide is the user's choice: its caption says so, without a warning)
+    if auto and true_share is not None and eps < true_share and blocks <= 2 * (n_outliers or 0):
         top.warning(
-            f"S = {blocks} blocks cannot outvote the {n_outliers} outliers: with one outlier per "
-            f"block they can hold at least half of the blocks, so the median keeps their bump. "
-            f"The guide needs S > 2|O| = {2 * n_outliers}.{why}",
+            f"S auto = 2⌈εn⌉+1 = {blocks} follows the stated share ε = {eps:g}, not the true "
+            f"ratio {true_share:g}, and misses the guide S > 2|O| = {2 * n_outliers}: state "
+            "a larger ε, or let ε follow the true ratio.",
             icon=":material/warning:",
         )
     return Settings(
@@ -329,22 +325,68 @@ def _bandwidth_control(
     )
     if mode != "manual" and bandwidth_of is None:
         return mode
-    label = "h"
     if mode != "manual":
+        # the rule's h, shown on a slider that is not bound to the URL (a disabled control's
+        # value is no choice of the user's: a link holds the rule, not its h)
         h_auto = bandwidth_of(mode, kernel, seed, eps)
-        st.session_state[KEY.h] = min(2.0, max(0.02, round(h_auto, 2)))
-        label = f"h ({BANDWIDTH_RULES[mode]}: {h_auto:.3g})"
-    value = h_col.slider(
-        label,
+        st.session_state[_H_IN_USE] = min(2.0, max(0.02, round(h_auto, 2)))
+        h_col.slider(
+            f"h ({BANDWIDTH_RULES[mode]}: {h_auto:.3g})",
+            0.02,
+            2.0,
+            value=st.session_state[_H_IN_USE],
+            step=0.01,
+            disabled=True,  # (no key: a new h is a new widget, shown at its value)
+            help='Choose "slider" to set h by hand; it starts from the h in use.',
+        )
+        return mode
+    _start_from(KEY.h, _H_IN_USE)
+    return h_col.slider(
+        "h",
         0.02,
         2.0,
         step=0.01,
         **unless_held(KEY.h, value=0.3),
         **url(KEY.h),
-        disabled=mode != "manual",
-        help='Choose "slider" to set h by hand; it starts from the h in use.',
+        help="The bandwidth of every estimator (the screened KDE's too).",
     )
-    return value if mode == "manual" else mode
+
+
+#: The h and S in use under a rule or S auto (page bookkeeping, never in the URL): where the
+#: bound sliders start when the user switches to setting them by hand.
+_H_IN_USE, _S_IN_USE = "_h_in_use", "_S_in_use"
+
+
+def _start_from(key: str, in_use: str) -> None:
+    """Start the bound slider ``key`` from the value in use (``in_use``), unless it holds a
+    value already or the link names one."""
+    if key not in st.session_state and key not in st.query_params and in_use in st.session_state:
+        st.session_state[key] = st.session_state[in_use]
+
+
+def guide_note(n_blocks: int, n_outliers: int | None) -> str:
+    """Whether S meets the guide S > 2|O|, worded as what the guide is: a guarantee, whatever
+    the split, not what a split did.
+
+    Examples
+    --------
+    >>> guide_note(25, 12)
+    '; it meets the guide S > 2|O| = 24: the 12 outliers hold fewer than half of the blocks, whatever the split.'
+    >>> guide_note(21, 12)[:60]
+    '; it is below the guide S > 2|O| = 24, which guarantees that '
+    """
+    if not n_outliers:
+        return "."
+    guide = f"the guide S > 2|O| = {2 * n_outliers}"
+    if n_blocks > 2 * n_outliers:
+        return (
+            f"; it meets {guide}: the {n_outliers} outliers hold fewer than half of the "
+            "blocks, whatever the split."
+        )
+    return (
+        f"; it is below {guide}, which guarantees that the outliers hold fewer than half of "
+        "the blocks: here the split decides."
+    )
 
 
 def _blocks_control(
@@ -366,29 +408,34 @@ def _blocks_control(
         or "auto"
     ) == "auto"
     default = min(default_blocks, max(n, 2))
-    held = st.session_state.get(KEY.blocks)
-    options = block_options(n, auto_blocks, default, _linked_int(KEY.blocks), held)
-    if held is not None and held not in options:
-        st.session_state[KEY.blocks] = min(options, key=lambda v: abs(v - held))
     if auto:
-        st.session_state[KEY.blocks] = auto_blocks  # disabled at S auto; manual starts from it
-    blocks = s_col.select_slider(
-        f"S (auto: {auto_blocks}; log scale)",
-        options,
-        **unless_held(KEY.blocks, value=default),
-        **url(KEY.blocks),
-        disabled=auto,
-        help='S = 1 is the plain KDE. At most one block per point. Choose "manual" to move '
-        "it; it starts from the S in use.",
-    )
-    if auto:
+        # S auto on a slider that is not bound to the URL (a link holds "auto", not its S)
+        st.session_state[_S_IN_USE] = auto_blocks
+        s_col.select_slider(
+            f"S (auto 2⌈εn⌉+1 = {auto_blocks}, with ε = {eps:g}; log scale)",
+            block_options(n, auto_blocks),
+            value=auto_blocks,
+            disabled=True,  # (no key: a new S auto is a new widget, shown at its value)
+            help='Choose "manual" to move it; it starts from the S in use.',
+        )
         blocks = auto_blocks
-    guide = ""
-    if n_outliers:
-        verdict = "meets" if blocks > 2 * n_outliers else "is below"
-        guide = f"; it {verdict} the guide S > 2|O| = {2 * n_outliers}"
+    else:
+        _start_from(KEY.blocks, _S_IN_USE)
+        held = st.session_state.get(KEY.blocks)
+        options = block_options(n, auto_blocks, default, _linked_int(KEY.blocks), held)
+        if held is not None and held not in options:
+            st.session_state[KEY.blocks] = min(options, key=lambda v: abs(v - held))
+        blocks = s_col.select_slider(
+            f"S (log scale; auto would be {auto_blocks})",
+            options,
+            **unless_held(KEY.blocks, value=default),
+            **url(KEY.blocks),
+            help="S = 1 is the plain KDE. At most one block per point.",
+        )
     s_col.caption(
-        f"S = {blocks}" + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "") + guide + "."
+        f"S = {blocks}"
+        + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "")
+        + guide_note(blocks, n_outliers)
     )
     return blocks, auto
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+import pandas as pd
 
 from momkde_core.estimators._base import THIN_MEDIAN
 from momkde_core.plots import method_label
@@ -25,16 +26,17 @@ WHY = {
     "adversarial": "The outliers sit on an inlier mode: about {share:.0%} of the blocks hold one, so the "
     "median there is a high quantile of the clean blocks and no S removes the bump; MoM-KDE "
     "loses on this scheme, a KDE with the robust h does better.",
-    "below_guide": "S = {S} is below the guide S > 2|O| = {guide}: about {share:.0%} of the blocks hold an "
-    "outlier, so the median keeps their bump.",
+    "below_guide": "S = {S} does not meet the guide S > 2|O| = {guide}, which guarantees that the outliers "
+    "hold fewer than half of the blocks whatever the split: {held}, so where they gather the median "
+    "can follow them.",
     "spike_h": "h = {h:.3g} is {ratio:.1f}x smaller than the robust rule's {h_robust:.3g}: it fitted the "
     "spike of outliers, so every block KDE is spiky and their median cannot help.",
     "small_blocks": "Blocks of about {size:.1f} points are too small: each block KDE is a few narrow bumps, "
     "so their median is noisy or vanishes between points.",
     "clean": "Without outliers there is nothing to resist: the median of S block KDEs is noisier than "
     "their mean (MoM-KDE typically costs 1.5-1.7x the KDE's JS).",
-    "works": "The outliers sit in fewer than half of the blocks (about {share:.0%}) and away from the "
-    "inliers, so the median ignores them.",
+    "works": "The outliers sit away from the inliers and {held}: wherever they are, most blocks "
+    "hold none of them, and the median follows those.",
 }
 
 
@@ -134,6 +136,21 @@ def compare_to_kde(
     return verdict + "."
 
 
+def held_blocks(n_blocks: int, n_outliers: int, held: int | None = None) -> str:
+    """How many of the S blocks hold an outlier: counted on the split (``held``) when known,
+    else the expected share of a random split (:func:`share_of_blocks_with_outlier`).
+
+    Examples
+    --------
+    >>> held_blocks(21, 12, 10), held_blocks(21, 12)
+    ('here 10 of the 21 blocks hold one', 'a random split puts one in about 44% of the 21 blocks')
+    """
+    if held is not None:
+        return f"here {held} of the {n_blocks} blocks hold one"
+    share = share_of_blocks_with_outlier(n_blocks, n_outliers)
+    return f"a random split puts one in about {share:.0%} of the {n_blocks} blocks"
+
+
 def reasons(
     scheme: str | None,
     n: int,
@@ -142,21 +159,24 @@ def reasons(
     h: float,
     h_robust: float | None,
     mom_wins: bool | None,
+    held: int | None = None,
 ) -> list[str]:
     """The failure modes (or the success) that apply to this view, one sentence each.
 
     ``scheme`` is the contamination scheme when known (None for a user's file),
     ``h_robust`` the robust rule's bandwidth (to tell whether ``h`` followed a spike),
-    ``mom_wins`` whether MoM-KDE beat the KDE here (None when there is no truth to judge).
+    ``mom_wins`` whether MoM-KDE beat the KDE here (None when there is no truth to judge),
+    ``held`` the blocks of MoM-KDE's split that hold an outlier, when known.
     """
     out = []
     share = share_of_blocks_with_outlier(n_blocks, n_outliers)
+    said = held_blocks(n_blocks, n_outliers, held)
     if scheme is not None and n_outliers == 0:  # (scheme "none" with outliers placed: not clean)
         return [WHY["clean"]]
     if h_robust and h < SPIKE_BANDWIDTH_SHARE * h_robust:
         out.append(WHY["spike_h"].format(h=h, ratio=h_robust / h, h_robust=h_robust))
     if n_outliers and n_blocks <= 2 * n_outliers:
-        out.append(WHY["below_guide"].format(S=n_blocks, guide=2 * n_outliers, share=share))
+        out.append(WHY["below_guide"].format(S=n_blocks, guide=2 * n_outliers, held=said))
     if n_blocks > 1 and n / n_blocks < SMALL_BLOCK and not mom_wins:
         # (a failure mode only where MoM-KDE does not win: tiny blocks can still outvote
         # spread-out outliers, and the figure then shows a median that follows the truth)
@@ -164,7 +184,7 @@ def reasons(
     if scheme == "adversarial":
         out.append(WHY["adversarial"].format(share=share))
     elif mom_wins and not out:
-        out.append(WHY["works"].format(share=share))
+        out.append(WHY["works"].format(held=said))
     return out
 
 
@@ -185,3 +205,49 @@ def screened_note(result: Mapping[str, np.ndarray], own_rule: bool) -> str:
         else "no row was set aside"
     )
     return f"Screened KDE: h = {' and '.join(h)}{' per feature' if len(h) > 1 else ''}, {source}; {aside}."
+
+
+def metrics_note(table: pd.DataFrame, with_auc: bool) -> str:
+    """What the metric table's columns are, and, when a KL is infinite, why.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`~app_support.compute.metric_table`'s table: methods by rows, ``JS``, the two
+        KLs (and ``AUC``) by columns.
+    with_auc : bool
+        Whether the table has an AUC column (the sample has outliers).
+
+    Returns
+    -------
+    note : str
+        The reading of the columns; where a KL is infinite, which methods and what it means.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> table = pd.DataFrame({"JS": [0.01], "KL(f̂‖f)": [0.02], "KL(f‖f̂)": [np.inf]},
+    ...                      index=["kde"])
+    >>> metrics_note(table, False).split(". ")[1]
+    '∞: KL(f‖f̂) is infinite because KDE is 0 somewhere the true density is not (a kernel of finite reach, or tails past the grid).'
+    """
+    text = "JS and both KLs compare each estimate with the true density (lower is better)" + (
+        "; AUC uses the density as an outlier score (higher is better, 0.5 is chance; below "
+        "0.5 the outliers are denser than the inliers, as a spike is)."
+        if with_auc
+        else "."
+    )
+    for column, what in (
+        ("KL(f‖f̂)", "is 0 somewhere the true density is not"),
+        ("KL(f̂‖f)", "is positive somewhere the true density is 0"),
+    ):
+        if column not in table:
+            continue
+        infinite = [method_label(m) for m in table.index[np.isinf(table[column].to_numpy())]]
+        if infinite:
+            text += (
+                f" ∞: {column} is infinite because "
+                + ", ".join(infinite)
+                + f" {what} (a kernel of finite reach, or tails past the grid)."
+            )
+    return text

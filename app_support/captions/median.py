@@ -31,6 +31,11 @@ def where(point: tuple[float, ...]) -> str:
     return text if len(point) == 1 else f"({text})"
 
 
+#: A density below this reads "≈ 0" in the captions (a Gaussian kernel's far tail, 1e-50 say,
+#: is noise, not a value); the strip's axis spans at least 0 to this level.
+NEGLIGIBLE = 1e-4
+
+
 def density(value: float) -> str:
     """A density as the captions write it: three significant digits, "≈ 0" below 1e-4 (a
     Gaussian kernel's far tail, 1e-50 say, reads as noise, not as a value).
@@ -50,7 +55,7 @@ def density(value: float) -> str:
     >>> density(0.04521), density(3e-56)
     ('0.0452', '≈ 0')
     """
-    return "≈ 0" if value < 1e-4 else f"{value:.3g}"
+    return "≈ 0" if value < NEGLIGIBLE else f"{value:.3g}"
 
 
 def _plural(count: int, word: str) -> str:
@@ -116,6 +121,13 @@ def strip_caption(at: BlockValues, median_mass: float) -> str:
     s, red = len(at.values), int(at.near.sum())
     anywhere = int(at.holds.sum())
     marker = "dotted line" if len(at.point) == 1 else "the cross on the maps"
+    if at.values.max() < NEGLIGIBLE:
+        return (
+            f"At x₀ = {where(at.point)} ({marker}), every one of the S = {s} block KDEs is ≈ 0 "
+            f"(below {NEGLIGIBLE:g}), so their mean (the KDE) and their median (MoM-KDE) are "
+            f"≈ 0 too; the axis spans 0 to "
+            f"{NEGLIGIBLE:g}. Move x₀ nearer the data to see the blocks differ."
+        )
     held = f"within {at.reach:.2g} of x₀ (where a kernel still weighs 1 % of its peak)"
     text = (
         f"At x₀ = {where(at.point)} ({marker}), each dot is one of the S = {s} block KDEs' "
@@ -139,11 +151,19 @@ def strip_caption(at: BlockValues, median_mass: float) -> str:
             f" Their median, {density(at.median)}, is a red block's value: {why}, so the median "
             "follows the outliers (its breakdown); more blocks, S > 2|O|, outvote them again."
         )
+    elif not red:
+        text += f" Their median, {density(at.median)}, is a clean block's value: no block holds an outlier near x₀."
+    elif 2 * red < s:
+        text += (
+            f" Their median, {density(at.median)}, is a clean block's value: the {red} red "
+            f"blocks are fewer than half of the {s}, so they cannot move it past the clean ones."
+        )
     else:
-        text += f" Their median, {density(at.median)}, is a clean block's value: " + (
-            f"the {red} red blocks are fewer than half of the {s}, so they cannot move it."
-            if red
-            else "no block holds an outlier near x₀."
+        low = int(np.sum(at.values[at.near] <= at.median))
+        text += (
+            f" Their median, {density(at.median)}, is a clean block's value although {red} of "
+            f"the {s} blocks are red: {low} of the red blocks are at or below it (their "
+            "outliers pull them little at x₀)."
         )
     return text + (
         f" MoM-KDE at x₀ is the median divided by its integral {median_mass:.3g}: "
@@ -187,8 +207,8 @@ def placement_note(k: int, at: tuple[float, ...], n_blocks: int, auto: bool) -> 
     )
     if 2 * k < n_blocks:
         text += (
-            f"At most {k} of the S = {n_blocks} blocks can hold one, fewer than half: the "
-            "median refuses their bump, whatever the split."
+            f"At most {k} of the S = {n_blocks} blocks can hold one, fewer than half: whatever "
+            "the split, the median stays within the clean blocks' values."
         )
     else:
         text += (

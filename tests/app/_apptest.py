@@ -75,3 +75,27 @@ def values(data) -> np.ndarray:
 def read_download(downloads: dict[str, bytes], at: AppTest) -> pd.DataFrame:
     """The page's first download (recorded by the ``downloads`` fixture), as a DataFrame."""
     return pd.read_csv(io.BytesIO(downloads[at.get("download_button")[0].proto.url]))
+
+
+def explore_text(at: AppTest) -> str:
+    """What Explore says about its figure: the headline, the reasons behind its expander and
+    the figure's caption, joined."""
+    said = [
+        i.value for i in at.info if "Over the whole axis" in i.value or "No outliers" in i.value
+    ]
+    said += [m.value[2:] for m in at.markdown if m.value.startswith("- ")]
+    said += [c.value for c in at.caption if "x₀ of the strip below" in c.value]
+    return " ".join(said)
+
+
+def shown_blocks(at: AppTest):
+    """Explore's S slider as shown: the bound one (manual), or the disabled one at S auto."""
+    sliders = [s for s in at.select_slider if s.key == "S" or s.label.startswith("S (auto")]
+    (slider,) = sliders
+    return slider
+
+
+def shown_bandwidth(at: AppTest):
+    """The h slider as shown: the bound one (slider), or the disabled one at the rule's h."""
+    (slider,) = [s for s in at.slider if s.key == "h" or s.label.startswith("h (")]
+    return slider

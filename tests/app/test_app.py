@@ -10,10 +10,13 @@ from streamlit.testing.v1 import AppTest
 from tests.app._apptest import (
     caption,
     density_figures,
+    explore_text,
     figures,
     names,
     open_app,
     read_download,
+    shown_bandwidth,
+    shown_blocks,
     upload,
     values,
 )
@@ -46,7 +49,7 @@ def test_explore_1d_all_methods_blocks_and_metrics():
     at.select_slider(key="S").set_value(40).run()
     assert not at.exception
     assert any(n.startswith("S = 40 block KDEs") for n in names(figures(at)[0]))
-    assert "S = 40 is below the guide" in caption(at, "Here MoM-KDE")
+    assert "S = 40 does not meet the guide" in explore_text(at)
 
 
 @pytest.mark.parametrize(
@@ -54,7 +57,7 @@ def test_explore_1d_all_methods_blocks_and_metrics():
     [
         (
             {"scheme": "thin"},
-            ["closer to the true density than the KDE", "fewer than half of the blocks"],
+            ["closer to the true density than the KDE", "fewer than half, so the median"],
         ),
         (
             {"scheme": "thin", "hmode": "CV", "Smode": "manual", "S": "261"},
@@ -67,7 +70,7 @@ def test_explore_1d_all_methods_blocks_and_metrics():
 def test_explore_caption_says_who_wins_and_why(params, says):
     """The walkthrough's contradictions: the caption follows the figure, failure modes included."""
     at = open_app("app_pages/explore.py", **params)
-    text = caption(at, "Here MoM-KDE")
+    text = explore_text(at)
     assert all(s in text for s in says), text
 
 
@@ -76,7 +79,7 @@ def test_explore_2d_and_kernel_without_spkde():
     fig = figures(at)[0]  # (the strip of the blocks at x0 below it)
     assert sum(t["type"] == "heatmap" for t in fig["data"]) == 4  # truth, KDE, MoM-KDE, RKDE
     assert any("SPKDE" in w.value for w in at.warning)
-    text = caption(at, "Here MoM-KDE")
+    text = explore_text(at)
     assert "orange" not in text and "pink" not in text and "JS to the truth" in text
     titles = [a["text"] for a in fig["layout"]["annotations"]]
     assert any(t.startswith("KDE · JS ") for t in titles)
@@ -556,10 +559,10 @@ def test_explore_s_and_h_always_shown_and_manual_keeps_the_value():
     """Issue #26: the S and h sliders are shown at the defaults (disabled, at the values in use,
     marked as automatic), S on log-spaced values; switching to manual keeps the value."""
     at = open_app("app_pages/explore.py")
-    s = at.select_slider(key="S")
-    assert s.disabled and s.value == 225 and "auto: 225" in s.label
+    s = shown_blocks(at)
+    assert s.disabled and s.value == 225 and "2⌈εn⌉+1 = 225" in s.label
     assert "2000" not in s.options and len(s.options) < 100  # log-spaced, up to n = 1111
-    h = at.slider(key="h")
+    h = shown_bandwidth(at)
     assert h.disabled and h.label.startswith("h (robust: ")
     h_auto = float(h.label.split(": ")[1].rstrip(")"))
     at.segmented_control(key="Smode").set_value("manual").run()
@@ -579,19 +582,19 @@ def test_explore_eps_follows_the_ratio_unless_decoupled():
     assert not [s for s in at.slider if s.key == "eps"]
     assert at.checkbox(key="epsfree").value is False
     assert "ε = 0.3, the true outlier ratio." in [c.value for c in at.caption]
-    assert at.select_slider(key="S").value == 859
+    assert shown_blocks(at).value == 859
     assert "meets the guide S > 2|O| = 858" in caption(at, "S = 859")
-    assert not any("cannot outvote" in w.value for w in at.warning)
+    assert not any("misses the guide" in w.value for w in at.warning)
     at.checkbox(key="epsfree").check().run()
     assert at.slider(key="eps").value == 0.1
-    assert at.select_slider(key="S").value == 287
-    (warning,) = [w.value for w in at.warning if "cannot outvote" in w.value]
-    assert "S = 287 blocks cannot outvote the 429 outliers" in warning
+    assert shown_blocks(at).value == 287
+    (warning,) = [w.value for w in at.warning if "misses the guide" in w.value]
+    assert "S auto = 2⌈εn⌉+1 = 287 follows the stated share ε = 0.1" in warning
     assert "S > 2|O| = 858" in warning and "not the true ratio 0.3" in warning
     old = open_app("app_pages/explore.py", ratio="0.3", eps="0.1")
     assert old.checkbox(key="epsfree").value is True
-    assert old.select_slider(key="S").value == 287
-    assert any("cannot outvote" in w.value for w in old.warning)
+    assert shown_blocks(old).value == 287
+    assert any("misses the guide" in w.value for w in old.warning)
 
 
 def test_views_computed_ahead_are_the_pages_own(monkeypatch):
@@ -667,7 +670,7 @@ def test_explore_1d_opens_on_a_log_density_axis():
     assert 10**low < plateau < 10 ** (low + 3)  # drawn, well inside the axis
     rug = [s for s in fig["layout"]["shapes"] if s.get("type") == "path"]
     assert {s["yref"] for s in rug} == {"y2"}  # the rug's own strip (not the x0 line, #36)
-    assert "log axis" in caption(at, "Here MoM-KDE")
+    assert "log axis" in explore_text(at)
     at.segmented_control(key="yscale").set_value("linear").run()
     fig = figures(at)[0]
     assert fig["layout"]["yaxis"].get("type", "linear") == "linear"
@@ -703,7 +706,7 @@ def test_explore_1d_curves_that_coincide_are_dashed_and_named():
     peak = max(values(t["y"]).max() for t in fig["data"] if t.get("name") in shown)
     assert np.abs(rkde - spkde).max() < 0.015 * peak  # the rule the caption states
     assert "SPKDE's curve is dashed: it stays within 1.5% of the axis' height of RKDE's" in (
-        caption(at, "Here MoM-KDE")
+        explore_text(at)
     )
 
 

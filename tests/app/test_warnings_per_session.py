@@ -16,7 +16,7 @@ import pytest
 from app_support import compute
 from app_support.views import default_settings
 from momkde_core.synthetic import make_contaminated
-from tests.app._apptest import open_app
+from tests.app._apptest import explore_text, open_app
 
 ROUNDS = 6
 
@@ -92,7 +92,7 @@ def test_explore_shows_the_thin_median_and_claims_no_win():
     at = open_app("app_pages/explore.py", ratio="0.25")
     shown = [w.value for w in at.warning]
     assert any(w.startswith("MoM-KDE: ") and "holds only 46 %" in w for w in shown), shown
-    caption = next(c.value for c in at.caption if c.value.startswith("Here MoM-KDE"))
+    caption = explore_text(at)
     assert "closer" not in caption and "holds only 46 %" in caption and "too small" in caption, (
         caption
     )

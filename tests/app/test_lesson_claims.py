@@ -1,0 +1,245 @@
+"""Explore's claims checked against the numbers they describe (#43): a grid of views (every
+scheme x 1-D / 2-D x S small, auto and large x k = 0, below, at and above half of the blocks x
+the locked point on and off the cluster), and for each the headline, the strip's caption and
+S's guide note are read back and every verdict in them is recomputed here, independently of
+the caption code, from the view's curves, the library's split and the metric table.
+
+The thresholds are the captions' own stated ones (``app_support.captions.lesson``: KEPT,
+REFUSED, the bump's floor; ``CLEARLY_CLOSER``); the test recomputes what they are applied to.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+
+import numpy as np
+import pytest
+
+from app_support.cache import explore_view
+from app_support.captions import lesson
+from app_support.captions.density import CLEARLY_CLOSER
+from app_support.captions.median import NEGLIGIBLE, strip_caption
+from app_support.compute import Settings, make_estimator, metric_table, relevant
+from app_support.mechanism import block_values, kernel_reach
+from app_support.widgets import guide_note
+from momkde_core.bandwidth import n_blocks_for
+from momkde_core.synthetic import SCHEMES
+from tests.app._apptest import caption, figures, open_app
+
+N_INLIERS = 200
+RATIO = 0.1
+METHODS = ("kde", "mom_kde")
+
+
+def _views():
+    """(scheme, dim, S's name, k's name, x0's name): the grid's cells."""
+    return itertools.product(SCHEMES, (1, 2))
+
+
+def _settings(n: int, eps: float, s_name: str) -> Settings:
+    blocks = {"small": 5, "auto": n_blocks_for(n, eps), "large": 61}[s_name]
+    return Settings(
+        bandwidth="robust",
+        kernel="gaussian",
+        n_blocks=blocks,
+        contamination=eps,
+        seed=0,
+        auto_blocks=s_name == "auto",
+    )
+
+
+def _node(axes, point):
+    return tuple(int(np.argmin(np.abs(axis - v))) for axis, v in zip(axes, point))
+
+
+def _check_headline(text, view, place, placed_k, n_blocks, table) -> None:
+    """Every verdict of the headline against the view's numbers."""
+    curves = {"truth": view.truth, **{m: r["grid"] for m, r in view.results.items()}}
+    data = view.data
+    if not data.n_outliers:
+        assert text.startswith("**No outliers**")
+    elif place is None:  # spread-out outliers: masses where the true density is ~0
+        absent = view.truth < lesson.ABSENT * view.truth.max()
+        mass = {m: curves[m][absent].sum() * view.grid.cell for m in ("truth", "kde", "mom_kde")}
+        _check_bump(text, mass["truth"], mass["kde"], mass["mom_kde"], lesson.BUMP_FLOOR)
+    else:
+        node = _node(view.grid.axes, place)
+        truth, kde, mom = (float(curves[m][node]) for m in ("truth", "kde", "mom_kde"))
+        floor = max(lesson.BUMP_FLOOR * view.truth.max(), lesson.BUMP_OVER_TRUTH * truth)
+        _check_bump(text, truth, kde, mom, floor)
+        _check_blocks_there(text, view, place, n_blocks)
+    _check_overall(text, table)
+
+
+def _check_bump(text, truth, kde, mom, floor) -> None:
+    if kde - truth <= floor:
+        assert "no visible bump" in text
+        return
+    kept = max(mom - truth, 0.0) / (kde - truth)
+    said = re.search(r"\*\*MoM-KDE (refuses|keeps part of|keeps) it\*\* \(.*?, (\d+) % of", text)
+    assert said, text
+    verdict, percent = said.group(1), int(said.group(2))
+    assert abs(percent - 100 * kept) <= 0.5 + 1e-9, (percent, kept)
+    if verdict == "refuses":
+        assert kept < lesson.REFUSED
+    elif verdict == "keeps":
+        assert kept >= lesson.KEPT
+    else:
+        assert lesson.REFUSED <= kept < lesson.KEPT
+
+
+def _split(view, n_blocks):
+    """The library's own split of the view's sample (the page's MoM-KDE: same S, h, seed)."""
+    s = Settings(bandwidth=view.h, kernel="gaussian", n_blocks=n_blocks, contamination=0.0, seed=0)
+    mom = make_estimator("mom_kde", view.h, s).set_params(normalize=False).fit(view.data.X)
+    return mom
+
+
+def _check_blocks_there(text, view, place, n_blocks) -> None:
+    said = re.search(
+        r": (\d+) of its (\d+) blocks hold an outlier there, (fewer than half|half or more)[,;] (?:so )?the median is an? (red|clean) block's value",
+        text,
+    )
+    if "no visible bump" in text:
+        return
+    assert said, text
+    red, s, half, colour = int(said.group(1)), int(said.group(2)), said.group(3), said.group(4)
+    mom = _split(view, n_blocks)
+    data = view.data
+    close = data.is_outlier & (
+        np.linalg.norm(data.X - np.asarray(place), axis=1) <= kernel_reach("gaussian", view.h)
+    )
+    near = np.bincount(mom.block_of_[close], minlength=mom.n_blocks_) > 0
+    assert (red, s) == (int(near.sum()), mom.n_blocks_)
+    assert (half == "fewer than half") == (2 * red < s)
+    values = np.exp(mom.block_score_samples(np.asarray(place, float)[None, :])[:, 0])
+    order = np.argsort(values, kind="stable")
+    middle = {int(order[(s - 1) // 2]), int(order[s // 2])}
+    assert (colour == "red") == any(near[i] for i in middle)
+
+
+def _check_overall(text, table) -> None:
+    said = re.search(r"MoM-KDE is ([\d.]+)x (closer to|further from)", text)
+    mom, kde = (float(f"{table.loc[m, 'JS']:.3g}") for m in ("mom_kde", "kde"))
+    if said is None:
+        assert "about as close" in text or "holds only" in text, text
+        return
+    ratio, way = float(said.group(1)), said.group(2)
+    if way == "closer to":
+        assert mom < CLEARLY_CLOSER * kde
+        assert ratio == pytest.approx(kde / mom, abs=0.051)
+    else:
+        assert mom > kde / CLEARLY_CLOSER
+        assert ratio == pytest.approx(mom / kde, abs=0.051)
+    if "price of robustness" in text:
+        assert way == "further from" and "refuses it" in text
+
+
+def _check_strip(caption, at) -> None:
+    s, red = len(at.values), int(at.near.sum())
+    if at.values.max() < NEGLIGIBLE:
+        assert "is ≈ 0" in caption
+        return
+    order = np.argsort(at.values, kind="stable")
+    red_middle = bool(at.near[order[(s - 1) // 2]] or at.near[order[s // 2]])
+    assert ("is a red block's value" in caption) == red_middle
+    if "fewer than half" in caption:
+        assert 2 * red < s
+    if "half or more" in caption:
+        assert 2 * red >= s
+    if red:
+        assert f"the {red} block" in caption or f"{red} of the {s}" in caption
+
+
+@pytest.mark.parametrize(("scheme", "dim"), list(_views()))
+def test_every_claim_of_explore_matches_its_numbers(scheme, dim) -> None:
+    ratio = 0.0 if scheme == "none" else RATIO
+    for s_name in ("small", "auto", "large"):
+        n0 = N_INLIERS + (
+            0 if scheme == "none" else math.floor(RATIO * N_INLIERS / (1 - RATIO) + 0.5)
+        )
+        n_blocks = _settings(n0, ratio, s_name).n_blocks
+        for k in sorted({0, max(1, n_blocks // 4), math.ceil(n_blocks / 2), n_blocks + 2}):
+            at = (3.0,) * dim
+            placed = (k, at if k else ())
+            settings = _settings(n0 + k, ratio, s_name)
+            for x0 in (at, (-2.5,) * dim):
+                view = explore_view(scheme, N_INLIERS, ratio, dim, settings, METHODS, placed=placed)
+                table = metric_table(view.results, view.truth, view.grid.cell, None)
+                blocks_at = lambda p: block_values(  # noqa: E731
+                    view.data.X, view.data.is_outlier, view.h, relevant("mom_kde", settings), p
+                )
+                text = lesson.view_headline(
+                    view, scheme, placed, settings.n_blocks, table["JS"].to_dict(), blocks_at
+                )
+                place = lesson.outlier_place(scheme, placed, view.data.n_outliers - k, dim)
+                _check_headline(text, view, place, k, settings.n_blocks, table)
+                at_x0 = blocks_at(x0)
+                _check_strip(strip_caption(at_x0, view.results["mom_kde"]["median_mass"]), at_x0)
+                note = guide_note(settings.n_blocks, view.data.n_outliers)
+                if view.data.n_outliers:
+                    assert ("meets" in note) == (settings.n_blocks > 2 * view.data.n_outliers)
+
+
+# ---- the page: what it shows is what these functions say, and the defects seen in a browser
+
+
+def _headline_shown(at) -> str:
+    return next(i.value for i in at.info if "Over the whole axis" in i.value)
+
+
+def test_the_lecture_view_says_the_median_refuses_the_bump() -> None:
+    """The tester's view (12 outliers at 3, S = 21): the strip shows 10 of 21 blocks red and
+    the median a clean block's value; the headline says MoM-KDE refuses the bump, tells the
+    global JS apart from it, and no sentence says the median keeps it."""
+    at = open_app("app_pages/explore.py", scheme="none", Smode="manual", k="12", at="3", x0="3")
+    text = _headline_shown(at)
+    assert "**MoM-KDE refuses it**" in text and "so the median is a clean block's value" in text
+    strip = caption(at, "At x₀ = 3")
+    red = int(re.search(r"the (\d+) blocks holding an outlier", strip).group(1))
+    assert f"{red} of its 21 blocks hold an outlier there" in text
+    assert "is a clean block's value" in strip
+    shown = (
+        [m.value for m in at.markdown]
+        + [c.value for c in at.caption]
+        + [w.value for w in at.warning]
+    )
+    assert not any("keeps their bump" in t for t in shown)
+    assert "which guarantees" in caption(at, "S = 21")  # the guide, worded as a guarantee
+
+
+def test_the_h_label_is_the_h_the_metrics_use_and_disabled_sliders_stay_out_of_the_url() -> None:
+    """#43: the h slider's label gave the rule's h of the sample without the placed outliers;
+    the S label said "auto: 1" without ε; disabled sliders wrote h and S into the URL."""
+    at = open_app("app_pages/explore.py", scheme="none", k="12", at="3")
+    h_used = float(
+        re.search(
+            r"\*\*h = ([\d.]+)\*\*",
+            next(m.value for m in at.markdown if m.value.startswith("**h =")),
+        ).group(1)
+    )
+    (h_slider,) = [s for s in at.slider if s.label.startswith("h (robust")]
+    assert float(re.search(r"robust: ([\d.]+)", h_slider.label).group(1)) == pytest.approx(
+        h_used, rel=1e-2
+    )
+    (s_slider,) = [s for s in at.select_slider if s.label.startswith("S (auto")]
+    assert "with ε = 0" in s_slider.label and s_slider.disabled
+    assert "h" not in at.query_params and "S" not in at.query_params
+    at.segmented_control(key="hmode").set_value("manual").run()
+    assert at.slider(key="h").value == pytest.approx(h_used, abs=0.006)  # starts from the h in use
+    assert at.query_params["h"] == [str(at.slider(key="h").value)] or "h" in at.query_params
+
+
+def test_an_infinite_kl_is_explained_and_a_point_far_from_every_block_reads_zero() -> None:
+    """The tophat kernel's finite reach makes KL(f‖f̂) infinite: the table shows ∞ and the
+    note says which methods and why; at x₀ far from the data every block is ≈ 0, and the
+    strip says so instead of spreading 1e-21 values over its axis."""
+    at = open_app("app_pages/explore.py", kernel="tophat", scheme="none", k="2", at="2", x0="-3")
+    note = caption(at, "JS and both KLs")
+    assert "∞: KL(f‖f̂) is infinite because" in note
+    strip = caption(at, "At x₀ = -3")
+    assert "is ≈ 0" in strip
+    axis = figures(at)[-1]["layout"]["xaxis"]["range"]
+    assert axis[1] >= 1e-4
