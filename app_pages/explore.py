@@ -257,7 +257,8 @@ def _figure_and_metrics(
     the axis controls, the metrics and the reasons behind an expander; the locked point
     marked: the view, the figure's slot above its caption and the figure (sent last by the
     caller)."""
-    head, chart_slot, under = st.empty(), st.empty(), st.container()
+    # the figure first (at 1024 x 768 it starts above the fold), then the headline
+    chart_slot, head, under = st.empty(), st.empty(), st.container()
     log_y, show_blocks = _axis_controls(st.container())
     view = explore_view(
         scheme,

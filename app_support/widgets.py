@@ -329,39 +329,35 @@ def _bandwidth_control(
         # the rule's h, shown on a slider that is not bound to the URL (a disabled control's
         # value is no choice of the user's: a link holds the rule, not its h)
         h_auto = bandwidth_of(mode, kernel, seed, eps)
-        st.session_state[_H_IN_USE] = min(2.0, max(0.02, round(h_auto, 2)))
         h_col.slider(
             f"h ({BANDWIDTH_RULES[mode]}: {h_auto:.3g})",
             0.02,
             2.0,
-            value=st.session_state[_H_IN_USE],
+            value=_on_slider(h_auto),
             step=0.01,
             disabled=True,  # (no key: a new h is a new widget, shown at its value)
-            help='Choose "slider" to set h by hand; it starts from the h in use.',
+            help='Choose "slider" to set h by hand; it starts from the robust h.',
         )
         return mode
-    _start_from(KEY.h, _H_IN_USE)
+    # by hand, from the robust h of this sample: its default, so that a link holding no h
+    # opens where the page did (a value set in the session state would reach the URL only
+    # after a second run)
+    start = _on_slider(bandwidth_of("robust", kernel, seed, eps)) if bandwidth_of else 0.3
     return h_col.slider(
         "h",
         0.02,
         2.0,
         step=0.01,
-        **unless_held(KEY.h, value=0.3),
+        **unless_held(KEY.h, value=start),
         **url(KEY.h),
-        help="The bandwidth of every estimator (the screened KDE's too).",
+        help="The bandwidth of every estimator (the screened KDE's too); it starts from the "
+        "robust h.",
     )
 
 
-#: The h and S in use under a rule or S auto (page bookkeeping, never in the URL): where the
-#: bound sliders start when the user switches to setting them by hand.
-_H_IN_USE, _S_IN_USE = "_h_in_use", "_S_in_use"
-
-
-def _start_from(key: str, in_use: str) -> None:
-    """Start the bound slider ``key`` from the value in use (``in_use``), unless it holds a
-    value already or the link names one."""
-    if key not in st.session_state and key not in st.query_params and in_use in st.session_state:
-        st.session_state[key] = st.session_state[in_use]
+def _on_slider(h: float) -> float:
+    """``h`` as the h slider can hold it: two decimals, within [0.02, 2]."""
+    return min(2.0, max(0.02, round(h, 2)))
 
 
 def guide_note(n_blocks: int, n_outliers: int | None) -> str:
@@ -372,8 +368,8 @@ def guide_note(n_blocks: int, n_outliers: int | None) -> str:
     --------
     >>> guide_note(25, 12)
     '; it meets the guide S > 2|O| = 24: the 12 outliers hold fewer than half of the blocks, whatever the split.'
-    >>> guide_note(21, 12)[:60]
-    '; it is below the guide S > 2|O| = 24, which guarantees that '
+    >>> guide_note(21, 12)
+    '; below the guide S > 2|O| = 24 (a guarantee whatever the split): here the split decides.'
     """
     if not n_outliers:
         return "."
@@ -383,10 +379,7 @@ def guide_note(n_blocks: int, n_outliers: int | None) -> str:
             f"; it meets {guide}: the {n_outliers} outliers hold fewer than half of the "
             "blocks, whatever the split."
         )
-    return (
-        f"; it is below {guide}, which guarantees that the outliers hold fewer than half of "
-        "the blocks: here the split decides."
-    )
+    return f"; below {guide} (a guarantee whatever the split): here the split decides."
 
 
 def _blocks_control(
@@ -410,7 +403,6 @@ def _blocks_control(
     default = min(default_blocks, max(n, 2))
     if auto:
         # S auto on a slider that is not bound to the URL (a link holds "auto", not its S)
-        st.session_state[_S_IN_USE] = auto_blocks
         s_col.select_slider(
             f"S (auto 2⌈εn⌉+1 = {auto_blocks}, with ε = {eps:g}; log scale)",
             block_options(n, auto_blocks),
@@ -420,7 +412,6 @@ def _blocks_control(
         )
         blocks = auto_blocks
     else:
-        _start_from(KEY.blocks, _S_IN_USE)
         held = st.session_state.get(KEY.blocks)
         options = block_options(n, auto_blocks, default, _linked_int(KEY.blocks), held)
         if held is not None and held not in options:
@@ -430,7 +421,8 @@ def _blocks_control(
             options,
             **unless_held(KEY.blocks, value=default),
             **url(KEY.blocks),
-            help="S = 1 is the plain KDE. At most one block per point.",
+            help=f"S = 1 is the plain KDE. At most one block per point. It starts from "
+            f"{default}, where a link that holds no S opens too.",
         )
     s_col.caption(
         f"S = {blocks}"

@@ -555,9 +555,11 @@ def test_explore_2d_maps_show_small_masses_and_keep_markers_off_the_estimates():
     )
 
 
-def test_explore_s_and_h_always_shown_and_manual_keeps_the_value():
+def test_explore_s_and_h_always_shown_and_manual_starts_where_a_link_opens():
     """Issue #26: the S and h sliders are shown at the defaults (disabled, at the values in use,
-    marked as automatic), S on log-spaced values; switching to manual keeps the value."""
+    marked as automatic), S on log-spaced values. By hand (#43), each starts from the value a
+    link without it opens at (h: the robust h; S: 21), so a copied link reproduces the view:
+    a value set in the session state would not reach the URL until moved."""
     at = open_app("app_pages/explore.py")
     s = shown_blocks(at)
     assert s.disabled and s.value == 225 and "2⌈εn⌉+1 = 225" in s.label
@@ -566,8 +568,8 @@ def test_explore_s_and_h_always_shown_and_manual_keeps_the_value():
     assert h.disabled and h.label.startswith("h (robust: ")
     h_auto = float(h.label.split(": ")[1].rstrip(")"))
     at.segmented_control(key="Smode").set_value("manual").run()
-    assert not at.select_slider(key="S").disabled and at.select_slider(key="S").value == 225
-    assert caption(at, "S = 225").startswith("S = 225; it meets")
+    assert not at.select_slider(key="S").disabled and at.select_slider(key="S").value == 21
+    assert caption(at, "S = 21").startswith("S = 21; below the guide")
     at.segmented_control(key="hmode").set_value("manual").run()
     assert not at.slider(key="h").disabled
     assert at.slider(key="h").value == pytest.approx(h_auto, abs=0.006)

@@ -142,7 +142,7 @@ def test_explore_slider_redraws_and_screenshot(server, page):
     options = block_options(1111, 225, 21)  # (n = 1000 inliers + 111 outliers, S auto 225)
     thumb = (
         page.locator('[data-testid="stSlider"]')
-        .filter(has=page.get_by_text(re.compile(r"^S \(auto: \d+; log scale\)")))
+        .filter(has=page.get_by_text(re.compile(r"^S \(log scale; auto would be \d+\)")))
         .locator('input[type="range"]')
     )
     thumb.focus()
@@ -514,4 +514,34 @@ def test_median_at_work_click_locks_x0_and_k_fills_the_blocks(server, page):
     wait_until_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     _screenshot(page, "median_at_work.png", full_page=True)
+    assert page.console_errors == []
+
+
+def test_disabled_sliders_stay_out_of_the_url(server, page):
+    """#43: at the rules (robust h, S auto) the h and S sliders are disabled and show the
+    values in use; they wrote h and S into the URL, so a link held numbers no user chose.
+    Switched to by-hand, h starts from the robust h, where a link without h opens too."""
+    page.goto(f"{server}/explore?scheme=none&k=12&at=3")
+    page.wait_for_selector(TRACE, timeout=60_000)
+    wait_until_idle(page)
+    page.wait_for_timeout(500)  # (the frontend writes bound widgets' values after drawing)
+    query = page.evaluate("() => Object.fromEntries(new URLSearchParams(window.location.search))")
+    assert "h" not in query and "S" not in query, query
+    label = page.get_by_text(re.compile(r"^h \(robust: [\d.]+\)")).first.text_content()
+    h_rule = float(re.search(r"robust: ([\d.]+)", label).group(1))
+    page.locator('[data-testid="stButtonGroup"]').filter(has_text="robust").get_by_text(
+        "slider", exact=True
+    ).click()
+    page.wait_for_function(
+        "() => new URLSearchParams(window.location.search).get('hmode') === 'slider'",
+        timeout=30_000,
+    )
+    wait_until_idle(page)
+    by_hand = page.get_by_role("group", name="h", exact=True).locator('input[type="range"]')
+    shown = float(by_hand.input_value())
+    assert shown == pytest.approx(h_rule, abs=0.006)
+    # the link as it stands now opens on the same h
+    page.goto(page.url)
+    wait_until_idle(page)
+    assert float(by_hand.input_value()) == shown
     assert page.console_errors == []
