@@ -207,7 +207,8 @@ def test_the_lecture_view_says_the_median_refuses_the_bump() -> None:
         + [w.value for w in at.warning]
     )
     assert not any("keeps their bump" in t for t in shown)
-    assert "a guarantee whatever the split" in caption(at, "S = 21")  # the guide, worded as a guarantee
+    # the guide, worded as a guarantee
+    assert "a guarantee whatever the split" in caption(at, "S = 21")
 
 
 def test_the_h_label_is_the_h_the_metrics_use() -> None:
