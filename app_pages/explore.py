@@ -97,7 +97,7 @@ def controls_and_figure() -> None:
     this part alone, not the sidebar."""
     with user_errors():
         top, main = st.container(), st.container()
-        st.subheader("The median at work: MoM-KDE's blocks at a point")
+        st.subheader("The median at work: the S blocks at x₀")
         moves, strip = st.columns([2, 3], gap="large")
         placed, point = _placement_and_point(moves)
         first = explore_sample(scheme, n_inliers, true_ratio, dim, seed, placed)

@@ -367,7 +367,7 @@ def guide_note(n_blocks: int, n_outliers: int | None) -> str:
     Examples
     --------
     >>> guide_note(25, 12)
-    '; it meets the guide S > 2|O| = 24: the 12 outliers hold fewer than half of the blocks, whatever the split.'
+    '; meets the guide S > 2|O| = 24: fewer than half of the blocks hold an outlier, whatever the split.'
     >>> guide_note(21, 12)
     '; below the guide S > 2|O| = 24 (a guarantee whatever the split): here the split decides.'
     """
@@ -375,10 +375,7 @@ def guide_note(n_blocks: int, n_outliers: int | None) -> str:
         return "."
     guide = f"the guide S > 2|O| = {2 * n_outliers}"
     if n_blocks > 2 * n_outliers:
-        return (
-            f"; it meets {guide}: the {n_outliers} outliers hold fewer than half of the "
-            "blocks, whatever the split."
-        )
+        return f"; meets {guide}: fewer than half of the blocks hold an outlier, whatever the split."
     return f"; below {guide} (a guarantee whatever the split): here the split decides."
 
 
@@ -404,7 +401,7 @@ def _blocks_control(
     if auto:
         # S auto on a slider that is not bound to the URL (a link holds "auto", not its S)
         s_col.select_slider(
-            f"S (auto 2⌈εn⌉+1 = {auto_blocks}, with ε = {eps:g}; log scale)",
+            f"S (auto, ε = {eps:g}: {auto_blocks})",
             block_options(n, auto_blocks),
             value=auto_blocks,
             disabled=True,  # (no key: a new S auto is a new widget, shown at its value)
@@ -417,7 +414,7 @@ def _blocks_control(
         if held is not None and held not in options:
             st.session_state[KEY.blocks] = min(options, key=lambda v: abs(v - held))
         blocks = s_col.select_slider(
-            f"S (log scale; auto would be {auto_blocks})",
+            f"S (auto would be {auto_blocks})",
             options,
             **unless_held(KEY.blocks, value=default),
             **url(KEY.blocks),
@@ -427,6 +424,7 @@ def _blocks_control(
     s_col.caption(
         f"S = {blocks}"
         + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "")
+        + " (log scale)"
         + guide_note(blocks, n_outliers)
     )
     return blocks, auto

@@ -238,8 +238,8 @@ def metrics_note(table: pd.DataFrame, with_auc: bool) -> str:
         else "."
     )
     for column, what in (
-        ("KL(f‖f̂)", "is 0 somewhere the true density is not"),
-        ("KL(f̂‖f)", "is positive somewhere the true density is 0"),
+        ("KL(f‖f̂)", "0 somewhere the true density is not"),
+        ("KL(f̂‖f)", "positive somewhere the true density is 0"),
     ):
         if column not in table:
             continue
@@ -248,6 +248,7 @@ def metrics_note(table: pd.DataFrame, with_auc: bool) -> str:
             text += (
                 f" ∞: {column} is infinite because "
                 + ", ".join(infinite)
-                + f" {what} (a kernel of finite reach, or tails past the grid)."
+                + (" are " if len(infinite) > 1 else " is ")
+                + f"{what} (a kernel of finite reach, or tails past the grid)."
             )
     return text

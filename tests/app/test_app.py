@@ -562,14 +562,14 @@ def test_explore_s_and_h_always_shown_and_manual_starts_where_a_link_opens():
     a value set in the session state would not reach the URL until moved."""
     at = open_app("app_pages/explore.py")
     s = shown_blocks(at)
-    assert s.disabled and s.value == 225 and "2⌈εn⌉+1 = 225" in s.label
+    assert s.disabled and s.value == 225 and "ε = 0.1: 225" in s.label
     assert "2000" not in s.options and len(s.options) < 100  # log-spaced, up to n = 1111
     h = shown_bandwidth(at)
     assert h.disabled and h.label.startswith("h (robust: ")
     h_auto = float(h.label.split(": ")[1].rstrip(")"))
     at.segmented_control(key="Smode").set_value("manual").run()
     assert not at.select_slider(key="S").disabled and at.select_slider(key="S").value == 21
-    assert caption(at, "S = 21").startswith("S = 21; below the guide")
+    assert caption(at, "S = 21").startswith("S = 21 (log scale); below the guide")
     at.segmented_control(key="hmode").set_value("manual").run()
     assert not at.slider(key="h").disabled
     assert at.slider(key="h").value == pytest.approx(h_auto, abs=0.006)

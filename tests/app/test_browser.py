@@ -142,7 +142,7 @@ def test_explore_slider_redraws_and_screenshot(server, page):
     options = block_options(1111, 225, 21)  # (n = 1000 inliers + 111 outliers, S auto 225)
     thumb = (
         page.locator('[data-testid="stSlider"]')
-        .filter(has=page.get_by_text(re.compile(r"^S \(log scale; auto would be \d+\)")))
+        .filter(has=page.get_by_text(re.compile(r"^S \(auto would be \d+\)")))
         .locator('input[type="range"]')
     )
     thumb.focus()

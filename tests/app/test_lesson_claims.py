@@ -227,7 +227,7 @@ def test_the_h_label_is_the_h_the_metrics_use() -> None:
         h_used, rel=1e-2
     )
     (s_slider,) = [s for s in at.select_slider if s.label.startswith("S (auto")]
-    assert "with ε = 0" in s_slider.label and s_slider.disabled
+    assert "ε = 0: 1" in s_slider.label and s_slider.disabled
     at.segmented_control(key="hmode").set_value("manual").run()
     assert at.slider(key="h").value == pytest.approx(h_used, abs=0.006)  # starts from the h in use
 
