@@ -375,7 +375,9 @@ def guide_note(n_blocks: int, n_outliers: int | None) -> str:
         return "."
     guide = f"the guide S > 2|O| = {2 * n_outliers}"
     if n_blocks > 2 * n_outliers:
-        return f"; meets {guide}: fewer than half of the blocks hold an outlier, whatever the split."
+        return (
+            f"; meets {guide}: fewer than half of the blocks hold an outlier, whatever the split."
+        )
     return f"; below {guide} (a guarantee whatever the split): here the split decides."
 
 
