@@ -128,17 +128,16 @@ def strip_caption(at: BlockValues, median_mass: float) -> str:
             f"≈ 0 too; the axis spans 0 to "
             f"{NEGLIGIBLE:g}. Move x₀ nearer the data to see the blocks differ."
         )
-    held = f"within {at.reach:.2g} of x₀ (where a kernel still weighs 1 % of its peak)"
+    held = f"within {at.reach:.2g} of x₀ (a kernel's reach at 1 % of its peak)"
     text = (
-        f"At x₀ = {where(at.point)} ({marker}), each dot is one of the S = {s} block KDEs' "
-        "values; "
+        f"At x₀ = {where(at.point)} ({marker}), one dot per block KDE (S = {s}); "
         + (
             f"red: the {_plural(red, 'block')} holding an outlier {held}"
             if red
             else f"none is red: no block holds an outlier {held}"
         )
-        + (f", of the {anywhere} holding one anywhere" if anywhere > red else "")
-        + f". Their mean, {density(at.mean)}, is the KDE (the blocks weighted by their rows)"
+        + (f", of {anywhere} holding one anywhere" if anywhere > red else "")
+        + f". Their mean, {density(at.mean)}, is the KDE"
         + (": every red block pulls it." if red else ".")
     )
     if middle_is_red(at):
@@ -149,7 +148,7 @@ def strip_caption(at: BlockValues, median_mass: float) -> str:
         )
         text += (
             f" Their median, {density(at.median)}, is a red block's value: {why}, so the median "
-            "follows the outliers (its breakdown); more blocks, S > 2|O|, outvote them again."
+            "follows the outliers (its breakdown)."
         )
     elif not red:
         text += f" Their median, {density(at.median)}, is a clean block's value: no block holds an outlier near x₀."
@@ -166,7 +165,7 @@ def strip_caption(at: BlockValues, median_mass: float) -> str:
             "outliers pull them little at x₀)."
         )
     return text + (
-        f" MoM-KDE at x₀ is the median divided by its integral {median_mass:.3g}: "
+        f" MoM-KDE at x₀: the median / its integral {median_mass:.3g} = "
         f"{density(at.median / median_mass)}."
     )
 
