@@ -236,6 +236,13 @@ def stored_results(path: Path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
+@st.cache_data(max_entries=1, show_spinner=False)
+def measured_js(path: Path) -> pd.DataFrame:
+    """The Learn page's table of measured JS (:func:`app_support.lessons.measured_js`) from the
+    stored run at ``path``."""
+    return lessons.measured_js(pd.read_csv(path))
+
+
 @st.cache_data(max_entries=4, show_spinner=False)
 def adbench_tables(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The stored ADBench table at ``path``, summarised per detector and per set

@@ -8,11 +8,79 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pandas as pd
 
 from momkde_core import KDE, MoMKDE, ScreenedKDE, config_context
 from momkde_core.synthetic import make_contaminated
 
 from .compute import Settings, choose_bandwidth, make_estimator, one_at_a_time, plot_grid
+
+#: The stored run of docs/reproduction.md, "Choosing S and h without an oracle": 1-D, 1000
+#: inliers, 10 repetitions, the robust defaults told the true ratio (``--contamination true``).
+MEASURED_JS_FILE = "synthetic_1d_honest_auto_true.csv.gz"
+#: The schemes of the Learn page's table, as it names them, in the paper's order.
+MEASURED_SCHEMES = {
+    "uniform": "(a) uniform",
+    "regular_gaussian": "(b) Gaussian between the modes",
+    "thin_gaussian": "(c) thin spike between the modes",
+    "adversarial": "(d) spike on an inlier mode",
+}
+#: The ratios of the table.
+MEASURED_RATIOS = (0.05, 0.1, 0.2)
+
+
+def measured_js(
+    rows: pd.DataFrame, robust_h_on: tuple[str, ...] = ("adversarial",)
+) -> pd.DataFrame:
+    """Mean JS x 1000 per scheme and ratio of the KDE with the CV h (``kde``), MoM-KDE with
+    the robust defaults (``mom_kde_auto``) and, on the schemes ``robust_h_on``, the KDE with
+    the robust h (``kde_robust``), from a stored run of the library's runner.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        The tidy results (columns ``source, ratio, method, metric, value``), e.g.
+        ``docs/results/`` + :data:`MEASURED_JS_FILE`.
+    robust_h_on : tuple of str, default ("adversarial",)
+        The schemes whose ``kde_robust`` the table gives (NaN elsewhere).
+
+    Returns
+    -------
+    js : DataFrame
+        Columns ``scheme, ratio, kde, mom_kde, kde_robust``, one row per scheme of
+        :data:`MEASURED_SCHEMES` (named as the page names them) and ratio of
+        :data:`MEASURED_RATIOS`.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"source": "uniform", "ratio": 0.1, "metric": "js",
+    ...                      "method": ["kde", "mom_kde_auto", "kde_robust"] * 2,
+    ...                      "value": [0.02, 0.01, 0.03, 0.04, 0.01, 0.03]})
+    >>> measured_js(rows).iloc[0].tolist()
+    ['(a) uniform', 0.1, 30.0, 10.0, nan]
+    """
+    kept = rows[
+        (rows["metric"] == "js")
+        & rows["source"].isin(list(MEASURED_SCHEMES))
+        & rows["method"].isin(["kde", "mom_kde_auto", "kde_robust"])
+        & np.isin(rows["ratio"].round(6), MEASURED_RATIOS)
+    ]
+    js = (
+        kept.assign(ratio=kept["ratio"].round(6))
+        .groupby(["source", "ratio", "method"])["value"]
+        .mean()
+        .mul(1000)
+        .unstack("method")
+        .rename(columns={"mom_kde_auto": "mom_kde"})
+        .reset_index()
+    )
+    js["kde_robust"] = js["kde_robust"].where(js["source"].isin(robust_h_on))
+    js["scheme"] = pd.Categorical(
+        js["source"].map(MEASURED_SCHEMES), categories=list(MEASURED_SCHEMES.values())
+    )
+    js = js.sort_values(["scheme", "ratio"]).reset_index(drop=True)
+    js["scheme"] = js["scheme"].astype(str)
+    return js[["scheme", "ratio", "kde", "mom_kde", "kde_robust"]].rename_axis(columns=None)
 
 
 def example_one_sample(n_inliers: int, n_outliers: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,142 @@
+"""How long each page of the app takes to settle when a fresh browser opens it on a warm server.
+
+Run from anywhere: ``python benchmarks/bench_cold_open.py [--reps 5] [--repo PATH]
+[--label NAME] [--json FILE] [--write-docs BEFORE.json AFTER.json]``.
+
+Starts ``streamlit run app.py`` from ``--repo`` (default: this repository; another checkout
+measures that code) on a free port, opens every page once and waits until the server is idle
+(its background warm-up done), then, ``--reps`` times over, opens each page of :data:`PAGES`
+in a new browser context (no cookie, no cache, a new session) of Debian's headless Chromium
+at 1280 x 800. A page's time runs from the navigation until it settles: its text and its
+figures (every drawn curve, contour path and heatmap image) stop changing for 0.4 s once the
+script run is over (:func:`benchmarks.bench_app_redraw.settle`); the time of the last change
+is the page's. A benchmark, not a test: it prints median (max) per page and asserts nothing.
+``--json`` keeps the results; ``--write-docs`` puts two such files side by side (before,
+after) into docs/benchmarks.md, section ``cold-open``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from benchmarks._docs_tables import machine_line, write_section  # noqa: E402
+from benchmarks.bench_app_redraw import (  # noqa: E402
+    settle,
+    start_server,
+    stop_server,
+    wait_server_idle,
+)
+from benchmarks.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+
+#: The pages, by name: the path and query each opens on (its defaults).
+PAGES = {
+    "Home": "",
+    "Explore 1-D": "explore",
+    "Explore 2-D": "explore?dim=2",
+    "Sweep": "sweep",
+    "Your data": "your_data",
+    "Real data": "real_data",
+    "Learn": "learn",
+}
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def open_page(browser, base: str, path: str) -> float:
+    """Seconds until ``path`` settles in a new browser context (a fresh browser's visit)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    tab = context.new_page()
+    start = time.perf_counter()
+    tab.goto(f"{base}/{path}")
+    seconds = settle(tab, start)
+    context.close()
+    return seconds
+
+
+def measure(repo: Path, reps: int) -> dict:
+    """The warm-up's seconds, then every page's times over ``reps`` rounds."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = start_server(port, repo)
+    result: dict = {"pages": {name: [] for name in PAGES}}
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                start = time.perf_counter()
+                for path in PAGES.values():
+                    open_page(browser, base, path)
+                result["warm_s"] = time.perf_counter() - start + wait_server_idle(server.pid)
+                for rep in range(reps):
+                    for name, path in PAGES.items():
+                        result["pages"][name].append(open_page(browser, base, path))
+                    print(
+                        f"round {rep + 1}: "
+                        + ", ".join(f"{n} {v[-1]:.2f}" for n, v in result["pages"].items())
+                    )
+            finally:
+                browser.close()
+    finally:
+        stop_server(server)
+    return result
+
+
+def cell(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f} ({max(values):.2f})"
+
+
+def docs_table(before: dict, after: dict) -> str:
+    """The before/after table of two runs (median (max) seconds, and the ratio of medians)."""
+    lines = ["| page | before | after | after / before |", "|---|---|---|---|"]
+    for name in PAGES:
+        old, new = before["pages"][name], after["pages"][name]
+        ratio = statistics.median(new) / statistics.median(old)
+        lines.append(f"| {name} | {cell(old)} | {cell(new)} | {ratio:.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=5, help="rounds over the pages (default 5)")
+    parser.add_argument("--repo", type=Path, default=REPO, help="the checkout to serve")
+    parser.add_argument("--label", default="", help="a name for the run, kept in --json")
+    parser.add_argument("--json", type=Path, help="write the results to this file")
+    parser.add_argument(
+        "--write-docs",
+        nargs=2,
+        type=Path,
+        metavar=("BEFORE", "AFTER"),
+        help="put two runs' --json files side by side in docs/benchmarks.md, and stop",
+    )
+    args = parser.parse_args()
+    if args.write_docs:
+        before, after = (json.loads(p.read_text()) for p in args.write_docs)
+        text = (
+            f"Before: {before['label']}; after: {after['label']}. Median (max) seconds over "
+            f"{len(after['pages']['Home'])} fresh browser contexts per page, at 1280 x 800.\n\n"
+            + docs_table(before, after)
+            + "\n\n"
+            + f"Before: {before['machine']}\n\nAfter: {after['machine']}"
+        )
+        write_section("cold-open", text)
+        return
+    machine = machine_line()
+    result = measure(args.repo.resolve(), args.reps)
+    result.update(label=args.label or str(args.repo), machine=machine)
+    for name, values in result["pages"].items():
+        print(f"{name:<12} {cell(values)}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
