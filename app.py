@@ -11,7 +11,7 @@ from threadpoolctl import threadpool_limits
 from app_support.cache import example_one, warm_views
 from app_support.captions.learn import home_caption
 from app_support.choices import KERNEL_CHOICES, MAX_SHARE
-from app_support.present import controls, notes, presenting, setup, sized
+from app_support.present import LEGEND_BELOW, controls, notes, presenting, setup, sized
 from app_support.widgets import url
 from momkde_core.plots import density_1d_figure
 
@@ -103,7 +103,7 @@ def home() -> None:
             sized(
                 density_1d_figure(
                     ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340, y_max=y_max
-                )
+                ).update_layout(legend=LEGEND_BELOW)
             ),
             key=key,
             config={"displaylogo": False},

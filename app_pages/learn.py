@@ -23,7 +23,7 @@ from app_support.choices import SCHEME_CODES, SCHEME_LABELS
 from app_support.keys import LEARN, MEDIAN
 from app_support.lessons import MEASURED_JS_FILE
 from app_support.median_figures import STEPS, construction_figure
-from app_support.present import controls, notes, presenting, sized
+from app_support.present import LEGEND_BELOW, beside, notes, presenting, sized
 from app_support.results import RESULTS_DIR
 from app_support.widgets import url, user_errors
 from momkde_core import metrics
@@ -40,8 +40,6 @@ from momkde_core.plots import (
 X0 = 2.0
 #: Labels of vertical lines sit above the plot area (in its top margin), where no curve goes.
 ABOVE_PLOT = dict(y=1.0, yref="paper", yanchor="bottom")
-#: Legends under the axis: above it, on the right, Plotly's toolbar covers them.
-LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0)
 #: The curve-and-screen figure's sample: inliers, share of outliers (stated as ε too), seed.
 SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED = 700, 0.1, 0
 #: The largest n whose n x n Gram matrix RKDE and SPKDE compute exactly; beyond it, in 1-D,
@@ -201,8 +199,8 @@ if not presenting():
         "makes **no error**, while the KDE errs as soon as one outlier falls within h of x₀ "
         "(probability $1 - (1 - h/3)^{|O|}$)."
     )
-controls_col, figure = st.columns([1, 3])
-with controls(controls_col):
+controls_col, figure = beside()
+with controls_col:
     n_outliers = st.slider("Outliers |O|", 0, 20, 10, **url("o"))  # seed 0: an outlier near x0
     h = st.slider("Bandwidth h", 0.05, 0.95, 0.5, 0.05, **url("h"))
     blocks = st.slider("S, number of blocks", 1, 60, 11, **url("S"))
@@ -258,6 +256,7 @@ def construction_steps() -> None:
             "Step",
             list(STEPS),
             default="sample",
+            format_func=STEPS.get,
             **url(MEDIAN.step),
             help="Each step adds one stage of MoM-KDE to the same sample: "
             + "; ".join(STEPS.values())
@@ -314,8 +313,8 @@ if not presenting():
         "plain KDE with its own cross-validated h is then fitted on the rows kept. It is as good as "
         "its screen: an outlier the screen keeps stays in the final KDE."
     )
-screen_controls, screen_figure = st.columns([1, 3])
-with controls(screen_controls):
+screen_controls, screen_figure = beside()
+with screen_controls:
     screen_scheme = st.selectbox(
         "Contamination scheme",
         [scheme for scheme in SCHEME_CODES if scheme != "none"],
@@ -349,7 +348,7 @@ with user_errors(), screen_figure:
         st.caption(screen_caption(view))
 
 st.header("What it costs")
-table_col, timing_col = st.columns([2, 3])
+table_col, timing_col = st.columns([1, 1])
 with table_col:
     st.markdown("Theoretical complexity (paper, table 1), for n points:")
     st.table(

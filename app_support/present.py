@@ -9,6 +9,7 @@ for the session across page switches until the URL says ``present=0``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
@@ -20,18 +21,25 @@ from streamlit.delta_generator import DeltaGenerator
 PARAM = "present"
 #: The session's memory of the mode, for the page switches that drop the URL's parameters.
 _REMEMBERED = "_momkde_present"
-#: A figure's text in points when presenting (plotly's default is 12).
-PRESENT_FONT = 17
+#: A figure's text in points when presenting, and plotly's default.
+PRESENT_FONT, _PLOTLY_FONT = 17, 12
+#: A legend under the axis, in rows: beside or above the plot it takes room from the plot in
+#: a projector's narrow columns, and on the right Plotly's toolbar covers it.
+LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0)
 #: Seconds a rerun runs before the working cue shows: shorter reruns redraw without it.
 CUE_DELAY_S = 0.3
 
-#: Every page: a header with less space above the title, a smaller title, and a "Working…"
+#: Every page: less space above the title and, on a projector's width, beside the page, a
+#: smaller title, and a "Working…"
 #: badge while a script or fragment runs (Streamlit marks the app ``data-test-script-state=
 #: "running"`` then), shown only after :data:`CUE_DELAY_S` so that quick redraws do not flash.
 _STYLE = f"""
-[data-testid="stMainBlockContainer"] {{ padding-top: 2.75rem; }}
-[data-testid="stMainBlockContainer"] h1 {{ font-size: 2.1rem; padding-top: 0.25rem; }}
-[data-testid="stMainBlockContainer"] h2 {{ font-size: 1.6rem; }}
+[data-testid="stMainBlockContainer"] {{ padding-top: 3.25rem; }}
+[data-testid="stMainBlockContainer"] h1 {{ font-size: 2rem; padding-top: 0.25rem; }}
+[data-testid="stMainBlockContainer"] h2 {{ font-size: 1.55rem; }}
+@media (max-width: 1366px) {{
+    [data-testid="stMainBlockContainer"] {{ padding-left: 2rem; padding-right: 2rem; }}
+}}
 [data-testid="stApp"][data-test-script-state="running"]::after {{
     content: "Working…";
     position: fixed;
@@ -52,10 +60,7 @@ _STYLE = f"""
 @keyframes momkde-working {{ to {{ opacity: 1; }} }}
 """
 #: The presentation mode: larger type everywhere (Streamlit sizes its text in rem).
-_PRESENT_STYLE = """
-html { font-size: 20px; }
-[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
-"""
+_PRESENT_STYLE = "html { font-size: 20px; }"
 
 
 def presenting() -> bool:
@@ -125,6 +130,30 @@ def controls(place: DeltaGenerator) -> DeltaGenerator:
     return st.sidebar if presenting() else place
 
 
+def beside(spec: Sequence[float] = (1, 3)) -> tuple[DeltaGenerator, DeltaGenerator]:
+    """A column for a figure's controls and one for the figure, side by side (``spec``, as
+    ``st.columns``); when presenting, the sidebar and the page's whole width.
+
+    Parameters
+    ----------
+    spec : sequence of float, default (1, 3)
+        The widths of the two columns.
+
+    Returns
+    -------
+    controls, figure : DeltaGenerator
+        Where the controls go and where the figure goes.
+
+    Examples
+    --------
+    >>> controls_place, figure_place = beside()
+    """
+    if presenting():
+        return st.sidebar, st.container()
+    left, right = st.columns(spec)
+    return left, right
+
+
 def notes(label: str = "What the figure shows") -> AbstractContextManager:
     """The place of the sentences under a figure: the page itself, or a collapsed expander
     named ``label`` when presenting.
@@ -148,7 +177,8 @@ def notes(label: str = "What the figure shows") -> AbstractContextManager:
 
 
 def sized(fig: go.Figure) -> go.Figure:
-    """``fig`` with the presentation mode's larger text (:data:`PRESENT_FONT`), or as it is.
+    """``fig`` with the presentation mode's larger text (:data:`PRESENT_FONT`), or as it is;
+    a legend below the axis moves down as much as the text grows, clear of the axis' labels.
 
     Parameters
     ----------
@@ -165,4 +195,9 @@ def sized(fig: go.Figure) -> go.Figure:
     >>> sized(go.Figure()).layout.font.size is None  # not presenting: unchanged
     True
     """
-    return fig.update_layout(font_size=PRESENT_FONT) if presenting() else fig
+    if not presenting():
+        return fig
+    legend_y = fig.layout.legend.y
+    if legend_y is not None and legend_y < 0:
+        fig.update_layout(legend_y=legend_y * PRESENT_FONT / _PLOTLY_FONT)
+    return fig.update_layout(font_size=PRESENT_FONT)

@@ -48,6 +48,7 @@ from benchmarks._docs_tables import machine_line, write_section  # noqa: E402
 from benchmarks.browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    RUNNING_JS,
     free_port,
     streamlit_command,
 )
@@ -89,9 +90,6 @@ DIGEST_JS = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
     return drawn.length + ':' + drawn.join('|') + '#' + (main ? main.innerText : '');
 }"""
-RUNNING_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
-    return !app || app.getAttribute('data-test-script-state') === 'running'
-        || !!document.querySelector('[data-testid="stStatusWidget"]'); }"""
 DRAWN_JS = """() => document.querySelectorAll(
     '.js-plotly-plot .scatterlayer .trace, .js-plotly-plot .heatmaplayer image, '
     + '.js-plotly-plot .contourlayer path').length > 0"""
