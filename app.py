@@ -8,9 +8,10 @@ from pathlib import Path
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from app_support.cache import example_one, warm_views
+from app_support.cache import example_one, warm_server
 from app_support.captions.learn import home_caption
 from app_support.choices import KERNEL_CHOICES, MAX_SHARE
+from app_support.lessons import EXAMPLE_INLIERS, HOME_H, HOME_OUTLIERS, HOME_ZOOM, X0
 from app_support.present import LEGEND_BELOW, controls, notes, presenting, setup, sized
 from app_support.widgets import url
 from momkde_core.plots import density_1d_figure
@@ -30,19 +31,19 @@ one_blas_thread()
 
 
 @st.cache_resource
-def warm_explore() -> threading.Thread:
-    """Explore's views one move away from its opening one (every ratio, scheme and kernel, in
-    1-D and 2-D), computed into the caches once per server process by a background thread
-    (:func:`app_support.cache.warm_views`), so that a class's first moves redraw from the
-    cache instead of waiting for the robust bandwidth search."""
+def warm_pages() -> threading.Thread:
+    """The pages' opening computations, then Explore's views one move away from its opening
+    one, computed into the caches once per server process by a background thread
+    (:func:`app_support.cache.warm_server`), so that a class's first visits and first moves
+    draw from the cache instead of waiting for the fits and the robust bandwidth search."""
     thread = threading.Thread(
-        target=warm_views, args=(MAX_SHARE, KERNEL_CHOICES), name="momkde-warm", daemon=True
+        target=warm_server, args=(MAX_SHARE, KERNEL_CHOICES), name="momkde-warm", daemon=True
     )
     thread.start()
     return thread
 
 
-warm_explore()
+warm_pages()
 
 PAGES = {
     "explore": st.Page(
@@ -69,10 +70,6 @@ PAGES = {
 }
 
 
-#: Home's bandwidth, and the top of its zoom on the tails (a tenth of the inliers' 0.5).
-HOME_H, HOME_ZOOM = 0.4, 0.05
-
-
 def home() -> None:
     """What a KDE is, why outliers make bumps, how the median removes them: one live figure."""
     st.title("Robust density estimation with the median of means")
@@ -89,10 +86,10 @@ def home() -> None:
         "Number of outliers |O| (uniform on [-3, 3]; inliers uniform on [-1, 1])",
         0,
         20,
-        6,
+        HOME_OUTLIERS,
         **url("o"),
     )
-    ex = example_one(200, n_outliers, HOME_H, 2.0, 0, 2 * n_outliers + 1)
+    ex = example_one(EXAMPLE_INLIERS, n_outliers, HOME_H, X0, 0, 2 * n_outliers + 1)
     full, zoom = st.columns(2)
     for place, title, y_max, key in (
         (full, "**The whole density**", None, "home_figure"),

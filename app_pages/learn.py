@@ -21,7 +21,18 @@ from app_support.captions.learn import error_caption, x0_caption
 from app_support.captions.median import step_caption
 from app_support.choices import SCHEME_CODES, SCHEME_LABELS
 from app_support.keys import LEARN, MEDIAN
-from app_support.lessons import MEASURED_JS_FILE
+from app_support.lessons import (
+    BUILD,
+    EXAMPLE_INLIERS,
+    LEARN_OPENING,
+    MAX_BLOCKS,
+    MEASURED_JS_FILE,
+    SCREEN_INLIERS,
+    SCREEN_OPENING,
+    SCREEN_RATIO,
+    SCREEN_SEED,
+    X0,
+)
 from app_support.median_figures import STEPS, construction_figure
 from app_support.present import LEGEND_BELOW, beside, notes, presenting, sized
 from app_support.results import RESULTS_DIR
@@ -36,12 +47,8 @@ from momkde_core.plots import (
     timing_slopes,
 )
 
-#: Example 1's point, where the true density is 0.
-X0 = 2.0
 #: Labels of vertical lines sit above the plot area (in its top margin), where no curve goes.
 ABOVE_PLOT = dict(y=1.0, yref="paper", yanchor="bottom")
-#: The curve-and-screen figure's sample: inliers, share of outliers (stated as ε too), seed.
-SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED = 700, 0.1, 0
 #: The largest n whose n x n Gram matrix RKDE and SPKDE compute exactly; beyond it, in 1-D,
 #: a grid convolution makes each of their products O(n) (docs/guide/performance.md).
 EXACT_GRAM_MAX = math.isqrt(GRAM_GRID_MIN_PAIRS)
@@ -50,9 +57,6 @@ EXACT_GRAM_MAX = math.isqrt(GRAM_GRID_MIN_PAIRS)
 TIMED_SIZES = (1000, 2000, 4000, EXACT_GRAM_MAX)
 #: The methods with a learning step; the KDE's and MoM-KDE's fit only store (and shuffle) rows.
 LEARNING = ("rkde", "spkde", "screened_kde")
-#: The construction's sample (inliers, outliers placed, their place), S and h: blocks of
-#: about 11 rows, a colour each; 4 outliers, fewer than S / 2.
-BUILD_INLIERS, BUILD_OUTLIERS, BUILD_AT, BUILD_BLOCKS, BUILD_H = 96, 4, 3.0, 9, 0.5
 #: The evaluation points of the timing.
 N_EVAL = 1000
 
@@ -85,7 +89,8 @@ def when_it_helps_table(js: pd.DataFrame) -> pd.DataFrame:
 
 
 def gain_range(js: pd.DataFrame) -> str:
-    """How many times lower MoM-KDE's JS is than the KDE's where it helps, least and most.
+    """How many times lower MoM-KDE's JS is than the KDE's where it helps, least and most,
+    from the values rounded as :func:`when_it_helps_table` shows them.
 
     Parameters
     ----------
@@ -95,9 +100,10 @@ def gain_range(js: pd.DataFrame) -> str:
     Returns
     -------
     text : str
-        "2.1x lower JS on (a) uniform at ratio 0.05 up to 18x on (b) ... at ratio 0.2", over
+        "2.3x lower JS on (a) uniform at ratio 0.05 up to 18x on (b) ... at ratio 0.2", over
         the schemes where MoM-KDE's JS is the lower at every ratio measured.
     """
+    js = js.assign(kde=js["kde"].round(), mom_kde=js["mom_kde"].round())  # as the table shows
     helps = js.groupby("scheme").filter(lambda rows: (rows["mom_kde"] < rows["kde"]).all())
     gain = helps["kde"] / helps["mom_kde"]
     low, high = helps.loc[gain.idxmin()], helps.loc[gain.idxmax()]
@@ -197,16 +203,16 @@ if not presenting():
         "at x₀ only if the block holds an outlier within h of x₀. With S > 2|O| blocks, more than "
         "half of the blocks hold no outlier at all, so the median at x₀ is exactly 0: MoM-KDE "
         "makes **no error**, while the KDE errs as soon as one outlier falls within h of x₀ "
-        "(probability $1 - (1 - h/3)^{|O|}$)."
+        "(probability 1 − (1 − h/3) to the power |O|)."
     )
 controls_col, figure = beside()
 with controls_col:
-    n_outliers = st.slider("Outliers |O|", 0, 20, 10, **url("o"))  # seed 0: an outlier near x0
-    h = st.slider("Bandwidth h", 0.05, 0.95, 0.5, 0.05, **url("h"))
-    blocks = st.slider("S, number of blocks", 1, 60, 11, **url("S"))
-    seed = int(st.number_input("Seed", 0, 10_000, 0, **url("seed")))
+    n_outliers = st.slider("Outliers |O|", 0, 20, LEARN_OPENING[0], **url("o"))
+    h = st.slider("Bandwidth h", 0.05, 0.95, LEARN_OPENING[1], 0.05, **url("h"))
+    blocks = st.slider("S, number of blocks", 1, MAX_BLOCKS, LEARN_OPENING[2], **url("S"))
+    seed = int(st.number_input("Seed", 0, 10_000, LEARN_OPENING[3], **url("seed")))
 with user_errors(), figure:
-    ex = example_one(200, n_outliers, h, X0, seed, blocks)
+    ex = example_one(EXAMPLE_INLIERS, n_outliers, h, X0, seed, blocks)
     st.plotly_chart(
         sized(
             density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=320)
@@ -222,7 +228,7 @@ with user_errors(), figure:
     )
     with notes():
         st.caption(x0_caption(ex, blocks, X0))
-    errors = example_one_errors(200, n_outliers, h, 60, X0, seed)
+    errors = example_one_errors(EXAMPLE_INLIERS, n_outliers, h, MAX_BLOCKS, X0, seed)
     st.plotly_chart(
         sized(
             error_vs_blocks_figure(
@@ -242,8 +248,8 @@ with user_errors(), figure:
 st.header("MoM-KDE built step by step")
 if not presenting():
     st.markdown(
-        f"One sample, {BUILD_INLIERS} inliers and a cluster of {BUILD_OUTLIERS} outliers at "
-        f"{BUILD_AT:g}, and S = {BUILD_BLOCKS} blocks: step through the construction. Every frame "
+        f"One sample, {BUILD[0]} inliers and a cluster of {BUILD[1]} outliers at "
+        f"{BUILD[2]:g}, and S = {BUILD[3]} blocks: step through the construction. Every frame "
         "is computed from the same sample and the same random split."
     )
 
@@ -256,7 +262,6 @@ def construction_steps() -> None:
             "Step",
             list(STEPS),
             default="sample",
-            format_func=STEPS.get,
             **url(MEDIAN.step),
             help="Each step adds one stage of MoM-KDE to the same sample: "
             + "; ".join(STEPS.values())
@@ -264,7 +269,7 @@ def construction_steps() -> None:
         )
         or "sample"
     )
-    steps = construction(BUILD_INLIERS, BUILD_OUTLIERS, BUILD_AT, BUILD_BLOCKS, BUILD_H, 0)
+    steps = construction(*BUILD)
     st.plotly_chart(
         sized(construction_figure(steps, step, height=360)),
         key="construction_figure",
@@ -318,7 +323,7 @@ with screen_controls:
     screen_scheme = st.selectbox(
         "Contamination scheme",
         [scheme for scheme in SCHEME_CODES if scheme != "none"],
-        index=2,  # the thin spike between the modes
+        index=[s for s in SCHEME_CODES if s != "none"].index(SCREEN_OPENING),
         format_func=SCHEME_CODES.get,
         **url("screen"),
     )

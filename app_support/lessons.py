@@ -15,6 +15,20 @@ from momkde_core.synthetic import make_contaminated
 
 from .compute import Settings, choose_bandwidth, make_estimator, one_at_a_time, plot_grid
 
+#: Example 1 (Home and Learn): its inliers, and the point x0, where the true density is 0.
+EXAMPLE_INLIERS, X0 = 200, 2.0
+#: Home's opening |O|, its bandwidth, and the top of its zoom on the tails (a tenth of the
+#: inliers' density, 0.5).
+HOME_OUTLIERS, HOME_H, HOME_ZOOM = 6, 0.4, 0.05
+#: Learn's opening |O|, h, S and seed for Example 1 (seed 0: an outlier near x0), and the
+#: largest S of its error curve.
+LEARN_OPENING, MAX_BLOCKS = (10, 0.5, 11, 0), 60
+#: The construction's sample (inliers, outliers placed, their place), S, h and seed: blocks
+#: of about 11 rows, a colour each; 4 outliers, fewer than S / 2.
+BUILD = (96, 4, 3.0, 9, 0.5, 0)
+#: The curve-and-screen figure's sample: inliers, share of outliers (stated as ε too), seed,
+#: and the scheme it opens on (the thin spike between the modes).
+SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED, SCREEN_OPENING = 700, 0.1, 0, "thin_gaussian"
 #: The stored run of docs/reproduction.md, "Choosing S and h without an oracle": 1-D, 1000
 #: inliers, 10 repetitions, the robust defaults told the true ratio (``--contamination true``).
 MEASURED_JS_FILE = "synthetic_1d_honest_auto_true.csv.gz"
@@ -56,8 +70,9 @@ def measured_js(
     >>> rows = pd.DataFrame({"source": "uniform", "ratio": 0.1, "metric": "js",
     ...                      "method": ["kde", "mom_kde_auto", "kde_robust"] * 2,
     ...                      "value": [0.02, 0.01, 0.03, 0.04, 0.01, 0.03]})
-    >>> measured_js(rows).iloc[0].tolist()
-    ['(a) uniform', 0.1, 30.0, 10.0, nan]
+    >>> print(measured_js(rows).round(3).to_string(index=False))
+         scheme  ratio  kde  mom_kde  kde_robust
+    (a) uniform    0.1 30.0     10.0         NaN
     """
     kept = rows[
         (rows["metric"] == "js")

@@ -78,7 +78,7 @@ def x0_caption(ex: dict, n_blocks: int, x0: float) -> str:
     --------
     >>> from app_support.lessons import example_one
     >>> x0_caption(example_one(200, 3, 0.5, 2.0, 0, 11), 11, 2.0)[:22]
-    'With S = 11, 1 of the '
+    'With S = 11, 0 of the '
     """
     near = ex["n_blocks_with_outlier_near_x0"]
     xs, curves = ex["xs"], ex["curves"]

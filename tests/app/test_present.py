@@ -202,3 +202,33 @@ def test_measured_js_is_read_from_the_stored_run_and_its_sentences_hold():
     assert (spike["kde_robust"] < spike[["kde", "mom_kde"]].min(axis=1)).all()
     others = js[js["scheme"] != MEASURED_SCHEMES["adversarial"]]
     assert (others["mom_kde"] < others["kde"]).all()
+
+
+def test_warm_lessons_computes_the_pages_own_opening_views(monkeypatch):
+    """The server's warm-up computes Home's and Learn's opening views with the very arguments
+    the pages pass (the same cache keys): the pages' calls and the warm-up's are recorded
+    through spies."""
+    from app_support import cache
+
+    calls = []
+
+    def spy(name, real):
+        return lambda *args: calls.append((name, args)) or real(*args)
+
+    warmed = (
+        "example_one",
+        "example_one_errors",
+        "construction",
+        "curve_and_screen",
+        "measured_js",
+    )
+    for name in warmed:
+        monkeypatch.setattr(cache, name, spy(name, getattr(cache, name)))
+    open_app()
+    open_app(LEARN)
+    asked = set(calls)
+    calls.clear()
+    monkeypatch.setenv(cache.WARM_ENV, "1")
+    cache.warm_lessons()
+    assert set(calls) == asked
+    assert {name for name, _ in asked} == set(warmed)
