@@ -17,8 +17,6 @@ after) into docs/benchmarks.md, section ``cold-open``.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import sys
 import time
@@ -29,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from benchmarks._docs_tables import machine_line, write_section  # noqa: E402
+from benchmarks._docs_tables import checkout_parser, run_or_write  # noqa: E402
 from benchmarks.bench_app_redraw import (  # noqa: E402
     settle,
     start_server,
@@ -104,38 +102,23 @@ def docs_table(before: dict, after: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=5, help="rounds over the pages (default 5)")
-    parser.add_argument("--repo", type=Path, default=REPO, help="the checkout to serve")
-    parser.add_argument("--label", default="", help="a name for the run, kept in --json")
-    parser.add_argument("--json", type=Path, help="write the results to this file")
-    parser.add_argument(
-        "--write-docs",
-        nargs=2,
-        type=Path,
-        metavar=("BEFORE", "AFTER"),
-        help="put two runs' --json files side by side in docs/benchmarks.md, and stop",
+def describe(before: dict, after: dict) -> str:
+    """The docs' text of two runs: what they are, the table, the machine of each."""
+    return (
+        f"Before: {before['label']}; after: {after['label']}. Median (max) seconds over "
+        f"{len(after['pages']['Home'])} fresh browser contexts per page, at 1280 x 800.\n\n"
+        + docs_table(before, after)
+        + f"\n\nBefore: {before['machine']}\n\nAfter: {after['machine']}"
     )
+
+
+def main() -> None:
+    parser = checkout_parser(__doc__.split("\n\n")[0], REPO)
+    parser.add_argument("--reps", type=int, default=5, help="rounds over the pages (default 5)")
     args = parser.parse_args()
-    if args.write_docs:
-        before, after = (json.loads(p.read_text()) for p in args.write_docs)
-        text = (
-            f"Before: {before['label']}; after: {after['label']}. Median (max) seconds over "
-            f"{len(after['pages']['Home'])} fresh browser contexts per page, at 1280 x 800.\n\n"
-            + docs_table(before, after)
-            + "\n\n"
-            + f"Before: {before['machine']}\n\nAfter: {after['machine']}"
-        )
-        write_section("cold-open", text)
-        return
-    machine = machine_line()
-    result = measure(args.repo.resolve(), args.reps)
-    result.update(label=args.label or str(args.repo), machine=machine)
-    for name, values in result["pages"].items():
+    result = run_or_write(args, "cold-open", describe, lambda repo: measure(repo, args.reps))
+    for name, values in (result or {}).get("pages", {}).items():
         print(f"{name:<12} {cell(values)}")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ def home_caption(ex: dict, n_outliers: int, h: float) -> str:
     Returns
     -------
     caption : str
-        The sentences.
+        The sentences under Home's two figures.
 
     Examples
     --------
@@ -72,7 +72,7 @@ def x0_caption(ex: dict, n_blocks: int, x0: float) -> str:
     Returns
     -------
     caption : str
-        The sentences.
+        The sentences under Learn's density figure of Example 1.
 
     Examples
     --------
@@ -106,7 +106,7 @@ def error_caption(errors: dict[str, np.ndarray], n_outliers: int) -> str:
     Returns
     -------
     caption : str
-        The sentences.
+        The sentences under the error figure.
 
     Examples
     --------
