@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app_support.cache import (
+    clean_cost,
     construction,
     curve_and_screen,
     example_one,
@@ -23,6 +24,7 @@ from app_support.choices import SCHEME_CODES, SCHEME_LABELS
 from app_support.keys import LEARN, MEDIAN
 from app_support.lessons import (
     BUILD,
+    CLEAN_JS_FILE,
     EXAMPLE_INLIERS,
     LEARN_OPENING,
     MAX_BLOCKS,
@@ -300,8 +302,11 @@ with notes("When it helps, loses, costs and needs"):
         "- **It loses** when the outliers sit on an inlier mode (d): about 39 % of the blocks hold a spike "
         "point, so the median at the mode is a high quantile of the clean blocks. There the KDE with the robust "
         "h wins: the gain comes from the bandwidth, not from the median.\n"
-        "- **It costs** on clean data: the median of S block KDEs is noisier than their mean, about 1.5-1.7x "
-        "the KDE's JS. And **no density** can flag outliers denser than the inliers (a spike on a mode, "
+        "- **It costs** on clean data: the median of S block KDEs is noisier than their mean, "
+        + "{:.2g}-{:.2g}x the KDE's JS on the reproduction's four clean densities. And".format(
+            *clean_cost(RESULTS_DIR / CLEAN_JS_FILE)
+        )
+        + " **no density** can flag outliers denser than the inliers (a spike on a mode, "
         "the digit 0 among digits): their AUC is below 0.5 whatever the estimator.\n"
         "- **It needs** the right S and h: S > 2|O| (too few blocks keep the bump) and an h a spike cannot "
         "capture (cross-validation shrinks h to fit the spike, and the median of spiky blocks is a needle)."

@@ -189,6 +189,7 @@ def warm_lessons() -> None:
     example_one_errors(lessons.EXAMPLE_INLIERS, n_outliers, h, lessons.MAX_BLOCKS, lessons.X0, seed)
     construction(*lessons.BUILD)
     measured_js(results.RESULTS_DIR / lessons.MEASURED_JS_FILE)
+    clean_cost(results.RESULTS_DIR / lessons.CLEAN_JS_FILE)
     curve_and_screen(
         lessons.SCREEN_OPENING, lessons.SCREEN_INLIERS, lessons.SCREEN_RATIO, lessons.SCREEN_SEED
     )
@@ -286,6 +287,13 @@ def measured_js(path: Path) -> pd.DataFrame:
     """The Learn page's table of measured JS (:func:`app_support.lessons.measured_js`) from the
     stored run at ``path``."""
     return lessons.measured_js(pd.read_csv(path))
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def clean_cost(path: Path) -> tuple[float, float]:
+    """What MoM-KDE costs on clean data (:func:`app_support.lessons.clean_cost`) in the stored
+    run at ``path``."""
+    return lessons.clean_cost(pd.read_csv(path))
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

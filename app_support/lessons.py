@@ -32,6 +32,8 @@ SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED, SCREEN_OPENING = 700, 0.1, 0, "thin_g
 #: The stored run of docs/reproduction.md, "Choosing S and h without an oracle": 1-D, 1000
 #: inliers, 10 repetitions, the robust defaults told the true ratio (``--contamination true``).
 MEASURED_JS_FILE = "synthetic_1d_honest_auto_true.csv.gz"
+#: The stored run of clean densities (docs/reproduction.md, the same protocol, no outliers).
+CLEAN_JS_FILE = "clean_1d_honest.csv.gz"
 #: The schemes of the Learn page's table, as it names them, in the paper's order.
 MEASURED_SCHEMES = {
     "uniform": "(a) uniform",
@@ -96,6 +98,33 @@ def measured_js(
     js = js.sort_values(["scheme", "ratio"]).reset_index(drop=True)
     js["scheme"] = js["scheme"].astype(str)
     return js[["scheme", "ratio", "kde", "mom_kde", "kde_robust"]].rename_axis(columns=None)
+
+
+def clean_cost(rows: pd.DataFrame) -> tuple[float, float]:
+    """What MoM-KDE's robust defaults cost on clean data: its mean JS over the KDE's (CV h),
+    the least and the most over the clean densities of a stored run.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        The tidy results (columns ``source, method, metric, value``), e.g.
+        ``docs/results/`` + :data:`CLEAN_JS_FILE`.
+
+    Returns
+    -------
+    low, high : float
+        The least and the most ratio ``mom_kde_auto / kde`` of mean JS.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"source": ["a", "a", "b", "b"], "metric": "js",
+    ...                      "method": ["kde", "mom_kde_auto"] * 2, "value": [1, 1.5, 2, 3.4]})
+    >>> clean_cost(rows)
+    (1.5, 1.7)
+    """
+    js = rows[rows["metric"] == "js"].groupby(["source", "method"])["value"].mean().unstack()
+    ratio = js["mom_kde_auto"] / js["kde"]
+    return float(ratio.min()), float(ratio.max())
 
 
 def example_one_sample(n_inliers: int, n_outliers: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

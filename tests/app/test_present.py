@@ -15,6 +15,7 @@ import pytest
 from app_support.captions.learn import error_caption, x0_caption
 from app_support.captions.median import step_caption
 from app_support.lessons import (
+    CLEAN_JS_FILE,
     MEASURED_JS_FILE,
     MEASURED_SCHEMES,
     _tophat_mom,
@@ -202,6 +203,12 @@ def test_measured_js_is_read_from_the_stored_run_and_its_sentences_hold():
     assert (spike["kde_robust"] < spike[["kde", "mom_kde"]].min(axis=1)).all()
     others = js[js["scheme"] != MEASURED_SCHEMES["adversarial"]]
     assert (others["mom_kde"] < others["kde"]).all()
+    # what MoM-KDE costs on clean data, read from the stored clean run
+    clean = pd.read_csv(RESULTS_DIR / CLEAN_JS_FILE)
+    clean = clean[clean["metric"] == "js"].groupby(["source", "method"])["value"].mean()
+    ratios = [clean[s, "mom_kde_auto"] / clean[s, "kde"] for s in clean.index.levels[0]]
+    bullets = next(m.value for m in at.markdown if "**It costs**" in m.value)
+    assert f"{min(ratios):.2g}-{max(ratios):.2g}x the KDE's JS" in bullets
 
 
 def test_warm_lessons_computes_the_pages_own_opening_views(monkeypatch):
