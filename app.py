@@ -100,7 +100,7 @@ def home() -> None:
             sized(
                 density_1d_figure(
                     ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340, y_max=y_max
-                ).update_layout(legend=LEGEND_BELOW)
+                ).update_layout(legend=LEGEND_BELOW, margin_t=10)  # nothing above the plot
             ),
             key=key,
             config={"displaylogo": False},
