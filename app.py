@@ -5,12 +5,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 from threadpoolctl import threadpool_limits
 
-from app_support.cache import example_one, warm_views
+from app_support.cache import example_one, warm_server
+from app_support.captions.learn import home_caption
 from app_support.choices import KERNEL_CHOICES, MAX_SHARE
+from app_support.lessons import EXAMPLE_INLIERS, HOME_H, HOME_OUTLIERS, HOME_ZOOM, X0
+from app_support.present import LEGEND_BELOW, controls, notes, presenting, setup, sized
 from app_support.widgets import url
 from momkde_core.plots import density_1d_figure
 
@@ -29,19 +31,19 @@ one_blas_thread()
 
 
 @st.cache_resource
-def warm_explore() -> threading.Thread:
-    """Explore's views one move away from its opening one (every ratio, scheme and kernel, in
-    1-D and 2-D), computed into the caches once per server process by a background thread
-    (:func:`app_support.cache.warm_views`), so that a class's first moves redraw from the
-    cache instead of waiting for the robust bandwidth search."""
+def warm_pages() -> threading.Thread:
+    """The pages' opening computations, then Explore's views one move away from its opening
+    one, computed into the caches once per server process by a background thread
+    (:func:`app_support.cache.warm_server`), so that a class's first visits and first moves
+    draw from the cache instead of waiting for the fits and the robust bandwidth search."""
     thread = threading.Thread(
-        target=warm_views, args=(MAX_SHARE, KERNEL_CHOICES), name="momkde-warm", daemon=True
+        target=warm_server, args=(MAX_SHARE, KERNEL_CHOICES), name="momkde-warm", daemon=True
     )
     thread.start()
     return thread
 
 
-warm_explore()
+warm_pages()
 
 PAGES = {
     "explore": st.Page(
@@ -71,70 +73,50 @@ PAGES = {
 def home() -> None:
     """What a KDE is, why outliers make bumps, how the median removes them: one live figure."""
     st.title("Robust density estimation with the median of means")
-    st.markdown(
-        "A **kernel density estimate** (KDE) puts a small bump of width *h* on every data point and "
-        "averages them. It is a mean, so every point counts: a cluster of **outliers** grows its own "
-        "bump. **MoM-KDE** splits the sample at random into *S* blocks, builds one KDE per block and "
-        "takes their pointwise **median**. When the outliers sit in fewer than half of the blocks "
-        "(guaranteed when S > 2|O|), the median ignores them."
-    )
-    n_outliers = st.slider(
+    if not presenting():
+        st.markdown(
+            "A **kernel density estimate** (KDE) puts a small bump of width *h* on every data "
+            "point and averages them. It is a mean, so every point counts: a cluster of "
+            "**outliers** grows its own bump. **MoM-KDE** splits the sample at random into *S* "
+            "blocks, builds one KDE per block and takes their pointwise **median**. When the "
+            "outliers sit in fewer than half of the blocks (guaranteed when S > 2|O|), the "
+            "median ignores them."
+        )
+    n_outliers = controls(st.container()).slider(
         "Number of outliers |O| (uniform on [-3, 3]; inliers uniform on [-1, 1])",
         0,
         20,
-        6,
+        HOME_OUTLIERS,
         **url("o"),
     )
-    h = 0.4
-    ex = example_one(200, n_outliers, h, 2.0, 0, 2 * n_outliers + 1)
+    ex = example_one(EXAMPLE_INLIERS, n_outliers, HOME_H, X0, 0, 2 * n_outliers + 1)
     full, zoom = st.columns(2)
-    with full:
-        st.markdown("**The whole density**")
-        st.plotly_chart(
-            density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360),
-            key="home_figure",
-            config={"displaylogo": False},
-        )
-    with zoom:
-        st.markdown("**Zoom on the tails (×10)**: the outliers' bumps")
-        st.plotly_chart(
-            density_1d_figure(
-                ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=360, y_max=0.05
+    for place, title, y_max, key in (
+        (full, "**The whole density**", None, "home_figure"),
+        (zoom, "**Zoom on the tails (×10)**: the outliers' bumps", HOME_ZOOM, "home_zoom"),
+    ):
+        place.markdown(title)
+        place.plotly_chart(
+            sized(
+                density_1d_figure(
+                    ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340, y_max=y_max
+                ).update_layout(legend=LEGEND_BELOW, margin_t=10)  # nothing above the plot
             ),
-            key="home_zoom",
+            key=key,
             config={"displaylogo": False},
         )
-    st.caption(home_caption(ex, n_outliers, h))
-    st.subheader("Pages")
-    for page in PAGES.values():
-        st.page_link(page)
-
-
-def home_caption(ex: dict, n_outliers: int, h: float) -> str:
-    """What the Home figures show, read off the curves: how many outliers give the KDE a bump
-    outside the inliers' range, and where MoM-KDE is exactly 0 (its support reaches h beyond
-    the inliers' [−1, 1], since every block holds inliers near the edge)."""
-    if n_outliers == 0:
-        return (
-            "Without outliers S = 1: MoM-KDE is the KDE itself, and both follow the true density (dashed) "
-            f"up to a ramp of width h = {h:g} at ±1. Move the slider to add outliers."
-        )
-    xs, mom = ex["xs"], ex["curves"]["mom_kde"]
-    support = xs[mom > 0]
-    outside = int(np.sum(ex["is_outlier"] & (np.abs(ex["X"][:, 0]) > 1 + h)))
-    return (
-        f"{outside} of the {n_outliers} outliers (red ticks) fall beyond ±{1 + h:g} and each gives the KDE "
-        f"a bump (about {1 / (2 * h * len(ex['X'])):.3f} high: see the zoom); MoM-KDE "
-        f"with S = 2|O| + 1 = {2 * n_outliers + 1} blocks is exactly 0 outside [{support.min():.2f}, "
-        f"{support.max():.2f}], like the true density (dashed) outside [−1, 1], up to the kernel's "
-        f"reach h = {h:g}. The Learn page explains why."
-    )
+    with notes("What the figures show"):
+        st.caption(home_caption(ex, n_outliers, HOME_H))
+    if not presenting():
+        st.subheader("Pages")
+        for page in PAGES.values():
+            st.page_link(page)
 
 
 FAVICON = (
     Path(__file__).resolve().parent / "assets" / "favicon.png"
 )  # local: a material icon favicon comes from a CDN
-st.set_page_config(page_title="MoM-KDE explorer", page_icon=str(FAVICON), layout="wide")
+setup("MoM-KDE explorer", FAVICON)
 navigation = st.navigation(
     [st.Page(home, title="Home", icon=":material/home:", default=True), *PAGES.values()]
 )

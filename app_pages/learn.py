@@ -10,16 +10,34 @@ import pandas as pd
 import streamlit as st
 
 from app_support.cache import (
+    clean_cost,
     construction,
     curve_and_screen,
     example_one,
     example_one_errors,
     measure_times,
+    measured_js,
 )
+from app_support.captions.learn import error_caption, x0_caption
 from app_support.captions.median import step_caption
 from app_support.choices import SCHEME_CODES, SCHEME_LABELS
 from app_support.keys import LEARN, MEDIAN
+from app_support.lessons import (
+    BUILD,
+    CLEAN_JS_FILE,
+    EXAMPLE_INLIERS,
+    LEARN_OPENING,
+    MAX_BLOCKS,
+    MEASURED_JS_FILE,
+    SCREEN_INLIERS,
+    SCREEN_OPENING,
+    SCREEN_RATIO,
+    SCREEN_SEED,
+    X0,
+)
 from app_support.median_figures import STEPS, construction_figure
+from app_support.present import LEGEND_BELOW, beside, notes, presenting, sized
+from app_support.results import RESULTS_DIR
 from app_support.widgets import url, user_errors
 from momkde_core import metrics
 from momkde_core._engine._gram import GRAM_GRID_MIN_PAIRS
@@ -31,35 +49,8 @@ from momkde_core.plots import (
     timing_slopes,
 )
 
-#: Mean JS x 1000 (1-D, 1000 inliers, the stated share = the true ratio), measured by the library's
-#: runner (docs/reproduction.md, "Choosing S and h without an oracle"), per scheme and ratio: the
-#: KDE with the CV h, MoM-KDE with the robust defaults and, on (d) only, the KDE with the robust h.
-MEASURED_JS = pd.DataFrame(
-    [
-        ("(a) uniform", 0.05, 14, 9, np.nan),
-        ("(a) uniform", 0.1, 27, 11, np.nan),
-        ("(a) uniform", 0.2, 55, 18, np.nan),
-        ("(b) Gaussian between the modes", 0.05, 27, 3, np.nan),
-        ("(b) Gaussian between the modes", 0.1, 53, 4, np.nan),
-        ("(b) Gaussian between the modes", 0.2, 108, 6, np.nan),
-        ("(c) thin spike between the modes", 0.05, 30, 4, np.nan),
-        ("(c) thin spike between the modes", 0.1, 59, 5, np.nan),
-        ("(c) thin spike between the modes", 0.2, 118, 11, np.nan),
-        ("(d) spike on an inlier mode", 0.05, 3, 22, 3),
-        ("(d) spike on an inlier mode", 0.1, 15, 46, 5),
-        ("(d) spike on an inlier mode", 0.2, 58, 128, 14),
-    ],
-    columns=["scheme", "ratio", "kde", "mom_kde", "kde_robust"],
-)
-
-#: Example 1's point, where the true density is 0.
-X0 = 2.0
 #: Labels of vertical lines sit above the plot area (in its top margin), where no curve goes.
 ABOVE_PLOT = dict(y=1.0, yref="paper", yanchor="bottom")
-#: Legends under the axis: above it, on the right, Plotly's toolbar covers them.
-LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0)
-#: The curve-and-screen figure's sample: inliers, share of outliers (stated as ε too), seed.
-SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED = 700, 0.1, 0
 #: The largest n whose n x n Gram matrix RKDE and SPKDE compute exactly; beyond it, in 1-D,
 #: a grid convolution makes each of their products O(n) (docs/guide/performance.md).
 EXACT_GRAM_MAX = math.isqrt(GRAM_GRID_MIN_PAIRS)
@@ -68,20 +59,17 @@ EXACT_GRAM_MAX = math.isqrt(GRAM_GRID_MIN_PAIRS)
 TIMED_SIZES = (1000, 2000, 4000, EXACT_GRAM_MAX)
 #: The methods with a learning step; the KDE's and MoM-KDE's fit only store (and shuffle) rows.
 LEARNING = ("rkde", "spkde", "screened_kde")
-#: The construction's sample (inliers, outliers placed, their place), S and h: blocks of
-#: about 11 rows, a colour each; 4 outliers, fewer than S / 2.
-BUILD_INLIERS, BUILD_OUTLIERS, BUILD_AT, BUILD_BLOCKS, BUILD_H = 96, 4, 3.0, 9, 0.5
 #: The evaluation points of the timing.
 N_EVAL = 1000
 
 
 def when_it_helps_table(js: pd.DataFrame) -> pd.DataFrame:
-    """The table of :data:`MEASURED_JS` as the page shows it.
+    """The table of measured JS as the page shows it.
 
     Parameters
     ----------
     js : DataFrame
-        Columns ``scheme, ratio, kde, mom_kde, kde_robust`` (:data:`MEASURED_JS`).
+        Columns ``scheme, ratio, kde, mom_kde, kde_robust`` (:func:`~app_support.lessons.measured_js`).
 
     Returns
     -------
@@ -91,8 +79,8 @@ def when_it_helps_table(js: pd.DataFrame) -> pd.DataFrame:
     """
     cells = js.assign(
         cell=[
-            f"{r.kde:g} → {r.mom_kde:g}"
-            + (f" ({r.kde_robust:g})" if pd.notna(r.kde_robust) else "")
+            f"{r.kde:.0f} → {r.mom_kde:.0f}"
+            + (f" ({r.kde_robust:.0f})" if pd.notna(r.kde_robust) else "")
             for r in js.itertuples()
         ],
         column=[f"ratio {ratio:g}" for ratio in js["ratio"]],
@@ -103,19 +91,21 @@ def when_it_helps_table(js: pd.DataFrame) -> pd.DataFrame:
 
 
 def gain_range(js: pd.DataFrame) -> str:
-    """How many times lower MoM-KDE's JS is than the KDE's where it helps, least and most.
+    """How many times lower MoM-KDE's JS is than the KDE's where it helps, least and most,
+    from the values rounded as :func:`when_it_helps_table` shows them.
 
     Parameters
     ----------
     js : DataFrame
-        Columns ``scheme, ratio, kde, mom_kde`` (:data:`MEASURED_JS`).
+        Columns ``scheme, ratio, kde, mom_kde`` (:func:`~app_support.lessons.measured_js`).
 
     Returns
     -------
     text : str
-        "1.6x lower JS on (a) uniform at ratio 0.05 up to 18x on (b) ... at ratio 0.2", over
+        "2.3x lower JS on (a) uniform at ratio 0.05 up to 18x on (b) ... at ratio 0.2", over
         the schemes where MoM-KDE's JS is the lower at every ratio measured.
     """
+    js = js.assign(kde=js["kde"].round(), mom_kde=js["mom_kde"].round())  # as the table shows
     helps = js.groupby("scheme").filter(lambda rows: (rows["mom_kde"] < rows["kde"]).all())
     gain = helps["kde"] / helps["mom_kde"]
     low, high = helps.loc[gain.idxmin()], helps.loc[gain.idxmax()]
@@ -208,79 +198,62 @@ def timing_caption(times: pd.DataFrame) -> str:
 st.title("Learn: why the median removes outliers")
 
 st.header("Example 1 of the paper")
-st.markdown(
-    "Inliers are uniform on [−1, 1], outliers uniform on [−3, 3], the kernel is the uniform (tophat) "
-    "one and we look at x₀ = 2, where the true density is 0. A block KDE is non-zero at x₀ only if "
-    "the block holds an outlier within h of x₀. With S > 2|O| blocks, more than half of the blocks "
-    "hold no outlier at all, so the median at x₀ is exactly 0: MoM-KDE makes **no error**, "
-    "while the KDE errs as soon as one outlier falls within h of x₀ (probability $1 - (1 - h/3)^{|O|}$)."
-)
-controls, figure = st.columns([1, 3])
-with controls:
-    n_outliers = st.slider("Outliers |O|", 0, 20, 10, **url("o"))  # seed 0: an outlier near x0
-    h = st.slider("Bandwidth h", 0.05, 0.95, 0.5, 0.05, **url("h"))
-    blocks = st.slider("S, number of blocks", 1, 60, 11, **url("S"))
-    seed = int(st.number_input("Seed", 0, 10_000, 0, **url("seed")))
-with user_errors():
-    ex = example_one(200, n_outliers, h, X0, seed, blocks)
-    errors = example_one_errors(200, n_outliers, h, 60, X0, seed)
-    with figure:
-        st.plotly_chart(
-            density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=340)
+if not presenting():
+    st.markdown(
+        "Inliers are uniform on [−1, 1], outliers uniform on [−3, 3], the kernel is the uniform "
+        "(tophat) one and we look at x₀ = 2, where the true density is 0. A block KDE is non-zero "
+        "at x₀ only if the block holds an outlier within h of x₀. With S > 2|O| blocks, more than "
+        "half of the blocks hold no outlier at all, so the median at x₀ is exactly 0: MoM-KDE "
+        "makes **no error**, while the KDE errs as soon as one outlier falls within h of x₀ "
+        "(probability 1 − (1 − h/3) to the power |O|)."
+    )
+controls_col, figure = beside()
+with controls_col:
+    n_outliers = st.slider("Outliers |O|", 0, 20, LEARN_OPENING[0], **url("o"))
+    h = st.slider("Bandwidth h", 0.05, 0.95, LEARN_OPENING[1], 0.05, **url("h"))
+    blocks = st.slider("S, number of blocks", 1, MAX_BLOCKS, LEARN_OPENING[2], **url("S"))
+    seed = int(st.number_input("Seed", 0, 10_000, LEARN_OPENING[3], **url("seed")))
+with user_errors(), figure:
+    ex = example_one(EXAMPLE_INLIERS, n_outliers, h, X0, seed, blocks)
+    st.plotly_chart(
+        sized(
+            density_1d_figure(ex["xs"], ex["curves"], ex["X"][:, 0], ex["is_outlier"], height=320)
             .update_layout(legend=LEGEND_BELOW)
             .add_vline(
                 x=X0,
                 line=dict(color="#1F2430", dash="dot", width=1.5),
                 annotation=dict(text=f"x₀ = {X0:g}", xanchor="center", **ABOVE_PLOT),
-            ),
-            key="example_density",
-            config={"displaylogo": False},
-        )
-        st.caption(
-            f"With S = {blocks}, {ex['n_blocks_with_outlier_near_x0']} block(s) hold an outlier within h "
-            f"of x₀ = {X0:g} (dotted line); the median is non-zero there only if that is more than half "
-            f"of the {blocks} blocks."
-        )
-        st.plotly_chart(
+            )
+        ),
+        key="example_density",
+        config={"displaylogo": False},
+    )
+    with notes():
+        st.caption(x0_caption(ex, blocks, X0))
+    errors = example_one_errors(EXAMPLE_INLIERS, n_outliers, h, MAX_BLOCKS, X0, seed)
+    st.plotly_chart(
+        sized(
             error_vs_blocks_figure(
                 errors["blocks"],
                 {"kde": errors["kde"], "mom_kde": errors["mom_kde"]},
                 threshold=2 * n_outliers,
             )
             .update_layout(legend=LEGEND_BELOW)
-            .update_annotations(xanchor="center", **ABOVE_PLOT),  # its S = 2|O| label
-            key="example_error",
-            config={"displaylogo": False},
-        )
-        mom_err = errors["mom_kde"]
-        nonzero = np.flatnonzero(mom_err > 0)
-        settles = (
-            int(errors["blocks"][nonzero[-1] + 1])
-            if len(nonzero) and nonzero[-1] + 1 < len(mom_err)
-            else None
-        )
-        st.caption(
-            "Error at x₀ against S (dotted line: 2|O|); the KDE's does not depend on S. "
-            + (
-                "MoM-KDE's is 0 for every S shown."
-                if not len(nonzero)
-                else f"MoM-KDE's is exactly 0 from S = {settles} on"
-                + (
-                    " (the theory guarantees it past 2|O|)."
-                    if settles <= 2 * n_outliers + 1
-                    else "."
-                )
-                if settles
-                else "MoM-KDE's is not yet 0 at the largest S shown: h is too wide or |O| too large."
-            )
-        )
+            .update_annotations(xanchor="center", **ABOVE_PLOT)  # its S = 2|O| label
+        ),
+        key="example_error",
+        config={"displaylogo": False},
+    )
+    with notes():
+        st.caption(error_caption(errors, n_outliers))
 
 st.header("MoM-KDE built step by step")
-st.markdown(
-    f"One sample, {BUILD_INLIERS} inliers and a cluster of {BUILD_OUTLIERS} outliers at "
-    f"{BUILD_AT:g}, and S = {BUILD_BLOCKS} blocks: step through the construction. Every frame "
-    "is computed from the same sample and the same random split."
-)
+if not presenting():
+    st.markdown(
+        f"One sample, {BUILD[0]} inliers and a cluster of {BUILD[1]} outliers at "
+        f"{BUILD[2]:g}, and S = {BUILD[3]} blocks: step through the construction. Every frame "
+        "is computed from the same sample and the same random split."
+    )
 
 
 @st.fragment
@@ -298,80 +271,94 @@ def construction_steps() -> None:
         )
         or "sample"
     )
-    steps = construction(BUILD_INLIERS, BUILD_OUTLIERS, BUILD_AT, BUILD_BLOCKS, BUILD_H, 0)
+    steps = construction(*BUILD)
     st.plotly_chart(
-        construction_figure(steps, step), key="construction_figure", config={"displaylogo": False}
+        sized(construction_figure(steps, step, height=360)),
+        key="construction_figure",
+        config={"displaylogo": False},
     )
-    st.caption(step_caption(steps, step))
+    with notes():
+        st.caption(step_caption(steps, step))
 
 
 construction_steps()
 
 st.header("When does MoM-KDE help?")
-st.markdown(
-    "Measured on the paper's four schemes (JS to the true density × 1000, lower is better; KDE with the "
-    "cross-validated h → MoM-KDE with its robust defaults, S = 2⌈εn⌉+1 and the robust h, ε = the true ratio; "
-    "in brackets, the KDE with the robust h):"
-)
+MEASURED_JS = measured_js(RESULTS_DIR / MEASURED_JS_FILE)
+if not presenting():
+    st.markdown(
+        "Measured on the paper's four schemes (JS to the true density × 1000, lower is better; KDE with the "
+        "cross-validated h → MoM-KDE with its robust defaults, S = 2⌈εn⌉+1 and the robust h, ε = the true ratio; "
+        "in brackets, the KDE with the robust h):"
+    )
 st.table(when_it_helps_table(MEASURED_JS))
-st.markdown(
-    "- **It helps** when the outliers are a minority of every neighbourhood they sit in: spread out "
-    "(uniform) or a cluster away from the inliers (b, c). Then fewer than half of the blocks hold an "
-    "outlier near any point and the median ignores them: "
-    + gain_range(MEASURED_JS)
-    + " (the table above).\n"
-    "- **It loses** when the outliers sit on an inlier mode (d): about 39 % of the blocks hold a spike "
-    "point, so the median at the mode is a high quantile of the clean blocks. There the KDE with the robust "
-    "h wins: the gain comes from the bandwidth, not from the median.\n"
-    "- **It costs** on clean data: the median of S block KDEs is noisier than their mean, about 1.5-1.7x "
-    "the KDE's JS. And **no density** can flag outliers denser than the inliers (a spike on a mode, "
-    "the digit 0 among digits): their AUC is below 0.5 whatever the estimator.\n"
-    "- **It needs** the right S and h: S > 2|O| (too few blocks keep the bump) and an h a spike cannot "
-    "capture (cross-validation shrinks h to fit the spike, and the median of spiky blocks is a needle)."
-)
+with notes("When it helps, loses, costs and needs"):
+    st.markdown(
+        "- **It helps** when the outliers are a minority of every neighbourhood they sit in: spread out "
+        "(uniform) or a cluster away from the inliers (b, c). Then fewer than half of the blocks hold an "
+        "outlier near any point and the median ignores them: "
+        + gain_range(MEASURED_JS)
+        + " (the table above).\n"
+        "- **It loses** when the outliers sit on an inlier mode (d): about 39 % of the blocks hold a spike "
+        "point, so the median at the mode is a high quantile of the clean blocks. There the KDE with the robust "
+        "h wins: the gain comes from the bandwidth, not from the median.\n"
+        "- **It costs** on clean data: the median of S block KDEs is noisier than their mean, "
+        + "{:.2g}-{:.2g}x the KDE's JS on the reproduction's four clean densities. And".format(
+            *clean_cost(RESULTS_DIR / CLEAN_JS_FILE)
+        )
+        + " **no density** can flag outliers denser than the inliers (a spike on a mode, "
+        "the digit 0 among digits): their AUC is below 0.5 whatever the estimator.\n"
+        "- **It needs** the right S and h: S > 2|O| (too few blocks keep the bump) and an h a spike cannot "
+        "capture (cross-validation shrinks h to fit the spike, and the median of spiky blocks is a needle)."
+    )
 
 st.header("MoM-KDE as a curve, MoM-KDE as a screen")
-st.markdown(
-    "The library uses MoM-KDE in two ways. **As a curve** (`MoMKDE`): the normalised median of "
-    "the S block KDEs is the density. The median resists the outliers, but blocks of about "
-    "1/(2ε) points need a wide bandwidth, which flattens the inliers' modes. **As a screen** "
-    "(`ScreenedKDE`): MoM-KDE only says which rows to set aside, those where a KDE of all rows "
-    "rises far above the median (the bumps outliers grow and the median does not follow); a "
-    "plain KDE with its own cross-validated h is then fitted on the rows kept. It is as good as "
-    "its screen: an outlier the screen keeps stays in the final KDE."
-)
-screen_controls, screen_figure = st.columns([1, 3])
+if not presenting():
+    st.markdown(
+        "The library uses MoM-KDE in two ways. **As a curve** (`MoMKDE`): the normalised median of "
+        "the S block KDEs is the density. The median resists the outliers, but blocks of about "
+        "1/(2ε) points need a wide bandwidth, which flattens the inliers' modes. **As a screen** "
+        "(`ScreenedKDE`): MoM-KDE only says which rows to set aside, those where a KDE of all rows "
+        "rises far above the median (the bumps outliers grow and the median does not follow); a "
+        "plain KDE with its own cross-validated h is then fitted on the rows kept. It is as good as "
+        "its screen: an outlier the screen keeps stays in the final KDE."
+    )
+screen_controls, screen_figure = beside()
 with screen_controls:
     screen_scheme = st.selectbox(
         "Contamination scheme",
         [scheme for scheme in SCHEME_CODES if scheme != "none"],
-        index=2,  # the thin spike between the modes
+        index=[s for s in SCHEME_CODES if s != "none"].index(SCREEN_OPENING),
         format_func=SCHEME_CODES.get,
         **url("screen"),
     )
-    st.caption(
-        f"{SCHEME_LABELS[screen_scheme]}. {SCREEN_INLIERS} inliers and {SCREEN_RATIO:.0%} of "
-        f"outliers in 1-D; both are told ε = {SCREEN_RATIO:g}, the true share, and keep the "
-        "library's defaults (S auto and the robust h; the calibrated cut and the CV h)."
-    )
+    with notes("The sample"):
+        st.caption(
+            f"{SCHEME_LABELS[screen_scheme]}. {SCREEN_INLIERS} inliers and {SCREEN_RATIO:.0%} of "
+            f"outliers in 1-D; both are told ε = {SCREEN_RATIO:g}, the true share, and keep the "
+            "library's defaults (S auto and the robust h; the calibrated cut and the CV h)."
+        )
 with user_errors(), screen_figure:
     view = curve_and_screen(screen_scheme, SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED)
     st.plotly_chart(
-        density_1d_figure(
-            view["xs"],
-            view["curves"],
-            view["X"],
-            view["is_outlier"],
-            height=360,
-            flagged=view["set_aside"],
-        ).update_layout(legend=LEGEND_BELOW),
+        sized(
+            density_1d_figure(
+                view["xs"],
+                view["curves"],
+                view["X"],
+                view["is_outlier"],
+                height=340,
+                flagged=view["set_aside"],
+            ).update_layout(legend=LEGEND_BELOW)
+        ),
         key="screen_figure",
         config={"displaylogo": False},
     )
-    st.caption(screen_caption(view))
+    with notes():
+        st.caption(screen_caption(view))
 
 st.header("What it costs")
-table_col, timing_col = st.columns([2, 3])
+table_col, timing_col = st.columns([1, 1])
 with table_col:
     st.markdown("Theoretical complexity (paper, table 1), for n points:")
     st.table(
@@ -384,12 +371,13 @@ with table_col:
             index=["KDE", "RKDE", "SPKDE", "MoM-KDE", "Screened KDE"],
         )
     )
-    st.caption(
-        "MoM-KDE needs no learning step: its fit only shuffles the indices into blocks. The screened "
-        "KDE (not in the paper) is a MoM-KDE fit plus a KDE fit: it scores the n training points with "
-        "MoM-KDE and with a pilot KDE (O(n) a point), then fits a KDE on the points kept. Choosing a "
-        "bandwidth is not counted."
-    )
+    with notes("What the table says"):
+        st.caption(
+            "MoM-KDE needs no learning step: its fit only shuffles the indices into blocks. The screened "
+            "KDE (not in the paper) is a MoM-KDE fit plus a KDE fit: it scores the n training points with "
+            "MoM-KDE and with a pilot KDE (O(n) a point), then fits a KDE on the points kept. Choosing a "
+            "bandwidth is not counted."
+        )
 
 
 @st.fragment
@@ -412,8 +400,11 @@ def timings() -> None:
         )
         bar.empty()
         st.session_state[LEARN.measured(largest)] = True
-        st.plotly_chart(timing_figure(times), key="timing_figure", config={"displaylogo": False})
-        st.caption(timing_caption(times))
+        st.plotly_chart(
+            sized(timing_figure(times)), key="timing_figure", config={"displaylogo": False}
+        )
+        with notes():
+            st.caption(timing_caption(times))
 
 
 with timing_col:

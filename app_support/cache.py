@@ -7,7 +7,7 @@ recomputes only what depends on it: moving S refits MoM-KDE alone, the other est
 from the cache. Nothing cached draws on the page: what a step warns about is in its result
 (:class:`~app_support.compute.Bandwidth`, a fit's ``warnings``), recorded in the thread that
 computed it (:func:`~app_support.compute.library_warnings`), for the page that asked to show,
-so that a result computed by another session or by the warm-up thread (:func:`warm_views`)
+so that a result computed by another session or by the warm-up thread (:func:`warm_server`)
 puts nothing on a page that did not ask. This module, the widgets and the page sections
 (:mod:`app_support.sections`) are the only ones of ``app_support`` that import Streamlit.
 """
@@ -131,30 +131,76 @@ def explore_view(
     )
 
 
-def warm_views(max_share: float, kernels: tuple[str, ...]) -> int:
-    """Compute :func:`~app_support.views.default_views` into the caches, one after the other;
-    returns how many views were computed (a view whose settings a method refuses, e.g. SPKDE
-    with another kernel than the Gaussian, is computed without it, as the page does).
-
-    Run once per server process in a background thread (``app.py``), so that the first moves
-    of a class from the opening view redraw from the cache. Off when the environment sets
-    ``MOMKDE_APP_WARM=0``. Streamlit warns once per cached call made outside a session
-    ("missing ScriptRunContext"); that logger is raised to errors for the server's lifetime,
-    since these calls are outside a session on purpose.
-    """
+def _warming() -> bool:
+    """Whether the warm-up runs (not with ``MOMKDE_APP_WARM=0``); when it does, Streamlit's
+    warning about cached calls made outside a session ("missing ScriptRunContext", once per
+    call) is raised to errors for the server's lifetime: these calls are outside a session on
+    purpose."""
     if os.environ.get(WARM_ENV, "1") == "0":
-        return 0
+        return False
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
         logging.ERROR
     )
+    return True
+
+
+def warm_views(max_share: float, kernels: tuple[str, ...]) -> int:
+    """Compute :func:`~app_support.views.default_views` into the caches, one after the other,
+    Explore's opening view in each dimension first; returns how many views were computed (a
+    view whose settings a method refuses, e.g. SPKDE with another kernel than the Gaussian, is
+    computed without it, as the page does).
+
+    Run once per server process in a background thread (:func:`warm_server`), so that the
+    first moves of a class from the opening view redraw from the cache. Off when the
+    environment sets ``MOMKDE_APP_WARM=0``.
+    """
+    if not _warming():
+        return 0
+    views = list(default_views(max_share, kernels))
+    first = {args[3]: i for i, args in reversed(list(enumerate(views)))}  # per dimension
+    order = sorted(first.values()) + [i for i in range(len(views)) if i not in first.values()]
     count = 0
-    for args in default_views(max_share, kernels):
+    for i in order:
         try:
-            explore_view(*args)
+            explore_view(*views[i])
         except ValueError:  # a view the page shows as an error: nothing to keep
             continue
         count += 1
     return count
+
+
+def warm_lessons() -> None:
+    """Compute the opening views of Home and Learn (Example 1, the construction, the curve
+    and the screen, the table of measured JS) into the caches, with the arguments the pages
+    pass (:mod:`app_support.lessons`' constants). Off when the environment sets
+    ``MOMKDE_APP_WARM=0``."""
+    if not _warming():
+        return
+    example_one(
+        lessons.EXAMPLE_INLIERS,
+        lessons.HOME_OUTLIERS,
+        lessons.HOME_H,
+        lessons.X0,
+        0,
+        2 * lessons.HOME_OUTLIERS + 1,
+    )
+    n_outliers, h, n_blocks, seed = lessons.LEARN_OPENING
+    example_one(lessons.EXAMPLE_INLIERS, n_outliers, h, lessons.X0, seed, n_blocks)
+    example_one_errors(lessons.EXAMPLE_INLIERS, n_outliers, h, lessons.MAX_BLOCKS, lessons.X0, seed)
+    construction(*lessons.BUILD)
+    measured_js(results.RESULTS_DIR / lessons.MEASURED_JS_FILE)
+    clean_cost(results.RESULTS_DIR / lessons.CLEAN_JS_FILE)
+    curve_and_screen(
+        lessons.SCREEN_OPENING, lessons.SCREEN_INLIERS, lessons.SCREEN_RATIO, lessons.SCREEN_SEED
+    )
+
+
+def warm_server(max_share: float, kernels: tuple[str, ...]) -> int:
+    """Home's and Learn's opening views (:func:`warm_lessons`), then Explore's
+    (:func:`warm_views`): what ``app.py``'s background thread computes once per server
+    process; returns how many Explore views were computed."""
+    warm_lessons()
+    return warm_views(max_share, kernels)
 
 
 #: :func:`app_support.lessons.example_one_errors`, cached apart from :data:`example_one`, so
@@ -234,6 +280,20 @@ def run_sweep(
 def stored_results(path: Path) -> pd.DataFrame:
     """A stored results table (the page opens on it instantly after the first read)."""
     return pd.read_csv(path)
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def measured_js(path: Path) -> pd.DataFrame:
+    """The Learn page's table of measured JS (:func:`app_support.lessons.measured_js`) from the
+    stored run at ``path``."""
+    return lessons.measured_js(pd.read_csv(path))
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def clean_cost(path: Path) -> tuple[float, float]:
+    """What MoM-KDE costs on clean data (:func:`app_support.lessons.clean_cost`) in the stored
+    run at ``path``."""
+    return lessons.clean_cost(pd.read_csv(path))
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

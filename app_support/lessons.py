@@ -8,11 +8,123 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pandas as pd
 
 from momkde_core import KDE, MoMKDE, ScreenedKDE, config_context
 from momkde_core.synthetic import make_contaminated
 
 from .compute import Settings, choose_bandwidth, make_estimator, one_at_a_time, plot_grid
+
+#: Example 1 (Home and Learn): its inliers, and the point x0, where the true density is 0.
+EXAMPLE_INLIERS, X0 = 200, 2.0
+#: Home's opening |O|, its bandwidth, and the top of its zoom on the tails (a tenth of the
+#: inliers' density, 0.5).
+HOME_OUTLIERS, HOME_H, HOME_ZOOM = 6, 0.4, 0.05
+#: Learn's opening |O|, h, S and seed for Example 1 (seed 0: an outlier near x0), and the
+#: largest S of its error curve.
+LEARN_OPENING, MAX_BLOCKS = (10, 0.5, 11, 0), 60
+#: The construction's sample (inliers, outliers placed, their place), S, h and seed: blocks
+#: of about 11 rows, a colour each; 4 outliers, fewer than S / 2.
+BUILD = (96, 4, 3.0, 9, 0.5, 0)
+#: The curve-and-screen figure's sample: inliers, share of outliers (stated as ε too), seed,
+#: and the scheme it opens on (the thin spike between the modes).
+SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED, SCREEN_OPENING = 700, 0.1, 0, "thin_gaussian"
+#: The stored run of docs/reproduction.md, "Choosing S and h without an oracle": 1-D, 1000
+#: inliers, 10 repetitions, the robust defaults told the true ratio (``--contamination true``).
+MEASURED_JS_FILE = "synthetic_1d_honest_auto_true.csv.gz"
+#: The stored run of clean densities (docs/reproduction.md, the same protocol, no outliers).
+CLEAN_JS_FILE = "clean_1d_honest.csv.gz"
+#: The schemes of the Learn page's table, as it names them, in the paper's order.
+MEASURED_SCHEMES = {
+    "uniform": "(a) uniform",
+    "regular_gaussian": "(b) Gaussian between the modes",
+    "thin_gaussian": "(c) thin spike between the modes",
+    "adversarial": "(d) spike on an inlier mode",
+}
+#: The ratios of the table.
+MEASURED_RATIOS = (0.05, 0.1, 0.2)
+
+
+def measured_js(
+    rows: pd.DataFrame, robust_h_on: tuple[str, ...] = ("adversarial",)
+) -> pd.DataFrame:
+    """Mean JS x 1000 per scheme and ratio of the KDE with the CV h (``kde``), MoM-KDE with
+    the robust defaults (``mom_kde_auto``) and, on the schemes ``robust_h_on``, the KDE with
+    the robust h (``kde_robust``), from a stored run of the library's runner.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        The tidy results (columns ``source, ratio, method, metric, value``), e.g.
+        ``docs/results/`` + :data:`MEASURED_JS_FILE`.
+    robust_h_on : tuple of str, default ("adversarial",)
+        The schemes whose ``kde_robust`` the table gives (NaN elsewhere).
+
+    Returns
+    -------
+    js : DataFrame
+        Columns ``scheme, ratio, kde, mom_kde, kde_robust``, one row per scheme of
+        :data:`MEASURED_SCHEMES` (named as the page names them) and ratio of
+        :data:`MEASURED_RATIOS`.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"source": "uniform", "ratio": 0.1, "metric": "js",
+    ...                      "method": ["kde", "mom_kde_auto", "kde_robust"] * 2,
+    ...                      "value": [0.02, 0.01, 0.03, 0.04, 0.01, 0.03]})
+    >>> print(measured_js(rows).round(3).to_string(index=False))
+         scheme  ratio  kde  mom_kde  kde_robust
+    (a) uniform    0.1 30.0     10.0         NaN
+    """
+    kept = rows[
+        (rows["metric"] == "js")
+        & rows["source"].isin(list(MEASURED_SCHEMES))
+        & rows["method"].isin(["kde", "mom_kde_auto", "kde_robust"])
+        & np.isin(rows["ratio"].round(6), MEASURED_RATIOS)
+    ]
+    js = (
+        kept.assign(ratio=kept["ratio"].round(6))
+        .groupby(["source", "ratio", "method"])["value"]
+        .mean()
+        .mul(1000)
+        .unstack("method")
+        .rename(columns={"mom_kde_auto": "mom_kde"})
+        .reset_index()
+    )
+    js["kde_robust"] = js["kde_robust"].where(js["source"].isin(robust_h_on))
+    js["scheme"] = pd.Categorical(
+        js["source"].map(MEASURED_SCHEMES), categories=list(MEASURED_SCHEMES.values())
+    )
+    js = js.sort_values(["scheme", "ratio"]).reset_index(drop=True)
+    js["scheme"] = js["scheme"].astype(str)
+    return js[["scheme", "ratio", "kde", "mom_kde", "kde_robust"]].rename_axis(columns=None)
+
+
+def clean_cost(rows: pd.DataFrame) -> tuple[float, float]:
+    """What MoM-KDE's robust defaults cost on clean data: its mean JS over the KDE's (CV h),
+    the least and the most over the clean densities of a stored run.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        The tidy results (columns ``source, method, metric, value``), e.g.
+        ``docs/results/`` + :data:`CLEAN_JS_FILE`.
+
+    Returns
+    -------
+    low, high : float
+        The least and the most ratio ``mom_kde_auto / kde`` of mean JS.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"source": ["a", "a", "b", "b"], "metric": "js",
+    ...                      "method": ["kde", "mom_kde_auto"] * 2, "value": [1, 1.5, 2, 3.4]})
+    >>> clean_cost(rows)
+    (1.5, 1.7)
+    """
+    js = rows[rows["metric"] == "js"].groupby(["source", "method"])["value"].mean().unstack()
+    ratio = js["mom_kde_auto"] / js["kde"]
+    return float(ratio.min()), float(ratio.max())
 
 
 def example_one_sample(n_inliers: int, n_outliers: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -362,7 +362,7 @@ def construction_figure(steps: Construction, step: str, height: int = 420) -> go
     Returns
     -------
     fig : plotly.graph_objects.Figure
-        The frame.
+        The frame, on the x-range of the construction's grid whatever the step.
 
     Raises
     ------
@@ -414,4 +414,5 @@ def construction_figure(steps: Construction, step: str, height: int = 420) -> go
                 )
             )
         fig.update_yaxes(title="density", rangemode="tozero")
-    return _layout(fig, height, xaxis_title="x")
+    # one x-range for every frame (the grid's), so that stepping through them moves nothing
+    return _layout(fig, height, xaxis=dict(title="x", range=[steps.xs[0], steps.xs[-1]]))

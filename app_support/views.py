@@ -1,5 +1,5 @@
 """Explore's views: what one view holds, the page's defaults, and the views one move away
-from its opening one (which the server computes ahead: :func:`app_support.cache.warm_views`).
+from its opening one (which the server computes ahead: :func:`app_support.cache.warm_server`).
 
 The page and the views computed ahead must name the same cached computations, so the
 ratio a view draws (:func:`drawn_ratio`) and the settings of the controls left at their

@@ -8,10 +8,13 @@ history is in git).
 
 from __future__ import annotations
 
+import argparse
 import datetime
+import json
 import os
 import platform
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +33,46 @@ def machine_line() -> str:
         f"{platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
         f"scikit-learn {sklearn.__version__}.*"
     )
+
+
+def checkout_parser(description: str, repo: Path) -> argparse.ArgumentParser:
+    """The options of a benchmark that serves a checkout and sets two runs side by side:
+    ``--repo`` (the checkout, default ``repo``), ``--label`` and ``--json`` (the run's name
+    and file), ``--write-docs BEFORE AFTER`` (two runs' files into docs/benchmarks.md)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repo", type=Path, default=repo, help="the checkout to serve")
+    parser.add_argument("--label", default="", help="a name for the run, kept in --json")
+    parser.add_argument("--json", type=Path, help="write the results to this file")
+    parser.add_argument(
+        "--write-docs",
+        nargs=2,
+        type=Path,
+        metavar=("BEFORE", "AFTER"),
+        help="put two runs' --json files side by side in docs/benchmarks.md, and stop",
+    )
+    return parser
+
+
+def run_or_write(
+    args: argparse.Namespace,
+    section: str,
+    describe: Callable[[dict, dict], str],
+    measure: Callable[[Path], dict],
+) -> dict | None:
+    """What a :func:`checkout_parser` benchmark does: with ``--write-docs``, the two runs'
+    files described by ``describe(before, after)`` into ``section`` of docs/benchmarks.md
+    (returns None); otherwise ``measure(repo)``, named, dated and kept in ``--json``
+    (returned)."""
+    if args.write_docs:
+        before, after = (json.loads(p.read_text()) for p in args.write_docs)
+        write_section(section, describe(before, after))
+        return None
+    machine = machine_line()
+    result = measure(args.repo.resolve())
+    result.update(label=args.label or str(args.repo), machine=machine)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+    return result
 
 
 def write_section(name: str, text: str, path: Path = DOCS) -> None:

@@ -28,8 +28,6 @@ docs/benchmarks.md, section ``app-redraw``.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -44,10 +42,11 @@ sys.path.insert(0, str(REPO))
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from benchmarks._docs_tables import machine_line, write_section  # noqa: E402
+from benchmarks._docs_tables import checkout_parser, run_or_write  # noqa: E402
 from benchmarks.browser import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
+    RUNNING_JS,
     free_port,
     streamlit_command,
 )
@@ -89,9 +88,6 @@ DIGEST_JS = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
     return drawn.length + ':' + drawn.join('|') + '#' + (main ? main.innerText : '');
 }"""
-RUNNING_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
-    return !app || app.getAttribute('data-test-script-state') === 'running'
-        || !!document.querySelector('[data-testid="stStatusWidget"]'); }"""
 DRAWN_JS = """() => document.querySelectorAll(
     '.js-plotly-plot .scatterlayer .trace, .js-plotly-plot .heatmaplayer image, '
     + '.js-plotly-plot .contourlayer path').length > 0"""
@@ -317,39 +313,25 @@ def docs_table(before: dict, after: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--moves", type=int, default=5, help="moves per control (default 5)")
-    parser.add_argument("--repo", type=Path, default=REPO, help="the checkout to serve")
-    parser.add_argument("--label", default="", help="a name for the run, kept in --json")
-    parser.add_argument("--json", type=Path, help="write the results to this file")
-    parser.add_argument(
-        "--write-docs",
-        nargs=2,
-        type=Path,
-        metavar=("BEFORE", "AFTER"),
-        help="put two runs' --json files side by side in docs/benchmarks.md, and stop",
+def describe(before: dict, after: dict) -> str:
+    """The docs' text of two runs: what they are, the table, the machine."""
+    return (
+        f"Before: {before['label']}; after: {after['label']}. Median (max) seconds over "
+        f"{len(next(iter(after['moves'].values()))['h'])} moves.\n\n"
+        + docs_table(before, after)
+        + "\n\n"
+        + after["machine"]
     )
+
+
+def main() -> None:
+    parser = checkout_parser(__doc__.split("\n\n")[0], REPO)
+    parser.add_argument("--moves", type=int, default=5, help="moves per control (default 5)")
     args = parser.parse_args()
-    if args.write_docs:
-        before, after = (json.loads(p.read_text()) for p in args.write_docs)
-        text = (
-            f"Before: {before['label']}; after: {after['label']}. Median (max) seconds over "
-            f"{len(next(iter(after['moves'].values()))['h'])} moves.\n\n"
-            + docs_table(before, after)
-            + "\n\n"
-            + after["machine"]
-        )
-        write_section("app-redraw", text)
-        return
-    machine = machine_line()
-    result = measure(args.repo.resolve(), args.moves)
-    result.update(label=args.label or str(args.repo), machine=machine)
-    for key, moves in result["moves"].items():
+    result = run_or_write(args, "app-redraw", describe, lambda repo: measure(repo, args.moves))
+    for key, moves in (result or {}).get("moves", {}).items():
         for name, values in moves.items():
             print(f"{key:<12} {name:<14} {cell(values)}")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":

@@ -62,12 +62,19 @@ def is_path_probe(url: str) -> bool:
     )
 
 
+#: True while the app has not finished a script or fragment run: Streamlit marks the app
+#: ``data-test-script-state`` ("initial" before its first run, "running" during a run or a
+#: fragment's rerun); the toolbar's status widget, when the toolbar shows it, says the same.
+RUNNING_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
+    return !app || ['initial', 'running', 'rerunRequested'].includes(
+            app.getAttribute('data-test-script-state'))
+        || !!document.querySelector('[data-testid="stStatusWidget"]'); }"""
+
+
 def wait_until_idle(tab, timeout: float = 60_000) -> None:
-    """Wait for the app to load and for the script run to finish (no running indicator)."""
+    """Wait for the app to load and for the script run to finish (:data:`RUNNING_JS` false)."""
     tab.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    tab.wait_for_function(
-        """() => !document.querySelector('[data-testid="stStatusWidget"]')""", timeout=timeout
-    )
+    tab.wait_for_function(f"() => !({RUNNING_JS})()", timeout=timeout)
 
 
 def curve_path(tab) -> str:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import settings
 
 # the app's servers and AppTest runs skip computing Explore's views ahead
-# (app_support.cache.warm_views): the suite starts many, each would spend a minute of CPU
+# (app_support.cache.warm_server): the suite starts many, each would spend a minute of CPU
 os.environ.setdefault("MOMKDE_APP_WARM", "0")
 
 settings.register_profile("ci", derandomize=True, print_blob=True)

@@ -6,6 +6,7 @@ outliers on an inlier mode, blocks too small to estimate anything, or no outlier
 Each function here returns plain sentences from the numbers the page already has; none
 draws, none imports the estimators. The modules: ``density`` (Explore's and Your data's
 density figures), ``your_data`` (Your data's other notes), ``sweep`` (the experiments'
-figures of the Sweep and Real data pages), ``coinciding`` (curves and lines that would hide
+figures of the Sweep and Real data pages), ``learn`` (Example 1's figures on Home and
+Learn), ``median`` (the median at work and the construction's frames), ``coinciding`` (curves and lines that would hide
 another) and ``text`` (lists and runs of ratios in sentences).
 """
