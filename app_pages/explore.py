@@ -36,6 +36,7 @@ from app_support.figures import explore_figure
 from app_support.keys import MEDIAN
 from app_support.mechanism import PLACE_RANGE, point_from_click
 from app_support.median_figures import click_targets, mark_point, strip_figure
+from app_support.present import notes, presenting, sized
 from app_support.views import RATIO_STEP, ExploreView, drawn_ratio
 from app_support.widgets import (
     bandwidth_and_blocks,
@@ -96,9 +97,16 @@ def controls_and_figure() -> None:
     and the blocks at the point: a move of any of them (or a click on the figure) reruns
     this part alone, not the sidebar."""
     with user_errors():
-        top, main = st.container(), st.container()
+        # presenting: the headline and the figures; the controls behind an expander (a
+        # fragment cannot write to the sidebar)
+        top = st.expander("h and S", expanded=False) if presenting() else st.container()
+        main = st.container()
         st.subheader("The median at work: the S blocks at x₀")
-        moves, strip = st.columns([2, 3], gap="large")
+        moves, strip = (
+            (st.expander("The outliers placed and x₀", expanded=False), st.container())
+            if presenting()
+            else st.columns([2, 3], gap="large")
+        )
         placed, point = _placement_and_point(moves)
         first = explore_sample(scheme, n_inliers, true_ratio, dim, seed, placed)
 
@@ -119,7 +127,10 @@ def controls_and_figure() -> None:
             bandwidth_of=rule_h,
             side_by_side=True,
         )
-        moves.caption(placement_note(placed[0], placed[1], settings.n_blocks, settings.auto_blocks))
+        if not presenting():
+            moves.caption(
+                placement_note(placed[0], placed[1], settings.n_blocks, settings.auto_blocks)
+            )
         with main:
             view, chart_slot, fig = _figure_and_metrics(settings, placed, point)
         with strip:
@@ -127,7 +138,7 @@ def controls_and_figure() -> None:
         # the figure is sent last, into its slot above its caption: every element sent after
         # a Plotly chart made the browser draw the chart again
         chart_slot.plotly_chart(
-            fig,
+            sized(fig),
             key=FIGURE_KEY,
             config={"displaylogo": False},
             on_select="rerun",
@@ -259,7 +270,9 @@ def _figure_and_metrics(
     caller)."""
     # the figure first (at 1024 x 768 it starts above the fold), then the headline
     chart_slot, head, under = st.empty(), st.empty(), st.container()
-    log_y, show_blocks = _axis_controls(st.container())
+    log_y, show_blocks = _axis_controls(
+        st.expander("Axis and blocks", expanded=False) if presenting() else st.container()
+    )
     view = explore_view(
         scheme,
         n_inliers,
@@ -311,12 +324,14 @@ def _figure_and_metrics(
     )
     if said:
         head.info(said, icon=":material/campaign:")
-    under.caption(" ".join([reading, POINT_NOTE[dim]]))
+    with under, notes():
+        st.caption(" ".join([reading, POINT_NOTE[dim]]))
     if why:
         with st.expander("Why: the failure modes (or the success) that apply here"):
             for sentence in why:
                 st.markdown(f"- {sentence}")
-    _metrics(view, settings, table)
+    with notes("The metrics"):
+        _metrics(view, settings, table)
     return view, chart_slot, fig
 
 
@@ -328,8 +343,9 @@ def _blocks_at_point(view: ExploreView, settings: Settings, point: tuple[float, 
         return
     data = view.data
     at = block_values(data.X, data.is_outlier, view.h, relevant("mom_kde", settings), point)
-    st.plotly_chart(strip_figure(at), key="strip_figure", config={"displaylogo": False})
-    st.caption(strip_caption(at, view.results["mom_kde"]["median_mass"]))
+    st.plotly_chart(sized(strip_figure(at)), key="strip_figure", config={"displaylogo": False})
+    with notes():
+        st.caption(strip_caption(at, view.results["mom_kde"]["median_mass"]))
 
 
 controls_and_figure()

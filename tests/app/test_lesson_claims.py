@@ -243,3 +243,15 @@ def test_an_infinite_kl_is_explained_and_a_point_far_from_every_block_reads_zero
     assert "is ≈ 0" in strip
     axis = figures(at)[-1]["layout"]["xaxis"]["range"]
     assert axis[1] >= 1e-4
+
+
+def test_presenting_explore_shows_the_headline_and_the_figures() -> None:
+    """#43: ?present=1 keeps Explore's headline and figures in view and puts the controls,
+    the figure's caption and the metrics behind expanders."""
+    at = open_app(
+        "app_pages/explore.py", present="1", scheme="none", Smode="manual", k="12", at="3"
+    )
+    assert "**MoM-KDE refuses it**" in _headline_shown(at)
+    assert len(figures(at)) == 2  # the densities and the strip
+    labels = [e.label for e in at.expander]
+    assert {"h and S", "The outliers placed and x₀", "The metrics"} <= set(labels)
