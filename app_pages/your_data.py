@@ -47,6 +47,8 @@ from app_support.captions.your_data import (
     sample_banner,
     sample_outcome,
     sampled_file_note,
+    thin_blocks_note,
+    too_few_rows_note,
 )
 from app_support.choices import SAMPLE_LESSONS
 from app_support.compute import (
@@ -78,6 +80,7 @@ from app_support.scoring import (
     row_names,
     score_command,
     scored_table,
+    too_few_rows,
 )
 from app_support.sections import explain_flags, why_section
 from app_support.tables import ColumnRoles
@@ -132,6 +135,7 @@ def choose_columns(
         **url(KEY.label),
         **unless_held(KEY.label, index=[None, *columns].index(roles.label)),
         format_func=lambda c: "none" if c is None else str(c),
+        placeholder="none",  # no label chosen reads "none", not "Choose an option"
     )
     if note := left_out_note(columns, roles):
         side.caption(note)
@@ -153,8 +157,9 @@ def usable_columns(
     for column, problem in problems.items():
         uses = [use for use, picked in chosen.items() if column in picked]
         others = [c for use in uses for c in chosen[use] if c not in problems]
+        named = problem if repr(str(column)) in problem else f"{column!r}: {problem}"
         st.error(
-            f"Left out of the columns {' and '.join(uses)}: {problem}."
+            f"Left out of the columns {' and '.join(uses)}: {named}."
             + (
                 f" The page goes on with {', '.join(map(repr, dict.fromkeys(others)))}."
                 if others
@@ -371,6 +376,9 @@ with user_errors():
             f"decimal {frame.attrs['decimal']!r}."
         )
     n_file = len(frame)
+    if n_file < 2:  # one message, before any column is checked
+        st.error(too_few_rows_note(n_file), icon=":material/error:")
+        st.stop()
     roles = roles_of(identity, frame)  # on every row (an id fills its range only there)
     key_col = row_key(frame, roles.ids)
     too_many = st.empty()  # the notice of a file over the page's limit, with its command
@@ -422,6 +430,13 @@ with user_errors():
     settings = estimator_controls(side, n_fit, outliers_fitted, default_blocks=15, min_share=0.01)
     n_outliers = outliers_fitted(settings.seed)
     fit_rows = row_sample(n, MAX_FIT, settings.seed)
+    if thin := too_few_rows(methods, settings, n_fit):  # one notice, not a warning per fit
+        methods = [m for m in methods if m not in thin]
+        (st.warning if methods else st.error)(
+            thin_blocks_note(thin, n_fit, methods), icon=":material/warning:"
+        )
+        if not methods:
+            st.stop()
     if len(fit_rows) < n:
         st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {n:,}.")
 

@@ -32,8 +32,10 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector, make_detector
+from momkde_core.bandwidth._robust import n_blocks_for
 from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, most_blamed
-from momkde_core.methods import DEFAULT_DETECTOR, method_label
+from momkde_core.estimators._base import TINY_BLOCKS
+from momkde_core.methods import DEFAULT_DETECTOR, METHODS, method_label
 
 from .compute import Settings, library_warnings, make_estimator
 
@@ -199,6 +201,43 @@ def score_rows(
         "flagged": score < 0,
         "order": np.argsort(score, kind="stable"),
         "warnings": tuple(f"{method_label(method)}: {message}" for message in said),
+    }
+
+
+def blocks_of(method: str, s: Settings, n: int) -> int:
+    """S, the blocks of ``method`` as the page fits it on ``n`` rows: MoM-KDE the sidebar's,
+    the default detector its own, the screened KDE's screen S auto; 1 for the others.
+
+    Examples
+    --------
+    >>> from app_support.compute import Settings
+    >>> settings = Settings("robust", "gaussian", n_blocks=7, contamination=0.1, seed=0)
+    >>> [blocks_of(m, settings, 100) for m in ("mom_kde", "mom_kde_21", "screened_kde", "kde")]
+    [7, 21, 21, 1]
+    """
+    if method == "mom_kde":
+        return s.n_blocks
+    if method == "screened_kde":
+        return n_blocks_for(n, s.contamination)
+    return int(METHODS[method].params.get("n_blocks", 1))
+
+
+def too_few_rows(methods: Sequence[str], s: Settings, n: int) -> dict[str, int]:
+    """The methods of ``methods`` whose S blocks ``n`` rows cannot fill (fewer than the
+    library's 2 rows per block on average, where a median of block KDEs no longer estimates
+    a density), with their S.
+
+    Examples
+    --------
+    >>> from app_support.compute import Settings
+    >>> settings = Settings("robust", "gaussian", n_blocks=2, contamination=0.1, seed=0)
+    >>> too_few_rows(["mom_kde_21", "kde", "mom_kde"], settings, 2)
+    {'mom_kde_21': 21, 'mom_kde': 2}
+    """
+    return {
+        m: blocks
+        for m in methods
+        if (blocks := blocks_of(m, s, n)) > 1 and n < TINY_BLOCKS * blocks
     }
 
 

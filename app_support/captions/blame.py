@@ -130,6 +130,27 @@ def row_caption(
     )
 
 
+def missing_row_note(name: str, asked: str, options: Sequence[str], n_rows: int) -> str:
+    """That the row ``asked`` (by a link, or chosen before ε changed) is not among the flagged
+    rows explained (``options``, from the most anomalous) and which is shown instead; ``name``
+    is what names the rows (``row``, the data row, or an id column), ``n_rows`` the rows
+    scored.
+
+    Examples
+    --------
+    >>> print(missing_row_note("row", "999999", ["145", "823", "585"], 960))
+    row 999999 is not among the 3 flagged rows explained here (rows 145, 823 and 585; the file's rows scored are numbered 1 to 960 at most): showing row 145, the most anomalous.
+    """
+    shown = listed(options) if len(options) <= 5 else f"{', '.join(options[:5])}, ..."
+    numbered = (
+        f"; the file's rows scored are numbered 1 to {n_rows:,} at most" if name == "row" else ""
+    )
+    return (
+        f"{name} {asked} is not among the {len(options):,} flagged rows explained here "
+        f"({name}s {shown}{numbered}): showing {name} {options[0]}, the most anomalous."
+    )
+
+
 def _nats(contribution: float) -> str:
     """A contribution as the caption writes it."""
     if np.isposinf(contribution):

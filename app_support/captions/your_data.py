@@ -9,6 +9,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 
 from momkde_core.bandwidth import n_blocks_for
+from momkde_core.estimators._base import TINY_BLOCKS
 from momkde_core.methods import DEFAULT_DETECTOR
 from momkde_core.plots import CHANCE_AUC, method_label
 
@@ -249,8 +250,51 @@ def blocks_note(
     )
 
 
+def too_few_rows_note(n_rows: int) -> str:
+    """What is wrong with a file of fewer than 2 data rows, and what to do.
+
+    Examples
+    --------
+    >>> print(too_few_rows_note(1))  # doctest: +ELLIPSIS
+    The file has 1 data row below its header: a density needs at least 2 rows, ...
+    """
+    rows = "data row" if n_rows == 1 else "data rows"
+    return (
+        f"The file has {n_rows} {rows} below its header: a density needs at least 2 rows, "
+        "and MoM-KDE a few in each of its blocks. Upload a file with more rows (a few "
+        "hundred give a density worth reading) or pick a sample in the sidebar."
+    )
+
+
+def thin_blocks_note(dropped: Mapping[str, int], n: int, kept: Sequence[str]) -> str:
+    """Why the methods ``dropped`` (name -> S) are left out on ``n`` rows: their blocks would
+    hold fewer than the library's minimum; which methods (``kept``) are shown instead.
+
+    Examples
+    --------
+    >>> print(thin_blocks_note({"mom_kde_21": 21, "mom_kde": 3}, 2, ["kde", "rkde"]))
+    With 2 rows, MoM-KDE (S = 21, Scott h) and MoM-KDE (S = 3) are left out: a median of S block KDEs needs at least 2 rows per block, 42 and 6 rows here. Shown: KDE and RKDE.
+    """
+    named = [
+        method_label(m) if m == DEFAULT_DETECTOR else f"{method_label(m)} (S = {blocks})"
+        for m, blocks in dropped.items()
+    ]
+    needs = [f"{TINY_BLOCKS * blocks:,}" for blocks in dropped.values()]
+    verb = "is" if len(named) == 1 else "are"
+    shown = (
+        f" Shown: {listed(map(method_label, kept))}."
+        if kept
+        else " Choose KDE, RKDE or SPKDE under Methods in the sidebar."
+    )
+    return (
+        f"With {n:,} rows, {listed(named)} {verb} left out: a median of S block KDEs needs "
+        f"at least {TINY_BLOCKS} rows per block, {listed(needs)} rows here.{shown}"
+    )
+
+
 def left_out_note(columns: Sequence[Hashable], roles: ColumnRoles) -> str:
-    """The columns not scored by default and why (an id, a category, not numeric), or "".
+    """The columns not scored by default, each with why (an id, a category, constant, text,
+    past the first numeric columns), or "".
 
     Parameters
     ----------
@@ -268,29 +312,29 @@ def left_out_note(columns: Sequence[Hashable], roles: ColumnRoles) -> str:
     Examples
     --------
     >>> from app_support.tables import ColumnRoles
-    >>> roles = ColumnRoles(None, ("id",), ("x",), ("x",), False, (("year", 3),))
-    >>> print(left_out_note(["id", "x", "year"], roles))  # doctest: +ELLIPSIS
-    Not scored by default: id (an id), year (3 values). A numeric column with at most 10 ...
+    >>> roles = ColumnRoles(None, ("id",), ("x",), ("x",), False, (("year", 3),), ("c",), ("name",))
+    >>> print(left_out_note(["id", "x", "year", "c", "name"], roles))  # doctest: +ELLIPSIS
+    Not scored by default: id (an id), year (3 values), c (constant), name (text). A numeric ...
     """
     categories = dict(roles.categorical)
+    reasons = {
+        **{c: "an id" for c in roles.ids},
+        **{c: f"{k} values" for c, k in categories.items()},
+        **{c: "constant" for c in roles.constant},
+        **{c: "text" for c in roles.text},
+    }
     left_out = [
-        *(f"{c} (an id)" for c in roles.ids),
-        *(f"{c} ({k} values)" for c, k in categories.items()),
-        *(
-            str(c)
-            for c in columns
-            if c not in roles.features
-            and c not in roles.ids
-            and c not in categories
-            and c != roles.label
-        ),
+        f"{c} ({reasons[c]})"
+        if c in reasons
+        else f"{c} (past the first {MAX_DEFAULT_FEATURES} numeric columns)"
+        for c in columns
+        if c not in roles.features and c != roles.label
     ]
     if not left_out:
         return ""
     return (
         "Not scored by default: "
         + ", ".join(left_out)
-        + (f" (the first {MAX_DEFAULT_FEATURES} numeric columns are)" if roles.truncated else "")
         + "."
         + (
             f" A numeric column with at most {MAX_CATEGORY_VALUES} distinct values, each "
