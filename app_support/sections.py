@@ -48,7 +48,6 @@ def explain_flags(
                 method,
                 h,
                 relevant(method, settings),
-                settings.contamination,
                 X,
                 fit_rows,
                 rows,

@@ -1,0 +1,115 @@
+"""How long Your data takes to rerun after a move of the share ε, on its opening sample.
+
+Run from anywhere: ``python benchmarks/bench_your_data_share.py [--moves 5] [--repo PATH]
+[--label NAME] [--json FILE] [--write-docs BEFORE.json AFTER.json]``.
+
+Runs the app of ``--repo`` (default: this repository; another checkout, e.g. an older
+commit unpacked with ``git archive``, measures that code with this benchmark) in Streamlit's
+AppTest, the server's script run without a browser, with the warm-up of Explore's views off
+(``MOMKDE_APP_WARM=0``: it would compete for the same cores). It opens Your data on its
+bundled sample (``sensor_glitches.csv``, 960 rows, 3 columns scored, the default detector and
+the paper's four methods), then moves ε one step of the slider at a time (0.10 -> 0.11 -> ...,
+each share new to the caches, as a user's drag) and times each rerun, for two rules of h:
+
+- **robust h** (the default): the robust h is chosen for ε, so every method fitted with the
+  page's h refits; the default detector keeps its own S and h;
+- **CV h** (``hmode=cv``): h does not depend on ε; MoM-KDE (S auto) and SPKDE (told ε) refit.
+
+A benchmark, not a test: it prints median (max) seconds per rule and asserts nothing on time.
+``--json`` keeps the results; ``--write-docs`` puts two such files side by side (before,
+after) into docs/benchmarks.md, section ``your-data-share``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks._docs_tables import machine_line, write_section  # noqa: E402
+
+#: The two views timed: name -> URL query parameters.
+RULES = {"robust h (default)": {}, "CV h": {"hmode": "cv"}}
+SHARE_LABEL = "Expected share of outliers ε"
+TIMEOUT_S = 300
+
+
+def time_moves(repo: Path, params: dict[str, str], moves: int) -> list[float]:
+    """Seconds of each of ``moves`` reruns of Your data (from ``repo``) after a step of ε."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(repo / "app.py"), default_timeout=TIMEOUT_S)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page("app_pages/your_data.py").run()
+    if at.exception:
+        raise RuntimeError([e.value for e in at.exception])
+    seconds = []
+    for k in range(1, moves + 1):
+        slider = next(s for s in at.sidebar.slider if s.label == SHARE_LABEL)
+        start = time.perf_counter()
+        slider.set_value(round(0.1 + 0.01 * k, 2)).run()
+        seconds.append(time.perf_counter() - start)
+        if at.exception:
+            raise RuntimeError([e.value for e in at.exception])
+    return seconds
+
+
+def summary(seconds: list[float]) -> str:
+    return f"{statistics.median(seconds):.2f} ({max(seconds):.2f})"
+
+
+def write_docs(before: Path, after: Path) -> None:
+    """docs/benchmarks.md, section ``your-data-share``: the two runs side by side."""
+    runs = [json.loads(path.read_text()) for path in (before, after)]
+    lines = [
+        f"Before: {runs[0]['label']}; after: {runs[1]['label']}. Median (max) seconds of "
+        f"the rerun over {len(next(iter(runs[0]['seconds'].values())))} moves of ε "
+        "(AppTest: the server's script run, no browser), the two runs one after the other.",
+        "",
+        "| h rule | before | after |",
+        "|---|---|---|",
+        *(
+            f"| {rule} | {summary(runs[0]['seconds'][rule])} | {summary(runs[1]['seconds'][rule])} |"
+            for rule in RULES
+        ),
+        "",
+        machine_line(),
+    ]
+    write_section("your-data-share", "\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=5)
+    parser.add_argument("--repo", type=Path, default=REPO)
+    parser.add_argument("--label", default="this checkout")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--write-docs", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    args = parser.parse_args()
+    if args.write_docs:
+        write_docs(*args.write_docs)
+        return
+    repo = args.repo.resolve()
+    os.environ["MOMKDE_APP_WARM"] = "0"
+    os.chdir(repo)
+    sys.path.insert(0, str(repo))  # the app's own app_support and momkde_core
+    for name in [m for m in sys.modules if m.split(".")[0] in ("app_support", "momkde_core")]:
+        del sys.modules[name]
+    seconds = {rule: time_moves(repo, params, args.moves) for rule, params in RULES.items()}
+    for rule, values in seconds.items():
+        print(f"{rule}: {summary(values)} s, each: {', '.join(f'{v:.2f}' for v in values)}")
+    if args.json:
+        args.json.write_text(json.dumps({"label": args.label, "seconds": seconds}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
