@@ -119,7 +119,9 @@ def adbench_section() -> None:
         f"**{ADBENCH_DEFAULT}**, needs no share of outliers to rank the rows (the stated "
         "share only sets the threshold)."
     )
-    st.dataframe(
+    # a table, not a data frame: long detector names wrap in their cells instead of being
+    # cut or scrolled on a projector's narrow column
+    st.table(
         summary.reset_index()
         .rename(columns=ADBENCH_SHORT)
         .style.format("{:.3f}", subset=["AUC-ROC", "AP"])

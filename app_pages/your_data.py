@@ -39,6 +39,7 @@ from app_support.captions.your_data import (
     auc_note,
     blocks_note,
     density_caption,
+    density_notes,
     download_note,
     flag_columns_note,
     flag_share_note,
@@ -102,6 +103,8 @@ from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
 #: Unflagged rows listed after a method's flagged ones: the ranking just above its threshold.
 ROWS_PAST_THRESHOLD = 5
+#: The ranking table's height in pixels: 7 rows in view, the rest one scroll away.
+RANKING_HEIGHT = 280
 #: Rows listed per method at most (a shaded table is sent cell by cell; the download has all).
 MAX_LISTED = 500
 
@@ -292,17 +295,19 @@ def density_section(
     )
     where = where if where and flags.flagged.any() else ""
     st.caption(
-        density_caption(
-            h,
-            settings.n_blocks,
-            [*why, screened, reading, where],
-            n_fit,
-            n,
-            len(drawn),
-            n_file,
-            methods,
-        )
+        density_caption(h, settings.n_blocks, reading, n_fit, n, len(drawn), n_file, methods)
     )
+    small = (
+        blocks_note(
+            n_fit, settings.n_blocks, settings.contamination, settings.auto_blocks, n_outliers
+        )
+        if "mom_kde" in methods
+        else ""
+    )
+    with st.expander("How to read it" + (": MoM-KDE's blocks are small" if small else "")):
+        st.caption(density_notes([*why, screened, where]))
+        if small:
+            st.info(small, icon=":material/grain:")
 
 
 def label_aucs(detections: dict, is_outlier: np.ndarray) -> dict[str, float]:
@@ -329,7 +334,6 @@ def ranking_section(
         table = pd.DataFrame({"AUC": aucs}).rename(index=method_label)
         st.table(table.T.style.format("{:.3f}", na_rep="—"))
         st.caption(auc_note(aucs, n))
-    st.caption(PERCENTILE_NOTE)
     # the ranking opens on the method the figure flags with (a new one opens its tab)
     tabs = st.tabs(
         [method_label(m) for m in detections],
@@ -340,21 +344,30 @@ def ranking_section(
         with tab:
             listed = min(int(d["flagged"].sum()) + ROWS_PAST_THRESHOLD, MAX_LISTED, n)
             rows = ranking_table(data, d, names, key_col, listed)
+            blame_column = "most to blame (nats)"  # (a file's own column of that name kept)
             if method == flag_by and explained is not None:
                 blamed = pd.Series(
                     blamed_text(explained["blame"], explained["columns"]),
                     index=explained["rows"],
                 )
                 to_blame = blamed.reindex(d["order"][:listed]).fillna("").to_numpy()
-                blame_column = "most to blame (nats)"  # (a file's own column of that name kept)
                 rows = rows.rename(columns={blame_column: f"{blame_column} (file)"})
                 rows.insert(3, blame_column, to_blame)
-            st.dataframe(highlight_flagged(rows))
+            st.dataframe(
+                highlight_flagged(rows),
+                height=RANKING_HEIGHT,
+                column_config={
+                    **dict.fromkeys(("percentile", "flagged", "score"), {"width": "small"}),
+                    blame_column: {"width": "medium"},
+                },
+            )
             st.caption(
                 ranking_note(
                     method_label(method), d["flagged"], d["percentile"], listed, MAX_LISTED, key_col
                 )
             )
+    with st.expander("What the percentile, the shading and the score are"):
+        st.caption(PERCENTILE_NOTE)
 
 
 st.title("Your data")
@@ -489,10 +502,6 @@ with user_errors():
             n_outliers,
             n_file,
         )
-    if "mom_kde" in methods and (
-        note := blocks_note(n_fit, settings.n_blocks, eps, settings.auto_blocks, n_outliers)
-    ):
-        st.info(note, icon=":material/grain:")
     if flag_by:
         st.caption(
             flag_share_note(
@@ -525,19 +534,20 @@ with user_errors():
         if explained is not None
         else None
     )
-    st.caption(
-        download_note(
-            len(score_cols),
-            h_score,
-            "screened_kde" in detections and own_bandwidth(settings),
-            n_file,
-            len(frame),
-            key_col,
-            len(unscored),
-            list(detections),
+    with st.expander("What the download holds"):
+        st.caption(
+            download_note(
+                len(score_cols),
+                h_score,
+                "screened_kde" in detections and own_bandwidth(settings),
+                n_file,
+                len(frame),
+                key_col,
+                len(unscored),
+                list(detections),
+            )
+            + (download_columns_note(flags.label, len(explained["rows"]), top) if blamed else "")
         )
-        + (download_columns_note(flags.label, len(explained["rows"]), top) if blamed else "")
-    )
     csv_key = (
         data_key,
         tuple((m, h_score, relevant(m, settings)) for m in detections),

@@ -16,7 +16,7 @@ from momkde_core.methods import method_label
 
 from .blame_figures import MAX_BARS, blame_bars, row_views, share_below
 from .cache import explain_flagged
-from .captions.blame import bars_caption, missing_row_note, row_caption
+from .captions.blame import bars_caption, bars_details, missing_row_note, row_caption
 from .compute import Settings, relevant, row_sample
 from .keys import YOUR_DATA as KEY
 from .scoring import MAX_DRAWN, TYPICAL_ROWS, rows_to_explain
@@ -92,7 +92,14 @@ def why_section(
         beyond=int((~reach).sum()),
     )
     st.caption(bars_caption(label, counts, len(columns), standardised))
-    flagged_row_views(explained, detection["flagged"], data, names)
+    if details := bars_details(label, counts, len(columns), standardised):
+        with st.expander("How the contributions are computed and read"):
+            st.caption(details)
+    # one row's views, closed unless a link names the row
+    with st.expander(
+        f"One flagged {names.name} in its columns", expanded=KEY.why in st.query_params
+    ):
+        flagged_row_views(explained, detection["flagged"], data, names)
 
 
 @st.fragment

@@ -503,30 +503,52 @@ def own_settings(methods: Sequence[str]) -> str:
 def density_caption(
     h: float,
     n_blocks: int,
-    notes: Sequence[str],
+    reading: str,
     n_fit: int,
     n: int,
     n_drawn: int,
     n_file: int,
     methods: Sequence[str] = (),
 ) -> str:
-    """The caption of the Your data figure: how to read MoM-KDE against the KDE with h and S
-    (:func:`own_settings` of the ``methods`` shown), then the ``notes`` that apply ("" for
-    none), the rows fitted on (``n_fit`` of the ``n`` scored) and what the figure draws
-    (``n_drawn`` rows) of the file's ``n_file`` (:func:`figure_sample_note`)."""
+    """The caption of the Your data figure, what it shows: h and S (:func:`own_settings` of
+    the ``methods`` shown), its ``reading`` (what the ticks, dots, circles and axes are), the
+    rows fitted on (``n_fit`` of the ``n`` scored) and what the figure draws (``n_drawn``
+    rows) of the file's ``n_file`` (:func:`figure_sample_note`). How to read MoM-KDE against
+    the KDE: :func:`density_notes`.
+
+    Examples
+    --------
+    >>> density_caption(0.2, 21, "Ticks below the axis: the rows.", 300, 300, 300, 300)
+    'h = 0.2, S = 21. Ticks below the axis: the rows.'
+    """
     return " ".join(
         [
             f"h = {h:.3g}, S = {n_blocks}"
-            + (f" (the sidebar's; {own_settings(methods)})" if own_settings(methods) else "")
-            + ": MoM-KDE ignores a group of "
-            "rows that sits in fewer "
-            "than half of the blocks, so where the KDE rises over a small group and MoM-KDE "
-            "stays low, that group is a likely cluster of outliers.",
-            *(note for note in notes if note),
+            + (f" (the sidebar's; {own_settings(methods)})." if own_settings(methods) else "."),
+            reading,
             *([f"The curves are fitted on {n_fit:,} random rows."] if n_fit < n else []),
             figure_sample_note(n_drawn, n, n_file),
         ]
     ).strip()
+
+
+def density_notes(notes: Sequence[str]) -> str:
+    """How to read MoM-KDE against the KDE in the Your data figure, then the ``notes`` that
+    apply ("" for none: why h or S, the screened KDE's h, where flagged rows sit).
+
+    Examples
+    --------
+    >>> density_notes(["", "A note."])[:40]
+    'MoM-KDE ignores a group of rows that sit'
+    """
+    return " ".join(
+        [
+            "MoM-KDE ignores a group of rows that sits in fewer than half of the blocks, so "
+            "where the KDE rises over a small group and MoM-KDE stays low, that group is a "
+            "likely cluster of outliers.",
+            *(note for note in notes if note),
+        ]
+    )
 
 
 def sample_outcome(

@@ -380,7 +380,7 @@ def test_your_data_screened_kde(downloads):
     assert f"Screened KDE flags {n_flagged:,} of {len(csv):,} rows" in caption(
         at, "Screened KDE flags"
     )
-    assert "Screened KDE: h = " in caption(at, "h = ")
+    assert "Screened KDE: h = " in caption(at, "MoM-KDE ignores")
 
 
 def test_real_data_offers_the_stored_screened_kde():

@@ -259,7 +259,7 @@ def test_real_data_shows_adbench_where_each_detector_wins(no_data):
     at = open_app("app_pages/real_data.py", view="ADBench")
     assert not at.exception
     assert [s.value for s in at.subheader] == ["ADBench: where each detector wins"]
-    (table,) = at.dataframe
+    (table,) = at.table
     shown = table.value.set_index("detector")  # (a column: the index would be cut short)
     expected = {
         ADBENCH_DEFAULT,

@@ -154,11 +154,16 @@ def test_a_few_valued_numeric_column_is_a_category():
     assert category_values(pd.Series([5.0] * 9)) is None  # constant: named by the page
 
 
-def test_a_constant_column_is_named_and_the_page_goes_on(downloads):
-    at = upload("constant.csv", b"x,y\n1,2.5\n1,3.1\n1,4.7\n1,5.2\n", methods=["kde"])
-    (error,) = at.error
+def test_a_constant_column_is_left_out_with_its_reason_and_named_when_chosen(downloads):
+    content = b"x,y\n1,2.5\n1,3.1\n1,4.7\n1,5.2\n"
+    at = upload("constant.csv", content, methods=["kde"])
+    assert not at.error  # not chosen by default: said why in the sidebar
+    assert at.sidebar.multiselect(key="score").value == ["y"]
+    assert "x (constant)" in caption(at, "Not scored by default")
+    chosen = upload("constant.csv", content, methods=["kde"], score=["x", "y"], plot=["y"])
+    (error,) = chosen.error
     assert "'x' are constant" in error.value and "goes on with 'y'" in error.value
-    assert read_download(downloads, at)["score_kde"].notna().all()
+    assert read_download(downloads, chosen)["score_kde"].notna().all()
 
 
 def test_a_category_is_not_scored_by_default_but_can_be(downloads):
@@ -318,7 +323,7 @@ def test_flags_from_other_columns_than_drawn_are_explained():
     (drawn,) = at.sidebar.multiselect(key="plot").value
     scored = at.sidebar.multiselect(key="score").value
     assert len(scored) == 3
-    text = caption(at, "h = ")
+    text = caption(at, "MoM-KDE ignores")  # behind the figure's expander
     assert (
         f"MoM-KDE flags rows by their density in the 3 columns scored ({scored[0]}, "
         f"{scored[1]} and {scored[2]}), not in the one drawn: a flagged row can sit anywhere "
