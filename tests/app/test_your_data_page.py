@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from momkde_core.methods import DEFAULT_DETECTOR, method_label
 from tests.app._apptest import (
     caption,
     density_figures,
@@ -482,7 +483,6 @@ def test_the_page_flags_with_the_library_default_detector_by_default():
     """No method chosen: Your data scores with the library's default detector (DEFAULT_DETECTOR,
     labelled from the registry) and the paper's four, and flags with the default detector;
     Explore keeps its own methods, without it (#34)."""
-    from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
     at = open_app(PAGE, sample="sensors")
     box = at.sidebar.multiselect(key="methods")
@@ -493,3 +493,41 @@ def test_the_page_flags_with_the_library_default_detector_by_default():
     assert caption(at, f"{method_label(DEFAULT_DETECTOR)} flags 96 of 960 rows")
     explore = open_app("app_pages/explore.py")
     assert DEFAULT_DETECTOR not in explore.sidebar.multiselect(key="methods").options
+
+
+def test_a_one_row_file_gets_one_message_saying_what_to_do():
+    at = upload("one.csv", b"a,b\n1,2\n")
+    (error,) = at.error
+    assert "1 data row" in error.value and "Upload a file with more rows" in error.value
+    assert not at.warning and not at.info and not at.get("plotly_chart")
+
+
+def test_no_label_column_reads_none():
+    """A file without a label: the picker holds no column and reads "none", not Streamlit's
+    "Choose an option" (its placeholder, shown when the value is None)."""
+    at = upload("two.csv", _csv(200))
+    picker = at.sidebar.selectbox(key="label")
+    assert picker.value is None and picker.proto.placeholder == "none"
+
+
+def test_a_move_of_the_share_refits_only_what_depends_on_it(monkeypatch):
+    """With the CV h (which does not depend on ε), a move of ε refits MoM-KDE (S auto) and
+    SPKDE (told ε) and re-thresholds the others' cached scores: the default detector, the
+    KDE and RKDE are not scored again; their flags still follow ε."""
+    import app_support.scoring as scoring
+
+    at = open_app(PAGE, sample="sensors", hmode="cv", eps="0.1")
+    scored: list[str] = []
+    original = scoring.density_scores
+
+    def counting(method, *args, **kwargs):
+        scored.append(method)
+        return original(method, *args, **kwargs)
+
+    monkeypatch.setattr(scoring, "density_scores", counting)
+    next(s for s in at.sidebar.slider if s.label.startswith("Expected share")).set_value(0.17).run()
+    assert not at.exception
+    assert sorted(scored) == ["mom_kde", "spkde"]
+    said = caption(at, f"{method_label(DEFAULT_DETECTOR)} flags ")
+    flagged = int(said.split(" flags ")[1].split(" of ")[0])
+    assert abs(flagged - 0.17 * 960) <= 1  # the stated share, up to ties
