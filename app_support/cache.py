@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from momkde_core.methods import DEFAULT_DETECTOR
 from momkde_core.synthetic import make_contaminated
 
 from . import compute, lessons, mechanism, results, scoring, tables
@@ -292,12 +291,6 @@ def density_scores(
     return scoring.density_scores(method, h, s, _X, _fit_rows)
 
 
-def _own_h(method: str, h: float) -> float | None:
-    """``h``, or None for the default detector, which keeps its own (a move of the page's h
-    must not refit it)."""
-    return None if method == DEFAULT_DETECTOR else h
-
-
 def score_every_row(
     key: Hashable,
     method: str,
@@ -312,12 +305,12 @@ def score_every_row(
     :func:`~app_support.compute.relevant`), then the threshold
     (:func:`~app_support.scoring.flag_share`, instant), so that a move of ε refits only
     the methods whose fit depends on it. The page wraps the call in a spinner."""
-    found = density_scores(key, method, _own_h(method, h), s, _X, _fit_rows)
+    found = density_scores(key, method, scoring.detector_h(method, h), s, _X, _fit_rows)
     return scoring.flag_share(found, _fit_rows, contamination)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _explain_rows(
+def explain_flagged(
     key: Hashable,
     method: str,
     h: float | None,
@@ -327,23 +320,11 @@ def _explain_rows(
     rows: np.ndarray,
     n_typical: int,
 ) -> dict[str, np.ndarray]:
-    return scoring.explain_rows(method, h, s, _X, _fit_rows, rows, n_typical)
-
-
-def explain_flagged(
-    key: Hashable,
-    method: str,
-    h: float,
-    s: Settings,
-    _X: np.ndarray,
-    _fit_rows: np.ndarray,
-    rows: np.ndarray,
-    n_typical: int,
-) -> dict[str, np.ndarray]:
     """:func:`app_support.scoring.explain_rows` of the rows ``rows`` (and ``n_typical``
     typical rows), cached as :func:`density_scores` (``key`` determines the arrays not
-    hashed; no share enters an explanation). The page wraps the call in a spinner."""
-    return _explain_rows(key, method, _own_h(method, h), s, _X, _fit_rows, rows, n_typical)
+    hashed; no share enters an explanation; ``h`` as
+    :func:`~app_support.scoring.detector_h` gives it). The page wraps the call in a spinner."""
+    return scoring.explain_rows(method, h, s, _X, _fit_rows, rows, n_typical)
 
 
 @st.cache_data(max_entries=2, show_spinner=False)

@@ -183,6 +183,16 @@ def density_scores(
     tables and the flags all follow the sidebar; the default detector is the library's
     ``make_detector()`` (``OutlierDetector()``: its own S, h and sample of at most 2,688
     fitted rows, ``h`` unused), as ``momkde score`` runs it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from app_support.compute import Settings
+    >>> X = np.r_[np.random.default_rng(0).standard_normal((99, 1)), [[9.0]]]
+    >>> settings = Settings(0.5, "gaussian", n_blocks=1, contamination=0.0, seed=0)
+    >>> found = density_scores("kde", 0.5, settings, X, np.arange(100))
+    >>> int(found["order"][0]), float(found["percentile"][99])
+    (99, 0.01)
     """
     with library_warnings() as said:
         detector = fitted_detector(method, h, s, X[fit_rows])
@@ -197,6 +207,19 @@ def density_scores(
         "order": np.argsort(log_density, kind="stable"),
         "warnings": tuple(f"{method_label(method)}: {message}" for message in said),
     }
+
+
+def detector_h(method: str, h: float) -> float | None:
+    """``h``, or None for the default detector, which keeps its own: what its cached fit is
+    keyed on, so that a change of the page's h (a move of ε moves the robust h) does not
+    refit it.
+
+    Examples
+    --------
+    >>> detector_h("kde", 0.3), detector_h("mom_kde_21", 0.3)
+    (0.3, None)
+    """
+    return None if method == DEFAULT_DETECTOR else h
 
 
 def flag_share(

@@ -19,7 +19,7 @@ from .cache import explain_flagged
 from .captions.blame import bars_caption, bars_details, missing_row_note, row_caption
 from .compute import Settings, relevant, row_sample
 from .keys import YOUR_DATA as KEY
-from .scoring import MAX_DRAWN, TYPICAL_ROWS, rows_to_explain
+from .scoring import MAX_DRAWN, TYPICAL_ROWS, detector_h, rows_to_explain
 from .widgets import show_warnings, url
 
 
@@ -46,7 +46,7 @@ def explain_flags(
             explained = explain_flagged(
                 data_key,
                 method,
-                h,
+                detector_h(method, h),
                 relevant(method, settings),
                 X,
                 fit_rows,

@@ -13,7 +13,7 @@ each share new to the caches, as a user's drag) and times each rerun, for two ru
 
 - **robust h** (the default): the robust h is chosen for ε, so every method fitted with the
   page's h refits; the default detector keeps its own S and h;
-- **CV h** (``hmode=cv``): h does not depend on ε; MoM-KDE (S auto) and SPKDE (told ε) refit.
+- **CV h** (``hmode=CV``): h does not depend on ε; MoM-KDE (S auto) and SPKDE (told ε) refit.
 
 A benchmark, not a test: it prints median (max) seconds per rule and asserts nothing on time.
 ``--json`` keeps the results; ``--write-docs`` puts two such files side by side (before,
@@ -36,15 +36,17 @@ sys.path.insert(0, str(REPO))
 from benchmarks._docs_tables import machine_line, write_section  # noqa: E402
 
 #: The two views timed: name -> URL query parameters.
-RULES = {"robust h (default)": {}, "CV h": {"hmode": "cv"}}
+RULES = {"robust h (default)": {}, "CV h": {"hmode": "CV"}}  # (the URL holds the label)
 SHARE_LABEL = "Expected share of outliers ε"
 TIMEOUT_S = 300
 
 
 def time_moves(repo: Path, params: dict[str, str], moves: int) -> list[float]:
     """Seconds of each of ``moves`` reruns of Your data (from ``repo``) after a step of ε."""
+    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
+    st.cache_data.clear()  # each view from cold caches: no share met in another view
     at = AppTest.from_file(str(repo / "app.py"), default_timeout=TIMEOUT_S)
     for key, value in params.items():
         at.query_params[key] = value
@@ -52,6 +54,9 @@ def time_moves(repo: Path, params: dict[str, str], moves: int) -> list[float]:
     at.switch_page("app_pages/your_data.py").run()
     if at.exception:
         raise RuntimeError([e.value for e in at.exception])
+    rule = next(c.value for c in at.sidebar.get("button_group") if c.label == "Bandwidth h")
+    if rule != params.get("hmode", "robust").lower():
+        raise RuntimeError(f"the page runs the {rule} h, not the one asked: {params}")
     seconds = []
     for k in range(1, moves + 1):
         slider = next(s for s in at.sidebar.slider if s.label == SHARE_LABEL)

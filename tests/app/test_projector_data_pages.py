@@ -13,7 +13,6 @@ Needs Debian's /usr/bin/chromium (never a downloaded browser); skipped when it i
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,39 +83,29 @@ MEASURE = """() => {
   return {past, cut};
 }"""
 
-# skipped only for a missing optional component, named; a broken install fails on import
+# skipped only for a missing optional component, named
 if not CHROMIUM.exists():
     pytest.skip(
-        f"{CHROMIUM} is missing: install Debian's chromium package to run the browser tests",
-        allow_module_level=True,
+        f"{CHROMIUM} is missing: Debian's chromium package runs these", allow_module_level=True
     )
-if importlib.util.find_spec("playwright") is None:
-    pytest.skip(
-        "the playwright python package is not installed (pip install -e '.[test]')",
-        allow_module_level=True,
-    )
-from playwright import sync_api  # noqa: E402
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]'")
 
 from benchmarks.bench_app_redraw import start_server, stop_server  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def base() -> Iterator[str]:
-    """``streamlit run app.py`` on a free port, stopped when the module's tests are done."""
+def app() -> Iterator[tuple[str, object]]:
+    """The app served on a free port (``streamlit run app.py``) and Debian's Chromium, both
+    stopped when the module's tests are done."""
     port = free_port()
     proc = start_server(port)
     try:
-        yield f"http://127.0.0.1:{port}"
+        with sync_api.sync_playwright() as pw:
+            chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            yield f"http://127.0.0.1:{port}", chromium
+            chromium.close()
     finally:
         stop_server(proc)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _open_every_expander(tab) -> None:
@@ -132,7 +121,8 @@ def _open_every_expander(tab) -> None:
 
 @pytest.mark.parametrize("size", VIEWPORTS, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("view", list(VIEWS))
-def test_nothing_runs_past_the_main_column(base, browser, view, size):
+def test_nothing_runs_past_the_main_column(app, view, size):
+    base, browser = app
     width, height = size
     context = browser.new_context(viewport={"width": width, "height": height})
     tab = context.new_page()

@@ -514,9 +514,13 @@ def test_a_move_of_the_share_refits_only_what_depends_on_it(monkeypatch):
     """With the CV h (which does not depend on ε), a move of ε refits MoM-KDE (S auto) and
     SPKDE (told ε) and re-thresholds the others' cached scores: the default detector, the
     KDE and RKDE are not scored again; their flags still follow ε."""
+    import streamlit as st
+
     import app_support.scoring as scoring
 
-    at = open_app(PAGE, sample="sensors", hmode="cv", eps="0.1")
+    st.cache_data.clear()  # no fit at the new ε left by another test
+    at = open_app(PAGE, sample="sensors", hmode="CV", eps="0.1")  # (the URL holds the label)
+    assert next(c.value for c in at.sidebar.get("button_group") if c.label == "Bandwidth h") == "cv"
     scored: list[str] = []
     original = scoring.density_scores
 
