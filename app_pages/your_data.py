@@ -190,9 +190,11 @@ def usable_columns(
 
 
 def bandwidth(X: np.ndarray, rule: str | float, settings: Settings) -> float:
-    """The h of ``rule`` on ``X`` for the settings' kernel, seed and share; the library's
-    warnings shown here."""
-    chosen = select_bandwidth(X, rule, settings.kernel, settings.seed, settings.contamination)
+    """The h of ``rule`` on ``X`` for the settings' kernel, seed and share (the robust rule's
+    alone: the others' h is cached apart from ε, so a move of ε does not search it again);
+    the library's warnings shown here."""
+    share = (settings.contamination,) if rule == "robust" else ()
+    chosen = select_bandwidth(X, rule, settings.kernel, settings.seed, *share)
     show_warnings(chosen.warnings)
     return chosen.h
 
