@@ -16,15 +16,17 @@ import streamlit as st
 
 from app_support.cache import adbench_tables, dataset_problem, run_sweep, stored_results
 from app_support.captions.coinciding import coinciding_lines
-from app_support.captions.sweep import below_chance, mean_curves
+from app_support.captions.sweep import adbench_caption, below_chance, mean_curves
 from app_support.captions.text import listed
 from app_support.figures import adbench_figure
 from app_support.results import (
     ADBENCH_DEFAULT,
+    ADBENCH_SAME,
     RESULTS_DIR,
     SWEEP_DEFAULTS,
     SWEEP_METHODS,
     adbench_path,
+    adbench_twins,
     display_names,
     latest_results,
     runner_methods,
@@ -44,6 +46,13 @@ SCREENED_RESULTS = RESULTS_DIR / "real_honest_screened.csv.gz"
 CV_H = ("kde", "mom_kde_rule", "mom_kde_oracle", "rkde", "spkde")
 TOLD = ("mom_kde_auto", "kde_robust", "spkde", "screened_kde")
 STEPS = {0.05: [round(0.05 * k, 2) for k in range(1, 11)], 0.1: [0.1, 0.2, 0.3, 0.4, 0.5]}
+#: The ADBench table's short column names (its columns fit a projector's width).
+ADBENCH_SHORT = {
+    "mean AUC-ROC": "AUC-ROC",
+    "mean AP": "AP",
+    "average rank": "rank",
+    "time / IsolationForest": "time / IF",
+}
 #: Why a data set's AUC falls below chance (docs/reproduction.md; the authors' own results agree).
 BELOW_CHANCE_WHY = {
     "digits": "the zeros are the most compact class in that 64-d space, so every density ranks them as typical",
@@ -103,36 +112,41 @@ def adbench_section() -> None:
     if path is None:
         st.info("No stored ADBench results in docs/results.")
         return
-    summary, per_set = adbench_tables(path)
+    summary, per_set, n_seeds = adbench_tables(path)
     st.markdown(
-        "Before you upload a file: how the library's detectors and the usual peers rank the "
-        "rows of the public outlier-detection benchmark. The library's default detector, "
+        "How the library's detectors and the usual peers rank the rows of the public "
+        "outlier-detection benchmark. The library's default detector, "
         f"**{ADBENCH_DEFAULT}**, needs no share of outliers to rank the rows (the stated "
         "share only sets the threshold)."
     )
-    st.dataframe(
+    # a table, not a data frame: long detector names wrap in their cells instead of being
+    # cut or scrolled on a projector's narrow column
+    st.table(
         summary.reset_index()
-        .style.format("{:.3f}", subset=["mean AUC-ROC", "mean AP"])
-        .format("{:.2f}", subset=["average rank", "time / IsolationForest"]),
+        .rename(columns=ADBENCH_SHORT)
+        .style.format("{:.3f}", subset=["AUC-ROC", "AP"])
+        .format("{:.2f}", subset=["rank", "time / IF"]),
         hide_index=True,
-        column_config={"detector": st.column_config.TextColumn(width="large")},
     )
     st.caption(
-        "Per detector: the mean over the sets of the AUC-ROC and of the average precision "
-        "(each set's value the mean over its seeds), the average rank of the per-set AUC-ROC "
-        "(1 = best) and the total time as a ratio to scikit-learn's IsolationForest."
+        "Per detector, over the sets: mean AUC-ROC, mean average precision (AP), average "
+        "rank of the AUC-ROC (1 = best), total time over IsolationForest's (IF)."
     )
+    twins = adbench_twins(per_set)
     st.plotly_chart(
-        adbench_figure(per_set, ADBENCH_DEFAULT), key="adbench", config={"displaylogo": False}
+        adbench_figure(per_set, ADBENCH_DEFAULT, twins),
+        key="adbench",
+        config={"displaylogo": False},
     )
-    st.caption(
-        f"Mean AUC-ROC of each detector on each of the {len(per_set)} sets (one marker per "
-        f"detector; the diamond: {ADBENCH_DEFAULT}, the library's default; dotted: chance). "
-        "Source: ADBench (Han et al., NeurIPS 2022), 21 classical sets, 5 seeds, its "
-        "unsupervised protocol; the sets' original sources per ADBench's paper. Stored results "
-        f"`docs/results/{path.name}`; the choice of the default and the protocol: "
-        "docs/anomaly.md."
-    )
+    st.caption(adbench_caption(per_set, ADBENCH_DEFAULT, twins, ADBENCH_SAME))
+    with st.expander("Source and protocol"):
+        st.caption(
+            f"Source: ADBench (Han et al., NeurIPS 2022), {len(per_set)} classical sets, "
+            f"{n_seeds} seeds, its unsupervised protocol; the sets' original sources per "
+            "ADBench's paper. Each set's value is the mean over its seeds. Stored results "
+            f"`docs/results/{path.name}`; the choice of the default and the protocol: "
+            "docs/anomaly.md."
+        )
 
 
 st.title("Real data")

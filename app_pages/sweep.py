@@ -103,25 +103,32 @@ stated = (
     else f"a guessed share of {CONTAMINATION_GUESS:g}"
 )
 st.markdown(
-    f"The paper's experiment, live, under the **{protocol}** protocol: for each outlier ratio, draw "
-    f"{reps} contaminated sample(s) of {n_inliers} inliers, fit every estimator and score it against the true "
-    "density. "
-    + (
-        "The bandwidth is cross-validated on the contaminated sample (what a user can do) and shared by KDE, "
-        "MoM-KDE (S rule), RKDE and SPKDE; the auto methods choose the robust h themselves. "
-        if protocol == "honest"
-        else "The bandwidth is cross-validated on the clean inliers only (an oracle, as in the paper's code). "
-    )
-    + (
-        "The screened KDE cross-validates its own h on the rows its screen keeps. "
-        if "screened_kde" in methods
-        else ""
-    )
-    + f"SPKDE and the auto methods{' and the screened KDE' if 'screened_kde' in methods else ''} are told "
-    f"{stated}. Lines: means over the repetitions; bands: ± one standard error of the mean (se). "
-    "The captions call a gap between two lines a win only beyond the standard error of the gap, "
-    "√(se₁² + se₂²): within it, a tie."
+    f"The paper's experiment, live: each estimator's error against the true density as the "
+    f"outlier ratio grows, {reps} sample(s) of {n_inliers} inliers per ratio."
 )
+with st.expander(f"Protocol ({protocol}) and how the captions judge a win"):
+    st.markdown(
+        f"The paper's experiment, live, under the **{protocol}** protocol: for each outlier "
+        f"ratio, draw {reps} contaminated sample(s) of {n_inliers} inliers, fit every estimator "
+        "and score it against the true density. "
+        + (
+            "The bandwidth is cross-validated on the contaminated sample (what a user can do) "
+            "and shared by KDE, MoM-KDE (S rule), RKDE and SPKDE; the auto methods choose the "
+            "robust h themselves. "
+            if protocol == "honest"
+            else "The bandwidth is cross-validated on the clean inliers only (an oracle, as in "
+            "the paper's code). "
+        )
+        + (
+            "The screened KDE cross-validates its own h on the rows its screen keeps. "
+            if "screened_kde" in methods
+            else ""
+        )
+        + f"SPKDE and the auto methods{' and the screened KDE' if 'screened_kde' in methods else ''} "
+        f"are told {stated}. Lines: means over the repetitions; bands: ± one standard error of "
+        "the mean (se). The captions call a gap between two lines a win only beyond the "
+        "standard error of the gap, √(se₁² + se₂²): within it, a tie."
+    )
 with user_errors():
     if not methods:
         raise ValueError("choose at least one method")
@@ -141,11 +148,10 @@ with user_errors():
         (m for m in ("mom_kde_auto", "mom_kde_rule") if m in set(results["method"])), None
     )
     verdicts = {metric: sweep_verdicts(results, metric, challenger) for metric in FIGURES}
-    box = [s for m in ("js", "auc") for s in (verdicts[m].versus_kde, verdicts[m].rivals) if s]
-    st.info(
-        " ".join([f"{SCHEME_LABELS[scheme]}.", *box, SCHEME_WHY[scheme]]),
-        icon=":material/lightbulb:",
-    )
+    box = [verdicts[m].versus_kde for m in ("js", "auc") if verdicts[m].versus_kde]
+    st.info(" ".join([f"{SCHEME_LABELS[scheme]}.", *box]), icon=":material/lightbulb:")
+    with st.expander("Why this scheme favours or defeats MoM-KDE"):
+        st.markdown(SCHEME_WHY[scheme])
     explained: set[str] = set()  # each mechanism under the first figure that calls on it
     cols = st.columns(2)
     for i, (metric, sentence) in enumerate(FIGURES.items()):
@@ -157,13 +163,16 @@ with user_errors():
                 config={"displaylogo": False},
             )
             said = verdicts[metric]
-            text = [sentence, said.versus_kde, said.rivals, *said.jumps]
-            text += [m for m in said.mechanisms if m not in explained]
+            # the caption: what the figure shows; the rest behind the expander under it
+            st.caption(" ".join(t for t in (sentence, said.versus_kde, str(coinciding)) if t))
+            more = [said.rivals, *said.jumps]
+            more += [m for m in said.mechanisms if m not in explained]
             explained.update(said.mechanisms)
             if metric == "auc":
-                text.append(below_chance(results, BELOW_CHANCE_WHY))
-            text.append(str(coinciding))
-            st.caption(" ".join(t for t in text if t))
+                more.append(below_chance(results, BELOW_CHANCE_WHY))
+            if any(more):
+                with st.expander("Rivals, jumps and chance on this figure"):
+                    st.caption(" ".join(t for t in more if t))
     st.download_button(
         "Download the results (CSV)",
         to_csv_text(results),

@@ -39,6 +39,7 @@ from app_support.captions.your_data import (
     auc_note,
     blocks_note,
     density_caption,
+    density_notes,
     download_note,
     flag_columns_note,
     flag_share_note,
@@ -47,6 +48,8 @@ from app_support.captions.your_data import (
     sample_banner,
     sample_outcome,
     sampled_file_note,
+    thin_blocks_note,
+    too_few_rows_note,
 )
 from app_support.choices import SAMPLE_LESSONS
 from app_support.compute import (
@@ -78,6 +81,7 @@ from app_support.scoring import (
     row_names,
     score_command,
     scored_table,
+    too_few_rows,
 )
 from app_support.sections import explain_flags, why_section
 from app_support.tables import ColumnRoles
@@ -99,6 +103,8 @@ from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
 #: Unflagged rows listed after a method's flagged ones: the ranking just above its threshold.
 ROWS_PAST_THRESHOLD = 5
+#: The ranking table's height in pixels: 7 rows in view, the rest one scroll away.
+RANKING_HEIGHT = 280
 #: Rows listed per method at most (a shaded table is sent cell by cell; the download has all).
 MAX_LISTED = 500
 
@@ -132,6 +138,7 @@ def choose_columns(
         **url(KEY.label),
         **unless_held(KEY.label, index=[None, *columns].index(roles.label)),
         format_func=lambda c: "none" if c is None else str(c),
+        placeholder="none",  # no label chosen reads "none", not "Choose an option"
     )
     if note := left_out_note(columns, roles):
         side.caption(note)
@@ -153,8 +160,9 @@ def usable_columns(
     for column, problem in problems.items():
         uses = [use for use, picked in chosen.items() if column in picked]
         others = [c for use in uses for c in chosen[use] if c not in problems]
+        named = problem if repr(str(column)) in problem else f"{column!r}: {problem}"
         st.error(
-            f"Left out of the columns {' and '.join(uses)}: {problem}."
+            f"Left out of the columns {' and '.join(uses)}: {named}."
             + (
                 f" The page goes on with {', '.join(map(repr, dict.fromkeys(others)))}."
                 if others
@@ -182,9 +190,11 @@ def usable_columns(
 
 
 def bandwidth(X: np.ndarray, rule: str | float, settings: Settings) -> float:
-    """The h of ``rule`` on ``X`` for the settings' kernel, seed and share; the library's
-    warnings shown here."""
-    chosen = select_bandwidth(X, rule, settings.kernel, settings.seed, settings.contamination)
+    """The h of ``rule`` on ``X`` for the settings' kernel, seed and share (the robust rule's
+    alone: the others' h is cached apart from ε, so a move of ε does not search it again);
+    the library's warnings shown here."""
+    share = (settings.contamination,) if rule == "robust" else ()
+    chosen = select_bandwidth(X, rule, settings.kernel, settings.seed, *share)
     show_warnings(chosen.warnings)
     return chosen.h
 
@@ -287,17 +297,19 @@ def density_section(
     )
     where = where if where and flags.flagged.any() else ""
     st.caption(
-        density_caption(
-            h,
-            settings.n_blocks,
-            [*why, screened, reading, where],
-            n_fit,
-            n,
-            len(drawn),
-            n_file,
-            methods,
-        )
+        density_caption(h, settings.n_blocks, reading, n_fit, n, len(drawn), n_file, methods)
     )
+    small = (
+        blocks_note(
+            n_fit, settings.n_blocks, settings.contamination, settings.auto_blocks, n_outliers
+        )
+        if "mom_kde" in methods
+        else ""
+    )
+    with st.expander("How to read it" + (": MoM-KDE's blocks are small" if small else "")):
+        st.caption(density_notes([*why, screened, where]))
+        if small:
+            st.info(small, icon=":material/grain:")
 
 
 def label_aucs(detections: dict, is_outlier: np.ndarray) -> dict[str, float]:
@@ -324,7 +336,6 @@ def ranking_section(
         table = pd.DataFrame({"AUC": aucs}).rename(index=method_label)
         st.table(table.T.style.format("{:.3f}", na_rep="—"))
         st.caption(auc_note(aucs, n))
-    st.caption(PERCENTILE_NOTE)
     # the ranking opens on the method the figure flags with (a new one opens its tab)
     tabs = st.tabs(
         [method_label(m) for m in detections],
@@ -335,21 +346,30 @@ def ranking_section(
         with tab:
             listed = min(int(d["flagged"].sum()) + ROWS_PAST_THRESHOLD, MAX_LISTED, n)
             rows = ranking_table(data, d, names, key_col, listed)
+            blame_column = "most to blame (nats)"  # (a file's own column of that name kept)
             if method == flag_by and explained is not None:
                 blamed = pd.Series(
                     blamed_text(explained["blame"], explained["columns"]),
                     index=explained["rows"],
                 )
                 to_blame = blamed.reindex(d["order"][:listed]).fillna("").to_numpy()
-                blame_column = "most to blame (nats)"  # (a file's own column of that name kept)
                 rows = rows.rename(columns={blame_column: f"{blame_column} (file)"})
                 rows.insert(3, blame_column, to_blame)
-            st.dataframe(highlight_flagged(rows))
+            st.dataframe(
+                highlight_flagged(rows),
+                height=RANKING_HEIGHT,
+                column_config={
+                    **dict.fromkeys(("percentile", "flagged", "score"), {"width": "small"}),
+                    blame_column: {"width": "medium"},
+                },
+            )
             st.caption(
                 ranking_note(
                     method_label(method), d["flagged"], d["percentile"], listed, MAX_LISTED, key_col
                 )
             )
+    with st.expander("What the percentile, the shading and the score are"):
+        st.caption(PERCENTILE_NOTE)
 
 
 st.title("Your data")
@@ -371,6 +391,9 @@ with user_errors():
             f"decimal {frame.attrs['decimal']!r}."
         )
     n_file = len(frame)
+    if n_file < 2:  # one message, before any column is checked
+        st.error(too_few_rows_note(n_file), icon=":material/error:")
+        st.stop()
     roles = roles_of(identity, frame)  # on every row (an id fills its range only there)
     key_col = row_key(frame, roles.ids)
     too_many = st.empty()  # the notice of a file over the page's limit, with its command
@@ -422,6 +445,13 @@ with user_errors():
     settings = estimator_controls(side, n_fit, outliers_fitted, default_blocks=15, min_share=0.01)
     n_outliers = outliers_fitted(settings.seed)
     fit_rows = row_sample(n, MAX_FIT, settings.seed)
+    if thin := too_few_rows(methods, settings, n_fit):  # one notice, not a warning per fit
+        methods = [m for m in methods if m not in thin]
+        (st.warning if methods else st.error)(
+            thin_blocks_note(thin, n_fit, methods), icon=":material/warning:"
+        )
+        if not methods:
+            st.stop()
     if len(fit_rows) < n:
         st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {n:,}.")
 
@@ -474,10 +504,6 @@ with user_errors():
             n_outliers,
             n_file,
         )
-    if "mom_kde" in methods and (
-        note := blocks_note(n_fit, settings.n_blocks, eps, settings.auto_blocks, n_outliers)
-    ):
-        st.info(note, icon=":material/grain:")
     if flag_by:
         st.caption(
             flag_share_note(
@@ -510,19 +536,20 @@ with user_errors():
         if explained is not None
         else None
     )
-    st.caption(
-        download_note(
-            len(score_cols),
-            h_score,
-            "screened_kde" in detections and own_bandwidth(settings),
-            n_file,
-            len(frame),
-            key_col,
-            len(unscored),
-            list(detections),
+    with st.expander("What the download holds"):
+        st.caption(
+            download_note(
+                len(score_cols),
+                h_score,
+                "screened_kde" in detections and own_bandwidth(settings),
+                n_file,
+                len(frame),
+                key_col,
+                len(unscored),
+                list(detections),
+            )
+            + (download_columns_note(flags.label, len(explained["rows"]), top) if blamed else "")
         )
-        + (download_columns_note(flags.label, len(explained["rows"]), top) if blamed else "")
-    )
     csv_key = (
         data_key,
         tuple((m, h_score, relevant(m, settings)) for m in detections),

@@ -123,7 +123,7 @@ def blame_bars(
         )
     fig.update_layout(
         barmode="relative",
-        height=140 + 26 * len(labels),
+        height=120 + 18 * len(labels),  # 21 bars: about 500 px, a projector's screen
         margin=dict(l=10, r=10, t=30, b=10),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, title_text=""),
         plot_bgcolor="white",
@@ -209,10 +209,12 @@ def row_views(
         row_heights=[0.58, 0.42],
         horizontal_spacing=0.12,
         vertical_spacing=0.16,
+        # short titles: two side by side fit half a projector's column (the row is named
+        # in the legend and the caption)
         subplot_titles=[
-            f"{row_name}: each column's contribution (nats)",
-            *([f"{row_name} among the rows: {top[0]} and {top[1]}"] if pair else []),
-            *[f"{column}: {row_name} among the rows" for column in top],
+            "contributions (nats)",
+            *(["the two columns together"] if pair else []),
+            *[f"{column}: every row" for column in top],
         ],
     )
     listed = ranked[:MAX_ROW_BARS][::-1]

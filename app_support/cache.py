@@ -297,11 +297,12 @@ def clean_cost(path: Path) -> tuple[float, float]:
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
-def adbench_tables(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+def adbench_tables(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """The stored ADBench table at ``path``, summarised per detector and per set
-    (:func:`~app_support.results.adbench_summary`, :func:`~app_support.results.adbench_per_set`)."""
+    (:func:`~app_support.results.adbench_summary`, :func:`~app_support.results.adbench_per_set`),
+    and its number of seeds."""
     rows = results.adbench_rows(pd.read_csv(path))
-    return results.adbench_summary(rows), results.adbench_per_set(rows)
+    return results.adbench_summary(rows), results.adbench_per_set(rows), rows["seed"].nunique()
 
 
 @st.cache_data(show_spinner=False)
@@ -335,7 +336,21 @@ def column_problem(identity: str, column: Hashable, _frame: pd.DataFrame) -> str
     return scoring.column_problem(_frame, column)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner=False)
+def density_scores(
+    key: Hashable,
+    method: str,
+    h: float | None,
+    s: Settings,
+    _X: np.ndarray,
+    _fit_rows: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """:func:`app_support.scoring.density_scores`, cached on ``key`` (which must determine
+    ``_X`` and ``_fit_rows``: the file's identity, its columns, missing-value and scaling
+    choices, the fit sample's seed) and the settings; the arrays are not hashed."""
+    return scoring.density_scores(method, h, s, _X, _fit_rows)
+
+
 def score_every_row(
     key: Hashable,
     method: str,
@@ -345,29 +360,31 @@ def score_every_row(
     _X: np.ndarray,
     _fit_rows: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """:func:`app_support.scoring.score_rows`, cached on ``key`` (which must determine ``_X``
-    and ``_fit_rows``: the file's identity, its columns, missing-value and scaling choices,
-    the fit sample's seed) and the settings; the arrays are not hashed. The page wraps the
-    call in a spinner."""
-    return scoring.score_rows(method, h, s, contamination, _X, _fit_rows)
+    """Every row scored by ``method`` and flagged at the share ``contamination``: the cached
+    :func:`density_scores` (``s``: the settings the method's fit depends on,
+    :func:`~app_support.compute.relevant`), then the threshold
+    (:func:`~app_support.scoring.flag_share`, instant), so that a move of ε refits only
+    the methods whose fit depends on it. The page wraps the call in a spinner."""
+    found = density_scores(key, method, scoring.detector_h(method, h), s, _X, _fit_rows)
+    return scoring.flag_share(found, _fit_rows, contamination)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def explain_flagged(
     key: Hashable,
     method: str,
-    h: float,
+    h: float | None,
     s: Settings,
-    contamination: float,
     _X: np.ndarray,
     _fit_rows: np.ndarray,
     rows: np.ndarray,
     n_typical: int,
 ) -> dict[str, np.ndarray]:
     """:func:`app_support.scoring.explain_rows` of the rows ``rows`` (and ``n_typical``
-    typical rows), cached as :func:`score_every_row` (``key`` determines the arrays not
-    hashed). The page wraps the call in a spinner."""
-    return scoring.explain_rows(method, h, s, contamination, _X, _fit_rows, rows, n_typical)
+    typical rows), cached as :func:`density_scores` (``key`` determines the arrays not
+    hashed; no share enters an explanation; ``h`` as
+    :func:`~app_support.scoring.detector_h` gives it). The page wraps the call in a spinner."""
+    return scoring.explain_rows(method, h, s, _X, _fit_rows, rows, n_typical)
 
 
 @st.cache_data(max_entries=2, show_spinner=False)

@@ -307,28 +307,59 @@ def visible_legend_dots(
         )
 
 
-def adbench_figure(per_set: pd.DataFrame, highlight: str) -> go.Figure:
+#: The peers' markers on the ADBench dot plot: colours that differ on a projector (Okabe and
+#: Ito's, no yellow on white) and a symbol each, so two detectors never rely on a hue alone.
+ADBENCH_COLOURS = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#D55E00",
+    "#56B4E9",
+    "#000000",
+    "#CC79A7",
+    "#7F7F7F",
+    "#8C510A",
+)
+ADBENCH_SYMBOLS = (
+    "circle",
+    "square",
+    "triangle-up",
+    "x",
+    "triangle-down",
+    "cross",
+    "star",
+    "pentagon",
+    "hexagon",
+)
+
+
+def adbench_figure(
+    per_set: pd.DataFrame, highlight: str, twins: dict[str, str] | None = None
+) -> go.Figure:
     """ADBench's mean AUC-ROC per set (rows) and detector (columns) as a dot plot: the sets on
-    the y axis, one marker per detector, ``highlight`` (the library's default) drawn larger
-    and on top; dotted line at chance (0.5)."""
+    the y axis, one marker per detector (its own colour and symbol), ``highlight`` (the
+    library's default) drawn larger and on top; dotted line at chance (0.5). Detectors of
+    ``twins`` (detector -> an earlier one with the same AUC-ROC on every set,
+    :func:`~app_support.results.adbench_twins`) share the earlier one's marker, named
+    "a & b"."""
+    twins = twins or {}
     fig = go.Figure()
     sets = list(per_set.index)
-    order = [d for d in per_set.columns if d != highlight] + (
-        [highlight] if highlight in per_set.columns else []
-    )
-    for detector in order:
+    drawn = [d for d in per_set.columns if d not in twins]
+    order = [d for d in drawn if d != highlight] + ([highlight] if highlight in drawn else [])
+    for k, detector in enumerate(order):
         main = detector == highlight
+        same = [detector, *(d for d, earlier in twins.items() if earlier == detector)]
         fig.add_trace(
             go.Scatter(
                 x=per_set[detector].tolist(),
                 y=sets,
                 mode="markers",
-                name=detector,
+                name=" & ".join(same),
                 marker=dict(
-                    size=13 if main else 7,
-                    symbol="diamond" if main else "circle",
-                    color="#C2185B" if main else None,
-                    opacity=1.0 if main else 0.7,
+                    size=13 if main else 9,
+                    symbol="diamond" if main else ADBENCH_SYMBOLS[k % len(ADBENCH_SYMBOLS)],
+                    color="#C2185B" if main else ADBENCH_COLOURS[k % len(ADBENCH_COLOURS)],
                     line=dict(width=1, color="black") if main else dict(width=0),
                 ),
             )
@@ -338,8 +369,8 @@ def adbench_figure(per_set: pd.DataFrame, highlight: str) -> go.Figure:
         title="ADBench: AUC-ROC per set (mean over the seeds)",
         xaxis_title="AUC-ROC (higher is better)",
         yaxis=dict(autorange="reversed", title=None),
-        height=max(420, 28 * len(sets) + 140),
-        legend=dict(orientation="h", yanchor="top", y=-0.12),
+        height=max(420, 28 * len(sets) + 200),
+        legend=dict(orientation="h", yanchor="top", y=-0.1, x=0, xanchor="left"),
         margin=dict(l=10, r=10, t=50, b=10),
     )
     return fig

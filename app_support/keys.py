@@ -51,6 +51,8 @@ class YourDataKeys:
         The missing-value and scaling switches, and the method whose flags the figure marks.
     why : str
         The flagged row whose explanation is shown (its name: data row or id).
+    why_of : str
+        The (method, rows, columns) the row shown was chosen among.
     file : str
         The identity of the file whose defaults the per-file choices hold.
     identity : str
@@ -69,6 +71,7 @@ class YourDataKeys:
     standardise: str = "std"
     flag: str = "flag"
     why: str = "why"
+    why_of: str = "_why_of"
     file: str = "_file"
     identity: str = "_identity"
     label_of: str = "_label_of"

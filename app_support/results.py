@@ -161,6 +161,31 @@ def adbench_per_set(results: pd.DataFrame) -> pd.DataFrame:
     return table.iloc[np.lexsort((table.index.to_numpy(dtype=str), number.to_numpy()))]
 
 
+#: Two detectors whose mean AUC-ROC differs by less than this on every set draw one marker
+#: (the table shows 3 decimals: they read the same there too).
+ADBENCH_SAME = 5e-4
+
+
+def adbench_twins(per_set: pd.DataFrame) -> dict[str, str]:
+    """Each detector whose AUC-ROC is within :data:`ADBENCH_SAME` of an earlier column's on
+    every set of ``per_set`` (:func:`adbench_per_set`), mapped to the first such column.
+
+    Examples
+    --------
+    >>> per_set = pd.DataFrame({"a": [0.5, 0.9], "b": [0.7, 0.8], "c": [0.5, 0.9001]})
+    >>> adbench_twins(per_set)
+    {'c': 'a'}
+    """
+    twins: dict[str, str] = {}
+    for i, detector in enumerate(per_set.columns):
+        for earlier in per_set.columns[:i]:
+            gap = (per_set[detector] - per_set[earlier]).abs()
+            if earlier not in twins and gap.notna().any() and (gap < ADBENCH_SAME).all():
+                twins[detector] = earlier
+                break
+    return twins
+
+
 def adbench_summary(results: pd.DataFrame) -> pd.DataFrame:
     """Per detector: mean AUC-ROC and average precision over the sets (each the mean over its
     seeds), the average rank of the per-set AUC-ROC (1 = best) and the time summed over the

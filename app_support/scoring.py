@@ -3,7 +3,9 @@
 The page fits each detector on a uniform sample of at most :data:`MAX_FIT` rows (RKDE and
 SPKDE learn in O(n^2)) and scores **every** row of the file with its ``decision_function``,
 in chunks of :data:`SCORE_CHUNK` rows (cached on the file's identity and the settings, not on
-the arrays, which would be hashed at every rerun: :func:`app_support.cache.score_every_row`).
+the arrays, which would be hashed at every rerun: :func:`app_support.cache.score_every_row`);
+the threshold of the share ε is put on the cached scores (:func:`flag_share`), so a move of ε
+refits only the methods whose fit depends on it.
 The figure draws a uniform sample of at
 most :data:`MAX_DRAWN` rows and says so; the tables and the download hold every row, named
 by the file's own data row (1 = the first line below the header, as the library's error
@@ -32,8 +34,10 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector, make_detector
-from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, most_blamed
-from momkde_core.methods import DEFAULT_DETECTOR, method_label
+from momkde_core.bandwidth._robust import n_blocks_for
+from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, _lower_quantile, most_blamed
+from momkde_core.estimators._base import TINY_BLOCKS
+from momkde_core.methods import DEFAULT_DETECTOR, METHODS, method_label
 
 from .compute import Settings, library_warnings, make_estimator
 
@@ -161,59 +165,143 @@ def percentile_among(scores: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return np.searchsorted(np.sort(reference), scores, side="right") / len(reference)
 
 
-def score_rows(
-    method: str,
-    h: float,
-    s: Settings,
-    contamination: float,
-    X: np.ndarray,
-    fit_rows: np.ndarray,
+def density_scores(
+    method: str, h: float | None, s: Settings, X: np.ndarray, fit_rows: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """``method`` as an :class:`~momkde_core.OutlierDetector` fitted on the rows ``fit_rows``
-    of ``X`` and applied to every row of ``X`` in chunks of :data:`SCORE_CHUNK` rows.
-
-    Returns ``score`` (the decision function: log density minus the threshold, negative for
-    outliers, the lower the more anomalous, on the method's own scale), ``percentile`` (its
-    :func:`percentile_among` the fitted rows' scores: one scale for every method),
-    ``flagged`` (score < 0), ``order`` (the rows from the most anomalous, a stable sort) and
+    """What ``method``'s detector, fitted on the rows ``fit_rows`` of ``X``, says of every row
+    of ``X`` before any threshold: its log density (``score_samples``, in chunks of
+    :data:`SCORE_CHUNK` rows), ``percentile`` (:func:`percentile_among` the fitted rows: one
+    scale for every method), ``order`` (the rows from the most anomalous, a stable sort) and
     ``warnings``, what the library warned while fitting and scoring (each message after the
     method's name), for the page that asked to show.
-    The threshold is the ``contamination`` quantile of the fitted rows' scores, so that share
-    of the fitted rows is flagged, up to ties.
+
+    None of it depends on the share flagged unless the method is told the share (``s``
+    then holds it): :func:`flag_share` puts the threshold for any share on it, so a move of
+    ε refits only what ε changes (S auto, the robust h, the methods told the share).
 
     The detector wraps the estimator the page draws (same h, S, kernel), so the figure, the
     tables and the flags all follow the sidebar; the default detector is the library's
     ``make_detector()`` (``OutlierDetector()``: its own S, h and sample of at most 2,688
-    fitted rows), as ``momkde score`` runs it.
+    fitted rows, ``h`` unused), as ``momkde score`` runs it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from app_support.compute import Settings
+    >>> X = np.r_[np.random.default_rng(0).standard_normal((99, 1)), [[9.0]]]
+    >>> settings = Settings(0.5, "gaussian", n_blocks=1, contamination=0.0, seed=0)
+    >>> found = density_scores("kde", 0.5, settings, X, np.arange(100))
+    >>> int(found["order"][0]), float(found["percentile"][99])
+    (99, 0.01)
     """
     with library_warnings() as said:
-        detector = fitted_detector(method, h, s, contamination, X[fit_rows])
+        detector = fitted_detector(method, h, s, X[fit_rows])
         n = len(X)
-        score = np.empty(n)
+        log_density = np.empty(n)
         for start in range(0, n, SCORE_CHUNK):
             stop = min(start + SCORE_CHUNK, n)
-            score[start:stop] = detector.decision_function(X[start:stop])
+            log_density[start:stop] = detector.score_samples(X[start:stop])
     return {
-        "score": score,
-        "percentile": percentile_among(score, score[fit_rows]),
-        "flagged": score < 0,
-        "order": np.argsort(score, kind="stable"),
+        "log_density": log_density,
+        "percentile": percentile_among(log_density, log_density[fit_rows]),
+        "order": np.argsort(log_density, kind="stable"),
         "warnings": tuple(f"{method_label(method)}: {message}" for message in said),
     }
 
 
+def detector_h(method: str, h: float) -> float | None:
+    """``h``, or None for the default detector, which keeps its own: what its cached fit is
+    keyed on, so that a change of the page's h (a move of ε moves the robust h) does not
+    refit it.
+
+    Examples
+    --------
+    >>> detector_h("kde", 0.3), detector_h("mom_kde_21", 0.3)
+    (0.3, None)
+    """
+    return None if method == DEFAULT_DETECTOR else h
+
+
+def flag_share(
+    found: Mapping[str, np.ndarray], fit_rows: np.ndarray, contamination: float
+) -> dict[str, np.ndarray]:
+    """:func:`density_scores`' ``found`` with the threshold of the share ``contamination``:
+    the detector's own (``OutlierDetector.offset_``), the ``contamination`` quantile of the
+    fitted rows' log densities, so that share of them is flagged, up to ties.
+
+    Returns ``found``'s ``percentile``, ``order`` and ``warnings`` with ``score`` (the
+    decision function: log density minus the threshold, negative for outliers, the lower
+    the more anomalous, on the method's own scale; 0 at the threshold) and ``flagged``
+    (score < 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> found = {"log_density": np.array([-9.0, -1.0, -2.0, -3.0, -0.5]),
+    ...          "percentile": None, "order": None, "warnings": ()}
+    >>> flag_share(found, np.arange(5), 0.2)["flagged"].tolist()
+    [True, False, False, False, False]
+    """
+    log_density = found["log_density"]
+    offset = _lower_quantile(log_density[fit_rows], contamination)
+    with np.errstate(invalid="ignore"):
+        score = np.where(log_density == offset, 0.0, log_density - offset)
+    return {**found, "score": score, "flagged": score < 0}
+
+
 def fitted_detector(
-    method: str, h: float, s: Settings, contamination: float, X_fit: np.ndarray
+    method: str, h: float | None, s: Settings, X_fit: np.ndarray
 ) -> OutlierDetector:
     """``method``'s detector as the page runs it, fitted on ``X_fit``: the library's
     ``make_detector()`` for the default detector (``OutlierDetector()``: its own S, h and
     sample of at most 2,688 fitted rows, as ``momkde score`` runs it), else the estimator the
-    page draws (same h, S, kernel) wrapped in an :class:`~momkde_core.OutlierDetector`."""
+    page draws (same h, S, kernel) wrapped in an :class:`~momkde_core.OutlierDetector`.
+    Its threshold is that of the share ``s`` states, or of the detector's default share
+    for a method not told it (:func:`~app_support.compute.relevant` zeroes it): the page
+    sets its own (:func:`flag_share`)."""
+    share = {"contamination": s.contamination} if s.contamination else {}
     if method == DEFAULT_DETECTOR:  # OutlierDetector() itself: its sample of fitted rows
-        detector = make_detector(contamination=contamination, random_state=s.seed)
+        detector = make_detector(random_state=s.seed, **share)
     else:
-        detector = OutlierDetector(make_estimator(method, h, s), contamination=contamination)
+        detector = OutlierDetector(make_estimator(method, h, s), **share)
     return detector.fit(X_fit)
+
+
+def blocks_of(method: str, s: Settings, n: int) -> int:
+    """S, the blocks of ``method`` as the page fits it on ``n`` rows: MoM-KDE the sidebar's,
+    the default detector its own, the screened KDE's screen S auto; 1 for the others.
+
+    Examples
+    --------
+    >>> from app_support.compute import Settings
+    >>> settings = Settings("robust", "gaussian", n_blocks=7, contamination=0.1, seed=0)
+    >>> [blocks_of(m, settings, 100) for m in ("mom_kde", "mom_kde_21", "screened_kde", "kde")]
+    [7, 21, 21, 1]
+    """
+    if method == "mom_kde":
+        return s.n_blocks
+    if method == "screened_kde":
+        return n_blocks_for(n, s.contamination)
+    return int(METHODS[method].params.get("n_blocks", 1))
+
+
+def too_few_rows(methods: Sequence[str], s: Settings, n: int) -> dict[str, int]:
+    """The methods of ``methods`` whose S blocks ``n`` rows cannot fill (fewer than the
+    library's 2 rows per block on average, where a median of block KDEs no longer estimates
+    a density), with their S.
+
+    Examples
+    --------
+    >>> from app_support.compute import Settings
+    >>> settings = Settings("robust", "gaussian", n_blocks=2, contamination=0.1, seed=0)
+    >>> too_few_rows(["mom_kde_21", "kde", "mom_kde"], settings, 2)
+    {'mom_kde_21': 21, 'mom_kde': 2}
+    """
+    return {
+        m: blocks
+        for m in methods
+        if (blocks := blocks_of(m, s, n)) > 1 and n < TINY_BLOCKS * blocks
+    }
 
 
 def rows_to_explain(n_features: int) -> int:
@@ -236,9 +324,8 @@ def rows_to_explain(n_features: int) -> int:
 
 def explain_rows(
     method: str,
-    h: float,
+    h: float | None,
     s: Settings,
-    contamination: float,
     X: np.ndarray,
     fit_rows: np.ndarray,
     rows: np.ndarray,
@@ -247,7 +334,8 @@ def explain_rows(
     """Why ``method`` flags the rows ``rows`` of ``X``: each feature's contribution to each
     row's abnormality (:meth:`~momkde_core.OutlierDetector.explain`, in nats, summing to the
     row's -log density), from the detector :func:`score_rows` fits (the same fit: same rows,
-    settings and seed, which also seeds the orders sampled above 10 features).
+    settings and seed, which also seeds the orders sampled above 10 features; no threshold
+    enters it).
 
     Returns ``rows``, ``blame`` (shape (len(rows), d)), ``typical`` (shape (d,): a typical
     row's contributions, the median of each feature's over ``n_typical`` fitted rows drawn
@@ -264,12 +352,12 @@ def explain_rows(
     >>> X = np.random.default_rng(0).standard_normal((300, 3))
     >>> X[0] = [0.0, 6.0, 0.0]  # feature 1 shifted
     >>> settings = Settings(0.5, "gaussian", n_blocks=1, contamination=0.05, seed=0)
-    >>> out = explain_rows("kde", 0.5, settings, 0.05, X, np.arange(300), np.array([0]))
+    >>> out = explain_rows("kde", 0.5, settings, X, np.arange(300), np.array([0]))
     >>> int(np.argmax(out["blame"][0]))
     1
     """
     with library_warnings() as said:
-        detector = fitted_detector(method, h, s, contamination, X[fit_rows])
+        detector = fitted_detector(method, h, s, X[fit_rows])
         blame = detector.explain(X[rows], random_state=s.seed)
         some = np.random.default_rng(s.seed).permutation(fit_rows)[:n_typical]
         typical = np.nanmedian(detector.explain(X[some], random_state=s.seed), axis=0)
@@ -322,7 +410,7 @@ def scored_table(
 
     ``frame`` is the table read (its index + 1 is the data row: the file's RangeIndex, kept
     when rows are sampled); ``analysed`` the index of the rows scored, in the order of the
-    detections' arrays (:func:`score_every_row`). Without an id column (``key`` None) a first
+    detections' arrays (:func:`~app_support.cache.score_every_row`). Without an id column (``key`` None) a first
     column ``row`` holds the data row number. Rows not scored keep empty percentiles, scores
     and flags, and their ``notes`` (a text per row not scored, by index) in a last column
     ``note``, added only when there are such rows. A file column whose name an output takes
@@ -442,10 +530,13 @@ def highlight_flagged(rows: pd.DataFrame) -> Styler:
     A Styler replaces every cell by its text, so floats are written with 6 significant digits
     (pandas' default would pad them to 6 decimals), the percentiles with 3, and a missing
     cell of any column (an empty text cell is read as None) is empty, as in the file."""
-    shade = f"background-color: {RING_COLOR}"
+    shade = np.where(rows["flagged"].to_numpy(bool), f"background-color: {RING_COLOR}", "")
+    styles = pd.DataFrame(
+        np.repeat(shade[:, None], rows.shape[1], axis=1), rows.index, rows.columns
+    )
     floats = [c for c in rows.columns if pd.api.types.is_float_dtype(rows[c])]
     return (
-        rows.style.apply(lambda row: [shade if row["flagged"] else ""] * len(row), axis=1)
+        rows.style.apply(lambda _: styles, axis=None)  # one table of styles, not a row at a time
         .format(na_rep="")
         .format("{:.6g}", subset=floats, na_rep="")
         .format("{:.3g}", subset=["percentile"])

@@ -16,10 +16,10 @@ from momkde_core.methods import method_label
 
 from .blame_figures import MAX_BARS, blame_bars, row_views, share_below
 from .cache import explain_flagged
-from .captions.blame import bars_caption, row_caption
+from .captions.blame import bars_caption, bars_details, missing_row_note, row_caption
 from .compute import Settings, relevant, row_sample
 from .keys import YOUR_DATA as KEY
-from .scoring import MAX_DRAWN, TYPICAL_ROWS, rows_to_explain
+from .scoring import MAX_DRAWN, TYPICAL_ROWS, detector_h, rows_to_explain
 from .widgets import show_warnings, url
 
 
@@ -46,9 +46,8 @@ def explain_flags(
             explained = explain_flagged(
                 data_key,
                 method,
-                h,
+                detector_h(method, h),
                 relevant(method, settings),
-                settings.contamination,
                 X,
                 fit_rows,
                 rows,
@@ -64,7 +63,7 @@ def explain_flags(
         st.info(f"Why {method_label(method)} flags its rows is not shown: {reason}.")
         return None
     show_warnings(explained["warnings"])
-    return {**explained, "columns": columns}
+    return {**explained, "columns": columns, "method": method_label(method)}
 
 
 def why_section(
@@ -93,7 +92,14 @@ def why_section(
         beyond=int((~reach).sum()),
     )
     st.caption(bars_caption(label, counts, len(columns), standardised))
-    flagged_row_views(explained, detection["flagged"], data, names)
+    if details := bars_details(label, counts, len(columns), standardised):
+        with st.expander("How the contributions are computed and read"):
+            st.caption(details)
+    # one row's views, closed unless a link names the row
+    with st.expander(
+        f"One flagged {names.name} in its columns", expanded=KEY.why in st.query_params
+    ):
+        flagged_row_views(explained, detection["flagged"], data, names)
 
 
 @st.fragment
@@ -104,8 +110,17 @@ def flagged_row_views(
     its top columns; a fragment: choosing another row redraws this part alone."""
     rows, blame, columns = explained["rows"], explained["blame"], explained["columns"]
     options = [str(name) for name in names[rows]]
-    if st.session_state.get(KEY.why, options[0]) not in options:
-        st.session_state[KEY.why] = options[0]  # another file or method: its first row
+    # a link's row is in the URL until the select box reads it (an unknown one is dropped)
+    asked = str(st.session_state.get(KEY.why, st.query_params.get(KEY.why, options[0])))
+    # what the row chosen belongs to: a row asked by a link (no context yet) or chosen in
+    # this view and gone from the options (a smaller ε) is named in a notice; another file
+    # or method opens on its first row silently
+    context = (explained["method"], len(data), tuple(map(str, columns)))
+    if asked not in options:
+        if st.session_state.get(KEY.why_of) in (None, context):
+            st.warning(missing_row_note(names.name, asked, options, len(data)))
+        st.session_state[KEY.why] = options[0]
+    st.session_state[KEY.why_of] = context
     chosen = st.selectbox(
         f"A flagged {names.name} to look at (from the most anomalous)", options, **url(KEY.why)
     )

@@ -49,8 +49,9 @@ _ID_NAME = re.compile(
 class ColumnRoles:
     """Default choices for a table: its label (or None), the id columns left out, the numeric
     features to score, the features to draw (both of exactly two, else one), whether the
-    features were cut, and the numeric columns left out as categories, each with its number
-    of distinct values."""
+    features were cut, the numeric columns left out as categories, each with its number
+    of distinct values, the constant columns (one value: no spread for a density) and the
+    text columns (not numeric: not scored)."""
 
     label: str | None
     ids: tuple[str, ...]
@@ -58,6 +59,8 @@ class ColumnRoles:
     draw: tuple[str, ...]
     truncated: bool
     categorical: tuple[tuple[str, int], ...] = ()
+    constant: tuple[str, ...] = ()
+    text: tuple[str, ...] = ()
 
 
 def is_id_column(column: pd.Series) -> bool:
@@ -95,7 +98,9 @@ def label_values(column: pd.Series) -> int:
 def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
     """Default label, ids, categories and features of ``frame`` (see the module docstring).
 
-    Ids and categories (:func:`category_values`) are left out of the features. Exactly two
+    Ids, categories (:func:`category_values`), constant columns (at most one distinct value,
+    missing values left out: a density needs spread) and text columns are left out of the
+    features. Exactly two
     features are both drawn (a 2-D map shows a row unusual in either, the way the scores see
     it); of more, the one with the most distinct values is drawn (not a count, an hour or a
     flag, whose ties make cross-validated bandwidths collapse).
@@ -110,8 +115,10 @@ def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
         None,
     )
     numeric = [c for c in frame.select_dtypes("number").columns if c != label]
+    text = tuple(c for c in frame.columns if c not in numeric and c != label)
+    constant = tuple(c for c in numeric if frame[c].nunique() <= 1)
     ids = tuple(c for c in numeric if is_id_column(frame[c]))
-    counts = {c: category_values(frame[c]) for c in numeric if c not in ids}
+    counts = {c: category_values(frame[c]) for c in numeric if c not in ids + constant}
     categorical = tuple((c, k) for c, k in counts.items() if k is not None)
     features = [c for c, k in counts.items() if k is None]
     scored = features[:MAX_DEFAULT_FEATURES]
@@ -123,4 +130,6 @@ def guess_roles(frame: pd.DataFrame) -> ColumnRoles:
         draw=tuple(draw),
         truncated=len(features) > MAX_DEFAULT_FEATURES,
         categorical=categorical,
+        constant=constant,
+        text=text,
     )

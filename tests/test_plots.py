@@ -154,6 +154,23 @@ def test_density_2d_figure_wraps_panels_and_puts_the_legend_in_the_free_one():
     assert {t.type for t in markers} == {"scatter"}
 
 
+@pytest.mark.parametrize("n_maps", [4, 5, 6])
+def test_every_column_of_2d_maps_has_x_tick_labels(n_maps):
+    """Shared x axes put tick labels on the bottom row only: a column whose last map sits
+    above an empty cell labels that map's axis itself."""
+    xs = np.linspace(0, 1, 11)
+    methods = ("truth", "kde", "mom_kde", "rkde", "spkde", "screened_kde")[:n_maps]
+    fig = plots.density_2d_figure(xs, xs, {m: np.ones((11, 11)) for m in methods})
+    maps = [t for t in fig.data if t.type == "heatmap"]
+    for col in range(3):  # the last map of each column: the lowest one
+        axis = [t.xaxis for t in maps][col::3][-1].replace("x", "xaxis")
+        assert fig.layout[axis].showticklabels is not False, (n_maps, col, axis)
+    # the title once, under the first column's lowest map (narrow maps' titles would overlap)
+    titled = [a for a in fig.layout if a.startswith("xaxis") and fig.layout[a].title.text]
+    assert titled == [[t.xaxis for t in maps][0::3][-1].replace("x", "xaxis")]
+    assert fig.layout[titled[0]].title.text == "x₁"
+
+
 def test_density_2d_figure_draws_many_points_with_webgl():
     xs = np.linspace(0, 1, 11)
     X = np.random.default_rng(0).random((plots.SVG_MARKERS + 1, 2))

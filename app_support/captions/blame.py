@@ -34,19 +34,7 @@ def bars_caption(
     which = (f"the {n_bars} lowest-scored" if n_bars < n_flagged else "all of them") + (
         ", from the most anomalous at the top" if n_bars > 1 else ""
     )
-    named = "the column" if n_columns == 1 else "the two columns"
-    rest = (
-        f" The ranking above names {named} most to blame for each of the "
-        f"{n_explained:,} lowest-scored flagged rows, and the download too."
-        if n_explained > n_bars
-        else ""
-    )
-    how = (
-        "exact Shapley values over every subset of the columns"
-        if n_columns <= MAX_AUTO_EXACT
-        else f"Shapley values estimated from {DEFAULT_PERMUTATIONS} random orders of the "
-        "columns (seeded)"
-    )
+    rest = _in_the_ranking(n_columns, n_explained, n_bars)
     beyond = (
         f" {counts['beyond']} bar(s) have density 0: the row is beyond every kernel's reach in "
         "the columns named, which take the whole blame, and no finite split exists."
@@ -61,16 +49,58 @@ def bars_caption(
             f"rows).{rest}{beyond}"
         )
     return (
-        f"Each bar is one of the {n_flagged:,} rows {label} flags, {which}. Its segments are "
-        "the columns' contributions to the row's abnormality -log f(x) in nats, end to end: "
-        "they add up to it (the black tick). A segment to the right is a column to blame "
-        "(c nats divide the row's density by about e^c); one to the left makes the row more "
-        "typical. The top bar is a typical row's: each column's median contribution over "
-        f"{counts['typical']} fitted rows (its tick, the sum of these medians). Every row has "
-        "some abnormality, so a column is to blame where its segment is longer than there. "
-        f"They are {how} of the estimate {label} fitted"
+        f"Each bar is one of the {n_flagged:,} rows {label} flags, {which}: each column's "
+        "contribution to the row's abnormality -log f(x) in nats, end to end, summing to the "
+        f"black tick; the top bar is a typical row's.{beyond}"
+    )
+
+
+def _in_the_ranking(n_columns: int, n_explained: int, n_bars: int) -> str:
+    """That the ranking names the columns most to blame for more rows than the bars show."""
+    named = "the column" if n_columns == 1 else "the two columns"
+    return (
+        f" The ranking above names {named} most to blame for each of the "
+        f"{n_explained:,} lowest-scored flagged rows, and the download too."
+        if n_explained > n_bars
+        else ""
+    )
+
+
+def bars_details(
+    label: str,
+    counts: dict[str, int],
+    n_columns: int,
+    standardised: bool,
+) -> str:
+    """How the bars of :func:`bars_caption` are computed and read, at length (several
+    columns; "" for one, whose caption says it all).
+
+    Examples
+    --------
+    >>> counts = dict(flagged=30, explained=30, bars=20, typical=200, beyond=0)
+    >>> bars_details("MoM-KDE", counts, 4, True)[:52]
+    'A segment to the right is a column to blame (c nats '
+    >>> bars_details("MoM-KDE", counts, 1, True)
+    ''
+    """
+    if n_columns == 1:
+        return ""
+    how = (
+        "exact Shapley values over every subset of the columns"
+        if n_columns <= MAX_AUTO_EXACT
+        else f"Shapley values estimated from {DEFAULT_PERMUTATIONS} random orders of the "
+        "columns (seeded)"
+    )
+    rest = _in_the_ranking(n_columns, counts["explained"], counts["bars"])
+    return (
+        "A segment to the right is a column to blame (c nats divide the row's density by "
+        "about e^c); one to the left makes the row more typical. The top bar is a typical "
+        f"row's: each column's median contribution over {counts['typical']} fitted rows (its "
+        "tick, the sum of these medians). Every row has some abnormality, so a column is to "
+        f"blame where its segment is longer than there. The segments are {how} of the "
+        f"estimate {label} fitted"
         + (", on the standardised columns" if standardised else "")
-        + f": a column is to blame alone or with the others it breaks away from.{rest}{beyond}"
+        + f": a column is to blame alone or with the others it breaks away from.{rest}"
     )
 
 
@@ -127,6 +157,27 @@ def row_caption(
         )
         + " Below: each column's histogram over every row, the red line at "
         + f"{row_name}'s value.{note}"
+    )
+
+
+def missing_row_note(name: str, asked: str, options: Sequence[str], n_rows: int) -> str:
+    """That the row ``asked`` (by a link, or chosen before ε changed) is not among the flagged
+    rows explained (``options``, from the most anomalous) and which is shown instead; ``name``
+    is what names the rows (``row``, the data row, or an id column), ``n_rows`` the rows
+    scored.
+
+    Examples
+    --------
+    >>> print(missing_row_note("row", "999999", ["145", "823", "585"], 960))
+    row 999999 is not among the 3 flagged rows explained here (rows 145, 823 and 585; the file's rows scored are numbered 1 to 960 at most): showing row 145, the most anomalous.
+    """
+    shown = listed(options) if len(options) <= 5 else f"{', '.join(options[:5])}, ..."
+    numbered = (
+        f"; the file's rows scored are numbered 1 to {n_rows:,} at most" if name == "row" else ""
+    )
+    return (
+        f"{name} {asked} is not among the {len(options):,} flagged rows explained here "
+        f"({name}s {shown}{numbered}): showing {name} {options[0]}, the most anomalous."
     )
 
 

@@ -5,6 +5,7 @@ below chance."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -363,4 +364,39 @@ def below_chance(results: pd.DataFrame, why: str) -> str:
     text = f"Mean AUC below {CHANCE_AUC:g} (chance): {text}."
     return text + (
         f" Every method is below {CHANCE_AUC:g} at {everywhere}: {why}." if everywhere else ""
+    )
+
+
+def adbench_caption(
+    per_set: pd.DataFrame, highlight: str, twins: Mapping[str, str], tolerance: float
+) -> str:
+    """What the ADBench dot plot shows: the AUC-ROC of each detector per set of ``per_set``
+    (sets x detectors), the ``highlight``'s marker, and the detectors drawn as one (``twins``:
+    detector -> the earlier one whose AUC-ROC is within ``tolerance`` on every set), with the
+    largest gap between them.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> per_set = pd.DataFrame({"a": [0.5, 0.9], "b": [0.7, 0.8], "c": [0.5, 0.9]})
+    >>> print(adbench_caption(per_set, "b", {"c": "a"}, 5e-4))  # doctest: +NORMALIZE_WHITESPACE
+    Mean AUC-ROC of each detector on each of the 2 sets (the diamond: b, the library's
+    default; dotted: chance). a and c give the same AUC-ROC on all 2 sets (largest gap
+    0.0000): one marker, "a & c", draws both.
+    """
+    groups: dict[str, list[str]] = {}
+    for detector, earlier in twins.items():
+        groups.setdefault(earlier, [earlier]).append(detector)
+    same = [
+        f"{listed(group)} give the same AUC-ROC on all {len(per_set)} sets (largest gap "
+        f"{(per_set[group].max(axis=1) - per_set[group].min(axis=1)).max():.4f}): one marker, "
+        f'"{" & ".join(group)}", draws {"both" if len(group) == 2 else "them all"}.'
+        for group in groups.values()
+    ]
+    return " ".join(
+        [
+            f"Mean AUC-ROC of each detector on each of the {len(per_set)} sets (the diamond: "
+            f"{highlight}, the library's default; dotted: chance).",
+            *same,
+        ]
     )

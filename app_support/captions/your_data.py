@@ -9,6 +9,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 
 from momkde_core.bandwidth import n_blocks_for
+from momkde_core.estimators._base import TINY_BLOCKS
 from momkde_core.methods import DEFAULT_DETECTOR
 from momkde_core.plots import CHANCE_AUC, method_label
 
@@ -249,8 +250,51 @@ def blocks_note(
     )
 
 
+def too_few_rows_note(n_rows: int) -> str:
+    """What is wrong with a file of fewer than 2 data rows, and what to do.
+
+    Examples
+    --------
+    >>> print(too_few_rows_note(1))  # doctest: +ELLIPSIS
+    The file has 1 data row below its header: a density needs at least 2 rows, ...
+    """
+    rows = "data row" if n_rows == 1 else "data rows"
+    return (
+        f"The file has {n_rows} {rows} below its header: a density needs at least 2 rows, "
+        "and MoM-KDE a few in each of its blocks. Upload a file with more rows (a few "
+        "hundred give a density worth reading) or pick a sample in the sidebar."
+    )
+
+
+def thin_blocks_note(dropped: Mapping[str, int], n: int, kept: Sequence[str]) -> str:
+    """Why the methods ``dropped`` (name -> S) are left out on ``n`` rows: their blocks would
+    hold fewer than the library's minimum; which methods (``kept``) are shown instead.
+
+    Examples
+    --------
+    >>> print(thin_blocks_note({"mom_kde_21": 21, "mom_kde": 3}, 2, ["kde", "rkde"]))
+    With 2 rows, MoM-KDE (S = 21, Scott h) and MoM-KDE (S = 3) are left out: a median of S block KDEs needs at least 2 rows per block, 42 and 6 rows here. Shown: KDE and RKDE.
+    """
+    named = [
+        method_label(m) if m == DEFAULT_DETECTOR else f"{method_label(m)} (S = {blocks})"
+        for m, blocks in dropped.items()
+    ]
+    needs = [f"{TINY_BLOCKS * blocks:,}" for blocks in dropped.values()]
+    verb = "is" if len(named) == 1 else "are"
+    shown = (
+        f" Shown: {listed(map(method_label, kept))}."
+        if kept
+        else " Choose KDE, RKDE or SPKDE under Methods in the sidebar."
+    )
+    return (
+        f"With {n:,} rows, {listed(named)} {verb} left out: a median of S block KDEs needs "
+        f"at least {TINY_BLOCKS} rows per block, {listed(needs)} rows here.{shown}"
+    )
+
+
 def left_out_note(columns: Sequence[Hashable], roles: ColumnRoles) -> str:
-    """The columns not scored by default and why (an id, a category, not numeric), or "".
+    """The columns not scored by default, each with why (an id, a category, constant, text,
+    past the first numeric columns), or "".
 
     Parameters
     ----------
@@ -268,29 +312,29 @@ def left_out_note(columns: Sequence[Hashable], roles: ColumnRoles) -> str:
     Examples
     --------
     >>> from app_support.tables import ColumnRoles
-    >>> roles = ColumnRoles(None, ("id",), ("x",), ("x",), False, (("year", 3),))
-    >>> print(left_out_note(["id", "x", "year"], roles))  # doctest: +ELLIPSIS
-    Not scored by default: id (an id), year (3 values). A numeric column with at most 10 ...
+    >>> roles = ColumnRoles(None, ("id",), ("x",), ("x",), False, (("year", 3),), ("c",), ("name",))
+    >>> print(left_out_note(["id", "x", "year", "c", "name"], roles))  # doctest: +ELLIPSIS
+    Not scored by default: id (an id), year (3 values), c (constant), name (text). A numeric ...
     """
     categories = dict(roles.categorical)
+    reasons = {
+        **{c: "an id" for c in roles.ids},
+        **{c: f"{k} values" for c, k in categories.items()},
+        **{c: "constant" for c in roles.constant},
+        **{c: "text" for c in roles.text},
+    }
     left_out = [
-        *(f"{c} (an id)" for c in roles.ids),
-        *(f"{c} ({k} values)" for c, k in categories.items()),
-        *(
-            str(c)
-            for c in columns
-            if c not in roles.features
-            and c not in roles.ids
-            and c not in categories
-            and c != roles.label
-        ),
+        f"{c} ({reasons[c]})"
+        if c in reasons
+        else f"{c} (past the first {MAX_DEFAULT_FEATURES} numeric columns)"
+        for c in columns
+        if c not in roles.features and c != roles.label
     ]
     if not left_out:
         return ""
     return (
         "Not scored by default: "
         + ", ".join(left_out)
-        + (f" (the first {MAX_DEFAULT_FEATURES} numeric columns are)" if roles.truncated else "")
         + "."
         + (
             f" A numeric column with at most {MAX_CATEGORY_VALUES} distinct values, each "
@@ -459,30 +503,52 @@ def own_settings(methods: Sequence[str]) -> str:
 def density_caption(
     h: float,
     n_blocks: int,
-    notes: Sequence[str],
+    reading: str,
     n_fit: int,
     n: int,
     n_drawn: int,
     n_file: int,
     methods: Sequence[str] = (),
 ) -> str:
-    """The caption of the Your data figure: how to read MoM-KDE against the KDE with h and S
-    (:func:`own_settings` of the ``methods`` shown), then the ``notes`` that apply ("" for
-    none), the rows fitted on (``n_fit`` of the ``n`` scored) and what the figure draws
-    (``n_drawn`` rows) of the file's ``n_file`` (:func:`figure_sample_note`)."""
+    """The caption of the Your data figure, what it shows: h and S (:func:`own_settings` of
+    the ``methods`` shown), its ``reading`` (what the ticks, dots, circles and axes are), the
+    rows fitted on (``n_fit`` of the ``n`` scored) and what the figure draws (``n_drawn``
+    rows) of the file's ``n_file`` (:func:`figure_sample_note`). How to read MoM-KDE against
+    the KDE: :func:`density_notes`.
+
+    Examples
+    --------
+    >>> density_caption(0.2, 21, "Ticks below the axis: the rows.", 300, 300, 300, 300)
+    'h = 0.2, S = 21. Ticks below the axis: the rows.'
+    """
     return " ".join(
         [
             f"h = {h:.3g}, S = {n_blocks}"
-            + (f" (the sidebar's; {own_settings(methods)})" if own_settings(methods) else "")
-            + ": MoM-KDE ignores a group of "
-            "rows that sits in fewer "
-            "than half of the blocks, so where the KDE rises over a small group and MoM-KDE "
-            "stays low, that group is a likely cluster of outliers.",
-            *(note for note in notes if note),
+            + (f" (the sidebar's; {own_settings(methods)})." if own_settings(methods) else "."),
+            reading,
             *([f"The curves are fitted on {n_fit:,} random rows."] if n_fit < n else []),
             figure_sample_note(n_drawn, n, n_file),
         ]
     ).strip()
+
+
+def density_notes(notes: Sequence[str]) -> str:
+    """How to read MoM-KDE against the KDE in the Your data figure, then the ``notes`` that
+    apply ("" for none: why h or S, the screened KDE's h, where flagged rows sit).
+
+    Examples
+    --------
+    >>> density_notes(["", "A note."])[:40]
+    'MoM-KDE ignores a group of rows that sit'
+    """
+    return " ".join(
+        [
+            "MoM-KDE ignores a group of rows that sits in fewer than half of the blocks, so "
+            "where the KDE rises over a small group and MoM-KDE stays low, that group is a "
+            "likely cluster of outliers.",
+            *(note for note in notes if note),
+        ]
+    )
 
 
 def sample_outcome(

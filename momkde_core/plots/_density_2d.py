@@ -131,7 +131,13 @@ def density_2d_figure(
         height=panel_height * rows + 60 + bottom,
     )
     fig.update_xaxes(range=[float(xs[0]), float(xs[-1])])
-    fig.update_xaxes(title_text=axis_titles[0], row=rows)
+    # the x title once, under the first column: narrow panels' titles would run into each
+    # other (the y title is once too, beside the first column)
+    fig.update_xaxes(title_text=axis_titles[0], row=rows, col=1)
+    for col in range(len(methods) - (rows - 1) * cols + 1, cols + 1):
+        # a column whose last panel is above an empty cell of the bottom row: shared axes
+        # put tick labels on the bottom row only, so that panel shows its own
+        fig.update_xaxes(showticklabels=True, row=rows - 1, col=col)
     fig.update_yaxes(range=[float(ys[0]), float(ys[-1])])
     fig.update_yaxes(title_text=axis_titles[1], col=1)
     return fig

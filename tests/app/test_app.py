@@ -91,7 +91,7 @@ def test_sweep_draws_four_metrics():
     assert len(figs) == 4
     assert {"KDE", "MoM-KDE (auto)", "RKDE", "SPKDE"} <= set(names(figs[0]))
     assert len(at.get("download_button")) == 1
-    assert "**honest** protocol" in at.markdown[0].value
+    assert any("**honest** protocol" in m.value for m in at.markdown)  # (behind an expander)
     auc = next(f for f in figs if f["layout"]["title"]["text"] == "ROC AUC")
     assert [s["y0"] for s in auc["layout"]["shapes"]] == [0.5]  # the chance line
     assert "beats the KDE at" in caption(at, "AUC of the density")
@@ -99,8 +99,12 @@ def test_sweep_draws_four_metrics():
 
 def test_sweep_adversarial_explains_the_loss():
     at = open_app("app_pages/sweep.py", reps="1", n="200", scheme="adversarial")
-    assert "MoM-KDE loses on this scheme" in at.info[0].value
-    assert "below 0.5" in caption(at, "AUC of the density")
+    assert at.info[0].value.startswith("(d) adversarial")
+    why = at.expander[1]  # under the box: the scheme's mechanism
+    assert why.label == "Why this scheme favours or defeats MoM-KDE"
+    assert "MoM-KDE loses on this scheme" in why.markdown[0].value
+    # behind the AUC figure's expander
+    assert any("below 0.5 (chance)" in c.value for c in at.expander[-1].caption)
 
 
 def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
@@ -357,7 +361,7 @@ def test_sweep_screened_kde():
     assert not at.error, [e.value for e in at.error]
     figs = figures(at)
     assert len(figs) == 4 and all({"KDE", "Screened KDE"} <= set(names(f)) for f in figs)
-    assert "the screened KDE are told" in at.markdown[0].value
+    assert any("the screened KDE are told" in m.value for m in at.markdown)
 
 
 def test_your_data_screened_kde(downloads):
@@ -379,7 +383,7 @@ def test_your_data_screened_kde(downloads):
     assert f"Screened KDE flags {n_flagged:,} of {len(csv):,} rows" in caption(
         at, "Screened KDE flags"
     )
-    assert "Screened KDE: h = " in caption(at, "h = ")
+    assert "Screened KDE: h = " in caption(at, "MoM-KDE ignores")
 
 
 def test_real_data_offers_the_stored_screened_kde():

@@ -259,7 +259,7 @@ def test_real_data_shows_adbench_where_each_detector_wins(no_data):
     at = open_app("app_pages/real_data.py", view="ADBench")
     assert not at.exception
     assert [s.value for s in at.subheader] == ["ADBench: where each detector wins"]
-    (table,) = at.dataframe
+    (table,) = at.table
     shown = table.value.set_index("detector")  # (a column: the index would be cut short)
     expected = {
         ADBENCH_DEFAULT,
@@ -273,19 +273,44 @@ def test_real_data_shows_adbench_where_each_detector_wins(no_data):
         "lof",
     }
     assert expected <= set(shown.index) and not any(d.startswith("rule_") for d in shown.index)
-    assert list(shown.columns) == [
-        "mean AUC-ROC",
-        "mean AP",
-        "average rank",
-        "time / IsolationForest",
-    ]
-    assert shown.loc["isolation_forest", "time / IsolationForest"] == pytest.approx(1.0)
+    assert list(shown.columns) == ["AUC-ROC", "AP", "rank", "time / IF"]
+    assert shown.loc["isolation_forest", "time / IF"] == pytest.approx(1.0)
     (fig,) = figures(at)
     sets = fig["data"][0]["y"]  # in ADBench's order, by the number starting each name
     assert [int(name.split("_")[0]) for name in sets] == sorted(int(n.split("_")[0]) for n in sets)
     names = [t["name"] for t in fig["data"]]
-    assert set(names) == set(shown.index) and names[-1] == ADBENCH_DEFAULT  # drawn on top
+    drawn = {d for name in names for d in name.split(" & ")}
+    assert drawn == set(shown.index) and names[-1] == ADBENCH_DEFAULT  # drawn on top
     assert len(set(fig["data"][0]["y"])) == 21
+    source = caption(at, "Source: ADBench")
+    assert "ADBench (Han et al., NeurIPS 2022), 21 classical sets, 5 seeds" in source
+    assert "docs/anomaly.md" in source
+
+
+def test_adbench_markers_differ_and_equal_detectors_share_one(no_data):
+    """Every marker of the dot plot has its own colour and symbol; detectors whose AUC-ROC
+    is the same on every set are drawn as one marker, which the caption names, computed from
+    the table the figure draws."""
+    from app_support.cache import adbench_tables
+    from app_support.results import ADBENCH_SAME, adbench_path
+
+    at = open_app("app_pages/real_data.py", view="ADBench")
+    (fig,) = figures(at)
+    styles = [(t["marker"]["color"], t["marker"]["symbol"]) for t in fig["data"]]
+    assert len(set(styles)) == len(styles)
+    _, per_set, _ = adbench_tables(adbench_path())
     text = caption(at, "Mean AUC-ROC of each detector")
-    assert "ADBench (Han et al., NeurIPS 2022), 21 classical sets, 5 seeds" in text
-    assert "docs/anomaly.md" in text
+    for name in (t["name"] for t in fig["data"]):
+        group = name.split(" & ")
+        x = [values(t["x"]) for t in fig["data"] if t["name"] == name][0]
+        for detector in group:  # the marker's AUCs are each detector's, within the rule
+            assert np.abs(per_set[detector].to_numpy() - x).max() < ADBENCH_SAME
+        if len(group) > 1:
+            assert f"{' and '.join(group)} give the same AUC-ROC on all 21 sets" in text
+            gap = (per_set[group].max(axis=1) - per_set[group].min(axis=1)).max()
+            assert f"largest gap {gap:.4f}" in text
+    # no two markers drawn apart are the same on every set
+    columns = [name.split(" & ")[0] for name in (t["name"] for t in fig["data"])]
+    for i, a in enumerate(columns):
+        for b in columns[:i]:
+            assert (per_set[a] - per_set[b]).abs().max() >= ADBENCH_SAME

@@ -274,7 +274,7 @@ def test_every_figure_dashes_the_lines_it_would_hide_and_says_so():
     (0.015 on the AUC, else of the highest mean) of a line drawn before it; the caption then
     names the dashed lines. The bands are ± the standard error, as the intro says."""
     at = open_app("app_pages/sweep.py", reps="2", n="200")
-    intro = next(m.value for m in at.markdown if m.value.startswith("The paper's experiment"))
+    intro = next(m.value for m in at.markdown if "protocol: for each outlier ratio" in m.value)
     assert "bands: ± one standard error of the mean" in intro and "std" not in intro
     starts = {
         "Jensen-Shannon divergence (base 2)": "Jensen-Shannon divergence",

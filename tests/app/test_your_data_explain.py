@@ -143,7 +143,7 @@ def test_above_ten_columns_the_shares_are_sampled_and_fewer_rows_explained():
     wide = pd.DataFrame(rng.standard_normal((300, 12)), columns=[f"c{j}" for j in range(12)])
     wide.iloc[:5, 4] += 7.0  # five rows far out in c4
     at = upload("wide.csv", wide.round(4).to_csv(index=False).encode(), eps="0.05")
-    text = next(c.value for c in at.caption if c.value.startswith("Each bar"))
+    text = next(c.value for c in at.caption if c.value.startswith("A segment to the right"))
     assert "estimated from 256 random orders of the columns (seeded)" in text
     ranking = at.dataframe[0].value
     for row in range(1, 6):

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from momkde_core.methods import DEFAULT_DETECTOR, method_label
 from tests.app._apptest import (
     caption,
     density_figures,
@@ -154,11 +155,16 @@ def test_a_few_valued_numeric_column_is_a_category():
     assert category_values(pd.Series([5.0] * 9)) is None  # constant: named by the page
 
 
-def test_a_constant_column_is_named_and_the_page_goes_on(downloads):
-    at = upload("constant.csv", b"x,y\n1,2.5\n1,3.1\n1,4.7\n1,5.2\n", methods=["kde"])
-    (error,) = at.error
+def test_a_constant_column_is_left_out_with_its_reason_and_named_when_chosen(downloads):
+    content = b"x,y\n1,2.5\n1,3.1\n1,4.7\n1,5.2\n"
+    at = upload("constant.csv", content, methods=["kde"])
+    assert not at.error  # not chosen by default: said why in the sidebar
+    assert at.sidebar.multiselect(key="score").value == ["y"]
+    assert "x (constant)" in caption(at, "Not scored by default")
+    chosen = upload("constant.csv", content, methods=["kde"], score=["x", "y"], plot=["y"])
+    (error,) = chosen.error
     assert "'x' are constant" in error.value and "goes on with 'y'" in error.value
-    assert read_download(downloads, at)["score_kde"].notna().all()
+    assert read_download(downloads, chosen)["score_kde"].notna().all()
 
 
 def test_a_category_is_not_scored_by_default_but_can_be(downloads):
@@ -318,7 +324,7 @@ def test_flags_from_other_columns_than_drawn_are_explained():
     (drawn,) = at.sidebar.multiselect(key="plot").value
     scored = at.sidebar.multiselect(key="score").value
     assert len(scored) == 3
-    text = caption(at, "h = ")
+    text = caption(at, "MoM-KDE ignores")  # behind the figure's expander
     assert (
         f"MoM-KDE flags rows by their density in the 3 columns scored ({scored[0]}, "
         f"{scored[1]} and {scored[2]}), not in the one drawn: a flagged row can sit anywhere "
@@ -477,7 +483,6 @@ def test_the_page_flags_with_the_library_default_detector_by_default():
     """No method chosen: Your data scores with the library's default detector (DEFAULT_DETECTOR,
     labelled from the registry) and the paper's four, and flags with the default detector;
     Explore keeps its own methods, without it (#34)."""
-    from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
     at = open_app(PAGE, sample="sensors")
     box = at.sidebar.multiselect(key="methods")
@@ -488,3 +493,45 @@ def test_the_page_flags_with_the_library_default_detector_by_default():
     assert caption(at, f"{method_label(DEFAULT_DETECTOR)} flags 96 of 960 rows")
     explore = open_app("app_pages/explore.py")
     assert DEFAULT_DETECTOR not in explore.sidebar.multiselect(key="methods").options
+
+
+def test_a_one_row_file_gets_one_message_saying_what_to_do():
+    at = upload("one.csv", b"a,b\n1,2\n")
+    (error,) = at.error
+    assert "1 data row" in error.value and "Upload a file with more rows" in error.value
+    assert not at.warning and not at.info and not at.get("plotly_chart")
+
+
+def test_no_label_column_reads_none():
+    """A file without a label: the picker holds no column and reads "none", not Streamlit's
+    "Choose an option" (its placeholder, shown when the value is None)."""
+    at = upload("two.csv", _csv(200))
+    picker = at.sidebar.selectbox(key="label")
+    assert picker.value is None and picker.proto.placeholder == "none"
+
+
+def test_a_move_of_the_share_refits_only_what_depends_on_it(monkeypatch):
+    """With the CV h (which does not depend on ε), a move of ε refits MoM-KDE (S auto) and
+    SPKDE (told ε) and re-thresholds the others' cached scores: the default detector, the
+    KDE and RKDE are not scored again; their flags still follow ε."""
+    import streamlit as st
+
+    import app_support.scoring as scoring
+
+    st.cache_data.clear()  # no fit at the new ε left by another test
+    at = open_app(PAGE, sample="sensors", hmode="CV", eps="0.1")  # (the URL holds the label)
+    assert next(c.value for c in at.sidebar.get("button_group") if c.label == "Bandwidth h") == "cv"
+    scored: list[str] = []
+    original = scoring.density_scores
+
+    def counting(method, *args, **kwargs):
+        scored.append(method)
+        return original(method, *args, **kwargs)
+
+    monkeypatch.setattr(scoring, "density_scores", counting)
+    next(s for s in at.sidebar.slider if s.label.startswith("Expected share")).set_value(0.17).run()
+    assert not at.exception
+    assert sorted(scored) == ["mom_kde", "spkde"]
+    said = caption(at, f"{method_label(DEFAULT_DETECTOR)} flags ")
+    flagged = int(said.split(" flags ")[1].split(" of ")[0])
+    assert abs(flagged - 0.17 * 960) <= 1  # the stated share, up to ties
