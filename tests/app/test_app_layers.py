@@ -12,9 +12,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "app_support"
-#: The modules that may import Streamlit: the caches around the computations, the widgets, and
-#: the sections a page draws.
-STREAMLIT_SIDE = frozenset({"app_support.cache", "app_support.widgets", "app_support.sections"})
+#: The modules that may import Streamlit: the caches around the computations, the widgets, the
+#: sections a page draws, and the app-wide setup (page configuration, style, presentation mode).
+STREAMLIT_SIDE = frozenset(
+    {"app_support.cache", "app_support.widgets", "app_support.sections", "app_support.present"}
+)
 
 
 def _module_name(path: Path) -> str:
