@@ -11,6 +11,7 @@ their default are left out of the URL to keep it short. Streamlit writes an opti
 from __future__ import annotations
 
 import hashlib
+import math
 import shlex
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
@@ -360,6 +361,20 @@ def _on_slider(h: float) -> float:
     return min(2.0, max(0.02, round(h, 2)))
 
 
+def _auto_formula(blocks: int, eps: float, n: int) -> str:
+    """How S auto was computed: 2⌈εn⌉+1, or that value capped at n (one row per block).
+
+    Examples
+    --------
+    >>> _auto_formula(21, 0.1, 100), _auto_formula(2, 0.1, 2)
+    (' = 2⌈εn⌉+1 with ε = 0.1, n = 100', ' = n = 2 (2⌈εn⌉+1 = 3 with ε = 0.1, capped at one row per block)')
+    """
+    formula = 2 * math.ceil(eps * n - 1e-9) + 1
+    if blocks == formula:
+        return f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}"
+    return f" = n = {n} (2⌈εn⌉+1 = {formula} with ε = {eps:g}, capped at one row per block)"
+
+
 def guide_note(n_blocks: int, n_outliers: int | None) -> str:
     """Whether S meets the guide S > 2|O|, worded as what the guide is: a guarantee, whatever
     the split, not what a split did.
@@ -425,7 +440,7 @@ def _blocks_control(
         )
     s_col.caption(
         f"S = {blocks}"
-        + (f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}" if auto else "")
+        + (_auto_formula(blocks, eps, n) if auto else "")
         + " (log scale)"
         + guide_note(blocks, n_outliers)
     )
