@@ -14,7 +14,14 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "app_support"
 #: The modules that may import Streamlit: the caches around the computations, the widgets, and
 #: the sections a page draws.
-STREAMLIT_SIDE = frozenset({"app_support.cache", "app_support.widgets", "app_support.sections"})
+STREAMLIT_SIDE = frozenset(
+    {
+        "app_support.cache",
+        "app_support.widgets",
+        "app_support.sections",
+        "app_support.live_lesson.mount",
+    }
+)
 
 
 def _module_name(path: Path) -> str:
