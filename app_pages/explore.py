@@ -34,7 +34,7 @@ from app_support.compute import (
 )
 from app_support.figures import explore_figure
 from app_support.keys import MEDIAN
-from app_support.live_lesson.mount import draws_live, live_lesson
+from app_support.live_lesson.mount import draws_live, live_lesson, live_switch
 from app_support.mechanism import PLACE_RANGE, point_from_click
 from app_support.median_figures import click_targets, mark_point, strip_figure
 from app_support.views import RATIO_STEP, ExploreView, drawn_ratio
@@ -123,7 +123,8 @@ def controls_and_figure() -> None:
         moves.caption(placement_note(placed[0], placed[1], settings.n_blocks, settings.auto_blocks))
         with main:
             view, chart_slot, fig = _figure_and_metrics(settings, placed, point)
-        live = draws_live(view, settings)  # 1-D: the figure and the strip redrawn as the hand moves
+        # 1-D: the figure and the strip redrawn as the hand moves (the switch: live or plotly)
+        live = dim == 1 and live_switch(moves) and draws_live(view, settings)
         with strip:
             _blocks_at_point(view, settings, point, draw=not live)
         if live:

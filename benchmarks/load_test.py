@@ -71,7 +71,7 @@ GONE = (
 
 VIEWPORT = {"width": 1400, "height": 900}
 #: The sessions' view: Explore with S on its slider (held at 21 while the ratio moves).
-URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual"
+URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual&fig=plotly"
 SAMPLE_EVERY_S = 0.25
 #: Environment variables that set the server's BLAS threads (it inherits them): recorded with the figures.
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")

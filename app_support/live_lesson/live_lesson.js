@@ -18,7 +18,6 @@ const CUT = 38.6;
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_DRAWN_BLOCK_POINTS = 60000; // block curves' vertices per redraw (thinned beyond)
 const MAX_LATENCIES = 2000;
-const STATES = new WeakMap();
 
 // ---------------------------------------------------------------- numpy's legacy shuffle
 
@@ -347,8 +346,11 @@ function niceTicks(lo, hi, target) {
   const raw = (hi - lo) / target;
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((f) => f * mag).find((s) => s >= raw);
+  if (!(step > 0) || !Number.isFinite(step)) return [lo]; // a range below the smallest doubles
   const ticks = [];
-  for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-12; t += step) ticks.push(+t.toFixed(10));
+  for (let i = Math.ceil(lo / step); i * step <= hi * (1 + 1e-12) && ticks.length <= 2 * target; i++) {
+    ticks.push(i * step);
+  }
   return ticks;
 }
 
@@ -683,26 +685,16 @@ function placeOf(state, clientX) {
   return lo + ((px - left) / (right - left)) * (hi - lo);
 }
 
+// A handle's drag and keys. The moves and the release are heard on the window: the page may
+// mount the figure again during a drag (its host element redrawn), and a pointer off the
+// handle still drags it.
 function bindHandle(state, handle, field) {
   handle.addEventListener("pointerdown", (e) => {
     e.preventDefault();
-    handle.setPointerCapture(e.pointerId);
     handle.focus();
     state.dragging = field;
     state.dom.box.classList.add("dragging");
   });
-  handle.addEventListener("pointermove", (e) => {
-    if (state.dragging !== field) return;
-    state.m[field] = snap(placeOf(state, e.clientX), state.m.place);
-    redraw(state, e.timeStamp);
-  });
-  const end = (e) => {
-    if (state.dragging !== field) return;
-    if (handle.hasPointerCapture(e.pointerId)) handle.releasePointerCapture(e.pointerId);
-    release(state);
-  };
-  handle.addEventListener("pointerup", end);
-  handle.addEventListener("pointercancel", end);
   handle.addEventListener("keydown", (e) => {
     const sign = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1 }[e.key];
     if (!sign) return;
@@ -718,6 +710,19 @@ function bindHandle(state, handle, field) {
       release(state);
     }
   });
+}
+
+function bindWindow(state) {
+  window.addEventListener("pointermove", (e) => {
+    if (state.dragging !== "at" && state.dragging !== "x0") return;
+    state.m[state.dragging] = snap(placeOf(state, e.clientX), state.m.place);
+    redraw(state, e.timeStamp);
+  });
+  const end = () => {
+    if (state.dragging === "at" || state.dragging === "x0") release(state);
+  };
+  window.addEventListener("pointerup", end);
+  window.addEventListener("pointercancel", end);
 }
 
 function bindSliders(state) {
@@ -753,19 +758,22 @@ function load(state, data) {
   redraw(state);
 }
 
+// The page's one live figure: its state outlives a new mount of the host element (the
+// same drawing is moved into the new host, a drag goes on).
+let STATE = null;
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  let state = STATES.get(parentElement);
-  if (!state || !state.dom.box.isConnected) {
+  if (!STATE) {
     const root = document.createElement("div");
-    parentElement.appendChild(root);
     const dom = build(root);
-    state = { dom, cache: {}, frame: state ? state.frame : 0, latencies: [], releases: 0, dragging: null };
-    STATES.set(parentElement, state);
-    bindHandle(state, dom.clusterHandle, "at");
-    bindHandle(state, dom.x0Handle, "x0");
-    bindSliders(state);
+    STATE = { root, dom, cache: {}, frame: 0, latencies: [], releases: 0, dragging: null };
+    bindHandle(STATE, dom.clusterHandle, "at");
+    bindHandle(STATE, dom.x0Handle, "x0");
+    bindSliders(STATE);
+    bindWindow(STATE);
   }
-  state.setTrigger = setTriggerValue;
-  if (data && !state.dragging) load(state, data);
+  if (STATE.root.parentNode !== parentElement) parentElement.appendChild(STATE.root);
+  STATE.setTrigger = setTriggerValue;
+  if (data && !STATE.dragging) load(STATE, data);
 }

@@ -18,12 +18,17 @@ from ..choices import block_options
 from ..compute import Settings
 from ..keys import ESTIMATOR, MEDIAN
 from ..views import ExploreView
+from ..widgets import url
 from .payload import LIVE_KERNELS, live_payload
 
 _ASSETS = Path(__file__).resolve().parent
 #: The component's name (unique in the app) and its key in the session state.
 COMPONENT_NAME = "momkde_live_lesson"
 LIVE_KEY = "_live_lesson"
+#: The figure switch's key (its query parameter) and its choices: the live figure, or the
+#: Plotly figure and strip (zoom, hover, a click sets x₀ or the place; what AppTest reads).
+FIGURE_SWITCH = "fig"
+FIGURES = ("live", "plotly")
 #: The server's fits drawn as they are during a drag (the KDE and MoM-KDE are redrawn).
 _LIVE_METHODS = ("kde", "mom_kde")
 
@@ -51,6 +56,31 @@ def draws_live(view: ExploreView, s: Settings) -> bool:
         True when :func:`live_lesson` can replace the Plotly figure and the strip.
     """
     return view.data.X.shape[1] == 1 and s.kernel in LIVE_KERNELS and "mom_kde" in view.results
+
+
+def live_switch(container) -> bool:
+    """The figure switch in ``container``: True for the live figure (the default).
+
+    Parameters
+    ----------
+    container : streamlit container
+        Where the switch goes.
+
+    Returns
+    -------
+    live : bool
+        Whether the page draws the live figure (when :func:`draws_live` allows).
+    """
+    chosen = container.segmented_control(
+        "Figure",
+        FIGURES,
+        default=FIGURES[0],
+        **url(FIGURE_SWITCH),
+        help="live: the figure and the strip at x₀ redraw as you drag the outliers' place, "
+        "x₀, k, h or S (RKDE, SPKDE and the metrics follow when you let go; Gaussian kernel). "
+        "plotly: zoom, hover, and a click on the figure sets x₀ or the place.",
+    )
+    return (chosen or FIGURES[0]) == FIGURES[0]
 
 
 def _apply_release() -> None:
