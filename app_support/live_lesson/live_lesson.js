@@ -775,5 +775,6 @@ export default function (component) {
   }
   if (STATE.root.parentNode !== parentElement) parentElement.appendChild(STATE.root);
   STATE.setTrigger = setTriggerValue;
-  if (data && !STATE.dragging) load(STATE, data);
+  // (data of a run from before the last release are stale: the release's run follows)
+  if (data && !STATE.dragging && data.seq >= STATE.releases) load(STATE, data);
 }

@@ -25,6 +25,9 @@ _ASSETS = Path(__file__).resolve().parent
 #: The component's name (unique in the app) and its key in the session state.
 COMPONENT_NAME = "momkde_live_lesson"
 LIVE_KEY = "_live_lesson"
+#: The number of the last release applied, sent back with the data: the script keeps what it
+#: drew since a later release until the server's run of that release arrives.
+LIVE_SEQ = "_live_seq"
 #: The figure switch's key (its query parameter) and its choices: the live figure, or the
 #: Plotly figure and strip (zoom, hover, a click sets x₀ or the place; what AppTest reads).
 FIGURE_SWITCH = "fig"
@@ -89,6 +92,7 @@ def _apply_release() -> None:
     moved = (st.session_state.get(LIVE_KEY) or {}).get("release")
     if not moved:
         return
+    st.session_state[LIVE_SEQ] = int(moved["seq"])
     st.session_state[MEDIAN.k] = int(moved["k"])
     st.session_state[MEDIAN.at] = float(moved["at"])
     st.session_state[MEDIAN.x0] = float(moved["x0"])
@@ -156,4 +160,5 @@ def live_lesson(
         log_y=log_y,
         show_blocks="blocks" in view.results["mom_kde"],
     )
+    payload["seq"] = int(st.session_state.get(LIVE_SEQ, 0))
     _component(key=LIVE_KEY, data=payload, on_release_change=_apply_release)

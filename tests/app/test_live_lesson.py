@@ -5,6 +5,7 @@ that the arrow keys move the focused handle."""
 
 from __future__ import annotations
 
+import doctest
 import json
 import urllib.parse
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 from app_support.compute import Settings, make_estimator
+from app_support.live_lesson import payload
 from app_support.live_lesson.payload import cluster_draws, live_payload
 from app_support.mechanism import block_values, placed_sample
 from app_support.views import drawn_ratio
@@ -35,6 +37,12 @@ NEXT_FRAME = "() => new Promise((done) => requestAnimationFrame(() => done()))"
 
 def _settings(h: float, n_blocks: int, seed: int = 0, eps: float = 0.1) -> Settings:
     return Settings(bandwidth=h, kernel="gaussian", n_blocks=n_blocks, contamination=eps, seed=seed)
+
+
+def test_payload_examples_run():
+    """The payload module's Examples (app_support is not collected for doctests)."""
+    result = doctest.testmod(payload, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted and not result.failed
 
 
 def test_payload_rebuilds_the_pages_sample():
@@ -172,16 +180,15 @@ def test_a_drag_redraws_in_the_page_and_the_url_follows_on_release(server, page)
     _open(page, server, "scheme=none&n=200&k=12&at=3&x0=3&Smode=manual&S=21")
     sent = []
     page.on("websocket", lambda ws: ws.on("framesent", sent.append))
-    live = page.locator(LIVE)
     box = page.locator('[data-role="cluster-handle"]').bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    before = int(live.get_attribute("data-frame"))
+    before = _frame(page)
     page.mouse.move(x, y)
     page.mouse.down()
     for i in range(20):  # one move a frame, as a hand's pointer events come
         page.mouse.move(x + 6 * (i + 1), y)
         page.evaluate(NEXT_FRAME)
-    assert int(live.get_attribute("data-frame")) - before >= 15
+    assert _frame(page) - before >= 15
     assert page.locator('[data-testid="stStatusWidget"]').count() == 0
     assert sent == []  # no rerun asked for during the drag
     artifacts = browser_test.REPO / "tests" / "_artifacts"
@@ -190,11 +197,25 @@ def test_a_drag_redraws_in_the_page_and_the_url_follows_on_release(server, page)
     mid = _live(page)
     assert mid["model"]["at"] > 3.0
     _assert_library(mid, "none", 200, 0.0, 0.1)
+    frame = _frame(page)
     page.mouse.up()
-    page.wait_for_function(f"() => location.search.includes('at={mid['model']['at']:g}')")
-    wait_until_idle(page)
+    _synced(page, f"at={mid['model']['at']:g}", frame)
     assert _live(page)["model"]["at"] == float(_query(page)["at"])
     assert page.console_errors == []
+
+
+def _frame(page) -> int:
+    return int(page.locator(LIVE).get_attribute("data-frame"))
+
+
+def _synced(page, says: str, frame: int) -> None:
+    """Wait until the URL says ``says`` and the server's run drew the figure after its
+    ``frame``-th redraw (the last one in the page before the release)."""
+    page.wait_for_function(
+        "([says, frame]) => location.search.includes(says) && window.__liveLesson.frame > frame",
+        arg=[says, frame],
+    )
+    wait_until_idle(page)
 
 
 @pytest.mark.browser
@@ -202,18 +223,18 @@ def test_arrow_keys_move_the_focused_handle(server, page):
     """ArrowLeft on x0's handle: a redraw at x0 - 0.05 while the key is down, the URL on
     its release; Shift+ArrowRight on the cluster's: 10 steps."""
     _open(page, server, "scheme=none&n=200&k=12&at=3&x0=3")
-    live = page.locator(LIVE)
-    before = int(live.get_attribute("data-frame"))
+    before = _frame(page)
     page.locator('[data-role="x0-handle"]').focus()
     page.keyboard.down("ArrowLeft")
-    assert int(live.get_attribute("data-frame")) == before + 1
+    assert _frame(page) == before + 1
     assert _live(page)["model"]["x0"] == pytest.approx(2.95)
+    frame = _frame(page)
     page.keyboard.up("ArrowLeft")
-    page.wait_for_function("() => location.search.includes('x0=2.95')")
-    wait_until_idle(page)
+    _synced(page, "x0=2.95", frame)
     page.locator('[data-role="cluster-handle"]').focus()
+    frame = _frame(page) + 1  # (the key's own redraw)
     page.keyboard.press("Shift+ArrowRight")
-    page.wait_for_function("() => location.search.includes('at=3.5')")
-    wait_until_idle(page)
+    _synced(page, "at=3.5", frame)
     assert _live(page)["model"]["at"] == pytest.approx(3.5)
+    assert _live(page)["model"]["x0"] == pytest.approx(2.95)
     assert page.console_errors == []
