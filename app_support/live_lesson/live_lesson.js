@@ -604,16 +604,23 @@ function drawLegend(state) {
 // What the figure shows, in words, from the numbers it drew.
 function readout(m, r) {
   const { values, near, median, mean } = r.strip;
+  const S = values.length;
   let red = 0;
   for (const v of near) red += v;
   const placed = m.k ? `${m.k} outliers placed at ${m.at.toFixed(2)}` : "no outliers placed";
-  const verdict =
-    median < mean
-      ? `below their mean (the KDE) ${fmt(mean)}: the median leaves out what the outliers add there`
-      : `not below their mean (the KDE) ${fmt(mean)}`;
+  const both = `their median ${fmt(median)}, their mean (the KDE) ${fmt(mean)}`;
+  let blocks;
+  if (red === 0) {
+    blocks = `no block of the ${S} holds an outlier within reach: ${both}, apart only by how the inliers fell into blocks`;
+  } else if (2 * red >= S) {
+    blocks = `${red} of the ${S} blocks hold an outlier within reach (red), at least half: the outliers can carry the median (${both})`;
+  } else if (median < mean) {
+    blocks = `${red} of the ${S} blocks hold an outlier within reach (red), fewer than half: ${both}, the median leaves out what the outliers add there`;
+  } else {
+    blocks = `${red} of the ${S} blocks hold an outlier within reach (red), fewer than half: ${both}`;
+  }
   return (
-    `${placed}; h = ${fmt(m.h)}, S = ${r.S}, n = ${r.n}. At x₀ = ${m.x0.toFixed(2)}, ${red} of the ${values.length} ` +
-    `blocks hold an outlier within reach (red); their median ${fmt(median)} is ${verdict}. ` +
+    `${placed}; h = ${fmt(m.h)}, S = ${r.S}, n = ${r.n}. At x₀ = ${m.x0.toFixed(2)}, ${blocks}. ` +
     "Drag the red triangle (the outliers), the dark knob (x₀) or a slider: the curves follow; " +
     "RKDE, SPKDE, the metrics and the captions update when you let go."
   );
@@ -638,6 +645,7 @@ function publish(state) {
     kde: Array.from(r.kde),
     integral: r.integral,
     normalisedAsLibrary: r.asLibrary,
+    readout: state.dom.readout.textContent,
     blocks: (s) => Array.from(r.nodes, (_, j) => r.sums[s * r.nodes.length + j] * r.scale[s]),
     strip: {
       values: Array.from(r.strip.values),

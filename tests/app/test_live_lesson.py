@@ -146,6 +146,10 @@ def _assert_library(shown: dict, scheme: str, n: int, ratio: float, eps: float) 
         [shown["strip"]["median"], shown["strip"]["mean"]], [at.median, at.mean], rtol=RTOL
     )
     assert shown["strip"]["near"] == at.near.astype(int).tolist()
+    red = int(at.near.sum())
+    says = f"no block of the {S} holds" if red == 0 else f"{red} of the {S} blocks hold"
+    assert f"At x₀ = {model['x0']:.2f}, {says} an outlier within reach" in shown["readout"]
+    assert ("at least half" in shown["readout"]) == (2 * red >= S)
 
 
 @pytest.mark.browser
