@@ -43,7 +43,7 @@ from playwright.async_api import async_playwright  # noqa: E402
 
 from benchmarks.bench_app_redraw import start_server, stop_server  # noqa: E402
 from benchmarks.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
-from benchmarks.load_test import IDLE_JS, VIEWPORT, is_local, usage  # noqa: E402
+from benchmarks.load_test import IDLE_JS, local_context, usage  # noqa: E402
 
 #: The lesson's view: the live figure, 20 outliers placed at 3, x0 at 3.
 QUERY = "explore?fig=live&k=20&at=3&x0=3"
@@ -60,13 +60,7 @@ MAX_SESSIONS = 40
 async def _open(browser, base: str, seed: int, result: dict, timeout_ms: float):
     """A new session on the lesson with ``seed``, loaded: its tab, with the websocket
     frames it sends recorded in ``result["sent"]``."""
-    context = await browser.new_context(viewport=VIEWPORT)
-
-    async def refuse(route):
-        result["external_requests"].append(route.request.url)
-        await route.abort()
-
-    await context.route(lambda url: not is_local(url), refuse)
+    context = await local_context(browser, result)
     tab = await context.new_page()
     tab.set_default_timeout(timeout_ms)
     tab.on("pageerror", lambda err: result["errors"].append(str(err)))

@@ -12,8 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "app_support"
-#: The modules that may import Streamlit: the caches around the computations, the widgets, and
-#: the sections a page draws.
+#: The modules that may import Streamlit: the caches around the computations, the widgets, the
+#: sections a page draws, and the live figure's mount (its component and release).
 STREAMLIT_SIDE = frozenset(
     {
         "app_support.cache",
