@@ -157,7 +157,7 @@ def _assert_library(shown: dict, scheme: str, n: int, ratio: float, eps: float) 
     ("query", "scheme", "n", "ratio"),
     [
         (
-            "scheme=thin&n=500&k=20&at=3&x0=3&hmode=manual&h=0.3&Smode=manual&S=40",
+            "scheme=thin&n=500&k=20&at=3&x0=3&hmode=slider&h=0.3&Smode=manual&S=40",
             "thin_gaussian",
             500,
             0.1,
@@ -168,7 +168,10 @@ def _assert_library(shown: dict, scheme: str, n: int, ratio: float, eps: float) 
 def test_browser_values_equal_the_library(server, page, query, scheme, n, ratio):
     """An even S set by hand, and S auto with the robust h: the page's numbers are the
     library's, normalisation included."""
-    _assert_library(_open(page, server, query), scheme, n, ratio, 0.1)
+    shown = _open(page, server, query)
+    if "hmode=slider" in query:
+        assert shown["model"]["h"] == 0.3
+    _assert_library(shown, scheme, n, ratio, 0.1)
     assert page.console_errors == []
 
 
@@ -241,4 +244,27 @@ def test_arrow_keys_move_the_focused_handle(server, page):
     _synced(page, "at=3.5", frame)
     assert _live(page)["model"]["at"] == pytest.approx(3.5)
     assert _live(page)["model"]["x0"] == pytest.approx(2.95)
+    assert page.console_errors == []
+
+
+@pytest.mark.browser
+def test_the_h_and_s_sliders_redraw_and_set_them_by_hand(server, page):
+    """A key on the live figure's h slider redraws at h + 0.01 and, on release, sets h by
+    hand; one on its S slider sets S by hand (the next value offered); the S block KDEs are
+    drawn when the page shows them."""
+    shown = _open(page, server, "scheme=thin&n=200&k=12&at=3&x0=3&blocks=true")
+    assert page.locator(f"{LIVE} path.blocks").count() == 1
+    h = shown["model"]["h"]
+    frame = _frame(page) + 1
+    page.locator('[data-role="h-slider"]').press("ArrowRight")
+    _synced(page, "hmode=slider", frame)  # (the URL holds the label)
+    assert _live(page)["model"]["h"] == pytest.approx(round(h, 2) + 0.01)
+    S = _live(page)["S"]
+    frame = _frame(page) + 1
+    page.locator('[data-role="s-slider"]').press("ArrowRight")
+    _synced(page, "Smode=manual", frame)
+    assert _live(page)["S"] > S and _query(page)["S"] == str(_live(page)["S"])
+    artifacts = browser_test.REPO / "tests" / "_artifacts"
+    artifacts.mkdir(exist_ok=True)
+    page.locator(LIVE).screenshot(path=str(artifacts / "live_blocks.png"))
     assert page.console_errors == []
