@@ -38,7 +38,15 @@ from benchmarks.browser import (
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-PAGES = ["", "explore?fig=plotly", "explore", "sweep?reps=1&n=200", "your_data", "real_data?reps=1&sets=iris", "learn"]
+PAGES = [
+    "",
+    "explore?fig=plotly",
+    "explore",
+    "sweep?reps=1&n=200",
+    "your_data",
+    "real_data?reps=1&sets=iris",
+    "learn",
+]
 
 # skipped only for a missing optional component, named; a broken install fails on import
 if not CHROMIUM.exists():
