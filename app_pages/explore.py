@@ -34,6 +34,7 @@ from app_support.compute import (
 )
 from app_support.figures import explore_figure
 from app_support.keys import MEDIAN
+from app_support.live_lesson.mount import draws_live, live_lesson, live_switch
 from app_support.mechanism import PLACE_RANGE, point_from_click
 from app_support.median_figures import click_targets, mark_point, strip_figure
 from app_support.present import notes, presenting, sized
@@ -133,8 +134,21 @@ def controls_and_figure() -> None:
             )
         with main:
             view, chart_slot, fig = _figure_and_metrics(settings, placed, point)
+        # 1-D: the figure and the strip redrawn as the hand moves (the switch: live or plotly)
+        live = dim == 1 and live_switch(moves) and draws_live(view, settings)
         with strip:
-            _blocks_at_point(view, settings, point)
+            _blocks_at_point(view, settings, point, draw=not live)
+        if live:
+            with chart_slot.container():
+                live_lesson(
+                    view,
+                    settings,
+                    placed[0],
+                    point,
+                    max_placed=MAX_PLACED,
+                    log_y=fig.layout.yaxis.type == "log",
+                )
+            return
         # the figure is sent last, into its slot above its caption: every element sent after
         # a Plotly chart made the browser draw the chart again
         chart_slot.plotly_chart(
@@ -335,15 +349,18 @@ def _figure_and_metrics(
     return view, chart_slot, fig
 
 
-def _blocks_at_point(view: ExploreView, settings: Settings, point: tuple[float, ...]) -> None:
-    """The S block KDEs of MoM-KDE at the locked point, as a strip of dots, and what it
-    shows."""
+def _blocks_at_point(
+    view: ExploreView, settings: Settings, point: tuple[float, ...], draw: bool = True
+) -> None:
+    """The S block KDEs of MoM-KDE at the locked point, as a strip of dots (unless the live
+    figure draws it: ``draw`` False), and what it shows."""
     if "mom_kde" not in view.results:
         st.info("Choose MoM-KDE among the methods to see its blocks at x₀.")
         return
     data = view.data
     at = block_values(data.X, data.is_outlier, view.h, relevant("mom_kde", settings), point)
-    st.plotly_chart(sized(strip_figure(at)), key="strip_figure", config={"displaylogo": False})
+    if draw:
+        st.plotly_chart(sized(strip_figure(at)), key="strip_figure", config={"displaylogo": False})
     with notes():
         st.caption(strip_caption(at, view.results["mom_kde"]["median_mass"]))
 

@@ -52,7 +52,7 @@ from benchmarks.browser import (  # noqa: E402
 )
 
 #: The opening view (the load test's too): Explore at its defaults.
-URL_PATH = "explore"
+URL_PATH = "explore?fig=plotly"
 #: Each slider's label: exact, or its start (the S and h sliders name their automatic value).
 SLIDERS = {
     "ratio": "Outlier ratio |O| / n",
@@ -167,7 +167,7 @@ def open_view(browser, port: int, query: str):
     """A new session on Explore with ``query``; its page and the seconds until it settled."""
     tab = browser.new_context(viewport=VIEWPORT).new_page()
     start = time.perf_counter()
-    tab.goto(f"http://127.0.0.1:{port}/{URL_PATH}" + (f"?{query}" if query else ""))
+    tab.goto(f"http://127.0.0.1:{port}/{URL_PATH}" + (f"&{query}" if query else ""))
     return tab, settle(tab, start)
 
 

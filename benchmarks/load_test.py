@@ -71,7 +71,7 @@ GONE = (
 
 VIEWPORT = {"width": 1400, "height": 900}
 #: The sessions' view: Explore with S on its slider (held at 21 while the ratio moves).
-URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual"
+URL_PATH = "explore?n=1000&ratio=0.1&Smode=manual&fig=plotly"
 SAMPLE_EVERY_S = 0.25
 #: Environment variables that set the server's BLAS threads (it inherits them): recorded with the figures.
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -162,6 +162,19 @@ def is_local(url: str) -> bool:
     return urlsplit(url).hostname in (None, "", "127.0.0.1", "localhost")
 
 
+async def local_context(browser, result: dict):
+    """A new browser context whose requests to another host than this machine are aborted
+    and recorded in ``result["external_requests"]``: nothing leaves the machine."""
+    context = await browser.new_context(viewport=VIEWPORT)
+
+    async def refuse(route):
+        result["external_requests"].append(route.request.url)
+        await route.abort()
+
+    await context.route(lambda url: not is_local(url), refuse)
+    return context
+
+
 async def record_errors(tab, result: dict) -> None:
     """Add the page's exception boxes and st.error messages not seen before to ``result``."""
     for text in await tab.evaluate(ERRORS_JS):
@@ -175,14 +188,8 @@ async def run_session(
     """One user: open Explore at ``result["url"]``, then move the slider ``moves`` times.
     Fills ``result`` as it goes, so a session cut by the global time limit keeps what it did."""
     timeout_ms = args.timeout * 1000
-    context = await browser.new_context(viewport=VIEWPORT)
+    context = await local_context(browser, result)
     try:
-
-        async def refuse(route):
-            result["external_requests"].append(route.request.url)
-            await route.abort()
-
-        await context.route(lambda url: not is_local(url), refuse)
         tab = await context.new_page()
         tab.set_default_timeout(timeout_ms)
         tab.on(

@@ -15,10 +15,17 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TIMEOUT = 60
 YOUR_DATA = "app_pages/your_data.py"
+EXPLORE = "app_pages/explore.py"
+#: Explore's AppTests read its Plotly figure and strip unless they ask for the live figure:
+#: AppTest does not run a component's script (it holds the live figure as an unknown element).
+EXPLORE_FIGURE = {"fig": "plotly"}
 
 
 def open_app(page: str | None = None, **params: str | list[str]) -> AppTest:
-    """The app on ``page`` (a pages/ path; home if None), with URL query parameters ``params``."""
+    """The app on ``page`` (a pages/ path; home if None), with URL query parameters ``params``
+    (on Explore, :data:`EXPLORE_FIGURE` unless ``params`` say ``fig``)."""
+    if page == EXPLORE:
+        params = {**EXPLORE_FIGURE, **params}
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for key, value in params.items():
         at.query_params[key] = value

@@ -13,9 +13,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "app_support"
 #: The modules that may import Streamlit: the caches around the computations, the widgets, the
-#: sections a page draws, and the app-wide setup (page configuration, style, presentation mode).
+#: sections a page draws, the app-wide setup (page configuration, style, presentation mode) and
+#: the live figure's mount (its component and release).
 STREAMLIT_SIDE = frozenset(
-    {"app_support.cache", "app_support.widgets", "app_support.sections", "app_support.present"}
+    {
+        "app_support.cache",
+        "app_support.widgets",
+        "app_support.sections",
+        "app_support.present",
+        "app_support.live_lesson.mount",
+    }
 )
 
 

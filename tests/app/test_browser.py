@@ -38,7 +38,15 @@ from benchmarks.browser import (
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-PAGES = ["", "explore", "sweep?reps=1&n=200", "your_data", "real_data?reps=1&sets=iris", "learn"]
+PAGES = [
+    "",
+    "explore?fig=plotly",
+    "explore",
+    "sweep?reps=1&n=200",
+    "your_data",
+    "real_data?reps=1&sets=iris",
+    "learn",
+]
 
 # skipped only for a missing optional component, named; a broken install fails on import
 if not CHROMIUM.exists():
@@ -119,7 +127,9 @@ def test_page_renders_without_errors(server, page, path):
     page.wait_for_timeout(500)
     wait_until_idle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    if path.split("?")[0] in ("", "explore", "sweep", "learn", "real_data", "your_data"):
+    if path == "explore":  # the live figure (its own test: tests/app/test_live_lesson.py)
+        page.wait_for_selector('[data-testid="live-lesson"]', timeout=60_000)
+    elif path.split("?")[0] in ("", "explore", "sweep", "learn", "real_data", "your_data"):
         page.wait_for_selector(TRACE, timeout=60_000)
     assert page.console_errors == []
 
@@ -133,7 +143,7 @@ def _screenshot(page, name: str, full_page: bool = False) -> None:
 
 
 def test_explore_slider_redraws_and_screenshot(server, page):
-    page.goto(f"{server}/explore?blocks=true&Smode=manual")
+    page.goto(f"{server}/explore?blocks=true&Smode=manual&fig=plotly")
     wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
     before = curve_path(page)
@@ -395,7 +405,7 @@ def test_method_links_hold_codes_and_old_links_still_work(server, page):
         '[data-testid="stSidebar"] [data-testid="stMultiSelect"]', has_text="Methods"
     )
     assert picker.inner_text().split()[1:] == ["kde", "mom_kde_rule"]
-    page.goto(f"{server}/explore?n=200&methods=KDE&methods=MoM-KDE")
+    page.goto(f"{server}/explore?n=200&methods=KDE&methods=MoM-KDE&fig=plotly")
     wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
     assert "mom_kde" in picker.inner_text() and "rkde" not in picker.inner_text()
@@ -483,7 +493,7 @@ def test_median_at_work_click_locks_x0_and_k_fills_the_blocks(server, page):
     """#36: the link places 12 outliers at 3 with S = 21 held; a click on the figure locks
     x0 where it was clicked (the URL says so), and one more outlier redraws the strip of the
     block KDEs, whose red blocks are counted in its legend."""
-    page.goto(f"{server}/explore?scheme=none&Smode=manual&S=21&k=12&at=3&x0=3")
+    page.goto(f"{server}/explore?scheme=none&Smode=manual&S=21&k=12&at=3&x0=3&fig=plotly")
     page.wait_for_selector(TRACE, timeout=60_000)
     wait_until_idle(page)
     legend = page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(".legendtext")

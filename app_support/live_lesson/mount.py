@@ -1,0 +1,164 @@
+"""Explore's live figure in the page: the component (Streamlit components v2, in the page,
+no iframe; its script and style are this package's files, nothing is fetched from another
+machine) mounted with :func:`~app_support.live_lesson.payload.live_payload`'s data, and its
+release written into the page's controls, so that the next run fits RKDE and SPKDE, fills
+the metrics and the captions, and writes the URL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import streamlit as st
+
+from momkde_core.bandwidth import n_blocks_for
+
+from ..choices import block_options
+from ..compute import Settings
+from ..keys import ESTIMATOR, MEDIAN
+from ..views import ExploreView
+from ..widgets import url
+from .payload import LIVE_KERNELS, live_payload
+
+_ASSETS = Path(__file__).resolve().parent
+#: The component's name (unique in the app) and its key in the session state.
+COMPONENT_NAME = "momkde_live_lesson"
+LIVE_KEY = "_live_lesson"
+#: The number of the last release applied, sent back with the data: the script keeps what it
+#: drew since a later release until the server's run of that release arrives.
+LIVE_SEQ = "_live_seq"
+#: The figure switch's key (its query parameter) and its choices: the live figure, or the
+#: Plotly figure and strip (zoom, hover, a click sets x₀ or the place; what AppTest reads).
+FIGURE_SWITCH = "fig"
+FIGURES = ("live", "plotly")
+#: The server's fits drawn as they are during a drag (the KDE and MoM-KDE are redrawn).
+_LIVE_METHODS = ("kde", "mom_kde")
+
+_component = st.components.v2.component(
+    COMPONENT_NAME,
+    js=(_ASSETS / "live_lesson.js").read_text(encoding="utf-8"),
+    css=(_ASSETS / "live_lesson.css").read_text(encoding="utf-8"),
+)
+
+
+def draws_live(view: ExploreView, s: Settings) -> bool:
+    """Whether the live figure draws this view: a 1-D sample, a kernel it knows
+    (:data:`~app_support.live_lesson.payload.LIVE_KERNELS`) and MoM-KDE among the fits.
+
+    Parameters
+    ----------
+    view : ExploreView
+        The page's view.
+    s : Settings
+        The page's settings.
+
+    Returns
+    -------
+    live : bool
+        True when :func:`live_lesson` can replace the Plotly figure and the strip.
+    """
+    return view.data.X.shape[1] == 1 and s.kernel in LIVE_KERNELS and "mom_kde" in view.results
+
+
+def live_switch(container) -> bool:
+    """The figure switch in ``container``: True for the live figure (the default).
+
+    Parameters
+    ----------
+    container : streamlit container
+        Where the switch goes.
+
+    Returns
+    -------
+    live : bool
+        Whether the page draws the live figure (when :func:`draws_live` allows).
+    """
+    chosen = container.segmented_control(
+        "Figure",
+        FIGURES,
+        default=FIGURES[0],
+        **url(FIGURE_SWITCH),
+        help="live: the figure and the strip at x₀ redraw as you drag the outliers' place, "
+        "x₀, k, h or S (RKDE, SPKDE and the metrics follow when you let go; Gaussian kernel). "
+        "plotly: zoom, hover, and a click on the figure sets x₀ or the place.",
+    )
+    return (chosen or FIGURES[0]) == FIGURES[0]
+
+
+def _apply_release() -> None:
+    """The release's values (a trigger of the component) into the page's controls: k, the
+    place and x0; h (set by hand) and S (by hand) when the drag moved them."""
+    moved = (st.session_state.get(LIVE_KEY) or {}).get("release")
+    if not moved:
+        return
+    st.session_state[LIVE_SEQ] = int(moved["seq"])
+    st.session_state[MEDIAN.k] = int(moved["k"])
+    st.session_state[MEDIAN.at] = float(moved["at"])
+    st.session_state[MEDIAN.x0] = float(moved["x0"])
+    if moved.get("h") is not None:
+        st.session_state[ESTIMATOR.h_mode] = "manual"
+        st.session_state[ESTIMATOR.h] = float(moved["h"])
+    if moved.get("S") is not None:
+        st.session_state[ESTIMATOR.s_mode] = "manual"
+        st.session_state[ESTIMATOR.blocks] = int(moved["S"])
+
+
+def live_lesson(
+    view: ExploreView,
+    s: Settings,
+    k: int,
+    point: tuple[float, ...],
+    *,
+    max_placed: int,
+    log_y: bool = True,
+) -> None:
+    """Draw Explore's 1-D lesson live: the figure and the strip at x₀, recomputed in the
+    browser at each pointer move of a drag (the cluster's place, x₀, k, h, S) and synced
+    with the server when the pointer is let go (:func:`_apply_release`).
+
+    Parameters
+    ----------
+    view : ExploreView
+        The page's view: its sample (the ``k`` placed rows last), h and fits.
+    s : Settings
+        The page's settings (S, kernel, seed, the stated share, S auto or not).
+    k : int
+        The outliers placed (their place is the page's ``at`` control).
+    point : tuple of float
+        The locked point x₀.
+    max_placed : int
+        The most outliers the page places.
+    log_y : bool, default True
+        The density axis in decades.
+
+    Notes
+    -----
+    The S block KDEs are drawn when the view holds them (the page's toggle: MoM-KDE fitted
+    ``with_blocks``).
+    """
+    data = view.data
+    n = len(data.X)
+    base = replace(
+        data, X=data.X[: n - k], is_outlier=data.is_outlier[: n - k], n_outliers=data.n_outliers - k
+    )
+    at = float(st.session_state.get(MEDIAN.at, 3.0))
+    payload = live_payload(
+        base,
+        s,
+        view.h,
+        (k, at),
+        float(point[0]),
+        s_options=block_options(n, n_blocks_for(n, s.contamination), s.n_blocks),
+        max_placed=max_placed,
+        curves={
+            m: (view.grid.axes[0], res["grid"])
+            for m, res in view.results.items()
+            if m not in _LIVE_METHODS
+        },
+        h_rule=s.bandwidth if isinstance(s.bandwidth, str) else None,
+        log_y=log_y,
+        show_blocks="blocks" in view.results["mom_kde"],
+    )
+    payload["seq"] = int(st.session_state.get(LIVE_SEQ, 0))
+    _component(key=LIVE_KEY, data=payload, on_release_change=_apply_release)

@@ -1,0 +1,242 @@
+"""Explore's live figure under the hand: a drag of the outliers' place, redrawn in the page.
+
+Run from anywhere: ``python benchmarks/bench_live_drag.py [--moves 20] [--sessions 30]
+[--timeout 300] [--out DIR]``.
+
+Starts ``streamlit run app.py`` on a free port (loopback only) and one Debian headless
+Chromium (Playwright's asyncio API; never a downloaded browser; every request to another
+host is aborted and counted), then runs
+
+1. **one session**: Explore's 1-D lesson (1000 inliers, 20 outliers placed at 3, the live
+   figure), ``--moves`` pointer moves of the cluster's handle, one per animation frame (as a
+   hand's pointer events come: the browser merges the moves of one frame). It counts the
+   redraws (the figure's ``data-frame``), reads the page's own pointer-event-to-redraw
+   latencies (``window.__liveLesson.latencies``: ``performance.now()`` at the end of the
+   redraw minus the event's ``timeStamp``), counts the messages the page sent to the server
+   during the drag (websocket frames: a rerun would send one) and the running indicator
+   seen, then lets go and times the sync: until the URL holds the new place, the server's
+   run is over and the figure was drawn again with its data;
+2. **a class**: ``--sessions`` sessions at once (one browser context each, seed = session
+   number), loaded first, then all dragging together, then all letting go; the server's
+   CPU time during the drags and during the syncs (per drag), the slowest session's latency
+   in the page and its slowest sync.
+
+Every wait is bounded by ``--timeout`` seconds, the class run by 3 x ``--timeout``. Writes
+``live_drag.json`` into ``--out`` and prints a summary. A benchmark: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from playwright.async_api import async_playwright  # noqa: E402
+
+from benchmarks.bench_app_redraw import start_server, stop_server  # noqa: E402
+from benchmarks.browser import CHROMIUM, CHROMIUM_ARGS, free_port  # noqa: E402
+from benchmarks.load_test import IDLE_JS, local_context, usage  # noqa: E402
+
+#: The lesson's view: the live figure, 20 outliers placed at 3, x0 at 3.
+QUERY = "explore?fig=live&k=20&at=3&x0=3"
+LIVE = '[data-testid="live-lesson"]'
+HANDLE = '[data-role="cluster-handle"]'
+STEP_PX = 6  # one move: ~0.15 of the axis' units on a 1400-pixel window
+NEXT_FRAME = "() => new Promise((done) => requestAnimationFrame(() => done()))"
+FRAME_JS = "() => window.__liveLesson.frame"  # (data-frame's value; the figure is in a shadow root)
+SYNCED_JS = f"""([place, frame]) => location.search.includes('at=' + place)
+                  && ({FRAME_JS})() > frame && ({IDLE_JS})()"""
+MAX_SESSIONS = 40
+
+
+async def _open(browser, base: str, seed: int, result: dict, timeout_ms: float):
+    """A new session on the lesson with ``seed``, loaded: its tab, with the websocket
+    frames it sends recorded in ``result["sent"]``."""
+    context = await local_context(browser, result)
+    tab = await context.new_page()
+    tab.set_default_timeout(timeout_ms)
+    tab.on("pageerror", lambda err: result["errors"].append(str(err)))
+    tab.on("websocket", lambda ws: ws.on("framesent", lambda _: result["sent"].append(1)))
+    await tab.goto(f"{base}/{QUERY}&seed={seed}")
+    await tab.wait_for_selector(LIVE)
+    await tab.wait_for_function(IDLE_JS)
+    await tab.locator(LIVE).scroll_into_view_if_needed()
+    return tab
+
+
+async def _drag(tab, moves: int, result: dict) -> tuple[float, int]:
+    """``moves`` pointer moves of the cluster's handle, one a frame, button held: fills the
+    redraws, latencies, messages sent and running indicators seen; returns the place and the
+    frame reached."""
+    box = await tab.locator(HANDLE).bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    before, sent = await tab.evaluate(FRAME_JS), len(result["sent"])
+    seen = len(await tab.evaluate("() => window.__liveLesson.latencies"))
+    await tab.mouse.move(x, y)
+    await tab.mouse.down()
+    for i in range(moves):
+        await tab.mouse.move(x + STEP_PX * (i + 1), y)
+        await tab.evaluate(NEXT_FRAME)
+        result["status_seen"] += await tab.locator('[data-testid="stStatusWidget"]').count()
+    frame = await tab.evaluate(FRAME_JS)
+    result["redraws"] = frame - before
+    result["latencies_ms"] = (await tab.evaluate("() => window.__liveLesson.latencies"))[seen:]
+    result["sent_during_drag"] = len(result["sent"]) - sent
+    return await tab.evaluate("() => window.__liveLesson.model.at"), frame
+
+
+async def _release(tab, place: float, frame: int, result: dict) -> None:
+    """Let go; the seconds until the URL holds ``place`` and the server's run drew again."""
+    start = time.perf_counter()
+    await tab.mouse.up()
+    await tab.wait_for_function(SYNCED_JS, arg=[f"{place:g}", frame], polling=20)
+    result["sync_s"] = time.perf_counter() - start
+
+
+def _new(session: int) -> dict:
+    return {
+        "session": session,
+        "sent": [],
+        "errors": [],
+        "external_requests": [],
+        "status_seen": 0,
+        "redraws": None,
+        "latencies_ms": [],
+        "sent_during_drag": None,
+        "sync_s": None,
+        "failure": None,
+    }
+
+
+async def one_session(browser, base: str, moves: int, timeout_ms: float) -> dict:
+    """The single drag of the lesson, then its release."""
+    result = _new(0)
+    tab = await _open(browser, base, 0, result, timeout_ms)
+    place, frame = await _drag(tab, moves, result)
+    await _release(tab, place, frame, result)
+    await tab.context.close()
+    return result
+
+
+async def a_class(
+    browser, base: str, server_pid: int, sessions: int, moves: int, timeout_ms: float
+) -> tuple[list[dict], dict]:
+    """``sessions`` sessions loaded, then dragging together, then letting go together; the
+    server's CPU seconds during the drags and during the syncs."""
+    results = [_new(k) for k in range(1, sessions + 1)]
+    loaded, dragged = asyncio.Barrier(sessions + 1), asyncio.Barrier(sessions + 1)
+    released = asyncio.Barrier(sessions + 1)
+
+    async def student(result: dict) -> None:
+        tab, passed = None, 0
+        try:
+            tab = await _open(browser, base, result["session"], result, timeout_ms)
+            await loaded.wait()
+            passed = 1
+            place, frame = await _drag(tab, moves, result)
+            await dragged.wait()
+            passed = 2
+            await _release(tab, place, frame, result)
+        except Exception as err:  # this student failed, the class goes on
+            result["failure"] = (
+                f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+            )
+        finally:
+            for barrier in (loaded, dragged)[passed:]:
+                await barrier.wait()
+            await released.wait()
+            if tab is not None:
+                await tab.context.close()
+
+    async def teacher() -> dict:
+        await loaded.wait()
+        cpu0 = usage(server_pid)[1]
+        await dragged.wait()
+        cpu1 = usage(server_pid)[1]
+        await released.wait()
+        return {"drag_cpu_s": cpu1 - cpu0, "sync_cpu_s": usage(server_pid)[1] - cpu1}
+
+    *_, cpu = await asyncio.gather(*(student(r) for r in results), teacher())
+    return results, cpu
+
+
+def _stats(values: list[float]) -> dict:
+    values = np.asarray(values, dtype=float)
+    if not len(values):
+        return {}
+    return {
+        "median": float(np.median(values)),
+        "p95": float(np.percentile(values, 95)),
+        "max": float(values.max()),
+    }
+
+
+async def run(args: argparse.Namespace) -> dict:
+    port = free_port()
+    server = start_server(port)
+    base = f"http://127.0.0.1:{port}"
+    timeout_ms = args.timeout * 1000
+    try:
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            single = await asyncio.wait_for(
+                one_session(browser, base, args.moves, timeout_ms), args.timeout
+            )
+            sessions = min(args.sessions, MAX_SESSIONS)
+            results, cpu = await asyncio.wait_for(
+                a_class(browser, base, server.pid, sessions, args.moves, timeout_ms),
+                3 * args.timeout,
+            )
+            await browser.close()
+    finally:
+        stop_server(server)
+    done = [r for r in results if r["failure"] is None]
+    return {
+        "moves": args.moves,
+        "single": {
+            **{k: single[k] for k in ("redraws", "sent_during_drag", "status_seen", "sync_s")},
+            "latency_ms": _stats(single["latencies_ms"]),
+            "errors": single["errors"] + single["external_requests"],
+        },
+        "class": {
+            "sessions": sessions,
+            "finished": len(done),
+            "failures": [r["failure"] for r in results if r["failure"]],
+            "errors": [e for r in results for e in r["errors"] + r["external_requests"]],
+            "server_cpu_per_drag_s": cpu["sync_cpu_s"] / max(len(done), 1),
+            "server_cpu_during_drags_s": cpu["drag_cpu_s"],
+            "redraws_min": min((r["redraws"] for r in done), default=None),
+            "sent_during_drag_max": max((r["sent_during_drag"] for r in done), default=None),
+            "slowest_latency_ms": max(
+                (_stats(r["latencies_ms"])["p95"] for r in done if r["latencies_ms"]), default=None
+            ),
+            "latency_ms": _stats([v for r in done for v in r["latencies_ms"]]),
+            "sync_s": _stats([r["sync_s"] for r in done]),
+        },
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
+    args = parser.parse_args()
+    summary = asyncio.run(run(args))
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "live_drag.json").write_text(json.dumps(summary, indent=2))
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

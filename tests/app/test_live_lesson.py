@@ -1,0 +1,270 @@
+"""Explore's live figure (app_support/live_lesson): what it is sent, that AppTest mounts it
+with the page's values, and in headless Chromium that the browser's numbers are the
+library's, that a drag redraws it without a server run and syncs the URL on release, and
+that the arrow keys move the focused handle."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import urllib.parse
+
+import numpy as np
+import pytest
+
+from app_support.compute import Settings, make_estimator
+from app_support.live_lesson import payload
+from app_support.live_lesson.payload import cluster_draws, live_payload
+from app_support.mechanism import block_values, placed_sample
+from app_support.views import drawn_ratio
+from benchmarks.browser import wait_until_idle
+from momkde_core import KDE
+from momkde_core.synthetic import make_contaminated, outlier_count
+from tests.app._apptest import EXPLORE, open_app
+
+LIVE = '[data-testid="live-lesson"]'
+#: Below this density the library's sums (in log space) and the browser's (linear, terms
+#: under exp(-745) lost) may part: the terms reach the subnormal range, where a double
+#: keeps few digits. Above it both are sums of normal floats.
+FLOOR = 1e-250
+#: The browser's sums and the library's add the same terms in other orders, and the browser
+#: builds a Gaussian term from its neighbour's (exact every 64 nodes): ~1e-13 apart.
+RTOL = 1e-9
+#: Waits for the page's next animation frame (the browser merges pointer moves that come
+#: within one frame into one event).
+NEXT_FRAME = "() => new Promise((done) => requestAnimationFrame(() => done()))"
+
+
+def _settings(h: float, n_blocks: int, seed: int = 0, eps: float = 0.1) -> Settings:
+    return Settings(bandwidth=h, kernel="gaussian", n_blocks=n_blocks, contamination=eps, seed=seed)
+
+
+def test_payload_examples_run():
+    """The payload module's Examples (app_support is not collected for doctests)."""
+    result = doctest.testmod(payload, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted and not result.failed
+
+
+def test_payload_rebuilds_the_pages_sample():
+    """The rows survive JSON to the last digit, and the draws rebuild the placed rows as
+    with_cluster adds them."""
+    data = placed_sample("thin_gaussian", 300, 0.1, 1, 3, 15, (4.5,))
+    base = make_contaminated("thin_gaussian", 300, 0.1, 1, 3)
+    sent = json.loads(
+        json.dumps(
+            live_payload(
+                base, _settings(0.3, 21, 3), 0.3, (15, 4.5), 2.0, s_options=[1, 21], max_placed=200
+            )
+        )
+    )
+    assert np.array_equal(np.array(sent["rows"]), data.X[:-15, 0])
+    rebuilt = sent["at"] + sent["clusterSd"] * np.array(sent["draws"][:15])
+    np.testing.assert_allclose(rebuilt, data.X[-15:, 0], rtol=1e-15)
+    assert sent["rowOutlier"] == data.is_outlier[:-15].astype(int).tolist()
+    assert np.array_equal(cluster_draws(3, 200)[:15], np.array(sent["draws"][:15]))
+
+
+@pytest.mark.parametrize(("dim", "kernel"), [(2, "gaussian"), (1, "epanechnikov")])
+def test_payload_refuses_what_the_script_does_not_draw(dim, kernel):
+    base = make_contaminated("none", 50, 0.0, dim, 0)
+    s = Settings(bandwidth=0.3, kernel=kernel, n_blocks=5, contamination=0.1, seed=0)
+    with pytest.raises(ValueError, match="1-D samples only|kernel"):
+        live_payload(base, s, 0.3, (0, 3.0), 3.0, s_options=[5], max_placed=200)
+
+
+def test_explore_mounts_the_live_figure_with_the_pages_values():
+    """AppTest holds the component as an unknown element: its data are the page's sample
+    (the placed rows sent apart), k, the place, x0, h and S; the Plotly figure and strip are
+    not drawn, the metrics and captions are."""
+    at = open_app(EXPLORE, fig="live", n="200", k="12", at="7.5", x0="2.5")
+    live = [e for e in at.main if getattr(e, "key", None) == "_live_lesson"]
+    assert len(live) == 1
+    sent = json.loads(live[0].proto.json)
+    assert (sent["k"], sent["at"], sent["x0"]) == (12, 7.5, 2.5)
+    assert len(sent["rows"]) == 200 + outlier_count(200, 0.1)  # the placed rows apart
+    said = next(m.value for m in at.markdown if m.value.startswith("**h = "))
+    assert f"**h = {sent['h']:.3g}**" in said and f"S = {sent['S']} " in said
+    assert not at.get("plotly_chart")
+    assert len(at.table) == 1
+
+
+# ---------------------------------------------------------------- in headless Chromium
+
+from tests.app import test_browser as browser_test  # noqa: E402  (skips without Chromium)
+
+server, browser, page = browser_test.server, browser_test.browser, browser_test.page
+
+
+def _live(page) -> dict:
+    return page.evaluate(
+        """() => { const l = window.__liveLesson;
+                  return {...l, blocks: [0, l.S >> 1, l.S - 1].map((s) => l.blocks(s))}; }"""
+    )
+
+
+def _open(page, server: str, query: str) -> dict:
+    page.goto(f"{server}/explore?{query}")
+    wait_until_idle(page)
+    page.wait_for_selector(LIVE, timeout=60_000)
+    wait_until_idle(page)
+    page.locator(LIVE).scroll_into_view_if_needed()
+    return _live(page)
+
+
+def _assert_close(browser_values, library_values) -> None:
+    """Equal to RTOL where the library's value is a normal density above FLOOR; tiny
+    where it is not."""
+    got, want = np.asarray(browser_values, float), np.asarray(library_values, float)
+    kept = want > FLOOR
+    assert kept.sum() > len(want) // 4
+    np.testing.assert_allclose(got[kept], want[kept], rtol=RTOL)
+    assert np.all(got[~kept] < 1e3 * FLOOR)
+
+
+def _assert_library(shown: dict, scheme: str, n: int, ratio: float, eps: float) -> None:
+    """The browser's MoM-KDE, block KDEs, KDE, integral and strip against the library's fit
+    of the same sample (the page's), split (its seed) and h."""
+    model = shown["model"]
+    data = placed_sample(
+        scheme, n, drawn_ratio(scheme, ratio), 1, model["seed"], model["k"], (model["at"],)
+    )
+    h, S = model["h"], model["S"]
+    assert shown["n"] == len(data.X)
+    s = _settings(h, S, model["seed"], eps)
+    mom = make_estimator("mom_kde", h, s).fit(data.X)
+    raw = make_estimator("mom_kde", h, s).set_params(normalize=False).fit(data.X)
+    nodes = np.array(shown["nodes"])[:, None]
+    np.testing.assert_allclose(shown["integral"], np.exp(mom.log_norm_), rtol=RTOL)
+    _assert_close(shown["mom"], np.exp(mom.score_samples(nodes)))
+    _assert_close(shown["kde"], np.exp(KDE(bandwidth=h).fit(data.X).score_samples(nodes)))
+    blocks = np.exp(raw.block_score_samples(nodes))
+    for values, s_index in zip(shown["blocks"], [0, S >> 1, S - 1]):
+        _assert_close(values, blocks[s_index])
+    at = block_values(data.X, data.is_outlier, h, s, (model["x0"],))
+    np.testing.assert_allclose(shown["strip"]["values"], at.values, rtol=RTOL)
+    np.testing.assert_allclose(
+        [shown["strip"]["median"], shown["strip"]["mean"]], [at.median, at.mean], rtol=RTOL
+    )
+    assert shown["strip"]["near"] == at.near.astype(int).tolist()
+    red = int(at.near.sum())
+    says = f"no block of the {S} holds" if red == 0 else f"{red} of the {S} blocks hold"
+    assert f"At x₀ = {model['x0']:.2f}, {says} an outlier within reach" in shown["readout"]
+    assert ("at least half" in shown["readout"]) == (2 * red >= S)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("query", "scheme", "n", "ratio"),
+    [
+        (
+            "scheme=thin&n=500&k=20&at=3&x0=3&hmode=slider&h=0.3&Smode=manual&S=40",
+            "thin_gaussian",
+            500,
+            0.1,
+        ),
+        ("n=200&k=12&at=7.5&x0=2", "uniform", 200, 0.1),
+    ],
+)
+def test_browser_values_equal_the_library(server, page, query, scheme, n, ratio):
+    """An even S set by hand, and S auto with the robust h: the page's numbers are the
+    library's, normalisation included."""
+    shown = _open(page, server, query)
+    if "hmode=slider" in query:
+        assert shown["model"]["h"] == 0.3
+    _assert_library(shown, scheme, n, ratio, 0.1)
+    assert page.console_errors == []
+
+
+def _query(page) -> dict[str, str]:
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
+
+
+@pytest.mark.browser
+def test_a_drag_redraws_in_the_page_and_the_url_follows_on_release(server, page):
+    """20 pointer moves of the cluster's handle: frames drawn before release, no message to
+    the server meanwhile, the browser's numbers mid-drag still the library's; on release the
+    URL holds the new place and the server's run draws the same place."""
+    _open(page, server, "scheme=none&n=200&k=12&at=3&x0=3&Smode=manual&S=21")
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", sent.append))
+    box = page.locator('[data-role="cluster-handle"]').bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    before = _frame(page)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(20):  # one move a frame, as a hand's pointer events come
+        page.mouse.move(x + 6 * (i + 1), y)
+        page.evaluate(NEXT_FRAME)
+    assert _frame(page) - before >= 15
+    assert page.locator('[data-testid="stStatusWidget"]').count() == 0
+    assert sent == []  # no rerun asked for during the drag
+    artifacts = browser_test.REPO / "tests" / "_artifacts"
+    artifacts.mkdir(exist_ok=True)
+    page.screenshot(path=str(artifacts / "live_drag.png"))
+    mid = _live(page)
+    assert mid["model"]["at"] > 3.0
+    _assert_library(mid, "none", 200, 0.0, 0.1)
+    frame = _frame(page)
+    page.mouse.up()
+    _synced(page, f"at={mid['model']['at']:g}", frame)
+    assert _live(page)["model"]["at"] == float(_query(page)["at"])
+    assert page.console_errors == []
+
+
+def _frame(page) -> int:
+    return int(page.locator(LIVE).get_attribute("data-frame"))
+
+
+def _synced(page, says: str, frame: int) -> None:
+    """Wait until the URL says ``says`` and the server's run drew the figure after its
+    ``frame``-th redraw (the last one in the page before the release)."""
+    page.wait_for_function(
+        "([says, frame]) => location.search.includes(says) && window.__liveLesson.frame > frame",
+        arg=[says, frame],
+    )
+    wait_until_idle(page)
+
+
+@pytest.mark.browser
+def test_arrow_keys_move_the_focused_handle(server, page):
+    """ArrowLeft on x0's handle: a redraw at x0 - 0.05 while the key is down, the URL on
+    its release; Shift+ArrowRight on the cluster's: 10 steps."""
+    _open(page, server, "scheme=none&n=200&k=12&at=3&x0=3")
+    before = _frame(page)
+    page.locator('[data-role="x0-handle"]').focus()
+    page.keyboard.down("ArrowLeft")
+    assert _frame(page) == before + 1
+    assert _live(page)["model"]["x0"] == pytest.approx(2.95)
+    frame = _frame(page)
+    page.keyboard.up("ArrowLeft")
+    _synced(page, "x0=2.95", frame)
+    page.locator('[data-role="cluster-handle"]').focus()
+    frame = _frame(page) + 1  # (the key's own redraw)
+    page.keyboard.press("Shift+ArrowRight")
+    _synced(page, "at=3.5", frame)
+    assert _live(page)["model"]["at"] == pytest.approx(3.5)
+    assert _live(page)["model"]["x0"] == pytest.approx(2.95)
+    assert page.console_errors == []
+
+
+@pytest.mark.browser
+def test_the_h_and_s_sliders_redraw_and_set_them_by_hand(server, page):
+    """A key on the live figure's h slider redraws at h + 0.01 and, on release, sets h by
+    hand; one on its S slider sets S by hand (the next value offered); the S block KDEs are
+    drawn when the page shows them."""
+    shown = _open(page, server, "scheme=thin&n=200&k=12&at=3&x0=3&blocks=true")
+    assert page.locator(f"{LIVE} path.blocks").count() == 1
+    h = shown["model"]["h"]
+    frame = _frame(page) + 1
+    page.locator('[data-role="h-slider"]').press("ArrowRight")
+    _synced(page, "hmode=slider", frame)  # (the URL holds the label)
+    assert _live(page)["model"]["h"] == pytest.approx(round(h, 2) + 0.01)
+    S = _live(page)["S"]
+    frame = _frame(page) + 1
+    page.locator('[data-role="s-slider"]').press("ArrowRight")
+    _synced(page, "Smode=manual", frame)
+    assert _live(page)["S"] > S and _query(page)["S"] == str(_live(page)["S"])
+    artifacts = browser_test.REPO / "tests" / "_artifacts"
+    artifacts.mkdir(exist_ok=True)
+    page.locator(LIVE).screenshot(path=str(artifacts / "live_blocks.png"))
+    assert page.console_errors == []
