@@ -35,6 +35,7 @@ from app_support.compute import (
 from app_support.figures import explore_figure
 from app_support.keys import MEDIAN
 from app_support.live_lesson.mount import draws_live, live_lesson, live_switch
+from app_support.live_lesson.payload import LIVE_KERNELS
 from app_support.mechanism import PLACE_RANGE, point_from_click
 from app_support.median_figures import click_targets, mark_point, strip_figure
 from app_support.present import notes, presenting, sized
@@ -58,6 +59,18 @@ MAX_PLACED = 200
 #: The click targets per axis of each 2-D map (a click snaps to the nearest).
 CLICK_GRID = 25
 #: What the dotted line or cross of the locked point is, in the figure's caption.
+#: What the live figure shows (its drawing is fixed: the curves, the rug, the handles, the strip
+#: under the curves), by its density axis (log or not).
+LIVE_READING = {
+    log: "Dashed: the true density; "
+    + ("log axis over four decades below the peak. " if log else "linear axis. ")
+    + "Ticks below the axis: inliers grey, outliers red; the red triangle is their place and "
+    "the dark knob x₀: drag either (or use the sliders above the curves) and the curves and "
+    "the strip redraw as you move. The strip under the curves: MoM-KDE's S block KDEs at x₀, "
+    "red where a block holds an outlier within reach; RKDE and SPKDE, when shown, are those of "
+    "the last release."
+    for log in (True, False)
+}
 POINT_NOTE = {
     1: "Dotted line: the locked point x₀ of the strip below.",
     2: "White cross: the locked point x₀ of the strip below.",
@@ -108,7 +121,10 @@ def controls_and_figure() -> None:
             if presenting()
             else st.columns([2, 3], gap="large")
         )
-        placed, point = _placement_and_point(moves)
+        # 1-D: the figure and the strip redrawn as the hand moves (the switch: live or plotly;
+        # the live figure draws the Gaussian kernel)
+        live_asked = dim == 1 and kernel in LIVE_KERNELS and live_switch(moves)
+        placed, point = _placement_and_point(moves, clicks=not live_asked)
         first = explore_sample(scheme, n_inliers, true_ratio, dim, seed, placed)
 
         def rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
@@ -133,9 +149,7 @@ def controls_and_figure() -> None:
                 placement_note(placed[0], placed[1], settings.n_blocks, settings.auto_blocks)
             )
         with main:
-            view, chart_slot, fig = _figure_and_metrics(settings, placed, point)
-        # 1-D: the figure and the strip redrawn as the hand moves (the switch: live or plotly)
-        live = dim == 1 and live_switch(moves) and draws_live(view, settings)
+            view, chart_slot, fig, live = _figure_and_metrics(settings, placed, point, live_asked)
         with strip:
             _blocks_at_point(view, settings, point, draw=not live)
         if live:
@@ -197,10 +211,14 @@ def _coordinates(container, keys: tuple[str, str], label: str, help: str) -> tup
     )
 
 
-def _placement_and_point(container) -> tuple[tuple[int, tuple[float, ...]], tuple[float, ...]]:
+def _placement_and_point(
+    container, clicks: bool = True
+) -> tuple[tuple[int, tuple[float, ...]], tuple[float, ...]]:
     """The outliers placed (k and their place) and the locked point x₀, in ``container``;
-    a click on the figure sets one of the two places (``click``)."""
-    _take_click()
+    with ``clicks`` (the Plotly figure), a click on the figure sets one of the two places
+    (``click``); the live figure has handles instead."""
+    if clicks:
+        _take_click()
     k = int(
         container.slider(
             "Place k outliers",
@@ -222,6 +240,8 @@ def _placement_and_point(container) -> tuple[tuple[int, tuple[float, ...]], tupl
         "Locked point x₀",
         "The point where the strip under the figure shows the S block KDEs' values.",
     )
+    if not clicks:
+        return (k, at if k else ()), point
     container.segmented_control(
         "A click on the figure sets",
         ["x0", "place"],
@@ -276,12 +296,15 @@ def _metrics(view: ExploreView, settings: Settings, table: pd.DataFrame) -> None
 
 
 def _figure_and_metrics(
-    settings: Settings, placed: tuple[int, tuple[float, ...]], point: tuple[float, ...]
-) -> tuple[ExploreView, object, go.Figure]:
+    settings: Settings,
+    placed: tuple[int, tuple[float, ...]],
+    point: tuple[float, ...],
+    live_asked: bool,
+) -> tuple[ExploreView, object, go.Figure, bool]:
     """The headline, the estimates of ``settings`` drawn over the truth with their caption,
     the axis controls, the metrics and the reasons behind an expander; the locked point
-    marked: the view, the figure's slot above its caption and the figure (sent last by the
-    caller)."""
+    marked: the view, the figure's slot above its caption, the Plotly figure (sent last by the
+    caller) and whether the live figure replaces it (``live_asked`` and it can draw the view)."""
     # the figure first (at 1024 x 768 it starts above the fold), then the headline
     chart_slot, head, under = st.empty(), st.empty(), st.container()
     log_y, show_blocks = _axis_controls(
@@ -338,15 +361,16 @@ def _figure_and_metrics(
     )
     if said:
         head.info(said, icon=":material/campaign:")
+    live = live_asked and draws_live(view, settings)
     with under, notes():
-        st.caption(" ".join([reading, POINT_NOTE[dim]]))
+        st.caption(LIVE_READING[log_y] if live else " ".join([reading, POINT_NOTE[dim]]))
     if why:
         with st.expander("Why: the failure modes (or the success) that apply here"):
             for sentence in why:
                 st.markdown(f"- {sentence}")
     with notes("The metrics"):
         _metrics(view, settings, table)
-    return view, chart_slot, fig
+    return view, chart_slot, fig, live
 
 
 def _blocks_at_point(

@@ -342,6 +342,12 @@ function fmt(v) {
   return a >= 1e-3 && a < 1e4 ? Number(v.toPrecision(3)).toString() : v.toExponential(2);
 }
 
+// A density as the server's captions write it (app_support.captions.median.density): "≈ 0"
+// below 1e-4, where a Gaussian kernel's far tail (1e-56, say) is noise, not a value.
+function dens(v) {
+  return v < 1e-4 ? "≈ 0" : fmt(v);
+}
+
 function niceTicks(lo, hi, target) {
   const raw = (hi - lo) / target;
   const mag = 10 ** Math.floor(Math.log10(raw));
@@ -608,7 +614,7 @@ function readout(m, r) {
   let red = 0;
   for (const v of near) red += v;
   const placed = m.k ? `${m.k} outliers placed at ${m.at.toFixed(2)}` : "no outliers placed";
-  const both = `their median ${fmt(median)}, their mean (the KDE) ${fmt(mean)}`;
+  const both = `their median ${dens(median)}, their mean (the KDE) ${dens(mean)}`;
   let blocks;
   if (red === 0) {
     blocks = `no block of the ${S} holds an outlier within reach: ${both}, apart only by how the inliers fell into blocks`;

@@ -96,12 +96,21 @@ def _apply_release() -> None:
     st.session_state[MEDIAN.k] = int(moved["k"])
     st.session_state[MEDIAN.at] = float(moved["at"])
     st.session_state[MEDIAN.x0] = float(moved["x0"])
-    if moved.get("h") is not None:
-        st.session_state[ESTIMATOR.h_mode] = "manual"
-        st.session_state[ESTIMATOR.h] = float(moved["h"])
-    if moved.get("S") is not None:
-        st.session_state[ESTIMATOR.s_mode] = "manual"
-        st.session_state[ESTIMATOR.blocks] = int(moved["S"])
+    for key, mode_key, kind in (
+        (ESTIMATOR.h, ESTIMATOR.h_mode, float),
+        (ESTIMATOR.blocks, ESTIMATOR.s_mode, int),
+    ):
+        value = moved.get("h" if key == ESTIMATOR.h else "S")
+        if value is None:
+            continue
+        value = kind(value)
+        was_manual = st.session_state.get(mode_key) == "manual"
+        st.session_state[mode_key] = "manual"
+        st.session_state[key] = value
+        if not was_manual and key not in st.query_params:
+            # the by-hand slider was not on the page in the last run: a value set in the
+            # session state would reach the URL only once moved, so the link gets it here
+            st.query_params[key] = str(value)
 
 
 def live_lesson(

@@ -531,7 +531,7 @@ def test_disabled_sliders_stay_out_of_the_url(server, page):
     """#43: at the rules (robust h, S auto) the h and S sliders are disabled and show the
     values in use; they wrote h and S into the URL, so a link held numbers no user chose.
     Switched to by-hand, h starts from the robust h, where a link without h opens too."""
-    page.goto(f"{server}/explore?scheme=none&k=12&at=3")
+    page.goto(f"{server}/explore?scheme=none&k=12&at=3&fig=plotly")
     page.wait_for_selector(TRACE, timeout=60_000)
     wait_until_idle(page)
     page.wait_for_timeout(500)  # (the frontend writes bound widgets' values after drawing)

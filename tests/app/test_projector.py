@@ -89,7 +89,8 @@ def open_page(browser, base: str, path: str, size: tuple[int, int]):
     tab = browser.new_context(viewport={"width": width, "height": height}).new_page()
     tab.goto(f"{base}/{path}")
     wait_until_idle(tab, timeout=120_000)
-    tab.wait_for_selector(TRACE, timeout=60_000)
+    # (Explore's 1-D figure is the live one: drawn in SVG by its own script, not by plotly)
+    tab.wait_for_selector(f'{TRACE}, [data-testid="live-lesson"] svg path', timeout=60_000)
     tab.wait_for_timeout(500)  # plotly lays its legends out after the traces
     wait_until_idle(tab)
     return tab
