@@ -20,6 +20,7 @@ from .._validation import Rule, is_auto, is_bool, is_int
 from ..bandwidth._robust import CONTAMINATION, estimate_contamination, n_blocks_for
 from ..bandwidth._rules import select_bandwidth
 from ._base import TINY_BLOCKS, _BaseKDE
+from ._mixed import MIXED_CONSTRAINTS
 
 
 class MoMKDE(_BaseKDE):
@@ -56,6 +57,25 @@ default "robust"
     normalize : bool, default True
         Divide the median by its integral (rankings and AUC do not need it). A bool: "no"
         is refused, not read as True.
+    categorical_features : "from_dtype", None, or list of str, int or bool, \
+default "from_dtype"
+        Which columns are categorical, as scikit-learn's HistGradientBoosting reads them: in
+        a DataFrame, object, string, category and bool columns are unordered and an ordered
+        Categorical is ordered; column names, indices or a boolean mask override; None: every
+        column continuous. Numpy input is continuous unless named here. Categorical columns
+        enter a product kernel (Aitchison-Aitken, unordered; Wang-van Ryzin, ordered; as
+        statsmodels' ``KDEMultivariate``): ``pdf`` is then a density over the continuous
+        columns times a probability over the levels. A level unseen at fit gets the kernel's
+        off-level value; a missing value is a level of its own (unordered columns; in an
+        ordered one a ValueError). Needs ``kernel="gaussian"``
+        (:mod:`momkde_core.estimators._mixed`).
+    categorical_bandwidth : {"rule", "cv"}, float or array of floats, default "rule"
+        The categorical columns' bandwidths lambda: "rule", lambda_max n^(-2/(d_c+4))
+        (lambda_max: (c-1)/c for c levels unordered, 1/2 ordered; d_c continuous columns);
+        "cv", the leave-one-out likelihood with the continuous bandwidths fixed
+        (deterministic); a number, or one per categorical column, in (0, 1) (unordered: at
+        most (c-1)/c, uniform over the levels). The default was chosen on planted mixed
+        tables (``benchmarks/mixed_defaults.py``, ``docs/guide/robust-density.md``).
     random_state : int, RandomState or None, default None
         The shuffle into blocks (and the subsample "robust" uses beyond 2000 points, and the
         draws that estimate the median's integral by importance sampling).
@@ -73,6 +93,13 @@ default "robust"
     log_norm_ : float
         The log of the integral of the median that was divided out (0.0 with
         ``normalize=False`` or S = 1).
+    categorical_bandwidth_ : ndarray of shape (n_categorical,)
+        The categorical columns' bandwidths lambda (set only when X has categorical
+        columns, as are the two attributes below).
+    is_categorical_ : ndarray of bool of shape (d,)
+        Which features are categorical.
+    categories_ : list of ndarray
+        The levels of each categorical feature, in its code order (NaN: the missing level).
     n_features_in_ : int
         The number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (d,)
@@ -166,6 +193,7 @@ default "robust"
         "normalize": Rule(
             lambda value, _: is_bool(value), "normalize must be True or False, got {value!r}"
         ),
+        **MIXED_CONSTRAINTS,
     }
 
     def __init__(
@@ -176,6 +204,8 @@ default "robust"
         kernel: str = "gaussian",
         normalize: bool = True,
         random_state: int | np.random.RandomState | None = None,
+        categorical_features: str | list | None = "from_dtype",
+        categorical_bandwidth: str | float | ArrayLike = "rule",
     ):
         self.n_blocks = n_blocks
         self.bandwidth = bandwidth
@@ -183,6 +213,8 @@ default "robust"
         self.kernel = kernel
         self.normalize = normalize
         self.random_state = random_state
+        self.categorical_features = categorical_features
+        self.categorical_bandwidth = categorical_bandwidth
 
     @property
     def _normalizes(self) -> bool:
