@@ -11,7 +11,8 @@ Written, with its decision rule, before any result was seen. Tables (``n`` rows,
 * ``independent``: three categorical columns (2, 5 and 12 levels, unequal frequencies)
   independent of two normal continuous columns. Planted: continuous values 4 sd out.
 * ``ordered``: an ordered level (5 levels) shifts a continuous column (mean 2 x level, sd
-  1) beside a second normal column. Planted: a level 3 steps from its value's.
+  1) beside a second normal column. Planted: a level 3 steps from its value's (2 from the
+  middle level, which has no level 3 steps away).
 * ``wide``: a 20-level category, each level with its own mean of a continuous column
   (normal, sd 1, means 0..19 x 3 shuffled), and a 4-level category independent of it.
   Planted: the continuous value of another level.
@@ -82,7 +83,8 @@ def independent(n: int, rng: np.random.Generator, planted: int) -> pd.DataFrame:
 def ordered(n: int, rng: np.random.Generator, planted: int) -> pd.DataFrame:
     level = rng.integers(0, 5, n)
     value = 2.0 * level + rng.normal(0, 1, n)
-    level[:planted] = np.where(level[:planted] >= 3, level[:planted] - 3, level[:planted] + 3)
+    first = level[:planted]  # 3 levels away where the scale allows it, else 2 (from "mid")
+    level[:planted] = np.select([first >= 3, first <= 1], [first - 3, first + 3], 4)
     names = ["none", "low", "mid", "high", "top"]
     return pd.DataFrame(
         {
