@@ -14,7 +14,8 @@ Written, with its decision rule, before any result was seen. Tables (``n`` rows,
   1) beside a second normal column. Planted: a level 3 steps from its value's (2 from the
   middle level, which has no level 3 steps away).
 * ``wide``: a 20-level category, each level with its own mean of a continuous column
-  (normal, sd 1, means 0..19 x 3 shuffled), and a 4-level category independent of it.
+  (normal, sd 1, means 0..19 x 3 shuffled once, the same for every table), and a 4-level
+  category independent of it.
   Planted: the continuous value of another level.
 
 Measures, per table and setting: the held-out log-likelihood per row of ``KDE`` fitted on a
@@ -96,7 +97,7 @@ def ordered(n: int, rng: np.random.Generator, planted: int) -> pd.DataFrame:
 
 
 def wide(n: int, rng: np.random.Generator, planted: int) -> pd.DataFrame:
-    means = rng.permutation(20) * 3.0
+    means = np.random.default_rng(20).permutation(20) * 3.0  # (one map for train and test)
     code = rng.integers(0, 20, n)
     value = means[code] + rng.normal(0, 1, n)
     value[:planted] = means[(code[:planted] + 7) % 20] + rng.normal(0, 1, planted)
