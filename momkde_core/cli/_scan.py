@@ -4,7 +4,7 @@ score, a uniform sample of the rows to fit on, and the partitions.
 The columns scored by default: the numeric ones; the text and bool ones as categorical
 (:mod:`momkde_core.estimators._mixed`), but for a column with a distinct value in nearly
 every row (an id, a free-text note: more than ``ID_SHARE`` of the first rows distinct,
-and more than ``ID_MIN_LEVELS`` levels), left out with a note; and date columns (every
+and more than ``ID_MIN_LEVELS`` levels) or with one value, left out with a note; and date columns (every
 value of the first rows a date), scored as days since 1970-01-01, with a note. A missing
 value in a categorical column is a level of its own, not a missing row."""
 
@@ -178,10 +178,16 @@ def _score_columns(
 
 
 def _id_like(column: pd.Series) -> bool:
-    """A column with a distinct value in nearly every row (an id, free text): said on
-    stderr, and left out."""
+    """A column with a distinct value in nearly every row (an id, free text), or with one
+    value only: said on stderr, and left out."""
     values = column.dropna()
-    distinct = values.nunique()
+    distinct = values.nunique(dropna=False) if column.isna().any() else values.nunique()
+    if distinct <= 1:
+        print(
+            f"momkde: note: column {column.name!r} is not scored: it holds one value",
+            file=sys.stderr,
+        )
+        return True
     if distinct <= ID_MIN_LEVELS or distinct <= ID_SHARE * len(values):
         return False
     print(
