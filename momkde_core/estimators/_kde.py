@@ -46,13 +46,14 @@ default "from_dtype"
         off-level value; a missing value is a level of its own (unordered columns; in an
         ordered one a ValueError). Needs ``kernel="gaussian"``
         (:mod:`momkde_core.estimators._mixed`).
-    categorical_bandwidth : {"rule", "cv"}, float or array of floats, default "rule"
-        The categorical columns' bandwidths lambda: "rule", lambda_max n^(-2/(d_c+4))
-        (lambda_max: (c-1)/c for c levels unordered, 1/2 ordered; d_c continuous columns);
-        "cv", the leave-one-out likelihood with the continuous bandwidths fixed
-        (deterministic); a number, or one per categorical column, in (0, 1) (unordered: at
-        most (c-1)/c, uniform over the levels). The default was chosen on planted mixed
-        tables (``benchmarks/mixed_defaults.py``, ``docs/guide/robust-density.md``).
+    categorical_bandwidth : {"cv", "rule"}, float or array of floats, default "cv"
+        The categorical columns' bandwidths lambda: "cv", the leave-one-out likelihood with
+        the continuous bandwidths fixed (deterministic; on at most 1000 rows); "rule",
+        lambda_max n^(-2/(d_c+4)) (lambda_max: (c-1)/c for c levels unordered, 1/2 ordered;
+        d_c continuous columns); a number, or one per categorical column, in (0, 1)
+        (unordered: at most (c-1)/c, uniform over the levels). The default was chosen on
+        planted mixed tables (``benchmarks/mixed_defaults.py``,
+        ``docs/guide/robust-density.md``).
     random_state : int, RandomState or None, default None
         The blocks of ``bandwidth="robust"`` (``"cv"`` draws nothing at random).
 
@@ -132,7 +133,7 @@ default "from_dtype"
         kernel: str = "gaussian",
         random_state: int | np.random.RandomState | None = None,
         categorical_features: str | list | None = "from_dtype",
-        categorical_bandwidth: str | float | ArrayLike = "rule",
+        categorical_bandwidth: str | float | ArrayLike = "cv",
     ):
         self.bandwidth = bandwidth
         self.kernel = kernel
