@@ -279,7 +279,12 @@ class MixedColumns:
                 columns[name] = Xc[:, next(continuous)]
             else:
                 k = next(discrete)
-                columns[name] = self.discrete[k].labels(codes[:, k])
+                column = self.discrete[k]
+                columns[name] = column.labels(codes[:, k])
+                if column.kind == ORDERED:  # (the same type: a refit reads the same kinds)
+                    columns[name] = pd.Categorical(
+                        columns[name], categories=list(column.levels), ordered=True
+                    )
         return pd.DataFrame(columns)
 
     def rows_of(self, embedded: np.ndarray, n_rows: int) -> pd.DataFrame:
@@ -343,7 +348,7 @@ def read_mixed(est, X, kernel_name: str) -> MixedColumns | None:
     frame_input = isinstance(X, pd.DataFrame)
     if isinstance(features, str) and not frame_input:
         return None  # numpy input "from_dtype": continuous, as scikit-learn reads it
-    table = X if frame_input else pd.DataFrame(_as_2d_objects(X))
+    table = table_of(X)
     kinds = _kinds(table, features)
     if (kinds == CONTINUOUS).all():
         return None
@@ -359,6 +364,13 @@ def read_mixed(est, X, kernel_name: str) -> MixedColumns | None:
         _read_column(table.iloc[:, j], kind) for j, kind in enumerate(kinds) if kind != CONTINUOUS
     ]
     return MixedColumns(list(table.columns), kinds, discrete, frame_input)
+
+
+def table_of(X) -> pd.DataFrame:
+    """X as a DataFrame with positions as its index (a DataFrame's columns kept)."""
+    if isinstance(X, pd.DataFrame):
+        return X.reset_index(drop=True)
+    return pd.DataFrame(_as_2d_objects(X))
 
 
 def query_table(est, mixed: MixedColumns, Y) -> pd.DataFrame:

@@ -59,24 +59,11 @@ default "robust"
         is refused, not read as True.
     categorical_features : "from_dtype", None, or list of str, int or bool, \
 default "from_dtype"
-        Which columns are categorical, as scikit-learn's HistGradientBoosting reads them: in
-        a DataFrame, object, string, category and bool columns are unordered and an ordered
-        Categorical is ordered; column names, indices or a boolean mask override; None: every
-        column continuous. Numpy input is continuous unless named here. Categorical columns
-        enter a product kernel (Aitchison-Aitken, unordered; Wang-van Ryzin, ordered; as
-        statsmodels' ``KDEMultivariate``): ``pdf`` is then a density over the continuous
-        columns times a probability over the levels. A level unseen at fit gets the kernel's
-        off-level value; a missing value is a level of its own (unordered columns; in an
-        ordered one a ValueError). Needs ``kernel="gaussian"``
-        (:mod:`momkde_core.estimators._mixed`).
+        Which columns are categorical, as for :class:`KDE` (DataFrame dtypes, or names,
+        indices or a mask): MoM-KDE is then the median of the blocks' mixed KDEs, divided
+        by its integral over the continuous part and the levels.
     categorical_bandwidth : {"cv", "rule"}, float or array of floats, default "cv"
-        The categorical columns' bandwidths lambda: "cv", the leave-one-out likelihood with
-        the continuous bandwidths fixed (deterministic; on at most 1000 rows); "rule",
-        lambda_max n^(-2/(d_c+4)) (lambda_max: (c-1)/c for c levels unordered, 1/2 ordered;
-        d_c continuous columns); a number, or one per categorical column, in (0, 1)
-        (unordered: at most (c-1)/c, uniform over the levels). The default was chosen on
-        planted mixed tables (``benchmarks/mixed_defaults.py``,
-        ``docs/guide/robust-density.md``).
+        The categorical columns' bandwidths, as for :class:`KDE`.
     random_state : int, RandomState or None, default None
         The shuffle into blocks (and the subsample "robust" uses beyond 2000 points, and the
         draws that estimate the median's integral by importance sampling).
@@ -94,13 +81,8 @@ default "from_dtype"
     log_norm_ : float
         The log of the integral of the median that was divided out (0.0 with
         ``normalize=False`` or S = 1).
-    categorical_bandwidth_ : ndarray of shape (n_categorical,)
-        The categorical columns' bandwidths lambda (set only when X has categorical
-        columns, as are the two attributes below).
-    is_categorical_ : ndarray of bool of shape (d,)
-        Which features are categorical.
-    categories_ : list of ndarray
-        The levels of each categorical feature, in its code order (NaN: the missing level).
+    categorical_bandwidth_, is_categorical_, categories_
+        With categorical columns: as for :class:`KDE`.
     n_features_in_ : int
         The number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (d,)

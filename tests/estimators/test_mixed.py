@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import integrate
 
-from momkde_core import KDE, InvalidParameterError, MoMKDE, OutlierDetector
+from momkde_core import KDE, InvalidParameterError, MoMKDE, OutlierDetector, ScreenedKDE
 from momkde_core.estimators._mixed import MAX_LEVELS
 
 statsmodels_kd = pytest.importorskip("statsmodels.nonparametric.kernel_density")
@@ -310,3 +310,20 @@ def test_a_salary_odd_for_its_role_blames_the_salary():
     )
     rise = np.diff(_explained(rows), axis=0)[0]
     assert int(np.argmax(rise)) == 0 and rise[0] > 1.0
+
+
+def test_screened_kde_sets_aside_a_cluster_of_impossible_pairs():
+    table = _staff(800)
+    table.loc[:29, ["salary", "age", "role", "country", "city"]] = [
+        50.0,
+        40.0,
+        "intern",
+        "FR",
+        "NYC",
+    ]
+    est = ScreenedKDE(contamination=0.05, random_state=0).fit(table)
+    assert est.is_categorical_.tolist() == [False, False, True, True, True]
+    assert (~est.inlier_mask_[:30]).all()  # the planted cluster set aside
+    assert est.inlier_mask_[30:].mean() > 0.9
+    rows = table.iloc[[0, 40]]
+    assert est.score_samples(rows)[0] < est.score_samples(rows)[1]
