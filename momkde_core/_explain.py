@@ -130,7 +130,8 @@ def explain_log_density(
     with np.errstate(over="ignore", invalid="ignore"):
         Z = frame.inner(Y)
     layout = _Layout(fitted, d, estimator._mixed)
-    Z = Z[:, layout.columns_order]
+    if layout.starts is not None:  # (a mixed fit: its columns in the features' order)
+        Z = Z[:, layout.columns_order]
     out = np.full((len(Y), d), np.nan)
     reach = np.abs(Z) <= FAR  # (NaN and inf compare False)
     orders = None if exact else _orders(d, int(n_permutations), random_state)
@@ -183,17 +184,17 @@ class _Layout:
         self.n_slots = self.n_blocks * width
         slot = np.arange(width)
         index = np.minimum(fitted.bounds[:-1, None] + slot, fitted.bounds[1:, None] - 1)
-        self.X = fitted.X[:, self.columns_order][index]
+        self.X = fitted.X[index] if mixed is None else fitted.X[:, self.columns_order][index]
         self.XT = np.ascontiguousarray(self.X.transpose(0, 2, 1))  # (S, d, L): rows last
         self.w = np.where(slot < sizes[:, None], fitted.w[index], 0.0)
         with np.errstate(divide="ignore"):
             self.log_w = np.log(self.w)
         self.columns = np.sort(self.X.reshape(-1, k), axis=0).T  # (each column's values, sorted)
         self.h = fitted.h
-        H = np.broadcast_to(fitted.frame.outer_bandwidth(fitted.h), k)[self.columns_order]
+        H = np.broadcast_to(fitted.frame.outer_bandwidth(fitted.h), k)
         self.log_c = -0.5 * np.log(2.0 * np.pi) - np.log(H)
         if mixed is not None:
-            self.log_c = self.log_c[self.starts]
+            self.log_c = self.log_c[self.columns_order][self.starts]
             self.log_c[mixed.kinds != "c"] = np.log1p(-mixed.lambdas)
 
     def group(self, values: np.ndarray, axis: int, ufunc=np.add) -> np.ndarray:
