@@ -209,7 +209,10 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         ----------
         X : array-like of shape (n,) or (n, d)
             The training rows, finite numbers; a 1-D X is one feature. A DataFrame (with
-            string column names) sets ``feature_names_in_``.
+            string column names) sets ``feature_names_in_``. For the estimators with
+            ``categorical_features`` (KDE, MoMKDE, ScreenedKDE), a DataFrame's text,
+            category and bool columns are categorical (module
+            :mod:`momkde_core.estimators._mixed`).
         y : None
             Ignored; present for scikit-learn's API.
         sample_weight : array-like of shape (n,), default None
