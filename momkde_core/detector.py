@@ -304,7 +304,8 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         median of marginals: what the median estimate restricted to S means here. KDE,
         RKDE, SPKDE and ScreenedKDE are (weighted) KDEs of one block, explained the same
         way. A categorical column of a mixed table is one feature like any other, its factor
-        the discrete kernel (which sums to 1 over the levels): a row with an impossible pair
+        the discrete kernel (summing to 1 over the levels; an ordered column's, over all
+        integers): a row with an impossible pair
         of levels blames both columns.
 
         Parameters
