@@ -305,8 +305,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         RKDE, SPKDE and ScreenedKDE are (weighted) KDEs of one block, explained the same
         way. A categorical column of a mixed table is one feature like any other, its factor
         the discrete kernel (summing to 1 over the levels; an ordered column's, over all
-        integers): a row with an impossible pair
-        of levels blames both columns.
+        integers): a row with an impossible pair of levels blames both columns.
 
         Parameters
         ----------
