@@ -5,7 +5,8 @@ which): ``sensor_glitches.csv``, where MoM-KDE wins (a stuck-value glitch is a t
 the KDE grows a hill on and the median of blocks ignores); ``spike_on_a_mode.csv``, where a
 spike defeats every density method (outliers on an inlier mode look like the most normal
 points); ``card_transactions.csv``, a real-looking table (id, timestamp and text columns, a
-label found by its name). Deterministic (fixed seeds), each well under 200 kB.
+label found by its name); ``staff.csv``, a mixed table (roles, countries, cities, a
+remote flag: categorical columns scored with the numbers). Deterministic (fixed seeds), each well under 200 kB.
 """
 
 from __future__ import annotations
@@ -87,6 +88,38 @@ def spike_on_a_mode() -> pd.DataFrame:
     return pd.DataFrame({"x": data.X[:, 0].round(4), "outlier": data.is_outlier.astype(int)})
 
 
+def staff() -> pd.DataFrame:
+    """A staff table: the role sets the salary, the country the city, an employee id, a
+    remote flag. Planted (``is_planted`` 1): interns paid a manager's salary and cities of
+    another country, 2 % of the rows each: odd only in a pair of columns, invisible to a
+    detector of the numbers alone."""
+    rng = np.random.default_rng(45)  # (its own seed: the other samples do not move)
+    n = 1200
+    roles = {"intern": 28_000, "engineer": 62_000, "analyst": 55_000, "manager": 95_000}
+    cities = {"France": "Paris", "Germany": "Berlin", "Spain": "Madrid", "Italy": "Rome"}
+    role = rng.choice(list(roles), n, p=[0.2, 0.4, 0.25, 0.15])
+    country = rng.choice(list(cities), n, p=[0.35, 0.3, 0.2, 0.15])
+    table = pd.DataFrame(
+        {
+            "employee_id": [f"E{10000 + i}" for i in range(n)],
+            "role": role,
+            "salary_eur": (pd.Series(role).map(roles) * rng.lognormal(0, 0.08, n)).round(-2),
+            "age": np.clip(rng.normal(38, 9, n), 19, 66).round(),
+            "country": country,
+            "city": pd.Series(country).map(cities),
+            "remote": rng.random(n) < 0.3,
+            "is_planted": 0,
+        }
+    )
+    pay, place = np.arange(0, 24), np.arange(24, 48)
+    table.loc[pay, ["role", "salary_eur"]] = ["intern", 95_000]
+    table.loc[place, "city"] = table.loc[place, "country"].map(
+        {"France": "Berlin", "Germany": "Madrid", "Spain": "Rome", "Italy": "Paris"}
+    )
+    table.loc[np.r_[pay, place], "is_planted"] = 1
+    return table.sample(frac=1.0, random_state=2).reset_index(drop=True)
+
+
 def main() -> None:
     """Write every sample next to this script."""
     rng = np.random.default_rng(0)
@@ -94,6 +127,7 @@ def main() -> None:
         "sensor_glitches.csv": sensor_glitches(rng),
         "card_transactions.csv": transactions(rng),
         "spike_on_a_mode.csv": spike_on_a_mode(),
+        "staff.csv": staff(),
     }.items():
         frame.to_csv(HERE / name, index=False)
         print(name, len(frame), "rows,", (HERE / name).stat().st_size, "bytes")

@@ -45,7 +45,6 @@ from ._engine import median
 from ._engine._scaling import FAR
 from ._engine._threads import map_on_pool
 from .estimators._base import _BaseKDE
-from .estimators._checks import _validate_data
 from .kernels import SAFE_LINEAR
 
 #: ``method="auto"`` computes the exact values up to this many features, samples above.
@@ -119,8 +118,8 @@ def explain_log_density(
         raise ValueError(f"n_permutations must be an integer >= 1, got {n_permutations!r}")
     if n_permutations < 1:
         raise ValueError(f"n_permutations must be an integer >= 1, got {n_permutations!r}")
-    Y = _validate_data(estimator, X, reset=False)
-    d = Y.shape[1]
+    Y = estimator._query_rows(X)  # (a mixed fit's levels embedded: module estimators._mixed)
+    d = estimator.n_features_in_
     if method == "exact" and d > MAX_EXACT:
         raise ValueError(
             f"method='exact' takes at most {MAX_EXACT} features (2^d subsets per row); "
@@ -130,8 +129,10 @@ def explain_log_density(
     frame = estimator._frame
     with np.errstate(over="ignore", invalid="ignore"):
         Z = frame.inner(Y)
-    layout = _Layout(fitted, d)
-    out = np.full(Y.shape, np.nan)
+    layout = _Layout(fitted, d, estimator._mixed)
+    if layout.starts is not None:  # (a mixed fit: its columns in the features' order)
+        Z = Z[:, layout.columns_order]
+    out = np.full((len(Y), d), np.nan)
     reach = np.abs(Z) <= FAR  # (NaN and inf compare False)
     orders = None if exact else _orders(d, int(n_permutations), random_state)
     per_row = 4 * 2**d if exact else 2 * len(orders) * (d + 1)
@@ -163,24 +164,43 @@ def _check_estimator(estimator) -> object:
 
 class _Layout:
     """The fitted rows by block, each block padded to the largest (weight 0) so that the
-    blocks stack: ``X`` of shape (S, L, d), weights ``w`` (S, L), and the per-feature log
-    normalising constants of the factors in the data's units."""
+    blocks stack: ``X`` of shape (S, L, k), weights ``w`` (S, L), and the per-feature log
+    normalising constants of the factors in the data's units.
 
-    def __init__(self, fitted, d: int):
+    A mixed fit (``mixed``) has k > d columns: a categorical feature is a group of embedded
+    columns (:mod:`momkde_core.estimators._mixed`), laid out in the features' order
+    (``columns_order``), each group starting at ``starts``; its factor is the product of its
+    columns' (:meth:`group`), its constant log(1 - lambda). Without it the groups are the
+    columns themselves and nothing is regrouped."""
+
+    def __init__(self, fitted, d: int, mixed=None):
+        self.d = d
+        k = fitted.X.shape[1]
+        self.columns_order, self.starts = (
+            (np.arange(k), None) if mixed is None else mixed.table_layout()
+        )
         sizes = np.diff(fitted.bounds)
         self.n_blocks, width = len(sizes), int(sizes.max())
         self.n_slots = self.n_blocks * width
         slot = np.arange(width)
         index = np.minimum(fitted.bounds[:-1, None] + slot, fitted.bounds[1:, None] - 1)
-        self.X = fitted.X[index]
+        self.X = fitted.X[index] if mixed is None else fitted.X[:, self.columns_order][index]
         self.XT = np.ascontiguousarray(self.X.transpose(0, 2, 1))  # (S, d, L): rows last
         self.w = np.where(slot < sizes[:, None], fitted.w[index], 0.0)
         with np.errstate(divide="ignore"):
             self.log_w = np.log(self.w)
-        self.columns = np.sort(fitted.X, axis=0).T  # (each feature's fitted values, sorted)
+        self.columns = np.sort(self.X.reshape(-1, k), axis=0).T  # (each column's values, sorted)
         self.h = fitted.h
-        H = np.broadcast_to(fitted.frame.outer_bandwidth(fitted.h), d)
+        H = np.broadcast_to(fitted.frame.outer_bandwidth(fitted.h), k)
         self.log_c = -0.5 * np.log(2.0 * np.pi) - np.log(H)
+        if mixed is not None:
+            self.log_c = self.log_c[self.columns_order][self.starts]
+            self.log_c[mixed.kinds != "c"] = np.log1p(-mixed.lambdas)
+
+    def group(self, values: np.ndarray, axis: int, ufunc=np.add) -> np.ndarray:
+        """Per-column values reduced to one per feature along ``axis`` (the identity
+        without groups)."""
+        return values if self.starts is None else ufunc.reduceat(values, self.starts, axis=axis)
 
 
 def _explain_chunk(
@@ -191,7 +211,7 @@ def _explain_chunk(
     scale = -0.5 / (layout.h * layout.h)
     with np.errstate(over="ignore", invalid="ignore"):
         shift = scale * _nearest(np.where(reach, Z, 0.0), layout.columns)  # (each log factor's max)
-    reach = reach & np.isfinite(shift)
+    reach = layout.group(reach & np.isfinite(shift), 1, np.logical_and)
     ok = reach.all(axis=1)
     out = np.where(reach, np.nan, np.inf)
     if not ok.any():
@@ -201,7 +221,7 @@ def _explain_chunk(
         values = _exact_values(layout, Z, shift)
     else:
         values = _sampled_values(layout, Z, shift, orders)
-    out[ok] = values - (shift + layout.log_c)
+    out[ok] = values - (layout.group(shift, 1) + layout.log_c)
     return out
 
 
@@ -217,12 +237,12 @@ def _log_factors(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarra
 def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """Shapley values of v(T) = -log median_s sum_i w_i prod_{j in T} E_ij for every row,
     E_ij the shifted factors, from all 2^d subsets (bit j of a subset's index: feature j)."""
-    m, d = Z.shape
+    m, d = len(Z), layout.d
     med = np.empty((m, 2**d))
 
     def run(rows: np.ndarray) -> None:
         for chunk in _factor_chunks(layout, rows):
-            E = _shifted_factors(layout, Z[chunk], shift[chunk])
+            E = layout.group(_shifted_factors(layout, Z[chunk], shift[chunk]), 2, np.multiply)
             part = np.empty((len(chunk), 2**d))
             _median_subset_sums(E, layout.w, (d + 1) // 2, part)
             med[chunk] = part
@@ -231,7 +251,7 @@ def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarr
     with np.errstate(divide="ignore"):
         V = -np.log(med)
     for q, subsets in _untrusted(med):
-        A = _log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0]
+        A = layout.group(_log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0], -1)
         V[q, subsets] = -_log_median(layout, A, _masks(subsets, d))
     return V @ _shapley_weights(d)
 
@@ -326,12 +346,12 @@ def _sampled_values(
 ) -> np.ndarray:
     """Mean over ``orders`` of each feature's increase of v when it joins the features
     before it (v as in :func:`_exact_values`)."""
-    m, d = Z.shape
+    m, d = len(Z), layout.d
     med = np.empty((m, len(orders), d + 1))
 
     def run(rows: np.ndarray) -> None:
         for chunk in _factor_chunks(layout, rows):
-            E = _shifted_factors(layout, Z[chunk], shift[chunk])
+            E = layout.group(_shifted_factors(layout, Z[chunk], shift[chunk]), 2, np.multiply)
             part = np.empty((len(chunk), len(orders), d + 1))
             _prefix_medians(E, layout.w, orders, part)
             med[chunk] = part
@@ -342,7 +362,7 @@ def _sampled_values(
     for q, t, k in zip(*np.nonzero(~(med >= SAFE_LINEAR)), strict=True):
         mask = np.zeros((1, d), dtype=bool)
         mask[0, orders[t, :k]] = True
-        A = _log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0]
+        A = layout.group(_log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0], -1)
         V[q, t, k] = -_log_median(layout, A, mask)[0]
     phi = np.zeros((m, d))
     for t, order in enumerate(orders):

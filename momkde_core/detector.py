@@ -303,7 +303,9 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         estimator) f_S is the median over the blocks of the block KDEs' marginals, the
         median of marginals: what the median estimate restricted to S means here. KDE,
         RKDE, SPKDE and ScreenedKDE are (weighted) KDEs of one block, explained the same
-        way.
+        way. A categorical column of a mixed table is one feature like any other, its factor
+        the discrete kernel (summing to 1 over the levels; an ordered column's, over all
+        integers): a row with an impossible pair of levels blames both columns.
 
         Parameters
         ----------

@@ -305,11 +305,15 @@ class FittedBlocks:
             sums *= block_factors.reshape((-1,) + (1,) * len(axes))
         return sums, backend
 
+    def sample_rows(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` rows drawn as q's centres: row i with probability w_i / S."""
+        return rng.choice(len(self.X), size, p=self.w / self.w.sum())
+
     def sample_block_mean(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` draws from q = (1/S) sum_s f_s (each block's weights sum to 1, so row i
         is picked with probability w_i / S), plus h times kernel noise, in the frame."""
         n, d = self.X.shape
-        rows = rng.choice(n, size, p=self.w / self.w.sum())
+        rows = self.sample_rows(size, rng)
         directions = rng.standard_normal((size, d))
         directions /= np.linalg.norm(directions, axis=1, keepdims=True)
         radii = self.kernel.sample_radius(d, size, rng)

@@ -28,6 +28,7 @@ from .._progress import Progress
 from ..detector import OutlierDetector
 from ..io import float_columns, write_csv
 from ._partitions import CsvSource, Part
+from ._scan import dates_as_days
 
 _WORKER: dict = {}  # the Model of a local worker process, set when it starts
 
@@ -61,18 +62,42 @@ class Model:
     source: CsvSource
     dtypes: dict[Hashable, object]
     columns: list[Hashable]
-    scaler: StandardScaler
+    scaler: StandardScaler | None  # (None: no numeric column)
     detectors: dict[str, OutlierDetector]
     outputs: dict[str, tuple[str, str]]  # method -> (score column, flag column)
     config: dict[str, object]
+    categorical: tuple[Hashable, ...] = ()  # of ``columns``, the categorical ones
+    dates: tuple[Hashable, ...] = ()  # ... and the dates (as days since 1970-01-01)
+
+    @property
+    def numeric(self) -> list[Hashable]:
+        """The columns scored as numbers (the dates among them), standardised."""
+        return [c for c in self.columns if c not in self.categorical]
+
+    def features(self, X: np.ndarray, text: np.ndarray) -> np.ndarray | pd.DataFrame:
+        """What the detectors read: the numeric columns' values X standardised, and with
+        categorical columns (their values ``text``) a DataFrame of every scored column in
+        the file's order, the categorical ones as strings (missing: a level)."""
+        Z = self.scaler.transform(X) if X.shape[1] else X
+        if not self.categorical:
+            return Z
+        table = pd.DataFrame(Z, columns=self.numeric)
+        for k, column in enumerate(self.categorical):
+            table[column] = pd.Series(text[:, k], dtype=object).astype("string")
+        return table[list(self.columns)]
 
     def score(self, rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
-        """``rows`` without those with a missing value (all, without --drop-missing), with a
-        score and a flag per method; and the rows flagged per method."""
-        X = float_columns(rows, self.columns)
+        """``rows`` without those with a missing value in a numeric column (all, without
+        --drop-missing), with a score and a flag per method; and the rows flagged per
+        method."""
+        X = float_columns(dates_as_days(rows, list(self.dates)), self.numeric)
         complete = np.isfinite(X).all(axis=1)
         kept, columns, flagged = rows[complete], {}, {}
-        Z = self.scaler.transform(X[complete]) if complete.any() else None  # (none: blank lines)
+        Z = (  # (none: blank lines)
+            self.features(X[complete], kept[list(self.categorical)].to_numpy(dtype=object))
+            if complete.any()
+            else None
+        )
         with config_context(**self.config):
             for method, detector in self.detectors.items():
                 score = np.empty(0) if Z is None else detector.decision_function(Z)

@@ -1,10 +1,18 @@
 """``momkde score``'s first pass over the file: every check of the data, the columns to
-score, a uniform sample of the rows to fit on, and the partitions."""
+score, a uniform sample of the rows to fit on, and the partitions.
+
+The columns scored by default: the numeric ones; the text and bool ones as categorical
+(:mod:`momkde_core.estimators._mixed`), but for a column with a distinct value in nearly
+every row (an id, a free-text note: more than ``ID_SHARE`` of the first rows distinct,
+and more than ``ID_MIN_LEVELS`` levels) or with one value, left out with a note; and date columns (every
+value of the first rows a date), scored as days since 1970-01-01, with a note. A missing
+value in a categorical column is a level of its own, not a missing row."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Hashable
 from dataclasses import dataclass
 
@@ -25,17 +33,24 @@ from ..io import (
 from ._common import UsageError
 from ._partitions import CsvSource, Part, scan_parts
 
+ID_SHARE = 0.5  # a text column with more distinct values than this share of the rows ...
+ID_MIN_LEVELS = 50  # ... and more levels than this is an id or free text: not scored
+EPOCH = pd.Timestamp("1970-01-01")
+
 
 @dataclass
 class _Scan:
     """What ``score`` learns from its first pass over the file."""
 
-    columns: list[Hashable]  # the columns scored
+    columns: list[Hashable]  # the columns scored, in the file's order
     n_rows: int  # data rows in the file
-    n_scored: int  # rows without a missing value in the columns scored
-    sample: np.ndarray  # at most --fit-rows of those rows, a uniform random sample
+    n_scored: int  # rows without a missing value in the numeric columns scored
+    sample: np.ndarray  # at most --fit-rows of those rows, a uniform random sample: numbers
     dtypes: dict[Hashable, object]  # one type for each column whose type varied by partition
     parts: list[Part]  # the partitions, in the file's order
+    categorical: list[Hashable]  # of the columns scored, the categorical ones
+    dates: list[Hashable]  # ... and the dates, scored as days since 1970-01-01
+    text_sample: np.ndarray  # the sample's values in the categorical columns (objects)
 
 
 class _Reservoir:
@@ -43,43 +58,112 @@ class _Reservoir:
     O(size): Vitter's Algorithm R (the t-th row takes a random slot with probability size/t),
     vectorised per block."""
 
-    def __init__(self, size: int, n_columns: int, seed: int):
+    def __init__(self, size: int, n_columns: int, seed: int, n_text: int = 0):
         self.rows = np.empty((size, n_columns))
+        self.text = np.empty((size, n_text), dtype=object)  # the same rows' text columns
         self.seen = 0
         self._rng = np.random.default_rng(seed)
 
-    def add(self, X: np.ndarray) -> None:
+    def add(self, X: np.ndarray, T: np.ndarray | None = None) -> None:
         size = len(self.rows)
+        T = np.empty((len(X), 0), dtype=object) if T is None else T
         fill = min(len(X), max(size - self.seen, 0))
         self.rows[self.seen : self.seen + fill] = X[:fill]
-        rest = X[fill:]
+        self.text[self.seen : self.seen + fill] = T[:fill]
+        rest, rest_text = X[fill:], T[fill:]
         slot = self._rng.integers(0, self.seen + fill + np.arange(1, len(rest) + 1))
         kept = slot < size
-        slot, rest = slot[kept], rest[kept]
+        slot, rest, rest_text = slot[kept], rest[kept], rest_text[kept]
         # rows of one block that draw the same slot: the last keeps it, as one at a time
         last = len(slot) - 1 - np.unique(slot[::-1], return_index=True)[1]
         self.rows[slot[last]] = rest[last]
+        self.text[slot[last]] = rest_text[last]
         self.seen += len(X)
 
     @property
     def sample(self) -> np.ndarray:
         return self.rows[: min(self.seen, len(self.rows))]
 
+    @property
+    def text_sample(self) -> np.ndarray:
+        return self.text[: min(self.seen, len(self.text))]
+
+
+def date_columns(chunk: pd.DataFrame, candidates: list[Hashable]) -> list[Hashable]:
+    """The text columns among ``candidates`` whose every value (missing ones aside) reads as
+    a date, and that hold something (not all missing)."""
+    found = []
+    for column in candidates:
+        values = chunk[column].dropna()
+        if len(values) and not pd.api.types.is_bool_dtype(chunk[column]):
+            with warnings.catch_warnings():  # (pandas guesses the format: it may say so)
+                warnings.simplefilter("ignore")
+                parsed = pd.to_datetime(values.astype(str), errors="coerce", format="mixed")
+            if parsed.notna().all():
+                found.append(column)
+    return found
+
+
+def dates_as_days(rows: pd.DataFrame, dates: list[Hashable]) -> pd.DataFrame:
+    """``rows`` with the date columns as days since 1970-01-01 (NaN where no date)."""
+    if not dates:
+        return rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        days = {
+            column: (
+                pd.to_datetime(rows[column].astype(str), errors="coerce", format="mixed") - EPOCH
+            )
+            / pd.Timedelta(days=1)
+            for column in dates
+        }
+    return rows.assign(**days)
+
+
+def _text_columns(chunk: pd.DataFrame, chosen: list[Hashable] | None) -> list[Hashable]:
+    """The columns (among ``chosen``, or all) that are bool, or text but not mostly numbers
+    (those are numbers with typos: :func:`~momkde_core.io.text_in_numeric_columns`)."""
+    mostly_numbers = set(text_in_numeric_columns(chunk))
+    found = []
+    for column in chunk.columns if chosen is None else chosen:
+        if column not in chunk.columns:
+            continue
+        values = chunk[column]
+        if pd.api.types.is_bool_dtype(values) or (
+            not pd.api.types.is_numeric_dtype(values) and column not in mostly_numbers
+        ):
+            found.append(column)
+    return found
+
 
 def _score_columns(
     chunk: pd.DataFrame, args: argparse.Namespace, outputs: list[str]
-) -> list[Hashable]:
-    """The columns to score, from the file's first chunk (UsageError if they cannot be)."""
+) -> tuple[list[Hashable], list[Hashable], list[Hashable]]:
+    """(the columns to score, in the file's order; the categorical ones; the dates), from the
+    file's first chunk (UsageError if they cannot be). Notes on stderr say which columns
+    are left out, and which are read as dates."""
     check_data_rows(len(chunk))
-    check_has_numeric_column(chunk)
+    chosen = list(dict.fromkeys(args.columns)) if args.columns else None
+    text = _text_columns(chunk, chosen)
+    dates = date_columns(chunk, text)
+    for column in dates:
+        print(
+            f"momkde: note: column {column!r} holds dates: scored as days since 1970-01-01",
+            file=sys.stderr,
+        )
+    categorical = [c for c in text if c not in dates]
+    if chosen is None:
+        categorical = [c for c in categorical if not _id_like(chunk[c])]
+    if not categorical:
+        check_has_numeric_column(chunk)
     clash = [name for name in outputs if name in chunk.columns]
     if clash:
         raise UsageError(
             f"{args.data} already has a column named {clash[0]!r}, which the "
             "scores would take; rename it"
         )
-    if args.columns:
-        return list(dict.fromkeys(args.columns))
+    if chosen is not None:
+        return chosen, categorical, dates
     for column in text_in_numeric_columns(chunk):
         try:
             check_numeric_columns(chunk, [column], partial=len(chunk) == args.chunksize)
@@ -89,7 +173,30 @@ def _score_columns(
                 "columns with --columns)",
                 file=sys.stderr,
             )
-    return list(chunk.select_dtypes("number").columns)
+    scored = set(chunk.select_dtypes("number").columns) | set(categorical) | set(dates)
+    return [c for c in chunk.columns if c in scored], categorical, dates
+
+
+def _id_like(column: pd.Series) -> bool:
+    """A column with a distinct value in nearly every row (an id, free text), or with one
+    value only: said on stderr, and left out."""
+    values = column.dropna()
+    distinct = values.nunique(dropna=False) if column.isna().any() else values.nunique()
+    if distinct <= 1:
+        print(
+            f"momkde: note: column {column.name!r} is not scored: it holds one value",
+            file=sys.stderr,
+        )
+        return True
+    if distinct <= ID_MIN_LEVELS or distinct <= ID_SHARE * len(values):
+        return False
+    print(
+        f"momkde: note: column {column.name!r} is not scored: {distinct:,} distinct values in "
+        f"{len(values):,} rows (an id or free text, which says nothing of a density); name "
+        "it with --columns to score it as categorical",
+        file=sys.stderr,
+    )
+    return True
 
 
 def _scan(args: argparse.Namespace, source: CsvSource, outputs: list[str], show: bool) -> _Scan:
@@ -106,35 +213,37 @@ def _scan(args: argparse.Namespace, source: CsvSource, outputs: list[str], show:
             if not len(chunk):  # a header alone, or a range of blank lines
                 continue
             if reservoir is None:
-                columns = _score_columns(chunk, args, outputs)
-                reservoir = _Reservoir(args.fit_rows, len(columns), args.seed)
-                missing = np.zeros(len(columns), dtype=np.int64)
-                low, high = np.full(len(columns), np.inf), np.full(len(columns), -np.inf)
+                columns, categorical, dates = _score_columns(chunk, args, outputs)
+                numeric = [c for c in columns if c not in categorical]
+                reservoir = _Reservoir(args.fit_rows, len(numeric), args.seed, len(categorical))
+                missing = np.zeros(len(numeric), dtype=np.int64)
+                low, high = np.full(len(numeric), np.inf), np.full(len(numeric), -np.inf)
             for column in chunk.columns:
                 kinds.setdefault(column, set()).add(chunk[column].dtype.kind)
             more = part.end < source.size if source.ranged else len(chunk) == args.chunksize
+            frame = dates_as_days(chunk, dates)
             try:
-                check_numeric_columns(chunk, columns, first_row=n_rows, partial=n_rows > 0 or more)
+                check_numeric_columns(frame, numeric, first_row=n_rows, partial=n_rows > 0 or more)
             except ValueError as err:
                 hint = "" if args.columns else "; name the columns to score with --columns"
                 raise ValueError(f"{err}{hint}") from None
-            X = float_columns(chunk, columns)
+            X = float_columns(frame, numeric)
             bad = ~np.isfinite(X)
             missing += bad.sum(axis=0)
             n_bad += int(bad.any(axis=1).sum())
             X = X[~bad.any(axis=1)]
             if len(X):
                 low, high = np.minimum(low, X.min(axis=0)), np.maximum(high, X.max(axis=0))
-            reservoir.add(X)
+            reservoir.add(X, chunk[categorical].to_numpy(dtype=object)[~bad.any(axis=1)])
             n_rows += len(chunk)
             n_scored += len(X)
             bar.update(len(chunk))
     if reservoir is None:  # no data rows: the message of an empty table
         _score_columns(chunk, args, outputs)
     if n_bad and not args.drop_missing:
-        raise missing_values_error(columns, missing, n_bad, remedy="--drop-missing")
+        raise missing_values_error(numeric, missing, n_bad, remedy="--drop-missing")
     check_enough_rows(n_scored)
-    check_not_constant(columns, high - low)
+    check_not_constant(numeric, high - low)
     # pandas types each partition on its own: where they disagreed, the second pass reads
     # the column as the whole file would be read (integers with gaps as floats, mixed as text)
     dtypes = {
@@ -142,4 +251,14 @@ def _scan(args: argparse.Namespace, source: CsvSource, outputs: list[str], show:
         for column, found in kinds.items()
         if len(found) > 1
     }
-    return _Scan(columns, n_rows, n_scored, reservoir.sample, dtypes, parts)
+    return _Scan(
+        columns,
+        n_rows,
+        n_scored,
+        reservoir.sample,
+        dtypes,
+        parts,
+        categorical,
+        dates,
+        reservoir.text_sample,
+    )

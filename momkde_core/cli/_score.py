@@ -8,6 +8,7 @@ import shutil
 import sys
 import time
 import warnings
+from collections.abc import Hashable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from ._common import (
 )
 from ._parallel import Model, run_dask, run_local, worker_problem, write_in_order
 from ._partitions import client_parts, open_source
-from ._scan import _Scan, _scan
+from ._scan import _Scan, _scan, dates_as_days
 
 CHUNKSIZE = 50_000  # rows read, scored and written at a time by `momkde score`
 FIT_ROWS = 20_000  # rows `momkde score` fits on (RKDE and SPKDE learn in O(n^2) memory/time)
@@ -180,7 +181,11 @@ class _ExplainingModel(Model):
             for name in _blame_names(self.top)
         }
         if mask.any():
-            Z = self.scaler.transform(float_columns(scored[mask], self.columns))
+            flagged_rows = scored[mask]
+            Z = self.features(
+                float_columns(dates_as_days(flagged_rows, list(self.dates)), self.numeric),
+                flagged_rows[list(self.categorical)].to_numpy(dtype=object),
+            )
             with config_context(**self.config):
                 blame = self.detectors[method].explain(Z, random_state=self.seed)
             for name, values in most_blamed(blame, self.columns, self.top).items():
@@ -219,6 +224,24 @@ def _fit_detectors(detectors: dict[str, OutlierDetector], X: np.ndarray, show: b
                 raise UsageError(f"{method} could not be fitted: {err}") from None
         for message in dict.fromkeys(str(w.message) for w in caught):
             print(f"momkde: warning: {method}: {message}", file=sys.stderr)
+
+
+def _check_categorical_methods(
+    detectors: dict[str, OutlierDetector], categorical: list[Hashable]
+) -> None:
+    """UsageError for a method that reads numbers only when categorical columns are scored."""
+    for method, detector in detectors.items():
+        estimator = detector.estimator
+        if (
+            categorical
+            and estimator is not None
+            and "categorical_features" not in estimator.get_params()
+        ):
+            raise UsageError(
+                f"{method} reads numeric columns only, and {', '.join(map(repr, categorical))} "
+                f"{'is' if len(categorical) == 1 else 'are'} categorical: use "
+                f"{DEFAULT_DETECTOR}, mom_kde or kde, or name numeric columns with --columns"
+            )
 
 
 def _n_processes(args: argparse.Namespace, n_parts: int) -> int:
@@ -404,14 +427,16 @@ def _score(
             f"--explain {args.explain}: at most the number of scored columns "
             f"({len(scan.columns)}) can be blamed"
         )
-    scaler = StandardScaler().fit(scan.sample)
-    _fit_detectors(detectors, scaler.transform(scan.sample), show)
+    _check_categorical_methods(detectors, scan.categorical)
+    scaler = StandardScaler().fit(scan.sample) if scan.sample.shape[1] else None
     config = {**get_config(), "n_threads": engine_threads()}
     parts = (source, scan.dtypes, scan.columns, scaler, detectors, names, config)
+    mixed = {"categorical": tuple(scan.categorical), "dates": tuple(scan.dates)}
     if args.explain is None:
-        model = Model(*parts)
+        model = Model(*parts, **mixed)
     else:
-        model = _ExplainingModel(*parts, top=args.explain, seed=args.seed)
+        model = _ExplainingModel(*parts, **mixed, top=args.explain, seed=args.seed)
+    _fit_detectors(detectors, model.features(scan.sample, scan.text_sample), show)
     try:
         flagged = _write_scores(args, model, scan, client, show)
     except OSError as err:

@@ -44,6 +44,14 @@ from ..bandwidth._rules import select_bandwidth
 from ..kernels import Kernel, get_kernel
 from ._checks import _base_measure, _finite_density, _validate_data
 from ._grids import _GridMethods
+from ._mixed import (
+    MixedColumns,
+    choose_lambdas,
+    mixed_draws,
+    mixed_log_integral,
+    query_table,
+    read_mixed,
+)
 
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
 THIN_MEDIAN = 0.5  # ... and when its median holds less than this share of the blocks' mass
@@ -73,6 +81,7 @@ class _BaseKDE(_GridMethods, BaseEstimator):
 
     _normalizes = False
     _median = False
+    _mixed: MixedColumns | None = None  # a fit with categorical columns (module _mixed)
     _row_attributes: dict[str, float] = {}
     _gram_scale = 1.0  # the kernel scale (times h) whose values the fit holds in linear space
     _peak_limit = PEAK_LIMIT  # ... and the range its peak must stay in (scaling.working_frame)
@@ -94,23 +103,34 @@ class _BaseKDE(_GridMethods, BaseEstimator):
             delattr(self, name)
 
     def _fit(self, X, sample_weight) -> None:
-        X = _validate_data(self, X, reset=True)
+        self._mixed = read_mixed(self, X, get_kernel(self.kernel).name)
+        if self._mixed is None:
+            X = _validate_data(self, X, reset=True)
+        else:  # the continuous columns, and the levels' codes (module _mixed)
+            X, codes = self._mixed.split(X, "X")
         self._kernel: Kernel = get_kernel(self.kernel)
         base, kept = _base_measure(sample_weight, X)
         self._kept = kept
         if kept is not None:
             X = X[kept]
         self._check_parameters(len(X))
-        H = select_bandwidth(
-            X,
-            self.bandwidth,
-            self._kernel,
-            random_state=self.random_state,
-            weights=base,
-            per_feature=True,
-            **self._bandwidth_options(X),
+        options = self._bandwidth_options(X)
+        H = (
+            select_bandwidth(
+                X,
+                self.bandwidth,
+                self._kernel,
+                random_state=self.random_state,
+                weights=base,
+                per_feature=True,
+                **options,
+            )
+            if X.shape[1]
+            else np.empty(0)  # (categorical columns only)
         )
-        self.bandwidth_ = float(H[0]) if np.all(H == H[0]) else H
+        self.bandwidth_ = float(H[0]) if len(H) and np.all(H == H[0]) else H
+        if self._mixed is not None:
+            X, H = self._embed_fit(X, codes if kept is None else codes[kept], H, base)
         self._frame: Frame = working_frame(X, H, self._kernel, self._gram_scale, self._peak_limit)
         fitted_X, bounds, log_w, w = self._fit_weights(self._frame.inner(X), base)
         self._fitted = FittedBlocks(
@@ -134,7 +154,12 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         fitted = self._fitted
         if self._normalizes and fitted.n_blocks > 1:
             seed = check_random_state(self.random_state).randint(2**31)
-            self.log_norm_ = log_integral(fitted, np.random.default_rng(seed))
+            rng = np.random.default_rng(seed)
+            self.log_norm_ = (
+                log_integral(fitted, rng)
+                if self._mixed is None
+                else mixed_log_integral(fitted, self._mixed, self._frame, rng)
+            )
             # below SAFE_LINEAR the median is made of flushed or underflowed terms, and dividing
             # by it would overflow: numerically, there is no density to normalise
             if not LOG_SAFE_LINEAR <= self.log_norm_ < np.inf:
@@ -153,6 +178,27 @@ class _BaseKDE(_GridMethods, BaseEstimator):
                     stacklevel=3,
                 )
 
+    def _embed_fit(self, X, codes, H, base) -> tuple[np.ndarray, np.ndarray]:
+        """The fit's rows and bandwidths with the categorical columns embedded (their
+        bandwidths chosen first): the mixed product kernel as a Gaussian (module _mixed)."""
+        mixed = self._mixed
+        mixed.lambdas = choose_lambdas(mixed, self.categorical_bandwidth, X, codes, H, base)
+        self.categorical_bandwidth_ = mixed.lambdas
+        self.is_categorical_ = mixed.kinds != "c"
+        self.categories_ = [np.asarray(c.labels(np.arange(c.n_levels))) for c in mixed.discrete]
+        return (
+            np.hstack([X, mixed.embed(codes)]),
+            np.concatenate([H, np.ones(mixed.n_embedded)]),
+        )
+
+    def _query_rows(self, Y) -> np.ndarray:
+        """The queries as the fit's rows: a float array (the embedded levels appended for a
+        mixed fit)."""
+        if self._mixed is None:
+            return _validate_data(self, Y, reset=False)
+        Xc, codes = self._mixed.split(query_table(self, self._mixed, Y), "Y")
+        return np.hstack([Xc, self._mixed.embed(codes)])
+
     def fit(self, X: ArrayLike, y: object = None, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the estimator on the rows of X.
 
@@ -163,7 +209,10 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         ----------
         X : array-like of shape (n,) or (n, d)
             The training rows, finite numbers; a 1-D X is one feature. A DataFrame (with
-            string column names) sets ``feature_names_in_``.
+            string column names) sets ``feature_names_in_``. For the estimators with
+            ``categorical_features`` (KDE, MoMKDE, ScreenedKDE), a DataFrame's text,
+            category and bool columns are categorical (module
+            :mod:`momkde_core.estimators._mixed`).
         y : None
             Ignored; present for scikit-learn's API.
         sample_weight : array-like of shape (n,), default None
@@ -236,11 +285,13 @@ class _BaseKDE(_GridMethods, BaseEstimator):
     def _check_query(self, Y) -> tuple[np.ndarray, np.ndarray]:
         """(the queries in the fit's frame, mask of those within reach of the kernels)."""
         check_is_fitted(self, "bandwidth_")
-        return self._frame.inner_queries(_validate_data(self, Y, reset=False))
+        return self._frame.inner_queries(self._query_rows(Y))
 
     def _to_outer_logs(self, logs: np.ndarray, near: np.ndarray) -> np.ndarray:
         """Log values computed inside the frame at the queries ``near`` (last axis), as log
         values in the data's units at all queries (-inf out of reach)."""
+        if self._mixed is not None:  # the discrete kernels' constants (module _mixed)
+            logs = logs + self._mixed.log_factor
         if self._frame.identity and near.all():
             return logs
         out = np.full(logs.shape[:-1] + near.shape, -np.inf)
@@ -505,7 +556,11 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         log_bound = np.log(S / (S // 2 + 1))
         kept, missing, idle = [], n_samples, 0
         while missing:
-            draws = fitted.sample_block_mean(missing if S == 1 else 2 * missing + 16, rng)
+            size = missing if S == 1 else 2 * missing + 16
+            if self._mixed is None:
+                draws = fitted.sample_block_mean(size, rng)
+            else:
+                draws = mixed_draws(fitted, self._mixed, self._frame, size, rng)
             if S > 1:
                 logs = fitted.block_log_sums(draws)
                 with np.errstate(invalid="ignore"):  # -inf - -inf where q is 0: rejected
@@ -522,6 +577,8 @@ class _BaseKDE(_GridMethods, BaseEstimator):
                 )
             kept.append(draws)
             missing -= len(draws)
+        if self._mixed is not None:
+            return self._mixed.rows_of(self._frame.outer(np.concatenate(kept)), n_samples)
         draws = (
             self._frame.outer(np.concatenate(kept)) if kept else np.empty((0, self.n_features_in_))
         )

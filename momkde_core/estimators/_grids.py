@@ -65,6 +65,11 @@ class _GridMethods:
     def _grid_axes(self, xs, ys) -> list[np.ndarray]:
         """The axes as 1-D float arrays, one per feature, checked."""
         check_is_fitted(self, "bandwidth_")
+        if self._mixed is not None:
+            raise ValueError(
+                "grids are for continuous features, and this fit has categorical columns: "
+                "use pdf or score_samples at the rows you need"
+            )
         given = [xs] if ys is None else [xs, ys]
         if len(given) != self.n_features_in_:
             raise ValueError(

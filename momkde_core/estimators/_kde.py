@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike
 
 from .._blocks import equal_weights
 from ._base import _BaseKDE
+from ._mixed import MIXED_CONSTRAINTS
 
 
 class KDE(_BaseKDE):
@@ -33,6 +34,26 @@ default "scott"
         only (:mod:`momkde_core.bandwidth._isj`).
     kernel : str, default "gaussian"
         gaussian, tophat (uniform), epanechnikov, linear (triangular), cosine, exponential.
+    categorical_features : "from_dtype", None, or list of str, int or bool, \
+default "from_dtype"
+        Which columns are categorical, as scikit-learn's HistGradientBoosting reads them: in
+        a DataFrame, object, string, category and bool columns are unordered and an ordered
+        Categorical is ordered; column names, indices or a boolean mask override; None: every
+        column continuous. Numpy input is continuous unless named here. Categorical columns
+        enter a product kernel (Aitchison-Aitken, unordered; Wang-van Ryzin, ordered; as
+        statsmodels' ``KDEMultivariate``): ``pdf`` is then a density over the continuous
+        columns times a probability over the levels. A level unseen at fit gets the kernel's
+        off-level value; a missing value is a level of its own (unordered columns; in an
+        ordered one a ValueError). Needs ``kernel="gaussian"``
+        (:mod:`momkde_core.estimators._mixed`).
+    categorical_bandwidth : {"cv", "rule"}, float or array of floats, default "cv"
+        The categorical columns' bandwidths lambda: "cv", the leave-one-out likelihood with
+        the continuous bandwidths fixed (deterministic; on at most 1000 rows); "rule",
+        lambda_max n^(-2/(d_c+4)) (lambda_max: (c-1)/c for c levels unordered, 1/2 ordered;
+        d_c continuous columns); a number, or one per categorical column, in (0, 1)
+        (unordered: at most (c-1)/c, uniform over the levels). The default was chosen on
+        planted mixed tables (``benchmarks/mixed_defaults.py``,
+        ``docs/guide/robust-density.md``).
     random_state : int, RandomState or None, default None
         The blocks of ``bandwidth="robust"`` (``"cv"`` draws nothing at random).
 
@@ -43,6 +64,13 @@ default "scott"
         length d.
     log_norm_ : float
         0.0: the KDE integrates to 1 (for MoM-KDE, the log of the integral divided out).
+    categorical_bandwidth_ : ndarray of shape (n_categorical,)
+        The categorical columns' bandwidths lambda (set only when X has categorical
+        columns, as are the two attributes below).
+    is_categorical_ : ndarray of bool of shape (d,)
+        Which features are categorical.
+    categories_ : list of ndarray
+        The levels of each categorical feature, in its code order (NaN: the missing level).
     n_features_in_ : int
         The number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (d,)
@@ -97,15 +125,21 @@ default "scott"
     [0.2, 1.0]
     """
 
+    _parameter_constraints = dict(MIXED_CONSTRAINTS)
+
     def __init__(
         self,
         bandwidth: float | ArrayLike | str = "scott",
         kernel: str = "gaussian",
         random_state: int | np.random.RandomState | None = None,
+        categorical_features: str | list | None = "from_dtype",
+        categorical_bandwidth: str | float | ArrayLike = "cv",
     ):
         self.bandwidth = bandwidth
         self.kernel = kernel
         self.random_state = random_state
+        self.categorical_features = categorical_features
+        self.categorical_bandwidth = categorical_bandwidth
 
     def _fit_weights(self, X, base):
         n = len(X)

@@ -20,6 +20,7 @@ from .._validation import Rule, is_auto, is_bool, is_int
 from ..bandwidth._robust import CONTAMINATION, estimate_contamination, n_blocks_for
 from ..bandwidth._rules import select_bandwidth
 from ._base import TINY_BLOCKS, _BaseKDE
+from ._mixed import MIXED_CONSTRAINTS
 
 
 class MoMKDE(_BaseKDE):
@@ -56,6 +57,13 @@ default "robust"
     normalize : bool, default True
         Divide the median by its integral (rankings and AUC do not need it). A bool: "no"
         is refused, not read as True.
+    categorical_features : "from_dtype", None, or list of str, int or bool, \
+default "from_dtype"
+        Which columns are categorical, as for :class:`KDE` (DataFrame dtypes, or names,
+        indices or a mask): MoM-KDE is then the median of the blocks' mixed KDEs, divided
+        by its integral over the continuous part and the levels.
+    categorical_bandwidth : {"cv", "rule"}, float or array of floats, default "cv"
+        The categorical columns' bandwidths, as for :class:`KDE`.
     random_state : int, RandomState or None, default None
         The shuffle into blocks (and the subsample "robust" uses beyond 2000 points, and the
         draws that estimate the median's integral by importance sampling).
@@ -73,6 +81,8 @@ default "robust"
     log_norm_ : float
         The log of the integral of the median that was divided out (0.0 with
         ``normalize=False`` or S = 1).
+    categorical_bandwidth_, is_categorical_, categories_
+        With categorical columns: as for :class:`KDE`.
     n_features_in_ : int
         The number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (d,)
@@ -166,6 +176,7 @@ default "robust"
         "normalize": Rule(
             lambda value, _: is_bool(value), "normalize must be True or False, got {value!r}"
         ),
+        **MIXED_CONSTRAINTS,
     }
 
     def __init__(
@@ -176,6 +187,8 @@ default "robust"
         kernel: str = "gaussian",
         normalize: bool = True,
         random_state: int | np.random.RandomState | None = None,
+        categorical_features: str | list | None = "from_dtype",
+        categorical_bandwidth: str | float | ArrayLike = "cv",
     ):
         self.n_blocks = n_blocks
         self.bandwidth = bandwidth
@@ -183,6 +196,8 @@ default "robust"
         self.kernel = kernel
         self.normalize = normalize
         self.random_state = random_state
+        self.categorical_features = categorical_features
+        self.categorical_bandwidth = categorical_bandwidth
 
     @property
     def _normalizes(self) -> bool:

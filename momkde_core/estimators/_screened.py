@@ -30,9 +30,11 @@ from sklearn.utils import check_random_state
 from .._validation import Rule, is_number
 from ..bandwidth._robust import CONTAMINATION
 from ..bandwidth._rules import check_numeric_bandwidth, check_rule
+from ..kernels import get_kernel
 from ._base import _seeded_clone
 from ._checks import _base_measure, _validate_data
 from ._kde import KDE
+from ._mixed import MIXED_CONSTRAINTS, read_mixed, table_of
 from ._mom_kde import MoMKDE
 
 #: The cut rules of :class:`ScreenedKDE`.
@@ -105,6 +107,13 @@ default "cv"
     ratio : float > 1, default 10.0
         ``cut="ratio"``: a row is set aside where the pilot KDE exceeds the screen this many
         times (also the first pass of ``"calibrated"`` when the screen cannot be drawn from).
+    categorical_features : "from_dtype", None, or list of str, int or bool, \
+default "from_dtype"
+        Which columns are categorical, as for :class:`KDE` (DataFrame dtypes, or names,
+        indices or a mask): the screen, the pilot and the final KDE read them alike.
+    categorical_bandwidth : {"cv", "rule"}, float or array of floats, default "cv"
+        The categorical columns' bandwidths, as for :class:`KDE`: the screen, the pilot
+        and the final KDE choose theirs alike.
     random_state : int, RandomState or None, default None
         The screen's blocks and the calibrated cut's null samples ("cv" draws nothing); a
         ``screen`` of your own gets it when it has a ``random_state`` parameter and this is
@@ -124,6 +133,8 @@ default "cv"
         The final KDE's bandwidth (per feature where they differ).
     log_norm_ : float
         0.0: the final KDE integrates to 1.
+    categorical_bandwidth_, is_categorical_, categories_
+        With categorical columns: the final KDE's, as for :class:`KDE`.
     n_features_in_ : int
         As for :class:`~momkde_core.KDE`: the number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (d,)
@@ -241,6 +252,7 @@ default "cv"
             lambda value, _: is_number(value) and 1.0 < value < np.inf,
             "ratio must be a finite number above 1, got {value!r}",
         ),
+        **MIXED_CONSTRAINTS,
     }
 
     def __init__(
@@ -252,6 +264,8 @@ default "cv"
         cut: str = "calibrated",
         ratio: float = 10.0,
         random_state: int | np.random.RandomState | None = None,
+        categorical_features: str | list | None = "from_dtype",
+        categorical_bandwidth: str | float | ArrayLike = "cv",
     ):
         self.contamination = contamination
         self.bandwidth = bandwidth
@@ -260,6 +274,8 @@ default "cv"
         self.cut = cut
         self.ratio = ratio
         self.random_state = random_state
+        self.categorical_features = categorical_features
+        self.categorical_bandwidth = categorical_bandwidth
 
     def _check_own_params(self) -> None:
         self._check_parameters(None)
@@ -285,16 +301,22 @@ default "cv"
 
     def _fit(self, X, sample_weight) -> None:
         self._check_own_params()
-        rows = _validate_data(self, X, reset=True)
+        mixed = read_mixed(self, X, get_kernel(self.kernel).name)
+        if mixed is None:
+            rows = numbers = _validate_data(self, X, reset=True)
+        else:  # a mixed table: the screen and the KDEs read its rows as a DataFrame
+            rows = table_of(X)
+            numbers = mixed.split(rows, "X")[0]
+        d = numbers.shape[1]
         if isinstance(self.bandwidth, str):  # the final rule is checked before the screen runs
-            check_rule(self.bandwidth, rows.shape[1])
-        else:
-            check_numeric_bandwidth(self.bandwidth, rows.shape[1])
-        base, kept = _base_measure(sample_weight, rows)
-        positive = np.ones(len(rows), bool) if kept is None else kept
+            check_rule(self.bandwidth, max(d, 1))
+        elif d:
+            check_numeric_bandwidth(self.bandwidth, d)
+        base, kept = _base_measure(sample_weight, numbers)
+        positive = np.ones(len(numbers), bool) if kept is None else kept
         inliers = positive.copy()
-        inliers[positive] = self._screen_rows(rows[positive], base)
-        if isinstance(self.bandwidth, str) and not np.ptp(rows[inliers], axis=0).any():
+        inliers[positive] = self._screen_rows(_take(rows, positive), base)
+        if isinstance(self.bandwidth, str) and d and not np.ptp(numbers[inliers], axis=0).any():
             inliers = positive.copy()  # copies of one row kept: no rule could run on them
         weight = inliers.astype(float)
         if base is not None:
@@ -302,6 +324,13 @@ default "cv"
         self.inlier_mask_ = inliers
         # the final KDE on the rows kept (rows of weight 0 are left out of the fit)
         super()._fit(X, None if weight.all() and base is None else weight)
+
+    def _categorical(self) -> dict:
+        """The parameters of the categorical columns, for the KDEs and screens it fits."""
+        return {
+            "categorical_features": self.categorical_features,
+            "categorical_bandwidth": self.categorical_bandwidth,
+        }
 
     def _screen_rows(self, X: np.ndarray, base: np.ndarray | None) -> np.ndarray:
         """The mask of the rows to keep, among rows of positive weight X (weights ``base``)."""
@@ -311,7 +340,12 @@ default "cv"
             self.contamination_, self.screen_ = 0.0, None
             return np.ones(n, bool)
         if self.screen is None:
-            screen = MoMKDE(contamination=eps, kernel=self.kernel, random_state=self.random_state)
+            screen = MoMKDE(
+                contamination=eps,
+                kernel=self.kernel,
+                random_state=self.random_state,
+                **self._categorical(),
+            )
         else:
             screen = _seeded_clone(self.screen, self.random_state)
         weights = None if base is None else base * n
@@ -352,7 +386,9 @@ default "cv"
             limit = int(np.floor(self.contamination_ * n))
             candidates = np.ones(n, bool)
         else:
-            pilot = KDE(self.bandwidth, self.kernel, random_state=self.random_state)
+            pilot = KDE(
+                self.bandwidth, self.kernel, random_state=self.random_state, **self._categorical()
+            )
             pilot.fit(X, sample_weight=weights)
             pilot_log = pilot.score_samples(X)
             excess = _excess(pilot_log, scores)
@@ -373,7 +409,12 @@ default "cv"
         wide = min(WIDE_FACTOR * self.contamination_, WIDE_MAX)
         if self.screen is not None or wide <= self.contamination_:
             return np.zeros(len(X), bool)
-        screen = MoMKDE(contamination=wide, kernel=self.kernel, random_state=self.random_state)
+        screen = MoMKDE(
+            contamination=wide,
+            kernel=self.kernel,
+            random_state=self.random_state,
+            **self._categorical(),
+        )
         with warnings.catch_warnings():  # a thin wide screen is this cut's business
             warnings.simplefilter("ignore")
             try:
@@ -403,8 +444,8 @@ default "cv"
         if first is None:
             first = excess > np.log(self.ratio)
         keep = ~_largest(first, excess, (n - 1) // 2)
-        kept = KDE(h, self.kernel).fit(
-            X[keep], sample_weight=None if weights is None else weights[keep]
+        kept = KDE(h, self.kernel, **self._categorical()).fit(
+            _take(X, keep), sample_weight=None if weights is None else weights[keep]
         )
         return _beyond_null(scores, excess, *self._null(kept, screen, h, n, rng), beyond_range)
 
@@ -441,8 +482,14 @@ default "cv"
                         raise
                     level = np.full(len(draws), -np.inf)
             levels.append(level)
-            excess.append(_excess(KDE(pilot_h, self.kernel).fit(draws).score_samples(draws), level))
+            pilot = KDE(pilot_h, self.kernel, **self._categorical()).fit(draws)
+            excess.append(_excess(pilot.score_samples(draws), level))
         return np.concatenate(levels), np.concatenate(excess)
+
+
+def _take(X, rows: np.ndarray):
+    """The rows of X (an array, or a mixed table's DataFrame) at a boolean mask."""
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 def _excess(pilot_log: np.ndarray, screen_log: np.ndarray) -> np.ndarray:

@@ -877,7 +877,8 @@ def test_score_explain_adds_each_flagged_rows_most_blamed_features(tmp_path):
     from momkde_core import make_detector
 
     out = tmp_path / "explained.csv"
-    argv = [PUMP, "--contamination", "0.02", "--explain", "2", "--out", out, "-q"]
+    argv = [PUMP, "--columns", *PUMP_COLUMNS, "--contamination", "0.02", "--explain", "2"]
+    argv += ["--out", out, "-q"]  # (the label, a text column, would be scored as categorical)
     assert run_score(*argv) == 0
     scored = pd.read_csv(out)
     blame = ["blame_1", "blame_1_nats", "blame_2", "blame_2_nats"]
