@@ -36,6 +36,7 @@ from ._partitions import CsvSource, Part, scan_parts
 ID_SHARE = 0.5  # a text column with more distinct values than this share of the rows ...
 ID_MIN_LEVELS = 50  # ... and more levels than this is an id or free text: not scored
 EPOCH = pd.Timestamp("1970-01-01")
+ONE_VALUE = "it holds one value"  # why a text column of one value is not scored
 
 
 @dataclass
@@ -136,6 +137,45 @@ def _text_columns(chunk: pd.DataFrame, chosen: list[Hashable] | None) -> list[Ha
     return found
 
 
+@dataclass(frozen=True)
+class ColumnKinds:
+    """What ``score`` makes of a table's columns by default (:func:`column_kinds`): the
+    text and bool columns scored as categorical, the date columns (scored as days since
+    1970-01-01), and the text columns left out, each with why."""
+
+    categorical: list[Hashable]
+    dates: list[Hashable]
+    left_out: dict[Hashable, str]
+
+
+def column_kinds(chunk: pd.DataFrame, chosen: list[Hashable] | None = None) -> ColumnKinds:
+    """The kinds of ``chunk``'s text and bool columns (among ``chosen``, or all), as
+    ``momkde score`` decides them: dates (every value a date), categorical (the others), and,
+    unless ``chosen`` names them, left out: a column with a distinct value in nearly every
+    row (an id, free text) or with one value (:func:`id_like_reason`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"x": [1.0, 2.0, 3.0], "town": ["a", "b", "a"],
+    ...                       "day": ["2024-01-01", "2024-01-02", "2024-01-05"],
+    ...                       "one": ["k", "k", "k"]})
+    >>> kinds = column_kinds(table)
+    >>> kinds.categorical, kinds.dates, kinds.left_out
+    (['town'], ['day'], {'one': 'it holds one value'})
+    """
+    text = _text_columns(chunk, chosen)
+    dates = date_columns(chunk, text)
+    categorical = [c for c in text if c not in dates]
+    left_out = {}
+    if chosen is None:
+        left_out = {
+            c: reason for c in categorical if (reason := id_like_reason(chunk[c])) is not None
+        }
+        categorical = [c for c in categorical if c not in left_out]
+    return ColumnKinds(categorical, dates, left_out)
+
+
 def _score_columns(
     chunk: pd.DataFrame, args: argparse.Namespace, outputs: list[str]
 ) -> tuple[list[Hashable], list[Hashable], list[Hashable]]:
@@ -144,16 +184,16 @@ def _score_columns(
     are left out, and which are read as dates."""
     check_data_rows(len(chunk))
     chosen = list(dict.fromkeys(args.columns)) if args.columns else None
-    text = _text_columns(chunk, chosen)
-    dates = date_columns(chunk, text)
+    kinds = column_kinds(chunk, chosen)
+    categorical, dates = kinds.categorical, kinds.dates
     for column in dates:
         print(
             f"momkde: note: column {column!r} holds dates: scored as days since 1970-01-01",
             file=sys.stderr,
         )
-    categorical = [c for c in text if c not in dates]
-    if chosen is None:
-        categorical = [c for c in categorical if not _id_like(chunk[c])]
+    for column, reason in kinds.left_out.items():
+        hint = "" if reason == ONE_VALUE else "; name it with --columns to score it as categorical"
+        print(f"momkde: note: column {column!r} is not scored: {reason}{hint}", file=sys.stderr)
     if not categorical:
         check_has_numeric_column(chunk)
     clash = [name for name in outputs if name in chunk.columns]
@@ -177,26 +217,29 @@ def _score_columns(
     return [c for c in chunk.columns if c in scored], categorical, dates
 
 
-def _id_like(column: pd.Series) -> bool:
-    """A column with a distinct value in nearly every row (an id, free text), or with one
-    value only: said on stderr, and left out."""
+def id_like_reason(column: pd.Series) -> str | None:
+    """Why a text column is left out of the default scores, or None: a distinct value in
+    nearly every row (an id, free text: more than ``ID_SHARE`` of the rows and more than
+    ``ID_MIN_LEVELS`` levels), or one value only.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> id_like_reason(pd.Series([f"E{k}" for k in range(60)]))
+    '60 distinct values in 60 rows (an id or free text, which says nothing of a density)'
+    >>> id_like_reason(pd.Series(["a", "b"] * 40)) is None
+    True
+    """
     values = column.dropna()
     distinct = values.nunique(dropna=False) if column.isna().any() else values.nunique()
     if distinct <= 1:
-        print(
-            f"momkde: note: column {column.name!r} is not scored: it holds one value",
-            file=sys.stderr,
-        )
-        return True
+        return ONE_VALUE
     if distinct <= ID_MIN_LEVELS or distinct <= ID_SHARE * len(values):
-        return False
-    print(
-        f"momkde: note: column {column.name!r} is not scored: {distinct:,} distinct values in "
-        f"{len(values):,} rows (an id or free text, which says nothing of a density); name "
-        "it with --columns to score it as categorical",
-        file=sys.stderr,
+        return None
+    return (
+        f"{distinct:,} distinct values in {len(values):,} rows (an id or free text, which "
+        "says nothing of a density)"
     )
-    return True
 
 
 def _scan(args: argparse.Namespace, source: CsvSource, outputs: list[str], show: bool) -> _Scan:
