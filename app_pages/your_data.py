@@ -10,9 +10,12 @@ maps circle at most :data:`~app_support.scoring.MAX_CIRCLED` flagged rows, the l
 the header) or its id, and ranked by their percentile among the fitted rows.
 
 Defaults are the library's: the default detector flags rows, and the density figure uses
-S auto and the robust h for ε. Columns are those a new user would pick (no id, no category,
-a label only when named like one with few classes). A column chosen that cannot be used is
-named in an error and left out. Every caption is computed from what the figure shows.
+S auto and the robust h for ε. Columns scored are those ``momkde score`` scores (numbers,
+text and bool columns as categories, dates as days since 1970-01-01; no id, no free text, a
+label only when named like one with few classes). A column chosen that cannot be used is
+named in an error and left out. Categorical columns are scored by the mixed estimators
+(Gaussian kernel only); RKDE and SPKDE, which read numbers only, are not run on them. Every
+caption is computed from what the figure shows.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from app_support.captions.your_data import (
     download_note,
     flag_columns_note,
     flag_share_note,
+    kinds_note,
     left_out_note,
     ranking_note,
     sample_banner,
@@ -73,8 +77,11 @@ from app_support.scoring import (
     MAX_FIT,
     MAX_SCORED_ROWS,
     blamed_text,
+    categorical_problem,
+    detector_input,
     highlight_flagged,
     missing_notes,
+    numbers_only,
     pointer_to_cli,
     ranking_table,
     row_key,
@@ -97,6 +104,7 @@ from app_support.widgets import (
     url,
     user_errors,
 )
+from momkde_core.cli._scan import dates_as_days
 from momkde_core.detector import most_blamed
 from momkde_core.io import numeric_matrix, text_in_numeric_columns
 from momkde_core.methods import DEFAULT_DETECTOR, method_label
@@ -142,11 +150,31 @@ def choose_columns(
     )
     if note := left_out_note(columns, roles):
         side.caption(note)
+    if note := kinds_note(score_cols, roles):
+        side.caption(note)
     return plot_cols, score_cols, label_col
 
 
+def problem_of(
+    identity: str, column: Hashable, whole: pd.DataFrame, roles: ColumnRoles, drawn: bool
+) -> str | None:
+    """Why ``column`` cannot be drawn (``drawn``) or scored, or None: a categorical or
+    date column is scored as such, never drawn (the figure draws densities of numbers)."""
+    if column in roles.categorical or column in roles.dates:
+        if drawn:
+            kind = "categorical" if column in roles.categorical else "a column of dates"
+            return f"{column!r} is {kind}: the figure draws numeric columns only"
+        return categorical_problem(whole, column) if column in roles.categorical else None
+    return column_problem(identity, column, whole)
+
+
 def usable_columns(
-    identity: str, whole: pd.DataFrame, frame: pd.DataFrame, plot_cols: list, score_cols: list
+    identity: str,
+    whole: pd.DataFrame,
+    frame: pd.DataFrame,
+    roles: ColumnRoles,
+    plot_cols: list,
+    score_cols: list,
 ) -> tuple[list, list]:
     """The columns drawn and scored without those that cannot be used: each is named in an
     error and left out, and the page goes on with the others (it stops when none is left).
@@ -154,7 +182,7 @@ def usable_columns(
     problems = {
         c: problem
         for c in dict.fromkeys([*plot_cols, *score_cols])
-        if (problem := column_problem(identity, c, whole)) is not None
+        if (problem := problem_of(identity, c, whole, roles, c in plot_cols)) is not None
     }
     chosen = {"drawn": plot_cols, "scored": score_cols}
     for column, problem in problems.items():
@@ -178,15 +206,56 @@ def usable_columns(
                 icon=":material/warning:",
             )
     plot_cols = [c for c in plot_cols if c not in problems]
-    score_cols = [c for c in score_cols if c not in problems]
+    # a categorical column that cannot be drawn is still scored
+    score_cols = [
+        c
+        for c in score_cols
+        if c not in problems
+        or (c in plot_cols + list(roles.categorical) + list(roles.dates))
+        and problem_of(identity, c, whole, roles, False) is None
+    ]
     if not plot_cols and not score_cols:
-        st.info("Choose at least one numeric column to draw or to score.")
+        st.info("Choose at least one column to draw or to score.")
         st.stop()
     if not plot_cols:
         st.info("No column to draw: choose 1 or 2 numeric columns to see the densities.")
     if not score_cols:
-        st.info("No column to score: choose numeric columns to score to flag and rank rows.")
+        st.info("No column to score: choose columns to score to flag and rank rows.")
     return plot_cols, score_cols
+
+
+def mixed_choices(
+    score_cols: list, roles: ColumnRoles, kernel: str, methods: list[str]
+) -> tuple[list, list[str]]:
+    """The columns scored and the methods run once categorical columns are among them: the
+    mixed estimators need the Gaussian kernel (another leaves the categorical columns out,
+    said in a notice), and RKDE and SPKDE read numbers only (not run, said in a notice)."""
+    categorical = [c for c in score_cols if c in roles.categorical]
+    if not categorical:
+        return score_cols, methods
+    names = ", ".join(map(repr, map(str, categorical)))
+    if kernel != "gaussian":
+        kept = [c for c in score_cols if c not in categorical]
+        st.info(
+            f"Categorical columns ({names}) need the Gaussian kernel (a mixed table's kernel "
+            f"is a Gaussian over the numbers times a kernel over the levels): with the "
+            f"{kernel} kernel they are left out of the scores"
+            + (", and no column is left to score." if not kept else ".")
+            + " Pick the Gaussian kernel in the sidebar to score them.",
+            icon=":material/info:",
+        )
+        return kept, methods
+    refused = numbers_only(methods)
+    if refused:
+        kept = [m for m in methods if m not in refused]
+        st.info(
+            f"{' and '.join(map(method_label, refused))} read numeric columns only: not run "
+            f"on this table, whose scored columns {names} are categorical"
+            + (" (no other method chosen: the default detector is run)." if not kept else "."),
+            icon=":material/info:",
+        )
+        methods = kept or [DEFAULT_DETECTOR]
+    return score_cols, methods
 
 
 def bandwidth(X: np.ndarray, rule: str | float, settings: Settings) -> float:
@@ -197,6 +266,20 @@ def bandwidth(X: np.ndarray, rule: str | float, settings: Settings) -> float:
     chosen = select_bandwidth(X, rule, settings.kernel, settings.seed, *share)
     show_warnings(chosen.warnings)
     return chosen.h
+
+
+def score_bandwidth(
+    X: np.ndarray | pd.DataFrame, fit_rows: np.ndarray, settings: Settings
+) -> float:
+    """The h of the columns scored: that of their numeric columns (the categorical ones have
+    bandwidths of their own, the library's rule); 1 when every one is categorical (no
+    continuous kernel: h is not used)."""
+    if isinstance(X, pd.DataFrame):
+        numbers = X.select_dtypes("number")
+        if not numbers.shape[1]:
+            return 1.0
+        X = numbers.to_numpy()
+    return bandwidth(X[fit_rows], settings.bandwidth, settings)
 
 
 def score_methods(
@@ -419,10 +502,13 @@ with user_errors():
         "and h, no share needed to rank the rows), which flags the rows unless you pick "
         "another below.",
     ) or list(YOUR_DATA_DEFAULTS)
-    plot_cols, score_cols = usable_columns(identity, whole, frame, plot_cols, score_cols)
-    used = list(dict.fromkeys([*plot_cols, *score_cols]))
+    plot_cols, score_cols = usable_columns(identity, whole, frame, roles, plot_cols, score_cols)
+    # the columns whose missing values leave a row out (in a categorical one, it is a level)
+    used = [c for c in dict.fromkeys([*plot_cols, *score_cols]) if c not in roles.categorical]
     _, kept = (
-        numeric_matrix(frame, used, drop_missing=True) if drop_missing else (None, frame.index)
+        numeric_matrix(dates_as_days(frame, list(roles.dates)), used, drop_missing=True)
+        if drop_missing and used
+        else (None, frame.index)
     )
     data = frame.loc[kept]
     n = len(data)
@@ -435,7 +521,6 @@ with user_errors():
     is_outlier = outlier_labels(side, identity, data, label_col)
     prepared = standardized if scale else np.asarray
     X_plot = prepared(numeric_matrix(data, plot_cols)) if plot_cols else None
-    X_score = prepared(numeric_matrix(data, score_cols)) if score_cols else None
     n_fit = min(n, MAX_FIT)
 
     def outliers_fitted(seed: int) -> int | None:
@@ -443,6 +528,12 @@ with user_errors():
         return None if is_outlier is None else int(is_outlier[row_sample(n, MAX_FIT, seed)].sum())
 
     settings = estimator_controls(side, n_fit, outliers_fitted, default_blocks=15, min_share=0.01)
+    score_cols, methods = mixed_choices(score_cols, roles, settings.kernel, methods)
+    X_score = (
+        detector_input(data, score_cols, roles.categorical, roles.dates, scale)
+        if score_cols
+        else None
+    )
     n_outliers = outliers_fitted(settings.seed)
     fit_rows = row_sample(n, MAX_FIT, settings.seed)
     if thin := too_few_rows(methods, settings, n_fit):  # one notice, not a warning per fit
@@ -456,7 +547,7 @@ with user_errors():
         st.caption(f"The estimators are fitted on {MAX_FIT:,} random rows and score all {n:,}.")
 
     eps = settings.contamination
-    h_score = bandwidth(X_score[fit_rows], settings.bandwidth, settings) if score_cols else None
+    h_score = score_bandwidth(X_score, fit_rows, settings) if score_cols else None
     # everything X_score and its fit rows depend on: the scores are cached on it, not on X
     data_key = (
         identity,
@@ -529,7 +620,14 @@ with user_errors():
     )
     ranking_section(detections, data, names, key_col, aucs, flag_by, explained)
     if explained is not None:
-        why_section(explained, detections[flag_by], flags.label, data, names, scale)
+        why_section(
+            explained,
+            detections[flag_by],
+            flags.label,
+            dates_as_days(data, list(roles.dates)),
+            names,
+            scale,
+        )
     top = min(BLAMED, len(score_cols))
     blamed = (
         (explained["rows"], most_blamed(explained["blame"], score_cols, top))
@@ -566,7 +664,9 @@ with user_errors():
                 data.index,
                 detections,
                 key_col,
-                missing_notes(frame, used, unscored) if len(unscored) else None,
+                missing_notes(dates_as_days(frame, list(roles.dates)), used, unscored)
+                if len(unscored)
+                else None,
                 blamed,
             ),
         ),

@@ -30,6 +30,10 @@ COLUMN_COLOURS = qualitative.Plotly
 OTHERS_COLOUR = "rgb(190,190,190)"
 #: The bins of a top column's histogram (counted over every row, not sent row by row).
 HISTOGRAM_BINS = 60
+#: Levels drawn in a categorical column's view at most (the most common; the row's always).
+MAX_LEVEL_BARS = 30
+#: A missing value's level, as the views name it.
+MISSING_LEVEL = "(missing)"
 #: The chosen row's marker in its views.
 ROW_COLOUR = "#D62728"
 #: The typical row's label (its contributions: the median over rows of each column's).
@@ -160,8 +164,9 @@ def row_views(
 ) -> tuple[go.Figure, list[Hashable]]:
     """A chosen row's contributions beside where it sits among the other rows, in the
     columns most to blame: the pair view (its two top columns, every drawn row a dot, the
-    flagged ones ringed, the row a red star) and each top column's histogram with the row's
-    value marked.
+    flagged ones ringed, the row a red star; two numeric columns only) and each top column's
+    histogram with the row's value marked (a categorical column: its levels' rows as bars,
+    the row's level in red).
 
     Parameters
     ----------
@@ -202,7 +207,8 @@ def row_views(
     finite = np.nan_to_num(blame_row, nan=-np.inf)
     ranked = np.argsort(-finite, kind="stable")
     top = [columns[j] for j in ranked[: min(2, len(columns))]]
-    pair = len(top) == 2
+    categorical = [c for c in top if not pd.api.types.is_numeric_dtype(values[c])]
+    pair = len(top) == 2 and not categorical  # (a pair view of two numeric columns only)
     fig = make_subplots(
         rows=2,
         cols=2 if pair else 1,
@@ -213,7 +219,7 @@ def row_views(
         # in the legend and the caption)
         subplot_titles=[
             "contributions (nats)",
-            *(["the two columns together"] if pair else []),
+            *(["the two columns together"] if pair else [""] if len(top) == 2 else []),
             *[f"{column}: every row" for column in top],
         ],
     )
@@ -243,14 +249,16 @@ def row_views(
         col=1,
     )
     fig.update_xaxes(title_text="nats", zeroline=True, zerolinecolor="black", row=1, col=1)
-    x = values.to_numpy(dtype=float)
     if pair:
-        a, b = (columns.index(c) for c in top)
-        _pair_view(fig, x, a, b, row, flagged, drawn, row_name, (str(top[0]), str(top[1])))
+        x = values[top].to_numpy(dtype=float)
+        _pair_view(fig, x, 0, 1, row, flagged, drawn, row_name, (str(top[0]), str(top[1])))
     for k, column in enumerate(top):
-        j = columns.index(column)
         position = dict(row=2, col=k + 1)
-        kept = x[:, j][~np.isnan(x[:, j])]
+        if column in categorical:
+            _level_bars(fig, values[column], values[column].iat[row], position)
+            continue
+        xj = values[column].to_numpy(dtype=float)
+        kept = xj[~np.isnan(xj)]
         counts, edges = np.histogram(kept, bins=HISTOGRAM_BINS)  # (every row, binned here)
         fig.add_trace(
             go.Bar(
@@ -263,8 +271,8 @@ def row_views(
             ),
             **position,
         )
-        if np.isfinite(x[row, j]):
-            fig.add_vline(x=x[row, j], line=dict(color=ROW_COLOUR, width=3), **position)
+        if np.isfinite(xj[row]):
+            fig.add_vline(x=xj[row], line=dict(color=ROW_COLOUR, width=3), **position)
         fig.update_xaxes(title_text=str(column), **position)
         fig.update_yaxes(title_text="rows", **position)
     fig.update_layout(
@@ -275,6 +283,67 @@ def row_views(
         bargap=0.05,
     )
     return fig, top
+
+
+def _level_bars(fig: go.Figure, column: pd.Series, level, position: dict) -> None:
+    """A categorical column's view: a bar per level, its rows (every row, the most common
+    first, at most :data:`MAX_LEVEL_BARS` levels), the row's level in red."""
+    counts = column.astype(object).fillna(MISSING_LEVEL).value_counts()
+    shown = counts.iloc[:MAX_LEVEL_BARS]
+    level = MISSING_LEVEL if pd.isna(level) else level
+    if level not in shown.index and level in counts.index:  # the row's level always drawn
+        shown = pd.concat([shown.iloc[: MAX_LEVEL_BARS - 1], counts.loc[[level]]])
+    fig.add_trace(
+        go.Bar(
+            x=[str(v) for v in shown.index],
+            y=shown.to_numpy(),
+            marker_color=[ROW_COLOUR if v == level else "rgb(170,175,185)" for v in shown.index],
+            showlegend=False,
+            hovertemplate=f"{column.name} %{{x}}: %{{y}} rows<extra></extra>",
+        ),
+        **position,
+    )
+    fig.update_xaxes(title_text=f"{column.name} (levels)", type="category", **position)
+    fig.update_yaxes(title_text="rows", **position)
+
+
+def column_values(data: pd.DataFrame, columns: list[Hashable]) -> pd.DataFrame:
+    """The ``columns`` of ``data`` as the row views draw them: numeric ones as floats, the
+    others (categorical) as they are.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    >>> column_values(table, ["a", "b"]).dtypes.astype(str).tolist()
+    ['float64', 'object']
+    """
+    return pd.DataFrame(
+        {
+            c: data[c].astype(float)
+            if pd.api.types.is_numeric_dtype(data[c]) and not pd.api.types.is_bool_dtype(data[c])
+            else data[c].astype(object)
+            for c in columns
+        },
+        index=data.index,
+    )
+
+
+def share_of(values: pd.Series, value) -> float:
+    """Where ``value`` sits among ``values``: for numbers, the share at or below it
+    (:func:`share_below`); for a categorical column, the share of rows at its level (a
+    missing value a level of its own).
+
+    Examples
+    --------
+    >>> share_of(pd.Series(["a", "b", "a", None], dtype=object), "a")
+    0.5
+    >>> share_of(pd.Series([1.0, 2.0]), 1.0)
+    0.5
+    """
+    if pd.api.types.is_numeric_dtype(values):
+        return share_below(values.to_numpy(dtype=float), float(value))
+    filled = values.astype(object).fillna(MISSING_LEVEL)
+    return float(np.mean(filled == (MISSING_LEVEL if pd.isna(value) else value)))
 
 
 def _pair_view(

@@ -103,11 +103,19 @@ SAMPLE_LESSONS = {
         "An id, a timestamp and text columns are left out of the scores, the label is found "
         "by its name; card-testing bursts and large night purchases are the fraud.",
     ),
+    "staff.csv": (
+        "text columns scored as categories",
+        "Interns paid a manager's salary and cities of another country: each value is "
+        "common, only the pair (role with salary, country with city) is odd, so only a "
+        "density over the text columns as well as the numbers finds them; the employee id "
+        "is left out.",
+    ),
 }
 #: The Data picker's short codes (written to the URL) of the samples and of the upload.
 SOURCE_CODES = {
     "sensor_glitches.csv": "sensors",
     "spike_on_a_mode.csv": "spike",
     "card_transactions.csv": "cards",
+    "staff.csv": "staff",
     UPLOAD: "upload",
 }

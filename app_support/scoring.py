@@ -35,11 +35,13 @@ from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector, make_detector
 from momkde_core.bandwidth._robust import n_blocks_for
+from momkde_core.cli._scan import dates_as_days
 from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, _lower_quantile, most_blamed
 from momkde_core.estimators._base import TINY_BLOCKS
-from momkde_core.methods import DEFAULT_DETECTOR, METHODS, method_label
+from momkde_core.estimators._mixed import MAX_LEVELS
+from momkde_core.methods import DEFAULT_DETECTOR, METHODS, build_estimator, method_label
 
-from .compute import Settings, library_warnings, make_estimator
+from .compute import Settings, library_warnings, make_estimator, standardized
 
 #: Rows the estimators are fitted on at most (a uniform sample; RKDE and SPKDE learn in O(n^2)).
 MAX_FIT = 2_000
@@ -75,6 +77,93 @@ BLAMED = 3
 #: Fitted rows explained to show a typical row's contributions (their median per feature), at
 #: most, and no more than the flagged rows explained (:func:`rows_to_explain`).
 TYPICAL_ROWS = 200
+
+
+def take(X: np.ndarray | pd.DataFrame, rows) -> np.ndarray | pd.DataFrame:
+    """The rows ``rows`` (positions, or a slice) of an array or of a mixed table.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> take(pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": ["x", "y", "z"]}), np.array([2]))
+         a  b
+    2  3.0  z
+    >>> take(np.arange(3.0), slice(1, 3))
+    array([1., 2.])
+    """
+    return X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
+
+
+def detector_input(
+    data: pd.DataFrame,
+    columns: Sequence[Hashable],
+    categorical: Sequence[Hashable],
+    dates: Sequence[Hashable],
+    scale: bool,
+) -> np.ndarray | pd.DataFrame:
+    """What the detectors read of the ``columns`` scored of ``data``, as ``momkde score``
+    builds it: the numbers (the ``dates`` among them as days since 1970-01-01) standardised
+    when ``scale``, and with ``categorical`` columns a table of every column in the order
+    of ``columns``, the categorical ones as strings (a missing value: a level); else an array.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"x": [1.0, 3.0], "town": ["a", None]})
+    >>> detector_input(data, ["x", "town"], ["town"], [], scale=True)
+         x  town
+    0 -1.0     a
+    1  1.0  <NA>
+    """
+    from momkde_core.io import numeric_matrix
+
+    numbers = [c for c in columns if c not in categorical]
+    X = numeric_matrix(dates_as_days(data, [c for c in dates if c in numbers]), numbers)
+    X = standardized(X) if scale and numbers else X
+    if not categorical:
+        return X
+    table = pd.DataFrame(X, columns=[str(c) for c in numbers])
+    for column in categorical:
+        table[str(column)] = pd.Series(data[column].to_numpy(dtype=object), dtype=object).astype(
+            "string"
+        )
+    return table[[str(c) for c in columns]]
+
+
+def numbers_only(methods: Sequence[str]) -> list[str]:
+    """The methods of ``methods`` that read numeric columns only (no ``categorical_features``:
+    RKDE, SPKDE), which ``momkde score`` refuses for categorical columns.
+
+    Examples
+    --------
+    >>> numbers_only(["mom_kde_21", "kde", "rkde", "spkde"])
+    ['rkde', 'spkde']
+    """
+    return [
+        m
+        for m in methods
+        if m != DEFAULT_DETECTOR
+        and "categorical_features" not in build_estimator(m, contamination=0.1).get_params()
+    ]
+
+
+def categorical_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
+    """Why ``column`` of ``frame`` cannot be scored as categorical, or None: more levels
+    than a categorical column may have (:data:`~momkde_core.estimators._mixed.MAX_LEVELS`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> categorical_problem(pd.DataFrame({"c": [f"k{i}" for i in range(1500)]}), "c")
+    "'c' has 1,500 levels: a categorical column may have at most 1,000 (an id or free text says nothing of a density)"
+    """
+    levels = int(frame[column].nunique(dropna=False))
+    if levels <= MAX_LEVELS:
+        return None
+    return (
+        f"{column!r} has {levels:,} levels: a categorical column may have at most "
+        f"{MAX_LEVELS:,} (an id or free text says nothing of a density)"
+    )
 
 
 def score_command(
@@ -195,12 +284,12 @@ def density_scores(
     (99, 0.01)
     """
     with library_warnings() as said:
-        detector = fitted_detector(method, h, s, X[fit_rows])
+        detector = fitted_detector(method, h, s, take(X, fit_rows))
         n = len(X)
         log_density = np.empty(n)
         for start in range(0, n, SCORE_CHUNK):
             stop = min(start + SCORE_CHUNK, n)
-            log_density[start:stop] = detector.score_samples(X[start:stop])
+            log_density[start:stop] = detector.score_samples(take(X, slice(start, stop)))
     return {
         "log_density": log_density,
         "percentile": percentile_among(log_density, log_density[fit_rows]),
@@ -357,10 +446,10 @@ def explain_rows(
     1
     """
     with library_warnings() as said:
-        detector = fitted_detector(method, h, s, X[fit_rows])
-        blame = detector.explain(X[rows], random_state=s.seed)
+        detector = fitted_detector(method, h, s, take(X, fit_rows))
+        blame = detector.explain(take(X, rows), random_state=s.seed)
         some = np.random.default_rng(s.seed).permutation(fit_rows)[:n_typical]
-        typical = np.nanmedian(detector.explain(X[some], random_state=s.seed), axis=0)
+        typical = np.nanmedian(detector.explain(take(X, some), random_state=s.seed), axis=0)
     return {
         "rows": rows,
         "blame": blame,

@@ -14,7 +14,7 @@ import streamlit as st
 
 from momkde_core.methods import method_label
 
-from .blame_figures import MAX_BARS, blame_bars, row_views, share_below
+from .blame_figures import MAX_BARS, blame_bars, column_values, row_views, share_of
 from .cache import explain_flagged
 from .captions.blame import bars_caption, bars_details, missing_row_note, row_caption
 from .compute import Settings, relevant, row_sample
@@ -125,7 +125,7 @@ def flagged_row_views(
         f"A flagged {names.name} to look at (from the most anomalous)", options, **url(KEY.why)
     )
     i = options.index(chosen)
-    values = data[columns].astype(float)
+    values = column_values(data, columns)
     row_name = f"{names.name} {chosen}"
     drawn = row_sample(len(data), MAX_DRAWN, 0)  # (the density figure's sample)
     fig, top = row_views(values, rows[i], blame[i], explained["typical"], flagged, drawn, row_name)
@@ -136,7 +136,7 @@ def flagged_row_views(
             row_name,
             top,
             [values.iat[rows[i], j] for j in at],
-            [share_below(values.iloc[:, j].to_numpy(), values.iat[rows[i], j]) for j in at],
+            [share_of(values.iloc[:, j], values.iat[rows[i], j]) for j in at],
             [blame[i, j] for j in at],
             len(drawn),
             len(data),

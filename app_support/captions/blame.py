@@ -4,6 +4,7 @@ rows, and where a chosen row sits in the columns most to blame."""
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from numbers import Real
 
 import numpy as np
 
@@ -122,19 +123,26 @@ def row_caption(
     >>> text = row_caption("row 3", ["a", "b"], [9.0, 1.0], [1.0, 0.6], [6.0, 2.5])
     >>> text[text.index("Its"):][:47]
     'Its values: a = 9 (+6.0 nats; no row above it) '
+    >>> text = row_caption("row 3", ["role", "b"], ["intern", 1.0], [0.2, 0.6], [6.0, 2.5])
+    >>> text[text.index("Its"):][:62]
+    'Its values: role = intern (+6.0 nats; 20.0% of the rows at thi'
     """
+    levels = [c for c, value in zip(top, values) if not isinstance(value, Real)]
     parts = [
-        f"{column} = {value:.4g} ({_nats(contribution)}; {_place(share)})"
+        f"{column} = {value} ({_nats(contribution)}; {share:.1%} of the rows at this level)"
+        if column in levels
+        else f"{column} = {value:.4g} ({_nats(contribution)}; {_place(share)})"
         for column, value, share, contribution in zip(top, values, shares, contributions)
     ]
     finite = all(np.isfinite(contributions))
     typical = [str(c) for c, share in zip(top, shares) if 0.05 <= share <= 0.95 and finite]
-    pair = len(top) == 2
+    pair = len(top) == 2 and not levels
     note = ""
-    if pair and len(typical) == 2:
+    if len(top) == 2 and len(typical) == 2:
         note = (
             " Both values are common on their own: what is rare is how they go together (or "
-            "with the other columns): in the pair view, the star away from the rows' cloud."
+            "with the other columns)"
+            + (": in the pair view, the star away from the rows' cloud." if pair else ".")
         )
     elif typical:
         note = (
@@ -155,8 +163,19 @@ def row_caption(
             if pair
             else ""
         )
-        + " Below: each column's histogram over every row, the red line at "
-        + f"{row_name}'s value.{note}"
+        + (
+            " Below: each column's histogram over every row, the red line at "
+            + f"{row_name}'s value."
+            if len(levels) < len(top)
+            else ""
+        )
+        + (
+            f" Below, for {listed([str(c) for c in levels])}: the rows at each level (the "
+            f"most common first), {row_name}'s level in red."
+            if levels
+            else ""
+        )
+        + note
     )
 
 

@@ -14,7 +14,7 @@ from momkde_core.methods import DEFAULT_DETECTOR
 from momkde_core.plots import CHANCE_AUC, method_label
 
 from ..choices import MAX_SHARE, SAMPLE_LESSONS, block_options
-from ..tables import MAX_CATEGORY_VALUES, MAX_DEFAULT_FEATURES, ColumnRoles
+from ..tables import MAX_DEFAULT_FEATURES, ColumnRoles
 from .text import listed
 
 #: Rows per MoM-KDE block below which a block's KDE is a handful of separate bumps and their
@@ -293,8 +293,8 @@ def thin_blocks_note(dropped: Mapping[str, int], n: int, kept: Sequence[str]) ->
 
 
 def left_out_note(columns: Sequence[Hashable], roles: ColumnRoles) -> str:
-    """The columns not scored by default, each with why (an id, a category, constant, text,
-    past the first numeric columns), or "".
+    """The columns not scored by default, each with why (an id, constant, an id or free
+    text, too many levels, past the first features), or "".
 
     Parameters
     ----------
@@ -306,27 +306,25 @@ def left_out_note(columns: Sequence[Hashable], roles: ColumnRoles) -> str:
     Returns
     -------
     note : str
-        "Not scored by default: ..." with, when a column was taken as a category, what that
-        means and how to score it anyway.
+        "Not scored by default: ..." with how to score a text column left out anyway.
 
     Examples
     --------
     >>> from app_support.tables import ColumnRoles
-    >>> roles = ColumnRoles(None, ("id",), ("x",), ("x",), False, (("year", 3),), ("c",), ("name",))
-    >>> print(left_out_note(["id", "x", "year", "c", "name"], roles))  # doctest: +ELLIPSIS
-    Not scored by default: id (an id), year (3 values), c (constant), name (text). A numeric ...
+    >>> roles = ColumnRoles(None, ("id",), ("x",), ("x",), False, constant=("c",),
+    ...                     text=(("name", "it holds one value"),))
+    >>> print(left_out_note(["id", "x", "c", "name"], roles))  # doctest: +ELLIPSIS
+    Not scored by default: id (an id), c (constant), name (it holds one value). ...
     """
-    categories = dict(roles.categorical)
     reasons = {
         **{c: "an id" for c in roles.ids},
-        **{c: f"{k} values" for c, k in categories.items()},
         **{c: "constant" for c in roles.constant},
-        **{c: "text" for c in roles.text},
+        **dict(roles.text),
     }
     left_out = [
         f"{c} ({reasons[c]})"
         if c in reasons
-        else f"{c} (past the first {MAX_DEFAULT_FEATURES} numeric columns)"
+        else f"{c} (past the first {MAX_DEFAULT_FEATURES} columns)"
         for c in columns
         if c not in roles.features and c != roles.label
     ]
@@ -337,14 +335,37 @@ def left_out_note(columns: Sequence[Hashable], roles: ColumnRoles) -> str:
         + ", ".join(left_out)
         + "."
         + (
-            f" A numeric column with at most {MAX_CATEGORY_VALUES} distinct values, each "
-            "repeated, is taken as a category (a year, a count, a code): its density is a "
-            "comb of spikes, which ranks rows by how common their value is, not by how far "
-            "out they lie. Choose it under Columns to score to score it anyway."
-            if categories
+            " Choose a text column under Columns to score to score it anyway, as categorical."
+            if roles.text
             else ""
         )
     )
+
+
+def kinds_note(scored: Sequence[Hashable], roles: ColumnRoles) -> str:
+    """How the columns ``scored`` that are not numbers are read: the categorical ones with
+    their levels, the dates as days since 1970-01-01; "" when all are numbers.
+
+    Examples
+    --------
+    >>> from app_support.tables import ColumnRoles
+    >>> roles = ColumnRoles(None, (), ("x", "town", "day"), ("x",), False,
+    ...                     levels=(("town", 3),), dates=("day",))
+    >>> kinds_note(["x", "town", "day"], roles)
+    'Scored as categories (a kernel over their levels, a missing value a level of its own): town (3 levels). Read as dates, scored as days since 1970-01-01: day.'
+    """
+    levels = dict(roles.levels)
+    categories = [f"{c} ({levels[c]:,} levels)" for c in scored if c in levels]
+    dates = [str(c) for c in scored if c in roles.dates]
+    parts = []
+    if categories:
+        parts.append(
+            "Scored as categories (a kernel over their levels, a missing value a level of its "
+            "own): " + ", ".join(categories) + "."
+        )
+    if dates:
+        parts.append("Read as dates, scored as days since 1970-01-01: " + ", ".join(dates) + ".")
+    return " ".join(parts)
 
 
 def naming_note(key: Hashable | None) -> str:
