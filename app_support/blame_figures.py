@@ -211,7 +211,7 @@ def row_views(
     pair = len(top) == 2 and not categorical  # (a pair view of two numeric columns only)
     fig = make_subplots(
         rows=2,
-        cols=2 if pair else 1,
+        cols=len(top),
         row_heights=[0.58, 0.42],
         horizontal_spacing=0.12,
         vertical_spacing=0.16,

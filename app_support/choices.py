@@ -100,8 +100,9 @@ SAMPLE_LESSONS = {
     ),
     "card_transactions.csv": (
         "a real-looking table",
-        "An id, a timestamp and text columns are left out of the scores, the label is found "
-        "by its name; card-testing bursts and large night purchases are the fraud.",
+        "The id is left out of the scores, the timestamp is scored as days and the merchant "
+        "and country as categories, the label is found by its name; card-testing bursts and "
+        "large night purchases are the fraud.",
     ),
     "staff.csv": (
         "text columns scored as categories",

@@ -118,7 +118,8 @@ def detector_input(
     from momkde_core.io import numeric_matrix
 
     numbers = [c for c in columns if c not in categorical]
-    X = numeric_matrix(dates_as_days(data, [c for c in dates if c in numbers]), numbers)
+    read = dates_as_days(data, [c for c in dates if c in numbers])
+    X = numeric_matrix(read, numbers) if numbers else np.empty((len(data), 0))
     X = standardized(X) if scale and numbers else X
     if not categorical:
         return X

@@ -6,6 +6,7 @@ marginal and pair views of its top columns, and the download's blame columns, as
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pandas as pd
@@ -148,3 +149,28 @@ def test_above_ten_columns_the_shares_are_sampled_and_fewer_rows_explained():
     ranking = at.dataframe[0].value
     for row in range(1, 6):
         assert ranking.loc[row, "most to blame (nats)"].startswith("c4 (")
+
+
+def test_a_categorical_column_is_blamed_and_drawn_as_its_levels():
+    """The staff sample (#45): a row blamed on its city is drawn as the rows at each city,
+    its own in red, and the caption's share of its level is the file's."""
+    from app_support.blame_figures import ROW_COLOUR
+    from tests.app._apptest import open_app
+
+    first = open_app("app_pages/your_data.py", sample="staff")
+    blamed = first.dataframe[0].value["most to blame (nats)"]
+    row = next(str(name) for name, text in blamed.items() if str(text).startswith("city"))
+    at = open_app("app_pages/your_data.py", sample="staff", why=row)
+    table = pd.read_csv("assets/staff.csv")
+    city = table["city"].iloc[int(row) - 1]
+    views = next(f for f in figures(at) if f"row {row}" in json.dumps(f["layout"]))
+    bars = next(t for t in views["data"] if t["type"] == "bar" and "Paris" in t.get("x", []))
+    counts = table["city"].value_counts()
+    assert list(bars["x"]) == [str(c) for c in counts.index]  # the most common first
+    assert values(bars["y"]).tolist() == counts.tolist()
+    reds = [x for x, colour in zip(bars["x"], bars["marker"]["color"]) if colour == ROW_COLOUR]
+    assert reds == [city]
+    text = next(c.value for c in at.caption if c.value.startswith(f"Top left: row {row}"))
+    share = (table["city"] == city).mean()
+    assert f"city = {city} (" in text and f"{share:.1%} of the rows at this level" in text
+    assert f"the rows at each level (the most common first), row {row}'s level in red" in text
