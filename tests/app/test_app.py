@@ -200,11 +200,13 @@ def test_sample_where_a_spike_defeats_every_density():
     assert "Every AUC is below 0.5" in caption(at, "Every AUC")
 
 
-def test_real_looking_table_leaves_out_ids_and_text_and_finds_the_label():
+def test_real_looking_table_leaves_out_its_id_scores_text_and_dates_and_finds_the_label():
     at = open_app("app_pages/your_data.py", sample="cards")
-    assert at.sidebar.multiselect(key="score").value == ["amount_eur", "hour"]
+    scored = ["timestamp", "merchant", "country", "amount_eur", "hour"]  # as momkde score
+    assert at.sidebar.multiselect(key="score").value == scored
     assert at.sidebar.selectbox(key="label").value == "is_fraud"
     assert "row_id (an id)" in caption(at, "Not scored by default")
+    assert "scored as days since 1970-01-01: timestamp" in caption(at, "Scored as categories")
     assert min(_aucs(at).values()) > 0.9
     top = at.dataframe[0].value
     assert top["is_fraud"].sum() >= 8  # the most anomalous rows are fraud

@@ -30,6 +30,7 @@ VIEWPORTS = [(1024, 768), (1280, 800)]
 VIEWS = {
     "your_data_1d": "your_data",
     "your_data_2d": "your_data?plot=temperature_c&plot=humidity_pct",
+    "your_data_staff": "your_data?sample=staff",  # text columns scored as categories
     "real_data": "real_data?sets=iris&sets=breast_cancer",
     "real_data_adbench": "real_data?view=ADBench",
     "sweep_adversarial": "sweep?scheme=adversarial&reps=2&n=200",
