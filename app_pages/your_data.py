@@ -458,8 +458,9 @@ def ranking_section(
 st.title("Your data")
 st.markdown(
     "The page opens on a bundled sample: upload your own CSV (with a header line) in the sidebar "
-    "to replace it, or pick another sample. Choose 1 or 2 columns to draw, any numeric columns "
-    "to score; a label column, if you have one, gives each method's AUC."
+    "to replace it, or pick another sample. Choose 1 or 2 numeric columns to draw, any columns "
+    "to score (text and bool columns as categories, dates as days); a label column, if you "
+    "have one, gives each method's AUC."
 )
 side = st.sidebar
 limit = upload_limit_bytes()
