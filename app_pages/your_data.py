@@ -179,15 +179,20 @@ def usable_columns(
     """The columns drawn and scored without those that cannot be used: each is named in an
     error and left out, and the page goes on with the others (it stops when none is left).
     A column of numbers with a few typos, not chosen, is named in a warning."""
-    problems = {
-        c: problem
-        for c in dict.fromkeys([*plot_cols, *score_cols])
-        if (problem := problem_of(identity, c, whole, roles, c in plot_cols)) is not None
-    }
     chosen = {"drawn": plot_cols, "scored": score_cols}
+    # per use: a categorical or date column cannot be drawn, yet is scored
+    found = {
+        use: {
+            c: problem
+            for c in picked
+            if (problem := problem_of(identity, c, whole, roles, use == "drawn")) is not None
+        }
+        for use, picked in chosen.items()
+    }
+    problems = {**found["scored"], **found["drawn"]}
     for column, problem in problems.items():
-        uses = [use for use, picked in chosen.items() if column in picked]
-        others = [c for use in uses for c in chosen[use] if c not in problems]
+        uses = [use for use in chosen if column in found[use]]
+        others = [c for use in uses for c in chosen[use] if c not in found[use]]
         named = problem if repr(str(column)) in problem else f"{column!r}: {problem}"
         st.error(
             f"Left out of the columns {' and '.join(uses)}: {named}."
@@ -205,15 +210,8 @@ def usable_columns(
                 "it is left out of the default choices.",
                 icon=":material/warning:",
             )
-    plot_cols = [c for c in plot_cols if c not in problems]
-    # a categorical column that cannot be drawn is still scored
-    score_cols = [
-        c
-        for c in score_cols
-        if c not in problems
-        or (c in plot_cols + list(roles.categorical) + list(roles.dates))
-        and problem_of(identity, c, whole, roles, False) is None
-    ]
+    plot_cols = [c for c in plot_cols if c not in found["drawn"]]
+    score_cols = [c for c in score_cols if c not in found["scored"]]
     if not plot_cols and not score_cols:
         st.info("Choose at least one column to draw or to score.")
         st.stop()

@@ -677,3 +677,13 @@ def test_another_kernel_leaves_the_categorical_columns_out_with_a_notice(downloa
     assert "'role', 'country', 'city', 'remote'" in notice
     assert "2 column(s)" in caption(at, "Score: ")  # salary_eur and age
     assert not at.exception
+
+
+def test_a_categorical_or_date_column_chosen_to_draw_is_named_and_still_scored():
+    at = upload("mixed.csv", _mixed_csv(), plot=["team", "pay"], methods=["kde"])
+    (error,) = at.error
+    assert error.value.startswith("Left out of the columns drawn: 'team' is categorical")
+    assert "The page goes on with 'pay'." in error.value
+    assert "5 column(s)" in caption(at, "Score: ")  # hired, team, pay, country, remote
+    dates = upload("mixed.csv", _mixed_csv(), plot=["hired"], methods=["kde"])
+    assert "'hired' is a column of dates" in dates.error[0].value
