@@ -35,15 +35,18 @@ PAGES = {
     "median_breakdown": "explore?scheme=none&Smode=manual&k=24&at=3&x0=3",
     "learn_steps": "learn?step=median",
 }
-#: Image name -> the text scrolled to the top of the view, and the view's height, for the
-#: images of a part of a page below its first screen.
+#: Image name -> what is scrolled to the top of the view (a CSS selector, or else a text), and
+#: the view's height, for the images of a part of a page below its first screen.
 PARTS = {
-    "median_at_work": ("Density axis", 1450),
-    "median_breakdown": ("Density axis", 1450),
+    "median_at_work": ('[data-testid="live-lesson"]', 1150),
+    "median_breakdown": ('[data-testid="live-lesson"]', 1150),
     "learn_steps": ("MoM-KDE built step by step", 1000),
 }
 VIEWPORT = {"width": 1400, "height": 1000}
-FIGURE = ".js-plotly-plot .scatterlayer .trace, .js-plotly-plot .heatmaplayer image"
+FIGURE = (
+    ".js-plotly-plot .scatterlayer .trace, .js-plotly-plot .heatmaplayer image, "
+    '[data-testid="live-lesson"] svg path'
+)
 
 
 def main() -> None:
@@ -66,9 +69,12 @@ def main() -> None:
                 if name in PARTS:
                     text, height = PARTS[name]
                     tab.set_viewport_size({**VIEWPORT, "height": height})
-                    tab.get_by_text(text, exact=True).first.evaluate(
-                        "e => e.scrollIntoView({block: 'start'})"
+                    target = (
+                        tab.locator(text)
+                        if text.startswith("[")
+                        else tab.get_by_text(text, exact=True)
                     )
+                    target.first.evaluate("e => e.scrollIntoView({block: 'start'})")
                 else:
                     tab.set_viewport_size(VIEWPORT)
                 tab.wait_for_timeout(800)  # let the figures finish their transitions

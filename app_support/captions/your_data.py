@@ -321,13 +321,15 @@ def left_out_note(columns: Sequence[Hashable], roles: ColumnRoles) -> str:
         **{c: "constant" for c in roles.constant},
         **dict(roles.text),
     }
-    left_out = [
-        f"{c} ({reasons[c]})"
-        if c in reasons
-        else f"{c} (past the first {MAX_DEFAULT_FEATURES} columns)"
-        for c in columns
-        if c not in roles.features and c != roles.label
-    ]
+    unscored = [c for c in columns if c not in roles.features and c != roles.label]
+    left_out = [f"{c} ({reasons[c]})" for c in unscored if c in reasons]
+    past = [str(c) for c in unscored if c not in reasons]
+    if past:  # (one entry, not one per column: a wide file has hundreds)
+        left_out.append(
+            f"{past[0]}"
+            + (f" to {past[-1]}, {len(past)} columns" if len(past) > 1 else "")
+            + f" (past the first {MAX_DEFAULT_FEATURES} columns)"
+        )
     if not left_out:
         return ""
     return (

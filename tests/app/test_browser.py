@@ -188,7 +188,6 @@ BAD_FILES = {
         "température, humidité",
     ),
     "one_row.csv": (b"x,y\n1,2\n", "at least 2"),
-    "constant.csv": (b"x,y\n1,2\n1,3\n1,4\n", "constant"),
 }
 
 
@@ -293,7 +292,8 @@ def test_wide_csv_scores_without_a_traceback(server, page, tmp_path):
     wait_until_idle(page, 90_000)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert (
-        "the first 20 numeric columns are" in page.locator('[data-testid="stSidebar"]').inner_text()
+        "c20 to c499, 480 columns (past the first 20 columns)"
+        in page.locator('[data-testid="stSidebar"]').inner_text()
     )
     assert page.console_errors == []
 
@@ -319,6 +319,8 @@ def test_200000_row_file_is_scored_in_full(server, page, tmp_path):
     # two numeric columns: drawn together, as 2-D maps
     page.locator(".js-plotly-plot .heatmaplayer image").first.wait_for(timeout=180_000)
     wait_until_idle(page, 180_000)
+    page.get_by_text("What the download holds").click()
+    page.get_by_text("every one of the file's 200,000 rows").first.wait_for(timeout=30_000)
     captions = " ".join(page.locator('[data-testid="stCaptionContainer"]').all_inner_texts())
     assert "Drawn from 5,000 of the 200,000 rows (a uniform sample)" in captions
     assert "every one of the file's 200,000 rows" in captions
@@ -409,7 +411,7 @@ def test_method_links_hold_codes_and_old_links_still_work(server, page):
     wait_until_idle(page)
     page.wait_for_selector(TRACE, timeout=60_000)
     assert "mom_kde" in picker.inner_text() and "rkde" not in picker.inner_text()
-    page.get_by_text("Show the S block KDEs").click()  # a rerun with the value already set
+    page.get_by_text("Block KDEs", exact=True).click()  # a rerun with the value already set
     page.wait_for_selector(".js-plotly-plot .scatterlayer .trace:nth-child(4)", timeout=60_000)
     wait_until_idle(page)
     assert "mom_kde" in picker.inner_text() and "rkde" not in picker.inner_text()
@@ -555,3 +557,15 @@ def test_disabled_sliders_stay_out_of_the_url(server, page):
     wait_until_idle(page)
     assert float(by_hand.input_value()) == shown
     assert page.console_errors == []
+
+
+def test_a_constant_column_is_left_out_and_said_so(server, page, tmp_path):
+    """#43: a constant column was chosen by default, then rejected in red; it is now left out
+    of the columns scored, and the sidebar says why."""
+    flat = tmp_path / "constant.csv"
+    flat.write_bytes(b"x,y\n1,2\n1,3\n1,4\n1,5\n1,7\n")
+    _upload(page, server, flat)
+    page.get_by_text("x (constant)").first.wait_for(timeout=60_000)
+    wait_until_idle(page)
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert page.locator('[data-testid="stException"]').count() == 0
