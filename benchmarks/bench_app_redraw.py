@@ -82,7 +82,8 @@ TIMEOUT_S = 120.0
 DIGEST_JS = """() => {
     const drawn = Array.from(document.querySelectorAll(
         '.js-plotly-plot .scatterlayer path.js-line, .js-plotly-plot .contourlayer path, '
-        + '.js-plotly-plot .heatmaplayer image, .js-plotly-plot .scatterlayer path.point'))
+        + '.js-plotly-plot .heatmaplayer image, .js-plotly-plot .scatterlayer path.point, '
+        + '[data-testid="live-lesson"] svg path'))
         .map(e => { const d = e.getAttribute('d') || e.getAttribute('href') || '';
                     return d.length + d.slice(0, 30) + d.slice(-60); });
     const main = document.querySelector('[data-testid="stMain"]');
@@ -90,7 +91,7 @@ DIGEST_JS = """() => {
 }"""
 DRAWN_JS = """() => document.querySelectorAll(
     '.js-plotly-plot .scatterlayer .trace, .js-plotly-plot .heatmaplayer image, '
-    + '.js-plotly-plot .contourlayer path').length > 0"""
+    + '.js-plotly-plot .contourlayer path, [data-testid="live-lesson"] svg path').length > 0"""
 
 
 def start_server(port: int, repo: Path = REPO) -> subprocess.Popen:
