@@ -119,9 +119,11 @@ MAX_LISTED = 500
 
 def choose_columns(
     side, identity: str, columns: list[Hashable], roles: ColumnRoles
-) -> tuple[list, list, Hashable | None]:
+) -> tuple[list, list, Hashable | None, object]:
     """The columns to draw and to score and the label column, defaulting to the file's
-    guessed ``roles`` (reset when the file changes), with the columns left out and why."""
+    guessed ``roles`` (reset when the file changes), with the columns left out and why; and
+    the sidebar's slot for how the columns scored are read (filled once the kernel is known:
+    with another kernel than the Gaussian, the categorical columns are not scored)."""
     reset_on_change(
         KEY.file,
         identity,
@@ -150,9 +152,7 @@ def choose_columns(
     )
     if note := left_out_note(columns, roles):
         side.caption(note)
-    if note := kinds_note(score_cols, roles):
-        side.caption(note)
-    return plot_cols, score_cols, label_col
+    return plot_cols, score_cols, label_col, side.empty()
 
 
 def problem_of(
@@ -483,7 +483,9 @@ with user_errors():
     if n_file > MAX_SCORED_ROWS:
         # the rows keep their index: data row = index + 1, in the tables and the download
         frame = frame.iloc[row_sample(n_file, MAX_SCORED_ROWS, 0)]
-    plot_cols, score_cols, label_col = choose_columns(side, identity, list(frame.columns), roles)
+    plot_cols, score_cols, label_col, kinds_slot = choose_columns(
+        side, identity, list(frame.columns), roles
+    )
     drop_missing = side.toggle("Drop rows with missing values", value=True, **url(KEY.drop_missing))
     scale = side.toggle(
         "Standardise columns",
@@ -528,6 +530,8 @@ with user_errors():
 
     settings = estimator_controls(side, n_fit, outliers_fitted, default_blocks=15, min_share=0.01)
     score_cols, methods = mixed_choices(score_cols, roles, settings.kernel, methods)
+    if note := kinds_note(score_cols, roles):  # (the columns scored with this kernel)
+        kinds_slot.caption(note)
     X_score = (
         detector_input(data, score_cols, roles.categorical, roles.dates, scale)
         if score_cols

@@ -676,6 +676,10 @@ def test_another_kernel_leaves_the_categorical_columns_out_with_a_notice(downloa
     notice = next(i.value for i in at.info if "need the Gaussian kernel" in i.value)
     assert "'role', 'country', 'city', 'remote'" in notice
     assert "2 column(s)" in caption(at, "Score: ")  # salary_eur and age
+    # the sidebar does not say they are scored as categories (it did, drawn before the kernel)
+    assert not any(c.value.startswith("Scored as categories") for c in at.sidebar.caption)
+    gaussian = open_app(PAGE, sample="staff", methods=["kde"])
+    assert any(c.value.startswith("Scored as categories") for c in gaussian.sidebar.caption)
     assert not at.exception
 
 
