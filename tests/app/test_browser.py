@@ -329,7 +329,8 @@ def test_200000_row_file_is_scored_in_full(server, page, tmp_path):
         .filter(has_text="momkde score")
         .count()
     )
-    with page.expect_download(timeout=60_000) as download:
+    # (the file of 200,000 rows is written when asked: minutes on a loaded CI machine)
+    with page.expect_download(timeout=240_000) as download:
         page.get_by_role("button", name="Download the data").click()
     back = pd.read_csv(download.value.path())
     assert len(back) == n and (back["row"] == np.arange(1, n + 1)).all()
@@ -392,7 +393,9 @@ def test_download_escapes_formulas(server, page, tmp_path):
     back = pd.read_csv(download.value.path(), keep_default_na=False)
     assert sorted(set(back["note"])) == sorted(["'" + t for t in texts[:4]] + ["plain"])
     assert back.loc[0, "x"] == -1.5 and back["x"].dtype == float
-    assert {f"is_outlier_{m}" for m in ("kde", "mom_kde", "rkde", "spkde")} <= set(back.columns)
+    # (the text column is scored as a category: RKDE and SPKDE, which read numbers only, are
+    # not run on such a table, and the page says so)
+    assert {f"is_outlier_{m}" for m in ("kde", "mom_kde")} <= set(back.columns)
     assert page.console_errors == []
 
 
