@@ -329,7 +329,7 @@ def test_200000_row_file_is_scored_in_full(server, page, tmp_path):
         .filter(has_text="momkde score")
         .count()
     )
-    # (the file of 200,000 rows is written when asked: minutes on a loaded CI machine)
+    # (a file of 200,000 rows and every method's columns, served by a loaded CI machine)
     with page.expect_download(timeout=240_000) as download:
         page.get_by_role("button", name="Download the data").click()
     back = pd.read_csv(download.value.path())
