@@ -36,7 +36,7 @@ from app_support.figures import explore_figure
 from app_support.keys import MEDIAN
 from app_support.live_lesson.mount import draws_live, live_lesson, live_switch
 from app_support.live_lesson.payload import LIVE_KERNELS
-from app_support.mechanism import PLACE_RANGE, point_from_click
+from app_support.mechanism import PLACE_RANGE, BlockValues, point_from_click
 from app_support.median_figures import click_targets, mark_point, strip_figure
 from app_support.present import notes, presenting, sized
 from app_support.views import RATIO_STEP, ExploreView, drawn_ratio
@@ -130,8 +130,7 @@ def controls_and_figure() -> None:
         def rule_h(rule: str, kernel: str, seed: int, eps: float) -> float:
             # the rule's h on the sample drawn, placed outliers included: the h the view uses
             # (the same cached call), shown on the h slider
-            sample = explore_sample(scheme, n_inliers, true_ratio, dim, seed, placed)
-            return select_bandwidth(sample.X, rule, kernel, seed, eps).h
+            return select_bandwidth(first.X, rule, kernel, seed, eps).h
 
         settings = bandwidth_and_blocks(
             top,
@@ -330,10 +329,7 @@ def _figure_and_metrics(
     js = table["JS"].to_dict()
     held = None
     if "mom_kde" in view.results and data.n_outliers:
-        at_point = block_values(
-            data.X, data.is_outlier, view.h, relevant("mom_kde", settings), point
-        )
-        held = int(at_point.holds.sum())
+        held = int(_blocks_at(view, settings, point).holds.sum())
     why = reasons(
         scheme,
         len(data.X),
@@ -357,7 +353,7 @@ def _figure_and_metrics(
         placed,
         settings.n_blocks,
         js,
-        lambda at: block_values(data.X, data.is_outlier, view.h, relevant("mom_kde", settings), at),
+        lambda at: _blocks_at(view, settings, at),
     )
     if said:
         head.info(said, icon=":material/campaign:")
@@ -373,6 +369,13 @@ def _figure_and_metrics(
     return view, chart_slot, fig, live
 
 
+def _blocks_at(view: ExploreView, settings: Settings, point: tuple[float, ...]) -> BlockValues:
+    """The page's MoM-KDE's S block KDEs at ``point`` (cached: the headline's place, the
+    strip's x₀ and the reasons' count share their calls)."""
+    data = view.data
+    return block_values(data.X, data.is_outlier, view.h, relevant("mom_kde", settings), point)
+
+
 def _blocks_at_point(
     view: ExploreView, settings: Settings, point: tuple[float, ...], draw: bool = True
 ) -> None:
@@ -381,8 +384,7 @@ def _blocks_at_point(
     if "mom_kde" not in view.results:
         st.info("Choose MoM-KDE among the methods to see its blocks at x₀.")
         return
-    data = view.data
-    at = block_values(data.X, data.is_outlier, view.h, relevant("mom_kde", settings), point)
+    at = _blocks_at(view, settings, point)
     if draw:
         st.plotly_chart(sized(strip_figure(at)), key="strip_figure", config={"displaylogo": False})
     with notes():

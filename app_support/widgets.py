@@ -272,8 +272,9 @@ def bandwidth_and_blocks(
     The defaults are the library's robust ones: S "auto" (2 ceil(eps n) + 1, as
     ``MoMKDE(n_blocks="auto")``) and the "robust" bandwidth for the stated share eps. The S
     slider (log-spaced values) is always shown: in "auto" it is disabled at S auto and not
-    bound to the URL, and switching to "manual" starts from the value in use; the h slider
-    likewise shows the rule's h (``bandwidth_of``). S's caption says whether S meets the guide
+    bound to the URL, and "manual" starts from ``default_blocks``, where a link holding no S
+    opens; the h slider likewise shows the rule's h (``bandwidth_of``), and by hand starts
+    from the robust h. S's caption says whether S meets the guide
     S > 2|O| (:func:`guide_note`); a warning says when S auto misses it because the stated ε
     is below the ``true_share`` of a synthetic sample.
     """
@@ -422,7 +423,7 @@ def _blocks_control(
             block_options(n, auto_blocks),
             value=auto_blocks,
             disabled=True,  # (no key: a new S auto is a new widget, shown at its value)
-            help='Choose "manual" to move it; it starts from the S in use.',
+            help=f'Choose "manual" to move it; it starts from {default}.',
         )
         blocks = auto_blocks
     else:

@@ -96,14 +96,13 @@ def _apply_release() -> None:
     st.session_state[MEDIAN.k] = int(moved["k"])
     st.session_state[MEDIAN.at] = float(moved["at"])
     st.session_state[MEDIAN.x0] = float(moved["x0"])
-    for key, mode_key, kind in (
-        (ESTIMATOR.h, ESTIMATOR.h_mode, float),
-        (ESTIMATOR.blocks, ESTIMATOR.s_mode, int),
+    for field, key, mode_key, kind in (
+        ("h", ESTIMATOR.h, ESTIMATOR.h_mode, float),
+        ("S", ESTIMATOR.blocks, ESTIMATOR.s_mode, int),
     ):
-        value = moved.get("h" if key == ESTIMATOR.h else "S")
-        if value is None:
+        if moved.get(field) is None:
             continue
-        value = kind(value)
+        value = kind(moved[field])
         was_manual = st.session_state.get(mode_key) == "manual"
         st.session_state[mode_key] = "manual"
         st.session_state[key] = value
