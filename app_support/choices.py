@@ -1,5 +1,5 @@
-"""What the app's controls offer: schemes, kernels, bandwidth rules, the highest outlier share
-and the values of the S slider.
+"""What the app's controls offer: schemes, kernels, bandwidth rules, the h slider's range, the
+highest outlier share and the values of the S slider.
 
 Plain values and functions, without Streamlit: the widgets show them, and the computations and
 captions that must agree with a control (the ε a note suggests, the S values it can reach)
@@ -11,6 +11,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+#: The by-hand h slider's range: wide enough for the robust h of a 2-D tophat sample (its
+#: finite reach needs h near 3 where a Gaussian's is below 1); a rule's h beyond it widens its
+#: own (disabled) slider.
+H_RANGE: tuple[float, float] = (0.02, 4.0)
 #: Short codes shown in the scheme pickers (and written to the URL).
 SCHEME_CODES: dict[str, str] = {
     "uniform": "uniform",

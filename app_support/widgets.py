@@ -30,6 +30,7 @@ from .captions.your_data import sample_banner
 from .choices import (
     ASSETS,
     BANDWIDTH_RULES,
+    H_RANGE,
     KERNEL_CHOICES,
     MAX_SHARE,
     SAMPLE_LESSONS,
@@ -333,9 +334,9 @@ def _bandwidth_control(
         h_auto = bandwidth_of(mode, kernel, seed, eps)
         h_col.slider(
             f"h ({BANDWIDTH_RULES[mode]}: {h_auto:.3g})",
-            0.02,
-            2.0,
-            value=_on_slider(h_auto),
+            H_RANGE[0],
+            max(H_RANGE[1], math.ceil(h_auto)),  # (a rule's h beyond the range is shown too)
+            value=max(H_RANGE[0], round(h_auto, 2)),
             step=0.01,
             disabled=True,  # (no key: a new h is a new widget, shown at its value)
             help='Choose "slider" to set h by hand; it starts from the robust h.',
@@ -347,8 +348,7 @@ def _bandwidth_control(
     start = _on_slider(bandwidth_of("robust", kernel, seed, eps)) if bandwidth_of else 0.3
     return h_col.slider(
         "h",
-        0.02,
-        2.0,
+        *H_RANGE,
         step=0.01,
         **unless_held(KEY.h, value=start),
         **url(KEY.h),
@@ -358,8 +358,8 @@ def _bandwidth_control(
 
 
 def _on_slider(h: float) -> float:
-    """``h`` as the h slider can hold it: two decimals, within [0.02, 2]."""
-    return min(2.0, max(0.02, round(h, 2)))
+    """``h`` as the by-hand h slider can hold it: two decimals, within :data:`H_RANGE`."""
+    return min(H_RANGE[1], max(H_RANGE[0], round(h, 2)))
 
 
 def _auto_formula(blocks: int, eps: float, n: int) -> str:

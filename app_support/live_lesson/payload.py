@@ -44,6 +44,7 @@ from momkde_core.methods import method_label
 from momkde_core.plots import BLOCK_COLOR, method_color
 from momkde_core.synthetic import ContaminatedSample
 
+from .. import choices
 from ..compute import Settings
 from ..mechanism import CLUSTER_SD, PLACE_RANGE, kernel_reach
 from ..median_figures import POINT_COLOR, RED
@@ -64,7 +65,7 @@ NORM_MAX_CELLS = MAX_BLOCK_CELLS
 VIEW_NODES = 512
 VIEW_MARGIN = 1.0
 #: The h slider's range and step (those of the page's h slider).
-H_RANGE: tuple[float, float, float] = (0.02, 2.0, 0.01)
+H_RANGE: tuple[float, float, float] = (*choices.H_RANGE, 0.01)
 #: Significant digits of the curves the script only draws (the truth, the server's fits).
 DRAWN_DIGITS = 6
 

@@ -582,6 +582,18 @@ def test_explore_s_and_h_always_shown_and_manual_starts_where_a_link_opens():
     assert any(f"**h = {round(h_auto, 2):.3g}** (slider)" in m.value for m in at.markdown)
 
 
+def test_explore_h_slider_holds_the_rules_h_beyond_one_dimension():
+    """A 2-D tophat sample's robust h is above 2 (the kernel's finite reach): the disabled
+    slider shows the h its label gives, and by hand starts from it, not from a cut-off."""
+    at = open_app("app_pages/explore.py", kernel="tophat", k="30", dim="2")
+    h = shown_bandwidth(at)
+    h_auto = float(h.label.split(": ")[1].rstrip(")"))
+    assert h_auto > 2.0  # the case this test is about
+    assert h.disabled and h.value == pytest.approx(h_auto, abs=0.006)  # (2 decimals vs 3 digits)
+    at.segmented_control(key="hmode").set_value("manual").run()
+    assert at.slider(key="h").value == pytest.approx(h_auto, abs=0.006)
+
+
 def test_explore_eps_follows_the_ratio_unless_decoupled():
     """ε is the true ratio by default (S auto = 2⌈0.3 n⌉+1 = 859 > 2|O| = 858); stating
     another share is explicit, and S <= 2|O| then gets a warning with the numbers. A link
