@@ -2,8 +2,8 @@
 
 The page fits each detector on a uniform sample of at most :data:`MAX_FIT` rows (RKDE and
 SPKDE learn in O(n^2)) and scores **every** row of the file with its ``decision_function``,
-in chunks of :data:`SCORE_CHUNK` rows (cached on the file's identity and the settings, not on
-the arrays, which would be hashed at every rerun: :func:`app_support.cache.score_every_row`);
+in chunks of :data:`SCORE_CHUNK` rows (cached on the digest of the rows scored and the settings,
+not on the arrays, which would be hashed at every rerun: :func:`app_support.cache.score_every_row`);
 the threshold of the share ε is put on the cached scores (:func:`flag_share`), so a move of ε
 refits only the methods whose fit depends on it.
 The figure draws a uniform sample of at

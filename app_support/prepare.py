@@ -1,0 +1,162 @@
+"""Your data's table prepared for the estimators, and the key its scores are cached on.
+
+The page reads a file and the user picks the columns drawn and scored and two toggles (drop
+the rows missing a value, standardise); :func:`prepare_table` turns those into what the
+estimators read: the rows scored (a sample of a file over the page's limit, without the rows
+missing a value in a numeric column drawn or scored when asked), the matrix drawn, the input
+scored (:func:`~app_support.scoring.detector_input`, as ``momkde score`` builds it) and
+:attr:`PreparedTable.key`, a digest of those rows and that input. No Streamlit here: the page
+caches it with ``st.cache_data`` (:func:`app_support.cache.prepared_table`), so that every
+choice is part of its cache key, and caches the scores on the digest, which changes with
+anything they are computed from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from momkde_core.cli._scan import dates_as_days
+from momkde_core.io import numeric_matrix
+
+from .compute import row_sample, standardized
+from .scoring import detector_input
+from .tables import ColumnRoles
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedTable:
+    """What the estimators read of a file, and what the page says of it.
+
+    Attributes
+    ----------
+    frame : DataFrame
+        The file's rows the page scores: every row, or a sample of a file over the page's
+        limit (its index is the file's: data row = index + 1).
+    data : DataFrame
+        The rows of ``frame`` scored: without those missing a value in ``used`` when the
+        page drops them.
+    used : tuple
+        The columns whose missing values leave a row out: the numeric columns drawn or
+        scored (a missing value of a categorical column is a level).
+    X_plot : ndarray or None
+        The columns drawn, of ``data`` (standardised when asked); None when none is drawn.
+    X_score : ndarray, DataFrame or None
+        The columns scored, of ``data``, as the detectors read them; None when none is.
+    key : str
+        The SHA-256 of the rows of ``frame`` and ``data`` and of ``X_score``
+        (:func:`fingerprint`): with the fitted rows, it determines every score.
+    """
+
+    frame: pd.DataFrame
+    data: pd.DataFrame
+    used: tuple[Hashable, ...]
+    X_plot: np.ndarray | None
+    X_score: np.ndarray | pd.DataFrame | None
+    key: str
+
+    @property
+    def unscored(self) -> pd.Index:
+        """The rows of ``frame`` left out for a missing value."""
+        return self.frame.index.difference(self.data.index)
+
+
+def fingerprint(*parts: object) -> str:
+    """The SHA-256 of ``parts``: arrays and tables by their shape, types and values (tables
+    with their index and column names), anything else by its ``repr``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fingerprint(np.zeros(3)) == fingerprint(np.zeros(3))
+    True
+    >>> fingerprint(np.zeros(3)) == fingerprint(np.zeros((3, 1)))
+    False
+    """
+    digest = hashlib.sha256()
+    for part in parts:
+        if isinstance(part, pd.DataFrame):
+            described = (part.shape, [str(c) for c in part.columns], [str(t) for t in part.dtypes])
+            digest.update(repr(described).encode())
+            digest.update(pd.util.hash_pandas_object(part, index=True).to_numpy().tobytes())
+        elif isinstance(part, np.ndarray):
+            digest.update(repr((part.shape, part.dtype.str)).encode())
+            digest.update(np.ascontiguousarray(part).tobytes())
+        elif isinstance(part, pd.Index):
+            digest.update(repr((len(part), str(part.dtype))).encode())
+            digest.update(pd.util.hash_pandas_object(part).to_numpy().tobytes())
+        else:
+            digest.update(repr(part).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def prepare_table(
+    frame: pd.DataFrame,
+    roles: ColumnRoles,
+    plot_columns: Sequence[Hashable],
+    score_columns: Sequence[Hashable],
+    drop_missing: bool,
+    scale: bool,
+    max_rows: int,
+) -> PreparedTable:
+    """The file ``frame`` prepared for the estimators with the page's choices.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The file, as read (every row).
+    roles : ColumnRoles
+        Its columns' roles (:func:`~app_support.tables.guess_roles`): which are categorical,
+        which are dates.
+    plot_columns, score_columns : sequence
+        The columns drawn and scored (already checked: each can be used).
+    drop_missing : bool
+        Whether a row missing a value in a numeric column drawn or scored is left out (else
+        such a value is an error of the library's, said by the page).
+    scale : bool
+        Whether the numeric columns are standardised.
+    max_rows : int
+        The most rows scored: a larger file is scored on a sample of that many (seed 0).
+
+    Returns
+    -------
+    table : PreparedTable
+
+    Raises
+    ------
+    ValueError
+        When a numeric column drawn or scored misses a value and ``drop_missing`` is False.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from app_support.tables import guess_roles
+    >>> frame = pd.DataFrame({"x": [1.0, None, 3.0, 5.0], "y": [2.0, 4.0, 6.0, 9.0]})
+    >>> table = prepare_table(frame, guess_roles(frame), ["x"], ["x", "y"], True, True, 10)
+    >>> list(table.unscored), table.X_score.shape
+    ([1], (3, 2))
+    """
+    if len(frame) > max_rows:  # the rows keep their index: data row = index + 1
+        frame = frame.iloc[row_sample(len(frame), max_rows, 0)]
+    columns = dict.fromkeys([*plot_columns, *score_columns])
+    used = tuple(c for c in columns if c not in roles.categorical)
+    kept = frame.index
+    if drop_missing and used:
+        read = dates_as_days(frame, list(roles.dates))
+        _, kept = numeric_matrix(read, list(used), drop_missing=True)
+    data = frame.loc[kept]
+    X_plot = numeric_matrix(data, list(plot_columns)) if plot_columns else None
+    if X_plot is not None and scale:
+        X_plot = standardized(X_plot)
+    X_score = (
+        detector_input(data, score_columns, roles.categorical, roles.dates, scale)
+        if score_columns
+        else None
+    )
+    key = fingerprint(frame.index, data.index, X_score)
+    return PreparedTable(frame, data, used, X_plot, X_score, key)
