@@ -8,8 +8,8 @@ from the cache. Nothing cached draws on the page: what a step warns about is in 
 (:class:`~app_support.compute.Bandwidth`, a fit's ``warnings``), recorded in the thread that
 computed it (:func:`~app_support.compute.library_warnings`), for the page that asked to show,
 so that a result computed by another session or by the warm-up thread (:func:`warm_server`)
-puts nothing on a page that did not ask. This module, the widgets and the page sections
-(:mod:`app_support.sections`) are the only ones of ``app_support`` that import Streamlit.
+puts nothing on a page that did not ask. This module is part of the Streamlit side of
+``app_support`` (docs/architecture.md): the modules it wraps never import Streamlit.
 """
 
 from __future__ import annotations
