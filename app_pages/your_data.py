@@ -36,6 +36,7 @@ from app_support.cache import (
     select_bandwidth,
 )
 from app_support.captions.blame import download_columns_note
+from app_support.captions.columns import kinds_note, left_out_note
 from app_support.captions.density import reasons, screened_note
 from app_support.captions.your_data import (
     PERCENTILE_NOTE,
@@ -46,8 +47,6 @@ from app_support.captions.your_data import (
     download_note,
     flag_columns_note,
     flag_share_note,
-    kinds_note,
-    left_out_note,
     ranking_note,
     sample_banner,
     sample_outcome,

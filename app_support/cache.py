@@ -331,9 +331,9 @@ def roles_of(identity: str, _frame: pd.DataFrame) -> tables.ColumnRoles:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def column_problem(identity: str, column: Hashable, _frame: pd.DataFrame) -> str | None:
-    """:func:`app_support.scoring.column_problem`, cached on the file and the column (the
+    """:func:`app_support.prepare.column_problem`, cached on the file and the column (the
     frame is not hashed)."""
-    return scoring.column_problem(_frame, column)
+    return prepare.column_problem(_frame, column)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

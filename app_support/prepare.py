@@ -4,11 +4,13 @@ The page reads a file and the user picks the columns drawn and scored and two to
 the rows missing a value, standardise); :func:`prepare_table` turns those into what the
 estimators read: the rows scored (a sample of a file over the page's limit, without the rows
 missing a value in a numeric column drawn or scored when asked), the matrix drawn, the input
-scored (:func:`~app_support.scoring.detector_input`, as ``momkde score`` builds it) and
+scored (:func:`detector_input`, as ``momkde score`` builds it) and
 :attr:`PreparedTable.key`, a digest of those rows and that input. No Streamlit here: the page
 caches it with ``st.cache_data`` (:func:`app_support.cache.prepared_table`), so that every
 choice is part of its cache key, and caches the scores on the digest, which changes with
-anything they are computed from.
+anything they are computed from. The checks of a column chosen (:func:`column_problem`,
+:func:`categorical_problem`: why it cannot be drawn or scored) are here too; the page says
+them before it prepares the table.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from momkde_core.cli._scan import dates_as_days
+from momkde_core.estimators._mixed import MAX_LEVELS
 from momkde_core.io import numeric_matrix
 
 from .compute import row_sample, standardized
-from .scoring import detector_input
 from .tables import ColumnRoles
 
 
@@ -93,6 +95,74 @@ def fingerprint(*parts: object) -> str:
             digest.update(repr(part).encode())
         digest.update(b"\0")
     return digest.hexdigest()
+
+
+def detector_input(
+    data: pd.DataFrame,
+    columns: Sequence[Hashable],
+    categorical: Sequence[Hashable],
+    dates: Sequence[Hashable],
+    scale: bool,
+) -> np.ndarray | pd.DataFrame:
+    """What the detectors read of the ``columns`` scored of ``data``, as ``momkde score``
+    builds it: the numbers (the ``dates`` among them as days since 1970-01-01) standardised
+    when ``scale``, and with ``categorical`` columns a table of every column in the order
+    of ``columns``, the categorical ones as strings (a missing value: a level); else an array.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> data = pd.DataFrame({"x": [1.0, 3.0], "town": ["a", None]})
+    >>> detector_input(data, ["x", "town"], ["town"], [], scale=True)
+         x  town
+    0 -1.0     a
+    1  1.0  <NA>
+    """
+    numbers = [c for c in columns if c not in categorical]
+    read = dates_as_days(data, [c for c in dates if c in numbers])
+    X = numeric_matrix(read, numbers) if numbers else np.empty((len(data), 0))
+    X = standardized(X) if scale and numbers else X
+    if not categorical:
+        return X
+    table = pd.DataFrame(X, columns=[str(c) for c in numbers])
+    for column in categorical:
+        table[str(column)] = pd.Series(data[column].to_numpy(dtype=object), dtype=object).astype(
+            "string"
+        )
+    return table[[str(c) for c in columns]]
+
+
+def categorical_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
+    """Why ``column`` of ``frame`` cannot be scored as categorical, or None: more levels
+    than a categorical column may have (:data:`~momkde_core.estimators._mixed.MAX_LEVELS`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> categorical_problem(pd.DataFrame({"c": [f"k{i}" for i in range(1500)]}), "c")
+    "'c' has 1,500 levels: a categorical column may have at most 1,000 (an id or free text says nothing of a density)"
+    """
+    levels = int(frame[column].nunique(dropna=False))
+    if levels <= MAX_LEVELS:
+        return None
+    return (
+        f"{column!r} has {levels:,} levels: a categorical column may have at most "
+        f"{MAX_LEVELS:,} (an id or free text says nothing of a density)"
+    )
+
+
+def column_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
+    """Why ``column`` of ``frame`` cannot be drawn or scored, or None.
+
+    Checked on the column alone, missing values left out (:func:`~momkde_core.io.numeric_matrix`):
+    text in it (naming the first such data row of the file, counted from 1 below the header:
+    ``frame`` is the whole file, before any sampling), a constant column, fewer than 2 values.
+    """
+    try:
+        numeric_matrix(frame, [column], drop_missing=True)
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 def prepare_table(

@@ -4,7 +4,7 @@ columns most to blame) and its checks of the columns chosen (those that cannot b
 categorical ones another kernel or a method leaves out), each said in a notice. Part of the
 Streamlit side of ``app_support`` (docs/architecture.md): what it draws comes from the
 compute layer (:func:`app_support.scoring.explain_rows`, :mod:`app_support.blame_figures`,
-:mod:`app_support.captions.blame`, :func:`app_support.scoring.categorical_problem`).
+:mod:`app_support.captions.blame`, :func:`app_support.prepare.categorical_problem`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from .cache import column_problem, explain_flagged
 from .captions.blame import bars_caption, bars_details, missing_row_note, row_caption
 from .compute import Settings, relevant, row_sample
 from .keys import YOUR_DATA as KEY
+from .prepare import categorical_problem
 from .scoring import (
     MAX_DRAWN,
     TYPICAL_ROWS,
-    categorical_problem,
     detector_h,
     numbers_only,
     rows_to_explain,
