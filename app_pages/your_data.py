@@ -396,8 +396,9 @@ with user_errors():
     # the columns are checked on every row of the file: messages name the file's rows
     plot_cols, score_cols = usable_columns(identity, frame, roles, plot_cols, score_cols)
     choices = (identity, frame, roles, plot_cols)  # (the file and the columns drawn)
-    table = prepared_table(*choices, score_cols, drop_missing, scale, MAX_SCORED_ROWS)
-    data, unscored = table.data, table.unscored
+    scored = score_cols
+    table = prepared_table(*choices, scored, drop_missing, scale, MAX_SCORED_ROWS)
+    data, unscored = frame.loc[table.kept], table.unscored
     n = len(data)
     if len(unscored):
         st.caption(
@@ -415,9 +416,9 @@ with user_errors():
     score_cols, methods = mixed_choices(score_cols, roles, settings.kernel, methods)
     if note := kinds_note(score_cols, roles):  # (the columns scored with this kernel)
         kinds_slot.caption(note)
-    # the columns scored with this kernel (the rows are those above: no categorical column
-    # leaves a row out); the cache returns the table above when they are the same
-    table = prepared_table(*choices, score_cols, drop_missing, scale, MAX_SCORED_ROWS)
+    if score_cols != scored:  # another kernel left the categorical columns out of the scores
+        # (the rows are those above: no categorical column leaves a row out)
+        table = prepared_table(*choices, score_cols, drop_missing, scale, MAX_SCORED_ROWS)
     X_score = table.X_score
     n_outliers = outliers_fitted(settings.seed)
     fit_rows = row_sample(n, MAX_FIT, settings.seed)
@@ -517,7 +518,7 @@ with user_errors():
                 h_score,
                 "screened_kde" in detections and own_bandwidth(settings),
                 n_file,
-                len(table.frame),
+                len(table.rows),
                 key_col,
                 len(unscored),
                 list(detections),
@@ -538,11 +539,11 @@ with user_errors():
         scored_csv(
             csv_key,
             lambda: scored_table(
-                table.frame,
+                frame.loc[table.rows],
                 data.index,
                 detections,
                 key_col,
-                missing_notes(dates_as_days(table.frame, list(roles.dates)), table.used, unscored)
+                missing_notes(dates_as_days(frame, list(roles.dates)), table.used, unscored)
                 if len(unscored)
                 else None,
                 blamed,

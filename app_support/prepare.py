@@ -36,26 +36,30 @@ class PreparedTable:
 
     Attributes
     ----------
-    frame : DataFrame
+    rows : Index
         The file's rows the page scores: every row, or a sample of a file over the page's
-        limit (its index is the file's: data row = index + 1).
-    data : DataFrame
-        The rows of ``frame`` scored: without those missing a value in ``used`` when the
+        limit (labels of the file's index: data row = label + 1).
+    kept : Index
+        The rows of ``rows`` scored: without those missing a value in ``used`` when the
         page drops them.
     used : tuple
         The columns whose missing values leave a row out: the numeric columns drawn or
         scored (a missing value of a categorical column is a level).
     X_plot : ndarray or None
-        The columns drawn, of ``data`` (standardised when asked); None when none is drawn.
+        The columns drawn, of the rows ``kept`` (standardised when asked); None when none is
+        drawn.
     X_score : ndarray, DataFrame or None
-        The columns scored, of ``data``, as the detectors read them; None when none is.
+        The columns scored, of the rows ``kept``, as the detectors read them; None when none
+        is.
     key : str
-        The SHA-256 of the rows of ``frame`` and ``data`` and of ``X_score``
-        (:func:`fingerprint`): with the fitted rows, it determines every score.
+        The SHA-256 of ``rows``, ``kept`` and ``X_score`` (:func:`fingerprint`): with the
+        fitted rows, it determines every score.
+
+    The rows are labels, not copies of the file: the cache holds the matrices alone.
     """
 
-    frame: pd.DataFrame
-    data: pd.DataFrame
+    rows: pd.Index
+    kept: pd.Index
     used: tuple[Hashable, ...]
     X_plot: np.ndarray | None
     X_score: np.ndarray | pd.DataFrame | None
@@ -63,8 +67,8 @@ class PreparedTable:
 
     @property
     def unscored(self) -> pd.Index:
-        """The rows of ``frame`` left out for a missing value."""
-        return self.frame.index.difference(self.data.index)
+        """The rows of ``rows`` left out for a missing value."""
+        return self.rows.difference(self.kept)
 
 
 def fingerprint(*parts: object) -> str:
@@ -228,5 +232,5 @@ def prepare_table(
         if score_columns
         else None
     )
-    key = fingerprint(frame.index, data.index, X_score)
-    return PreparedTable(frame, data, used, X_plot, X_score, key)
+    key = fingerprint(frame.index, kept, X_score)
+    return PreparedTable(frame.index, kept, used, X_plot, X_score, key)

@@ -55,15 +55,15 @@ def test_rows_missing_a_numeric_value_drawn_or_scored_are_left_out():
     expected = frame.index[frame["x"].isna()]  # x is drawn; y has no gap; town's is a level
     assert list(table.unscored) == list(expected)
     assert table.used == ("x", "y")
-    assert table.data.index.equals(frame.index.difference(expected))
-    assert table.X_score["town"].isna().sum() == frame.loc[table.data.index, "town"].isna().sum()
+    assert table.kept.equals(frame.index.difference(expected))
+    assert table.X_score["town"].isna().sum() == frame.loc[table.kept, "town"].isna().sum()
 
 
 def test_the_matrices_are_the_kept_rows_standardised():
     frame = _table()
     table = _prepare(frame, plot_columns=["x", "z"], score_columns=["y", "z"])
     kept = frame.dropna(subset=["x", "y", "z"])
-    assert table.data.index.equals(kept.index)
+    assert table.kept.equals(kept.index)
     for X, columns in ((table.X_plot, ["x", "z"]), (table.X_score, ["y", "z"])):
         values = kept[columns].to_numpy()
         reference = (values - values.mean(axis=0)) / values.std(axis=0)  # population sd
@@ -75,8 +75,8 @@ def test_the_matrices_are_the_kept_rows_standardised():
 def test_a_file_over_the_limit_is_scored_on_a_sample_that_keeps_its_rows_numbers():
     frame = _table(500)
     table = _prepare(frame, max_rows=200)
-    assert len(table.frame) == 200 and table.frame.index.is_monotonic_increasing
-    pd.testing.assert_frame_equal(table.frame, frame.loc[table.frame.index])
+    assert len(table.rows) == 200 and table.rows.is_monotonic_increasing
+    assert table.rows.isin(frame.index).all() and table.kept.isin(table.rows).all()
     assert _prepare(frame, max_rows=200).key == table.key  # the same sample every time
 
 
