@@ -3,9 +3,6 @@ and the cost of each estimator as n grows."""
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -18,7 +15,13 @@ from app_support.cache import (
     measure_times,
     measured_js,
 )
-from app_support.captions.learn import error_caption, x0_caption
+from app_support.captions.learn import (
+    error_caption,
+    gain_range,
+    screen_caption,
+    timing_caption,
+    x0_caption,
+)
 from app_support.captions.median import step_caption
 from app_support.choices import SCHEME_CODES, SCHEME_LABELS
 from app_support.keys import LEARN, MEDIAN
@@ -29,172 +32,27 @@ from app_support.lessons import (
     LEARN_OPENING,
     MAX_BLOCKS,
     MEASURED_JS_FILE,
+    N_EVAL,
     SCREEN_INLIERS,
     SCREEN_OPENING,
     SCREEN_RATIO,
     SCREEN_SEED,
+    TIMED_SIZES,
     X0,
+    when_it_helps_table,
 )
 from app_support.median_figures import STEPS, construction_figure
 from app_support.present import LEGEND_BELOW, beside, notes, presenting, sized
 from app_support.results import RESULTS_DIR
 from app_support.widgets import url, user_errors
-from momkde_core import metrics
-from momkde_core._engine._gram import GRAM_GRID_MIN_PAIRS
-from momkde_core.methods import method_label
 from momkde_core.plots import (
     density_1d_figure,
     error_vs_blocks_figure,
     timing_figure,
-    timing_slopes,
 )
 
 #: Labels of vertical lines sit above the plot area (in its top margin), where no curve goes.
 ABOVE_PLOT = dict(y=1.0, yref="paper", yanchor="bottom")
-#: The largest n whose n x n Gram matrix RKDE and SPKDE compute exactly; beyond it, in 1-D,
-#: a grid convolution makes each of their products O(n) (docs/guide/performance.md).
-EXACT_GRAM_MAX = math.isqrt(GRAM_GRID_MIN_PAIRS)
-#: The sizes timed: doubling from 1,000 (smaller, the estimators' costs are the size of the
-#: timer's noise) up to the exact Gram path's end, where the paper's O(n²) is what runs.
-TIMED_SIZES = (1000, 2000, 4000, EXACT_GRAM_MAX)
-#: The methods with a learning step; the KDE's and MoM-KDE's fit only store (and shuffle) rows.
-LEARNING = ("rkde", "spkde", "screened_kde")
-#: The evaluation points of the timing.
-N_EVAL = 1000
-
-
-def when_it_helps_table(js: pd.DataFrame) -> pd.DataFrame:
-    """The table of measured JS as the page shows it.
-
-    Parameters
-    ----------
-    js : DataFrame
-        Columns ``scheme, ratio, kde, mom_kde, kde_robust`` (:func:`~app_support.lessons.measured_js`).
-
-    Returns
-    -------
-    table : DataFrame
-        One row per scheme, one column per ratio: "KDE → MoM-KDE", with the KDE with the
-        robust h in brackets where it was measured.
-    """
-    cells = js.assign(
-        cell=[
-            f"{r.kde:.0f} → {r.mom_kde:.0f}"
-            + (f" ({r.kde_robust:.0f})" if pd.notna(r.kde_robust) else "")
-            for r in js.itertuples()
-        ],
-        column=[f"ratio {ratio:g}" for ratio in js["ratio"]],
-    )
-    table = cells.pivot(index="scheme", columns="column", values="cell")
-    table = table.reindex(index=js["scheme"].unique(), columns=cells["column"].unique())
-    return table.rename_axis(index=None, columns=None)
-
-
-def gain_range(js: pd.DataFrame) -> str:
-    """How many times lower MoM-KDE's JS is than the KDE's where it helps, least and most,
-    from the values rounded as :func:`when_it_helps_table` shows them.
-
-    Parameters
-    ----------
-    js : DataFrame
-        Columns ``scheme, ratio, kde, mom_kde`` (:func:`~app_support.lessons.measured_js`).
-
-    Returns
-    -------
-    text : str
-        "2.3x lower JS on (a) uniform at ratio 0.05 up to 18x on (b) ... at ratio 0.2", over
-        the schemes where MoM-KDE's JS is the lower at every ratio measured.
-    """
-    js = js.assign(kde=js["kde"].round(), mom_kde=js["mom_kde"].round())  # as the table shows
-    helps = js.groupby("scheme").filter(lambda rows: (rows["mom_kde"] < rows["kde"]).all())
-    gain = helps["kde"] / helps["mom_kde"]
-    low, high = helps.loc[gain.idxmin()], helps.loc[gain.idxmax()]
-    return (
-        f"{gain.min():.2g}x lower JS on {low['scheme']} at ratio {low['ratio']:g} up to "
-        f"{gain.max():.2g}x on {high['scheme']} at ratio {high['ratio']:g}"
-    )
-
-
-def screen_caption(view: dict[str, object]) -> str:
-    """What the curve-and-screen figure shows.
-
-    Parameters
-    ----------
-    view : dict
-        What :func:`~app_support.lessons.curve_and_screen` returns.
-
-    Returns
-    -------
-    caption : str
-        Each curve's JS to the truth, the rows the screen set aside and how many of them are
-        outliers, and which use is closer here, with the reason when the figure shows it.
-    """
-    xs, curves, h = view["xs"], view["curves"], view["h"]
-    js = {
-        m: 1000 * metrics.js_divergence(curves[m], curves["truth"], xs[1] - xs[0])
-        for m in ("mom_kde", "screened_kde")
-    }
-    aside, is_outlier = view["set_aside"], view["is_outlier"]
-    caught, n_outliers = int(np.sum(aside & is_outlier)), int(is_outlier.sum())
-    text = (
-        f"JS to the true density (dashed) × 1000: MoM-KDE {js['mom_kde']:.1f}, screened KDE "
-        f"{js['screened_kde']:.1f}. The screen set aside {int(aside.sum())} of the {len(aside)} rows "
-        f"(purple ticks), {caught} of them outliers, of the {n_outliers} in the sample (red ticks). "
-    )
-    if js["screened_kde"] < js["mom_kde"] and 2 * caught >= n_outliers:
-        narrower = (
-            f", narrower than the median's robust h = {h['mom_kde']:.2f}"
-            if h["screened_kde"] < h["mom_kde"]
-            else ""
-        )
-        return text + (
-            "The screened KDE is closer: with the outliers set aside, it is a plain KDE of the "
-            f"rows kept, with its own cross-validated h = {h['screened_kde']:.2f}{narrower}."
-        )
-    if js["screened_kde"] > js["mom_kde"] and caught < n_outliers:
-        return text + (
-            f"MoM-KDE's curve is closer: the screen kept {n_outliers - caught} outliers, and the "
-            "KDE fitted on the rows kept has their bump, which the median ignores."
-        )
-    closer = "closer" if js["screened_kde"] < js["mom_kde"] else "not closer"
-    return text + f"The screened KDE is {closer} than MoM-KDE's curve here."
-
-
-def timing_caption(times: pd.DataFrame) -> str:
-    """What the timing figure shows.
-
-    Parameters
-    ----------
-    times : DataFrame
-        What :func:`~app_support.cache.measure_times` returns.
-
-    Returns
-    -------
-    caption : str
-        The fit slopes of the methods that learn, the fit time of those that do not, the
-        evaluation slopes, and why the sizes stop where they do.
-    """
-    fit = timing_slopes(times[times["method"].isin(LEARNING)])
-    evaluate = timing_slopes(times, "evaluate")
-    still = times[~times["method"].isin(LEARNING) & (times["phase"] == "fit")]
-    return (
-        f"Seconds against n on log-log axes (solid: fit, dotted: evaluation at {N_EVAL:,} points; "
-        "grey: slopes 1 and 2), each the least of a few runs. Measured fit slopes here: "
-        + ", ".join(f"{method_label(m)} {v:.1f}" for m, v in fit.items())
-        + ". RKDE and SPKDE cost O(n_iter · n²) in theory: a slope of 2 if their number of "
-        "iterations does not change with n; a slope away from 2 says it does, or that costs other "
-        "than the n² products still weigh. The screened KDE's fit includes its screen's choice of "
-        "the robust h (MoM-KDE's default); every method uses Scott's h here. "
-        + " and ".join(method_label(m) for m in still["method"].unique())
-        + f" learn nothing: their fit takes at most {1000 * still['seconds'].max():.1f} ms at every n, "
-        "so its slope is noise and not given. Evaluation slopes (O(n) a point: 1 in theory): "
-        + ", ".join(f"{method_label(m)} {v:.1f}" for m, v in evaluate.items())
-        + f". The sizes stop at n = {EXACT_GRAM_MAX:,}, the largest whose n × n Gram matrix RKDE "
-        "and SPKDE compute exactly; beyond it, in 1-D, a grid convolution makes each of their "
-        "products O(n)."
-    )
-
-
 st.title("Learn: why the median removes outliers")
 
 st.header("Example 1 of the paper")

@@ -27,8 +27,8 @@ import pandas as pd
 import streamlit as st
 
 from app_support.cache import (
-    column_problem,
     fit_all,
+    prepared_table,
     read_csv_bytes,
     roles_of,
     score_every_row,
@@ -36,6 +36,7 @@ from app_support.cache import (
     select_bandwidth,
 )
 from app_support.captions.blame import download_columns_note
+from app_support.captions.columns import kinds_note, left_out_note
 from app_support.captions.density import reasons, screened_note
 from app_support.captions.your_data import (
     PERCENTILE_NOTE,
@@ -46,8 +47,6 @@ from app_support.captions.your_data import (
     download_note,
     flag_columns_note,
     flag_share_note,
-    kinds_note,
-    left_out_note,
     ranking_note,
     sample_banner,
     sample_outcome,
@@ -66,10 +65,10 @@ from app_support.compute import (
     relevant,
     require_fitted,
     row_sample,
-    standardized,
 )
 from app_support.figures import Flags, your_data_figure
 from app_support.keys import YOUR_DATA as KEY
+from app_support.prepare import fingerprint
 from app_support.scoring import (
     BLAMED,
     MAX_CIRCLED,
@@ -77,11 +76,8 @@ from app_support.scoring import (
     MAX_FIT,
     MAX_SCORED_ROWS,
     blamed_text,
-    categorical_problem,
-    detector_input,
     highlight_flagged,
     missing_notes,
-    numbers_only,
     pointer_to_cli,
     ranking_table,
     row_key,
@@ -90,7 +86,7 @@ from app_support.scoring import (
     scored_table,
     too_few_rows,
 )
-from app_support.sections import explain_flags, why_section
+from app_support.sections import explain_flags, mixed_choices, usable_columns, why_section
 from app_support.tables import ColumnRoles
 from app_support.widgets import (
     choose_file,
@@ -106,7 +102,6 @@ from app_support.widgets import (
 )
 from momkde_core.cli._scan import dates_as_days
 from momkde_core.detector import most_blamed
-from momkde_core.io import numeric_matrix, text_in_numeric_columns
 from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
 #: Unflagged rows listed after a method's flagged ones: the ranking just above its threshold.
@@ -155,107 +150,6 @@ def choose_columns(
     return plot_cols, score_cols, label_col, side.empty()
 
 
-def problem_of(
-    identity: str, column: Hashable, whole: pd.DataFrame, roles: ColumnRoles, drawn: bool
-) -> str | None:
-    """Why ``column`` cannot be drawn (``drawn``) or scored, or None: a categorical or
-    date column is scored as such, never drawn (the figure draws densities of numbers)."""
-    if column in roles.categorical or column in roles.dates:
-        if drawn:
-            kind = "categorical" if column in roles.categorical else "a column of dates"
-            return f"{column!r} is {kind}: the figure draws numeric columns only"
-        return categorical_problem(whole, column) if column in roles.categorical else None
-    return column_problem(identity, column, whole)
-
-
-def usable_columns(
-    identity: str,
-    whole: pd.DataFrame,
-    frame: pd.DataFrame,
-    roles: ColumnRoles,
-    plot_cols: list,
-    score_cols: list,
-) -> tuple[list, list]:
-    """The columns drawn and scored without those that cannot be used: each is named in an
-    error and left out, and the page goes on with the others (it stops when none is left).
-    A column of numbers with a few typos, not chosen, is named in a warning."""
-    chosen = {"drawn": plot_cols, "scored": score_cols}
-    # per use: a categorical or date column cannot be drawn, yet is scored
-    found = {
-        use: {
-            c: problem
-            for c in picked
-            if (problem := problem_of(identity, c, whole, roles, use == "drawn")) is not None
-        }
-        for use, picked in chosen.items()
-    }
-    problems = {**found["scored"], **found["drawn"]}
-    for column, problem in problems.items():
-        uses = [use for use in chosen if column in found[use]]
-        others = [c for use in uses for c in chosen[use] if c not in found[use]]
-        named = problem if repr(str(column)) in problem else f"{column!r}: {problem}"
-        st.error(
-            f"Left out of the columns {' and '.join(uses)}: {named}."
-            + (
-                f" The page goes on with {', '.join(map(repr, dict.fromkeys(others)))}."
-                if others
-                else ""
-            ),
-            icon=":material/error:",
-        )
-    for column in text_in_numeric_columns(frame):
-        if column not in problems:  # not chosen: a column of numbers with a few typos
-            st.warning(
-                f"{column_problem(identity, column, whole)}: fix the file, or drop that column; "
-                "it is left out of the default choices.",
-                icon=":material/warning:",
-            )
-    plot_cols = [c for c in plot_cols if c not in found["drawn"]]
-    score_cols = [c for c in score_cols if c not in found["scored"]]
-    if not plot_cols and not score_cols:
-        st.info("Choose at least one column to draw or to score.")
-        st.stop()
-    if not plot_cols:
-        st.info("No column to draw: choose 1 or 2 numeric columns to see the densities.")
-    if not score_cols:
-        st.info("No column to score: choose columns to score to flag and rank rows.")
-    return plot_cols, score_cols
-
-
-def mixed_choices(
-    score_cols: list, roles: ColumnRoles, kernel: str, methods: list[str]
-) -> tuple[list, list[str]]:
-    """The columns scored and the methods run once categorical columns are among them: the
-    mixed estimators need the Gaussian kernel (another leaves the categorical columns out,
-    said in a notice), and RKDE and SPKDE read numbers only (not run, said in a notice)."""
-    categorical = [c for c in score_cols if c in roles.categorical]
-    if not categorical:
-        return score_cols, methods
-    names = ", ".join(map(repr, map(str, categorical)))
-    if kernel != "gaussian":
-        kept = [c for c in score_cols if c not in categorical]
-        st.info(
-            f"Categorical columns ({names}) need the Gaussian kernel (a mixed table's kernel "
-            f"is a Gaussian over the numbers times a kernel over the levels): with the "
-            f"{kernel} kernel they are left out of the scores"
-            + (", and no column is left to score." if not kept else ".")
-            + " Pick the Gaussian kernel in the sidebar to score them.",
-            icon=":material/info:",
-        )
-        return kept, methods
-    refused = numbers_only(methods)
-    if refused:
-        kept = [m for m in methods if m not in refused]
-        st.info(
-            f"{' and '.join(map(method_label, refused))} read numeric columns only: not run "
-            f"on this table, whose scored columns {names} are categorical"
-            + (" (no other method chosen: the default detector is run)." if not kept else "."),
-            icon=":material/info:",
-        )
-        methods = kept or [DEFAULT_DETECTOR]
-    return score_cols, methods
-
-
 def bandwidth(X: np.ndarray, rule: str | float, settings: Settings) -> float:
     """The h of ``rule`` on ``X`` for the settings' kernel, seed and share (the robust rule's
     alone: the others' h is cached apart from ε, so a move of ε does not search it again);
@@ -281,7 +175,7 @@ def score_bandwidth(
 
 
 def score_methods(
-    data_key: tuple,
+    key: str,
     methods: list[str],
     h: float,
     settings: Settings,
@@ -289,14 +183,14 @@ def score_methods(
     fit_rows: np.ndarray,
 ) -> dict[str, dict[str, np.ndarray]]:
     """Every row of ``X`` scored by each method fitted on ``fit_rows`` (cached on
-    ``data_key``); a method that gives no scores is named in a warning."""
+    ``key``, :attr:`~app_support.prepare.PreparedTable.key`); a method that gives no scores is named in a warning."""
     detections = {}
     for i, method in enumerate(methods):
         task = f"Scoring {len(X):,} rows with {method_label(method)} ({i + 1} of {len(methods)})…"
         try:
             with st.spinner(task):  # shown only while it computes (a cache hit is instant)
                 detections[method] = score_every_row(
-                    data_key,
+                    key,
                     method,
                     h,
                     relevant(method, settings),
@@ -479,10 +373,6 @@ with user_errors():
     roles = roles_of(identity, frame)  # on every row (an id fills its range only there)
     key_col = row_key(frame, roles.ids)
     too_many = st.empty()  # the notice of a file over the page's limit, with its command
-    whole = frame  # the columns are checked on every row: messages name the file's rows
-    if n_file > MAX_SCORED_ROWS:
-        # the rows keep their index: data row = index + 1, in the tables and the download
-        frame = frame.iloc[row_sample(n_file, MAX_SCORED_ROWS, 0)]
     plot_cols, score_cols, label_col, kinds_slot = choose_columns(
         side, identity, list(frame.columns), roles
     )
@@ -503,25 +393,19 @@ with user_errors():
         "and h, no share needed to rank the rows), which flags the rows unless you pick "
         "another below.",
     ) or list(YOUR_DATA_DEFAULTS)
-    plot_cols, score_cols = usable_columns(identity, whole, frame, roles, plot_cols, score_cols)
-    # the columns whose missing values leave a row out (in a categorical one, it is a level)
-    used = [c for c in dict.fromkeys([*plot_cols, *score_cols]) if c not in roles.categorical]
-    _, kept = (
-        numeric_matrix(dates_as_days(frame, list(roles.dates)), used, drop_missing=True)
-        if drop_missing and used
-        else (None, frame.index)
-    )
-    data = frame.loc[kept]
+    # the columns are checked on every row of the file: messages name the file's rows
+    plot_cols, score_cols = usable_columns(identity, frame, roles, plot_cols, score_cols)
+    choices = (identity, frame, roles, plot_cols)  # (the file and the columns drawn)
+    scored = score_cols
+    table = prepared_table(*choices, scored, drop_missing, scale, MAX_SCORED_ROWS)
+    data, unscored = frame.loc[table.kept], table.unscored
     n = len(data)
-    unscored = frame.index.difference(kept)
     if len(unscored):
         st.caption(
             f"{len(unscored):,} row(s) with a missing value in the columns drawn or scored are "
             "not scored: the download keeps them, with empty scores and a note."
         )
     is_outlier = outlier_labels(side, identity, data, label_col)
-    prepared = standardized if scale else np.asarray
-    X_plot = prepared(numeric_matrix(data, plot_cols)) if plot_cols else None
     n_fit = min(n, MAX_FIT)
 
     def outliers_fitted(seed: int) -> int | None:
@@ -532,11 +416,10 @@ with user_errors():
     score_cols, methods = mixed_choices(score_cols, roles, settings.kernel, methods)
     if note := kinds_note(score_cols, roles):  # (the columns scored with this kernel)
         kinds_slot.caption(note)
-    X_score = (
-        detector_input(data, score_cols, roles.categorical, roles.dates, scale)
-        if score_cols
-        else None
-    )
+    if score_cols != scored:  # another kernel left the categorical columns out of the scores
+        # (the rows are those above: no categorical column leaves a row out)
+        table = prepared_table(*choices, score_cols, drop_missing, scale, MAX_SCORED_ROWS)
+    X_score = table.X_score
     n_outliers = outliers_fitted(settings.seed)
     fit_rows = row_sample(n, MAX_FIT, settings.seed)
     if thin := too_few_rows(methods, settings, n_fit):  # one notice, not a warning per fit
@@ -551,19 +434,10 @@ with user_errors():
 
     eps = settings.contamination
     h_score = score_bandwidth(X_score, fit_rows, settings) if score_cols else None
-    # everything X_score and its fit rows depend on: the scores are cached on it, not on X
-    data_key = (
-        identity,
-        MAX_SCORED_ROWS,
-        tuple(map(str, used)),
-        tuple(map(str, score_cols)),
-        drop_missing,
-        scale,
-        MAX_FIT,
-        settings.seed,
-    )
     detections = (
-        score_methods(data_key, methods, h_score, settings, X_score, fit_rows) if score_cols else {}
+        score_methods(table.key, methods, h_score, settings, X_score, fit_rows)
+        if score_cols
+        else {}
     )
     if n_file > MAX_SCORED_ROWS:
         command = score_command(
@@ -587,7 +461,7 @@ with user_errors():
         flags = Flags(method_label(flag_by), found["flagged"], circled, names)
     if plot_cols:
         density_section(
-            X_plot,
+            table.X_plot,
             fit_rows,
             methods,
             settings,
@@ -619,7 +493,7 @@ with user_errors():
         )
         banner.info(sample_banner(identity, outcome), icon=":material/lightbulb:")
     explained = explain_flags(
-        detections[flag_by], flag_by, h_score, settings, X_score, fit_rows, data_key, score_cols
+        detections[flag_by], flag_by, h_score, settings, X_score, fit_rows, table.key, score_cols
     )
     ranking_section(detections, data, names, key_col, aucs, flag_by, explained)
     if explained is not None:
@@ -644,7 +518,7 @@ with user_errors():
                 h_score,
                 "screened_kde" in detections and own_bandwidth(settings),
                 n_file,
-                len(frame),
+                len(table.rows),
                 key_col,
                 len(unscored),
                 list(detections),
@@ -652,7 +526,9 @@ with user_errors():
             + (download_columns_note(flags.label, len(explained["rows"]), top) if blamed else "")
         )
     csv_key = (
-        data_key,
+        identity,
+        table.key,
+        fingerprint(fit_rows),
         tuple((m, h_score, relevant(m, settings)) for m in detections),
         eps,
         None if key_col is None else str(key_col),
@@ -663,11 +539,11 @@ with user_errors():
         scored_csv(
             csv_key,
             lambda: scored_table(
-                frame,
+                frame.loc[table.rows],
                 data.index,
                 detections,
                 key_col,
-                missing_notes(dates_as_days(frame, list(roles.dates)), used, unscored)
+                missing_notes(dates_as_days(frame, list(roles.dates)), table.used, unscored)
                 if len(unscored)
                 else None,
                 blamed,

@@ -8,8 +8,8 @@ from the cache. Nothing cached draws on the page: what a step warns about is in 
 (:class:`~app_support.compute.Bandwidth`, a fit's ``warnings``), recorded in the thread that
 computed it (:func:`~app_support.compute.library_warnings`), for the page that asked to show,
 so that a result computed by another session or by the warm-up thread (:func:`warm_server`)
-puts nothing on a page that did not ask. This module, the widgets and the page sections
-(:mod:`app_support.sections`) are the only ones of ``app_support`` that import Streamlit.
+puts nothing on a page that did not ask. This module is part of the Streamlit side of
+``app_support`` (docs/architecture.md): the modules it wraps never import Streamlit.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import streamlit as st
 
 from momkde_core.synthetic import make_contaminated
 
-from . import compute, lessons, mechanism, results, scoring, tables
+from . import compute, lessons, mechanism, prepare, results, scoring, tables
 from .choices import SCHEME_LABELS
 from .compute import Settings
 from .views import ExploreView, default_views
@@ -331,60 +331,79 @@ def roles_of(identity: str, _frame: pd.DataFrame) -> tables.ColumnRoles:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def column_problem(identity: str, column: Hashable, _frame: pd.DataFrame) -> str | None:
-    """:func:`app_support.scoring.column_problem`, cached on the file and the column (the
+    """:func:`app_support.prepare.column_problem`, cached on the file and the column (the
     frame is not hashed)."""
-    return scoring.column_problem(_frame, column)
+    return prepare.column_problem(_frame, column)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def prepared_table(
+    identity: str,
+    _frame: pd.DataFrame,
+    roles: tables.ColumnRoles,
+    plot_columns: Sequence[Hashable],
+    score_columns: Sequence[Hashable],
+    drop_missing: bool,
+    scale: bool,
+    max_rows: int,
+) -> prepare.PreparedTable:
+    """:func:`app_support.prepare.prepare_table`, cached on every choice it takes and on the
+    file's ``identity`` (its SHA-256 or the sample's name), which stands for ``_frame``
+    (hashing the file again at every rerun would cost as much as preparing it)."""
+    return prepare.prepare_table(
+        _frame, roles, plot_columns, score_columns, drop_missing, scale, max_rows
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def density_scores(
-    key: Hashable,
+    key: str,
     method: str,
     h: float | None,
     s: Settings,
-    _X: np.ndarray,
-    _fit_rows: np.ndarray,
+    _X: np.ndarray | pd.DataFrame,
+    fit_rows: np.ndarray,
 ) -> dict[str, np.ndarray]:
-    """:func:`app_support.scoring.density_scores`, cached on ``key`` (which must determine
-    ``_X`` and ``_fit_rows``: the file's identity, its columns, missing-value and scaling
-    choices, the fit sample's seed) and the settings; the arrays are not hashed."""
-    return scoring.density_scores(method, h, s, _X, _fit_rows)
+    """:func:`app_support.scoring.density_scores`, cached on ``key`` (the digest of ``_X``:
+    :attr:`~app_support.prepare.PreparedTable.key`), the fitted rows and the settings; ``_X``
+    is not hashed again."""
+    return scoring.density_scores(method, h, s, _X, fit_rows)
 
 
 def score_every_row(
-    key: Hashable,
+    key: str,
     method: str,
     h: float,
     s: Settings,
     contamination: float,
-    _X: np.ndarray,
-    _fit_rows: np.ndarray,
+    _X: np.ndarray | pd.DataFrame,
+    fit_rows: np.ndarray,
 ) -> dict[str, np.ndarray]:
     """Every row scored by ``method`` and flagged at the share ``contamination``: the cached
     :func:`density_scores` (``s``: the settings the method's fit depends on,
     :func:`~app_support.compute.relevant`), then the threshold
     (:func:`~app_support.scoring.flag_share`, instant), so that a move of ε refits only
     the methods whose fit depends on it. The page wraps the call in a spinner."""
-    found = density_scores(key, method, scoring.detector_h(method, h), s, _X, _fit_rows)
-    return scoring.flag_share(found, _fit_rows, contamination)
+    found = density_scores(key, method, scoring.detector_h(method, h), s, _X, fit_rows)
+    return scoring.flag_share(found, fit_rows, contamination)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def explain_flagged(
-    key: Hashable,
+    key: str,
     method: str,
     h: float | None,
     s: Settings,
-    _X: np.ndarray,
-    _fit_rows: np.ndarray,
+    _X: np.ndarray | pd.DataFrame,
+    fit_rows: np.ndarray,
     rows: np.ndarray,
     n_typical: int,
 ) -> dict[str, np.ndarray]:
     """:func:`app_support.scoring.explain_rows` of the rows ``rows`` (and ``n_typical``
-    typical rows), cached as :func:`density_scores` (``key`` determines the arrays not
-    hashed; no share enters an explanation; ``h`` as
-    :func:`~app_support.scoring.detector_h` gives it). The page wraps the call in a spinner."""
-    return scoring.explain_rows(method, h, s, _X, _fit_rows, rows, n_typical)
+    typical rows), cached as :func:`density_scores` (no share enters an explanation; ``h``
+    as :func:`~app_support.scoring.detector_h` gives it). The page wraps the call in a
+    spinner."""
+    return scoring.explain_rows(method, h, s, _X, fit_rows, rows, n_typical)
 
 
 @st.cache_data(max_entries=2, show_spinner=False)

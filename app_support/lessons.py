@@ -5,12 +5,14 @@ caches them for the pages.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
 import pandas as pd
 
 from momkde_core import KDE, MoMKDE, ScreenedKDE, config_context
+from momkde_core._engine._gram import GRAM_GRID_MIN_PAIRS
 from momkde_core.synthetic import make_contaminated
 
 from .compute import Settings, choose_bandwidth, make_estimator, one_at_a_time, plot_grid
@@ -34,6 +36,16 @@ SCREEN_INLIERS, SCREEN_RATIO, SCREEN_SEED, SCREEN_OPENING = 700, 0.1, 0, "thin_g
 MEASURED_JS_FILE = "synthetic_1d_honest_auto_true.csv.gz"
 #: The stored run of clean densities (docs/reproduction.md, the same protocol, no outliers).
 CLEAN_JS_FILE = "clean_1d_honest.csv.gz"
+#: The largest n whose n x n Gram matrix RKDE and SPKDE compute exactly; beyond it, in 1-D,
+#: a grid convolution makes each of their products O(n) (docs/guide/performance.md).
+EXACT_GRAM_MAX = math.isqrt(GRAM_GRID_MIN_PAIRS)
+#: The sizes timed: doubling from 1,000 (smaller, the estimators' costs are the size of the
+#: timer's noise) up to the exact Gram path's end, where the paper's O(n²) is what runs.
+TIMED_SIZES = (1000, 2000, 4000, EXACT_GRAM_MAX)
+#: The methods with a learning step; the KDE's and MoM-KDE's fit only store (and shuffle) rows.
+LEARNING = ("rkde", "spkde", "screened_kde")
+#: The evaluation points of the timing.
+N_EVAL = 1000
 #: The schemes of the Learn page's table, as it names them, in the paper's order.
 MEASURED_SCHEMES = {
     "uniform": "(a) uniform",
@@ -277,3 +289,30 @@ def fit_and_evaluate_seconds(
             fits.append(t1 - t0)
             evaluations.append(t2 - t1)
     return len(data.X), min(fits), min(evaluations)
+
+
+def when_it_helps_table(js: pd.DataFrame) -> pd.DataFrame:
+    """The table of measured JS as the page shows it.
+
+    Parameters
+    ----------
+    js : DataFrame
+        Columns ``scheme, ratio, kde, mom_kde, kde_robust`` (:func:`~app_support.lessons.measured_js`).
+
+    Returns
+    -------
+    table : DataFrame
+        One row per scheme, one column per ratio: "KDE → MoM-KDE", with the KDE with the
+        robust h in brackets where it was measured.
+    """
+    cells = js.assign(
+        cell=[
+            f"{r.kde:.0f} → {r.mom_kde:.0f}"
+            + (f" ({r.kde_robust:.0f})" if pd.notna(r.kde_robust) else "")
+            for r in js.itertuples()
+        ],
+        column=[f"ratio {ratio:g}" for ratio in js["ratio"]],
+    )
+    table = cells.pivot(index="scheme", columns="column", values="cell")
+    table = table.reindex(index=js["scheme"].unique(), columns=cells["column"].unique())
+    return table.rename_axis(index=None, columns=None)

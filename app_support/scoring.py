@@ -2,8 +2,8 @@
 
 The page fits each detector on a uniform sample of at most :data:`MAX_FIT` rows (RKDE and
 SPKDE learn in O(n^2)) and scores **every** row of the file with its ``decision_function``,
-in chunks of :data:`SCORE_CHUNK` rows (cached on the file's identity and the settings, not on
-the arrays, which would be hashed at every rerun: :func:`app_support.cache.score_every_row`);
+in chunks of :data:`SCORE_CHUNK` rows (cached on the digest of the rows scored and the settings,
+not on the arrays, which would be hashed at every rerun: :func:`app_support.cache.score_every_row`);
 the threshold of the share ε is put on the cached scores (:func:`flag_share`), so a move of ε
 refits only the methods whose fit depends on it.
 The figure draws a uniform sample of at
@@ -35,13 +35,11 @@ from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector, make_detector
 from momkde_core.bandwidth._robust import n_blocks_for
-from momkde_core.cli._scan import dates_as_days
 from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, _lower_quantile, most_blamed
 from momkde_core.estimators._base import TINY_BLOCKS
-from momkde_core.estimators._mixed import MAX_LEVELS
 from momkde_core.methods import DEFAULT_DETECTOR, METHODS, build_estimator, method_label
 
-from .compute import Settings, library_warnings, make_estimator, standardized
+from .compute import Settings, library_warnings, make_estimator
 
 #: Rows the estimators are fitted on at most (a uniform sample; RKDE and SPKDE learn in O(n^2)).
 MAX_FIT = 2_000
@@ -94,43 +92,6 @@ def take(X: np.ndarray | pd.DataFrame, rows) -> np.ndarray | pd.DataFrame:
     return X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows]
 
 
-def detector_input(
-    data: pd.DataFrame,
-    columns: Sequence[Hashable],
-    categorical: Sequence[Hashable],
-    dates: Sequence[Hashable],
-    scale: bool,
-) -> np.ndarray | pd.DataFrame:
-    """What the detectors read of the ``columns`` scored of ``data``, as ``momkde score``
-    builds it: the numbers (the ``dates`` among them as days since 1970-01-01) standardised
-    when ``scale``, and with ``categorical`` columns a table of every column in the order
-    of ``columns``, the categorical ones as strings (a missing value: a level); else an array.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> data = pd.DataFrame({"x": [1.0, 3.0], "town": ["a", None]})
-    >>> detector_input(data, ["x", "town"], ["town"], [], scale=True)
-         x  town
-    0 -1.0     a
-    1  1.0  <NA>
-    """
-    from momkde_core.io import numeric_matrix
-
-    numbers = [c for c in columns if c not in categorical]
-    read = dates_as_days(data, [c for c in dates if c in numbers])
-    X = numeric_matrix(read, numbers) if numbers else np.empty((len(data), 0))
-    X = standardized(X) if scale and numbers else X
-    if not categorical:
-        return X
-    table = pd.DataFrame(X, columns=[str(c) for c in numbers])
-    for column in categorical:
-        table[str(column)] = pd.Series(data[column].to_numpy(dtype=object), dtype=object).astype(
-            "string"
-        )
-    return table[[str(c) for c in columns]]
-
-
 def numbers_only(methods: Sequence[str]) -> list[str]:
     """The methods of ``methods`` that read numeric columns only (no ``categorical_features``:
     RKDE, SPKDE), which ``momkde score`` refuses for categorical columns.
@@ -146,25 +107,6 @@ def numbers_only(methods: Sequence[str]) -> list[str]:
         if m != DEFAULT_DETECTOR
         and "categorical_features" not in build_estimator(m, contamination=0.1).get_params()
     ]
-
-
-def categorical_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
-    """Why ``column`` of ``frame`` cannot be scored as categorical, or None: more levels
-    than a categorical column may have (:data:`~momkde_core.estimators._mixed.MAX_LEVELS`).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> categorical_problem(pd.DataFrame({"c": [f"k{i}" for i in range(1500)]}), "c")
-    "'c' has 1,500 levels: a categorical column may have at most 1,000 (an id or free text says nothing of a density)"
-    """
-    levels = int(frame[column].nunique(dropna=False))
-    if levels <= MAX_LEVELS:
-        return None
-    return (
-        f"{column!r} has {levels:,} levels: a categorical column may have at most "
-        f"{MAX_LEVELS:,} (an id or free text says nothing of a density)"
-    )
 
 
 def score_command(
@@ -552,22 +494,6 @@ def missing_notes(frame: pd.DataFrame, columns: Sequence[Hashable], rows: pd.Ind
     return pd.Series(
         ["not scored: no value in " + ", ".join(names[b]) for b in bad], index=rows, dtype=object
     )
-
-
-def column_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
-    """Why ``column`` of ``frame`` cannot be drawn or scored, or None.
-
-    Checked on the column alone, missing values left out (:func:`~momkde_core.io.numeric_matrix`):
-    text in it (naming the first such data row of the file, counted from 1 below the header:
-    ``frame`` is the whole file, before any sampling), a constant column, fewer than 2 values.
-    """
-    from momkde_core.io import numeric_matrix
-
-    try:
-        numeric_matrix(frame, [column], drop_missing=True)
-    except ValueError as err:
-        return str(err)
-    return None
 
 
 def row_names(data: pd.DataFrame, key: Hashable | None) -> pd.Index:

@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/report_robust_density.py eval robust_density.csv`` (the comparison of
 benchmarks/bench_robust_density.py) or ``... dev screen_design.csv`` (the design study of
-benchmarks/screen_design_study.py). A "win" is a cell (setting, ratio, size, seed) where the
+benchmarks/studies/screen_design_study.py). A "win" is a cell (setting, ratio, size, seed) where the
 method's JS to the true inlier density is below the reference's (KDE-cv unless named); ties
 count as losses. Ratios are the method's JS over KDE-cv's in the same cell.
 """

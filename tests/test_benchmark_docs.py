@@ -50,3 +50,33 @@ def test_write_section_replaces_only_its_section(tmp_path: Path) -> None:
     assert page.read_text(encoding="utf-8") == "<!-- begin: e -->\ntable 2\n<!-- end: e -->\n"
     with pytest.raises(ValueError, match="no section 'c'"):
         write_section("c", "x", page)
+
+
+ROOT = BENCHMARKS.parent
+
+
+def test_every_script_is_indexed_in_the_readme() -> None:
+    """benchmarks/README.md names every script of benchmarks/ and benchmarks/studies/ (a tool
+    by its name, a study as ``studies/NAME``), so none is left without what it measures."""
+    index = (BENCHMARKS / "README.md").read_text(encoding="utf-8")
+    scripts = [p for p in BENCHMARKS.glob("*.py") if p.name != "__init__.py"]
+    studies = sorted((BENCHMARKS / "studies").glob("*.py"))
+    assert studies, "benchmarks/studies/ holds the finished design studies"
+    missing = [p.name for p in scripts if f"`{p.name}`" not in index]
+    missing += [f"studies/{p.name}" for p in studies if f"`studies/{p.name}`" not in index]
+    assert not missing, f"not indexed in benchmarks/README.md: {missing}"
+
+
+def test_every_script_the_docs_name_exists() -> None:
+    """Each ``benchmarks/....py`` path the docs, the README and the code name is a file of
+    today's tree (a study moved to benchmarks/studies/ is named there)."""
+    pages = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]
+    sources = [*(ROOT / "momkde_core").rglob("*.py"), *(ROOT / "app_support").rglob("*.py")]
+    sources += [*BENCHMARKS.rglob("*.py"), *(ROOT / "tests").rglob("*.py")]
+    named = {
+        (path.relative_to(ROOT), found)
+        for path in [*pages, *sources]
+        for found in re.findall(r"benchmarks/[\w/]+\.py", path.read_text(encoding="utf-8"))
+    }
+    absent = sorted(f"{where}: {found}" for where, found in named if not (ROOT / found).exists())
+    assert not absent, absent

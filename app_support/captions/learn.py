@@ -1,11 +1,17 @@
-"""What the figures of Example 1 (the Home and Learn pages) show, read off their numbers: the
+"""What the figures of the Home and Learn pages show, read off their numbers: Example 1 (the
 KDE's bumps and MoM-KDE's support on Home, the blocks near x₀ and the error against S on
-Learn."""
+Learn), the gain of Learn's measured table, its curve and screen, and its timings."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from momkde_core import metrics
+from momkde_core.methods import method_label
+from momkde_core.plots import timing_slopes
+
+from ..lessons import EXACT_GRAM_MAX, LEARNING, N_EVAL
 from .median import density
 
 
@@ -126,3 +132,108 @@ def error_caption(errors: dict[str, np.ndarray], n_outliers: int) -> str:
     settles = int(blocks[nonzero[-1] + 1])
     guaranteed = " (the theory guarantees it past 2|O|)" if settles <= 2 * n_outliers + 1 else ""
     return text + f"MoM-KDE's is exactly 0 from S = {settles} on{guaranteed}."
+
+
+def gain_range(js: pd.DataFrame) -> str:
+    """How many times lower MoM-KDE's JS is than the KDE's where it helps, least and most,
+    from the values rounded as :func:`~app_support.lessons.when_it_helps_table` shows them.
+
+    Parameters
+    ----------
+    js : DataFrame
+        Columns ``scheme, ratio, kde, mom_kde`` (:func:`~app_support.lessons.measured_js`).
+
+    Returns
+    -------
+    text : str
+        "2.3x lower JS on (a) uniform at ratio 0.05 up to 18x on (b) ... at ratio 0.2", over
+        the schemes where MoM-KDE's JS is the lower at every ratio measured.
+    """
+    js = js.assign(kde=js["kde"].round(), mom_kde=js["mom_kde"].round())  # as the table shows
+    helps = js.groupby("scheme").filter(lambda rows: (rows["mom_kde"] < rows["kde"]).all())
+    gain = helps["kde"] / helps["mom_kde"]
+    low, high = helps.loc[gain.idxmin()], helps.loc[gain.idxmax()]
+    return (
+        f"{gain.min():.2g}x lower JS on {low['scheme']} at ratio {low['ratio']:g} up to "
+        f"{gain.max():.2g}x on {high['scheme']} at ratio {high['ratio']:g}"
+    )
+
+
+def screen_caption(view: dict[str, object]) -> str:
+    """What the curve-and-screen figure shows.
+
+    Parameters
+    ----------
+    view : dict
+        What :func:`~app_support.lessons.curve_and_screen` returns.
+
+    Returns
+    -------
+    caption : str
+        Each curve's JS to the truth, the rows the screen set aside and how many of them are
+        outliers, and which use is closer here, with the reason when the figure shows it.
+    """
+    xs, curves, h = view["xs"], view["curves"], view["h"]
+    js = {
+        m: 1000 * metrics.js_divergence(curves[m], curves["truth"], xs[1] - xs[0])
+        for m in ("mom_kde", "screened_kde")
+    }
+    aside, is_outlier = view["set_aside"], view["is_outlier"]
+    caught, n_outliers = int(np.sum(aside & is_outlier)), int(is_outlier.sum())
+    text = (
+        f"JS to the true density (dashed) × 1000: MoM-KDE {js['mom_kde']:.1f}, screened KDE "
+        f"{js['screened_kde']:.1f}. The screen set aside {int(aside.sum())} of the {len(aside)} rows "
+        f"(purple ticks), {caught} of them outliers, of the {n_outliers} in the sample (red ticks). "
+    )
+    if js["screened_kde"] < js["mom_kde"] and 2 * caught >= n_outliers:
+        narrower = (
+            f", narrower than the median's robust h = {h['mom_kde']:.2f}"
+            if h["screened_kde"] < h["mom_kde"]
+            else ""
+        )
+        return text + (
+            "The screened KDE is closer: with the outliers set aside, it is a plain KDE of the "
+            f"rows kept, with its own cross-validated h = {h['screened_kde']:.2f}{narrower}."
+        )
+    if js["screened_kde"] > js["mom_kde"] and caught < n_outliers:
+        return text + (
+            f"MoM-KDE's curve is closer: the screen kept {n_outliers - caught} outliers, and the "
+            "KDE fitted on the rows kept has their bump, which the median ignores."
+        )
+    closer = "closer" if js["screened_kde"] < js["mom_kde"] else "not closer"
+    return text + f"The screened KDE is {closer} than MoM-KDE's curve here."
+
+
+def timing_caption(times: pd.DataFrame) -> str:
+    """What the timing figure shows.
+
+    Parameters
+    ----------
+    times : DataFrame
+        What :func:`~app_support.cache.measure_times` returns.
+
+    Returns
+    -------
+    caption : str
+        The fit slopes of the methods that learn, the fit time of those that do not, the
+        evaluation slopes, and why the sizes stop where they do.
+    """
+    fit = timing_slopes(times[times["method"].isin(LEARNING)])
+    evaluate = timing_slopes(times, "evaluate")
+    still = times[~times["method"].isin(LEARNING) & (times["phase"] == "fit")]
+    return (
+        f"Seconds against n on log-log axes (solid: fit, dotted: evaluation at {N_EVAL:,} points; "
+        "grey: slopes 1 and 2), each the least of a few runs. Measured fit slopes here: "
+        + ", ".join(f"{method_label(m)} {v:.1f}" for m, v in fit.items())
+        + ". RKDE and SPKDE cost O(n_iter · n²) in theory: a slope of 2 if their number of "
+        "iterations does not change with n; a slope away from 2 says it does, or that costs other "
+        "than the n² products still weigh. The screened KDE's fit includes its screen's choice of "
+        "the robust h (MoM-KDE's default); every method uses Scott's h here. "
+        + " and ".join(method_label(m) for m in still["method"].unique())
+        + f" learn nothing: their fit takes at most {1000 * still['seconds'].max():.1f} ms at every n, "
+        "so its slope is noise and not given. Evaluation slopes (O(n) a point: 1 in theory): "
+        + ", ".join(f"{method_label(m)} {v:.1f}" for m, v in evaluate.items())
+        + f". The sizes stop at n = {EXACT_GRAM_MAX:,}, the largest whose n × n Gram matrix RKDE "
+        "and SPKDE compute exactly; beyond it, in 1-D, a grid convolution makes each of their "
+        "products O(n)."
+    )

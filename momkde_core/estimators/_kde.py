@@ -52,7 +52,7 @@ default "from_dtype"
         lambda_max n^(-2/(d_c+4)) (lambda_max: (c-1)/c for c levels unordered, 1/2 ordered;
         d_c continuous columns); a number, or one per categorical column, in (0, 1)
         (unordered: at most (c-1)/c, uniform over the levels). The default was chosen on
-        planted mixed tables (``benchmarks/mixed_defaults.py``,
+        planted mixed tables (``benchmarks/studies/mixed_defaults.py``,
         ``docs/guide/robust-density.md``).
     random_state : int, RandomState or None, default None
         The blocks of ``bandwidth="robust"`` (``"cv"`` draws nothing at random).

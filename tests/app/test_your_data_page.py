@@ -610,7 +610,8 @@ def test_the_staff_lesson_text_columns_find_what_numbers_alone_miss():
     from sklearn.metrics import roc_auc_score
 
     from app_support.compute import Settings
-    from app_support.scoring import density_scores, detector_input
+    from app_support.prepare import detector_input
+    from app_support.scoring import density_scores
     from app_support.tables import guess_roles
 
     table = pd.read_csv(STAFF)

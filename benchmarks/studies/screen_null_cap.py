@@ -1,10 +1,13 @@
 """What the null sample's size cap changes (issue #37): ScreenedKDE with ``NULL_ROWS`` 2,000
 against null samples of n rows, on development data at n = 5,000.
 
-Run: ``python benchmarks/screen_null_cap.py --out null_cap.csv [--jobs 2]``. Every setting
+Run: ``python benchmarks/studies/screen_null_cap.py --out null_cap.csv [--jobs 2]``. Every setting
 of the earlier families (not the fourth), seed 61: the contaminated ones at ratio 0.12 with
 the share stated true, the clean ones stated 0.1. Per cell, each fit's JS (base 2) to the
 true inlier density over KDE-cv's (``rel``), the share set aside and the fit's wall clock.
+
+A finished design study: benchmarks/README.md names the commit whose code it measured and
+how to rerun it there (run on today's code, it measures today's rule, not the stored one).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: the settings
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench_robust_density import cell_sample  # noqa: E402
 from robust_density_settings import DEV_CLEAN, DEV_SETTINGS, FRESH_CLEAN, FRESH_SETTINGS  # noqa: E402

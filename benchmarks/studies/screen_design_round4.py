@@ -1,6 +1,6 @@
 """Design round 4 of ScreenedKDE (issue #37): the rows below the null's range, and the final h.
 
-Run: ``python benchmarks/screen_design_round4.py --out round4.csv [--jobs 2]``.
+Run: ``python benchmarks/studies/screen_design_round4.py --out round4.csv [--jobs 2]``.
 Development data only: every family before the fourth (benchmarks/robust_density_settings.py:
 ``DEV_SETTINGS``, ``FRESH_SETTINGS`` and their clean densities; benchmarks/robust_density_third.py),
 n = 500 and 2000, two seeds, the share stated halved, true, doubled and 0.2 (clean: 0.02, 0.1,
@@ -18,6 +18,9 @@ density over KDE-cv's (``rel``) of variants of the default (round 3's rule, ``gu
   mean.
 
 The fourth family (benchmarks/robust_density_fourth.py) is not used here.
+
+A finished design study: benchmarks/README.md names the commit whose code it measured and
+how to rerun it there (run on today's code, it measures today's rule, not the stored one).
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: the settings
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench_robust_density import cell_sample  # noqa: E402
 from robust_density_settings import DEV_CLEAN, DEV_SETTINGS, FRESH_CLEAN, FRESH_SETTINGS  # noqa: E402

@@ -1,11 +1,14 @@
 """How much the "cv" bandwidth moves: over the folds' seed on the same rows, and over samples.
 
-Run: ``python benchmarks/bench_cv_spread.py``. For each density (Gamma(3) and the claw in
+Run: ``python benchmarks/studies/cv_spread.py``. For each density (Gamma(3) and the claw in
 1-D, n = 1,000; two tilted Gaussians in 2-D, n = 1,000) it prints, for the k-fold search "cv"
 made before issue #37 (``kfold_cv_bandwidth``, 5 shuffled folds, a grid of 25), the range of h
 over 8 fold seeds on one sample (seed 0), and for both searches the spread of h over 10
 independent samples (seeds 1-10): the max / min ratio and the standard deviation of log h.
 The leave-one-out search ("cv" now) draws nothing, so it has one h per sample.
+
+A finished design study: benchmarks/README.md names the commit whose code it measured and
+how to rerun it there (run on today's code, it measures today's rule, not the stored one).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from momkde_core import get_kernel  # noqa: E402
 from momkde_core.bandwidth import cv_bandwidth, kfold_cv_bandwidth, scott  # noqa: E402

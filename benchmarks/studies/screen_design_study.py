@@ -1,6 +1,6 @@
 """The design study behind :class:`momkde_core.ScreenedKDE`'s defaults, on the dev settings only.
 
-Run: ``python benchmarks/screen_design_study.py [--out screen_design.csv] [--jobs 2]``.
+Run: ``python benchmarks/studies/screen_design_study.py [--out screen_design.csv] [--jobs 2]``.
 
 For every dev setting (benchmarks/robust_density_settings.py: ``DEV_SETTINGS`` and
 ``DEV_CLEAN``), ratio, size and dev seed, and every stated share (true, halved, doubled; clean:
@@ -22,6 +22,9 @@ Rules (``RULES``):
 - ``soft_2eps``: the same with the 2x screen;
 - ``ratio100``, ``ratio1000``, ``ratio_2eps100``, ``ratio_2eps1000``: the ratio cuts at 100 and
   1000 instead of 10.
+
+A finished design study: benchmarks/README.md names the commit whose code it measured and
+how to rerun it there (run on today's code, it measures today's rule, not the stored one).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: the settings
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from robust_density_settings import (
     CLEAN_STATED,

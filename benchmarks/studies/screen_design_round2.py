@@ -1,8 +1,8 @@
 """The second design study of :class:`momkde_core.ScreenedKDE`: cuts calibrated by a null sample.
 
-Run: ``python benchmarks/screen_design_round2.py [--out screen_design_round2.csv] [--jobs 2]``.
+Run: ``python benchmarks/studies/screen_design_round2.py [--out screen_design_round2.csv] [--jobs 2]``.
 
-The first study (benchmarks/screen_design_study.py) chose a fixed ratio cut
+The first study (benchmarks/studies/screen_design_study.py) chose a fixed ratio cut
 (log f_pilot - log f_MoM > log 10); the first held-out run showed it misses clusters inside or
 beside the inliers' mass (their excess is a few-fold, not ten-fold) and takes the rows of sparse
 inlier regions. Here the threshold is the excess the screen's own blocks give where there are no
@@ -26,6 +26,9 @@ Rules (each followed by the CV KDE of the rows kept; at most (n - 1) // 2 set as
   the first pass kept (**cals2 is the chosen default**, ``cut="calibrated"``);
 - ``calp2u``, ``cals2u``: the second pass, plus the first pass's rows with excess > log 10;
 - the suffix ``_2eps``: the screen's S (and robust h) for twice the stated share (<= 0.45).
+
+A finished design study: benchmarks/README.md names the commit whose code it measured and
+how to rerun it there (run on today's code, it measures today's rule, not the stored one).
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: the settings
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from robust_density_settings import (
     CLEAN_SETTINGS,

@@ -1,6 +1,6 @@
 """Design round 3 of ScreenedKDE (issue #37): a stated share that may be overstated.
 
-Run: ``python benchmarks/screen_design_round3.py --out round3.csv [--variants A bump2]``.
+Run: ``python benchmarks/studies/screen_design_round3.py --out round3.csv [--variants A bump2]``.
 Development data only: the earlier families of benchmarks/robust_density_settings.py
 (``FRESH_SETTINGS`` and ``DEV_SETTINGS`` at ratios 0.03 and 0.12; ``FRESH_CLEAN`` and
 ``DEV_CLEAN``), n = 500, seeds 61 and 67, the share stated halved, true, doubled and 0.2 (clean:
@@ -14,6 +14,9 @@ KDE-cv's (``rel``), the share set aside and the outliers' recall. Variants:
   it finds (``WIDE_FACTOR``).
 
 The held-out family (benchmarks/robust_density_third.py) is not used here.
+
+A finished design study: benchmarks/README.md names the commit whose code it measured and
+how to rerun it there (run on today's code, it measures today's rule, not the stored one).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: the settings
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench_robust_density import cell_sample  # noqa: E402
 from robust_density_settings import DEV_CLEAN, DEV_SETTINGS, FRESH_CLEAN, FRESH_SETTINGS  # noqa: E402
