@@ -218,8 +218,8 @@ def local_sentence(bump: Bump | None, at_place: BlockValues | None, k: int, n_ou
 
     Examples
     --------
-    >>> local_sentence(Bump("at 3", 0.0, 0.045, 0.0, 0.004), None, 12, 12)
-    '**At 3**, the 12 placed outliers give the KDE a bump of 0.045; **MoM-KDE refuses it** (≈ 0, 0 % of the KDE's excess).'
+    >>> print(local_sentence(Bump("at 3", 0.0, 0.045, 0.0, 0.004), None, 12, 12))
+    **At 3**, the 12 placed outliers give the KDE a bump of 0.045; **MoM-KDE refuses it** (≈ 0, 0 % of the KDE's excess).
     """
     if bump is None or not n_outliers:
         return ""
