@@ -30,15 +30,15 @@ from momkde_core.methods import DEFAULT_DETECTOR, build_estimator, method_label
 
 #: The estimators the app compares, in display order: detector methods of the registry
 #: (:data:`momkde_core.methods.DETECTOR_METHODS`) fitted with the page's shared h, kernel and S.
-METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
+COMPARED_METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
 #: The methods a page shows until the user picks others: the paper's four (the screened KDE,
 #: a MoM-KDE fit and two cross-validations, is one click away).
 DEFAULT_METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
 #: The Your data page's methods: the library's default detector
 #: (:data:`momkde_core.methods.DEFAULT_DETECTOR`, MoM-KDE with its own S = 21 and Scott's h,
 #: what ``OutlierDetector()`` and ``momkde score`` use) first, then the compared ones. Explore
-#: keeps :data:`METHODS` (a comparison at one shared h).
-YOUR_DATA_METHODS: tuple[str, ...] = (DEFAULT_DETECTOR, *METHODS)
+#: keeps :data:`COMPARED_METHODS` (a comparison at one shared h).
+YOUR_DATA_METHODS: tuple[str, ...] = (DEFAULT_DETECTOR, *COMPARED_METHODS)
 #: The methods Your data scores until the user picks others: the default detector, which
 #: flags the rows, and the paper's four.
 YOUR_DATA_DEFAULTS: tuple[str, ...] = (DEFAULT_DETECTOR, *DEFAULT_METHODS)
@@ -107,7 +107,7 @@ def relevant(method: str, s: Settings) -> Settings:
 
 def make_estimator(method: str, h: float, s: Settings) -> BaseEstimator:
     """The registry's estimator ``method`` (:func:`momkde_core.methods.build_estimator`, one
-    of :data:`METHODS`) with bandwidth ``h`` (already selected) and the settings ``s``.
+    of :data:`YOUR_DATA_METHODS`) with bandwidth ``h`` (already selected) and the settings ``s``.
 
     MoM-KDE gets S from the settings; the methods of :data:`SEEDED` get the seed. The
     default detector (:data:`~momkde_core.methods.DEFAULT_DETECTOR`) is the library's, with

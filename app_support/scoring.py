@@ -38,7 +38,7 @@ from momkde_core.bandwidth._robust import n_blocks_for
 from momkde_core.cli._scan import dates_as_days
 from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, _lower_quantile, most_blamed
 from momkde_core.estimators._base import TINY_BLOCKS
-from momkde_core.estimators._mixed import MAX_LEVELS
+from momkde_core.estimators._mixed_columns import MAX_LEVELS
 from momkde_core.methods import DEFAULT_DETECTOR, METHODS, build_estimator, method_label
 
 from .compute import Settings, library_warnings, make_estimator, standardized
@@ -150,7 +150,7 @@ def numbers_only(methods: Sequence[str]) -> list[str]:
 
 def categorical_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
     """Why ``column`` of ``frame`` cannot be scored as categorical, or None: more levels
-    than a categorical column may have (:data:`~momkde_core.estimators._mixed.MAX_LEVELS`).
+    than a categorical column may have (:data:`~momkde_core.estimators._mixed_columns.MAX_LEVELS`).
 
     Examples
     --------

@@ -22,8 +22,7 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from momkde_core.bandwidth._robust import n_blocks_for
-from momkde_core.methods import METHODS as REGISTRY
-from momkde_core.methods import method_label
+from momkde_core.methods import METHODS, method_label
 from momkde_core.synthetic import SCHEMES
 
 from .captions.your_data import sample_banner
@@ -39,7 +38,7 @@ from .choices import (
     UPLOAD,
     block_options,
 )
-from .compute import DEFAULT_METHODS, METHODS, Settings
+from .compute import COMPARED_METHODS, DEFAULT_METHODS, Settings
 from .keys import ESTIMATOR as KEY
 from .keys import YOUR_DATA
 from .scoring import pointer_to_cli, size_text
@@ -122,12 +121,12 @@ def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
 
 
 #: Links made before the methods had codes hold their display labels ("MoM-KDE (S rule, CV h)").
-_METHOD_OF_LABEL: dict[str, str] = {m.label: name for name, m in REGISTRY.items()}
+_METHOD_OF_LABEL: dict[str, str] = {m.label: name for name, m in METHODS.items()}
 
 
 def methods_select(
     container=st,
-    options: tuple[str, ...] = METHODS,
+    options: tuple[str, ...] = COMPARED_METHODS,
     default: tuple[str, ...] = DEFAULT_METHODS,
     help: str | None = None,
 ) -> list[str]:

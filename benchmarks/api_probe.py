@@ -70,7 +70,12 @@ def _plain(value):
         return float(value) if math.isfinite(value) else str(float(value))
     if isinstance(value, (np.integer, np.bool_)):
         return value.item()
-    return value
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    try:  # a protobuf's repeated field, a pandas Index: a sequence
+        return [_plain(v) for v in value]
+    except TypeError:
+        return repr(value)
 
 
 def _message(fn) -> str:

@@ -10,8 +10,8 @@ MoM-KDE does not (as long as they sit in fewer than half of its blocks). The def
 estimator, ``MoMKDE(n_blocks=21, bandwidth="scott")``, needs no share of outliers to rank the
 rows.
 
-:func:`make_detector` maps the method names of ``momkde score`` and the app (:data:`METHODS`,
-the registry's :data:`~momkde_core.methods.DETECTOR_METHODS`) to detectors, built by
+:func:`make_detector` maps the method names of ``momkde score`` and the app (the registry's
+:data:`~momkde_core.methods.DETECTOR_METHODS`) to detectors, built by
 :func:`~momkde_core.methods.build_estimator`, so that both use the same estimators with the
 same settings.
 """
@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._explain import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, explain_log_density
+from ._explain import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, explain_log_density, most_blamed
 from .bandwidth._robust import MAX_CONTAMINATION
 from .estimators._base import _seeded_clone
 from .methods import DEFAULT_DETECTOR, DETECTOR_METHODS, build_estimator
@@ -39,8 +39,6 @@ __all__ = [
     "most_blamed",
 ]
 
-#: Method names of ``momkde score`` and the app, in the order they are listed.
-METHODS: tuple[str, ...] = DETECTOR_METHODS
 #: Rows x blocks scored per call: MoM-KDE holds its S block values for every row it scores
 #: (S = 4001 and 20 000 rows: 640 MB of float64 at once; in batches, 32 MB whatever the rows).
 BATCH_VALUES = 2**22
@@ -456,7 +454,7 @@ def make_detector(
     ----------
     method : {"mom_kde_21", "kde", "mom_kde", "rkde", "spkde", "screened_kde"}, \
 default "mom_kde_21"
-        One of :data:`METHODS`; the estimator is the registry's
+        One of :data:`~momkde_core.methods.DETECTOR_METHODS`; the estimator is the registry's
         (:func:`~momkde_core.methods.build_estimator`). ``mom_kde_21``:
         ``OutlierDetector()`` itself, whose estimator is MoMKDE(n_blocks=21,
         bandwidth="scott") (one block per row on fewer than 21 rows);
@@ -503,8 +501,8 @@ default "mom_kde_21"
     ...
     ValueError: unknown method 'lof'; allowed: mom_kde_21, kde, mom_kde, rkde, spkde, screened_kde
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
+    if method not in DETECTOR_METHODS:
+        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(DETECTOR_METHODS)}")
     _check_contamination(contamination)
     if method == DEFAULT_DETECTOR:  # OutlierDetector's own default (a block per row on few rows)
         return OutlierDetector(contamination=contamination, random_state=random_state)
@@ -595,60 +593,3 @@ def _lower_quantile(scores: np.ndarray, share: float) -> float:
     if np.isnan(q) or np.isneginf(q):
         q = np.percentile(scores, 100.0 * share, method="higher")
     return float(q)
-
-
-def most_blamed(
-    contributions: ArrayLike, feature_names: ArrayLike, top: int = 1
-) -> dict[str, np.ndarray]:
-    """Each row's ``top`` most-blamed features and their contributions, as named columns.
-
-    The columns ``momkde score --explain`` writes and the app's download carries, from the
-    output of :meth:`OutlierDetector.explain`.
-
-    Parameters
-    ----------
-    contributions : array-like of shape (n, d)
-        Each row's contributions (nats), as :meth:`OutlierDetector.explain` returns them.
-    feature_names : array-like of shape (d,)
-        The features' names, in the columns' order.
-    top : int, default 1
-        How many features to name per row, from the most blamed; at most d.
-
-    Returns
-    -------
-    columns : dict of str to ndarray of shape (n,)
-        ``blame_1``, ``blame_1_nats``, ..., ``blame_<top>``, ``blame_<top>_nats``, in that
-        order: the k-th largest contribution's feature name (text) and its value. A row
-        beyond every kernel's reach has +inf on the features out of reach (named first) and
-        NaN on the others: a NaN contribution comes last and is left unnamed ("").
-
-    Raises
-    ------
-    ValueError
-        ``contributions`` not 2-D, names not one per feature, or ``top`` not in 1 .. d.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> columns = most_blamed(np.array([[0.5, 7.0, -0.2]]), ["a", "b", "c"], top=2)
-    >>> list(columns)
-    ['blame_1', 'blame_1_nats', 'blame_2', 'blame_2_nats']
-    >>> columns["blame_1"][0], float(columns["blame_1_nats"][0])
-    ('b', 7.0)
-    """
-    values = np.asarray(contributions, dtype=float)
-    names = np.array([str(name) for name in np.asarray(feature_names, dtype=object)], dtype=object)
-    if values.ndim != 2 or names.shape != values.shape[1:]:
-        raise ValueError(
-            f"contributions must be of shape (n, d) with one name per feature; got shape "
-            f"{values.shape} and {names.size} name(s)"
-        )
-    if not isinstance(top, Integral) or isinstance(top, bool) or not 1 <= top <= values.shape[1]:
-        raise ValueError(f"top must be an integer from 1 to {values.shape[1]}, got {top!r}")
-    order = np.argsort(-values, axis=1, kind="stable")[:, :top]  # (NaN last)
-    columns = {}
-    for k in range(top):
-        value = np.take_along_axis(values, order[:, k : k + 1], 1)[:, 0]
-        columns[f"blame_{k + 1}"] = np.where(np.isnan(value), "", names[order[:, k]])
-        columns[f"blame_{k + 1}_nats"] = value
-    return columns

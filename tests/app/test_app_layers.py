@@ -106,9 +106,9 @@ def test_the_apps_methods_are_the_registrys() -> None:
     """The app names no method of its own: the methods it compares are detector methods of
     the registry, those of the Sweep and Real data pages registry names with a results-table
     name (the runner's)."""
-    from app_support.compute import METHODS
+    from app_support.compute import COMPARED_METHODS
     from app_support.results import SWEEP_METHODS, runner_methods
     from momkde_core.methods import DETECTOR_METHODS, from_table
 
-    assert set(METHODS) <= set(DETECTOR_METHODS)
+    assert set(COMPARED_METHODS) <= set(DETECTOR_METHODS)
     assert [from_table(name) for name in runner_methods(SWEEP_METHODS)] == list(SWEEP_METHODS)

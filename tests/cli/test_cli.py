@@ -807,7 +807,7 @@ def _drawn_figures(monkeypatch) -> list:
 def test_figures_give_each_runner_method_its_own_colour_and_name(tmp_path, monkeypatch):
     """The runner's mom_kde (label-free S rule) is drawn as the app draws it, apart from the
     library's default MoM-KDE (mom_kde_auto): no two methods share a colour or a name."""
-    methods = list(ex.METHODS + ex.BLOCKH_METHODS + ("kde_robust",))
+    methods = list(ex.DEFAULT_SWEEP_METHODS + ex.BLOCKH_METHODS + ("kde_robust",))
     rows = [
         ("uniform", r, k, k, m, 1, 0.3, "js", r + k / 10)
         for r in (0.1, 0.2)
