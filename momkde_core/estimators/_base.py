@@ -191,12 +191,12 @@ class _BaseKDE(_GridMethods, BaseEstimator):
             np.concatenate([H, np.ones(mixed.n_embedded)]),
         )
 
-    def _query_rows(self, Y) -> np.ndarray:
+    def _query_rows(self, X) -> np.ndarray:
         """The queries as the fit's rows: a float array (the embedded levels appended for a
         mixed fit)."""
         if self._mixed is None:
-            return _validate_data(self, Y, reset=False)
-        Xc, codes = self._mixed.split(query_table(self, self._mixed, Y), "Y")
+            return _validate_data(self, X, reset=False)
+        Xc, codes = self._mixed.split(query_table(self, self._mixed, X), "X")
         return np.hstack([Xc, self._mixed.embed(codes)])
 
     def fit(self, X: ArrayLike, y: object = None, sample_weight: ArrayLike | None = None) -> Self:
@@ -282,10 +282,10 @@ class _BaseKDE(_GridMethods, BaseEstimator):
             raise
         return self
 
-    def _check_query(self, Y) -> tuple[np.ndarray, np.ndarray]:
+    def _check_query(self, X) -> tuple[np.ndarray, np.ndarray]:
         """(the queries in the fit's frame, mask of those within reach of the kernels)."""
         check_is_fitted(self, "bandwidth_")
-        return self._frame.inner_queries(self._query_rows(Y))
+        return self._frame.inner_queries(self._query_rows(X))
 
     def _to_outer_logs(self, logs: np.ndarray, near: np.ndarray) -> np.ndarray:
         """Log values computed inside the frame at the queries ``near`` (last axis), as log
@@ -298,18 +298,18 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         out[..., near] = logs + self._frame.log_jacobian
         return out
 
-    def block_score_samples(self, Y: ArrayLike) -> np.ndarray:
-        """Log of each block's weighted kernel sum at the rows of Y, unnormalised.
+    def block_score_samples(self, X: ArrayLike) -> np.ndarray:
+        """Log of each block's weighted kernel sum at the rows of X, unnormalised.
 
         Parameters
         ----------
-        Y : array-like of shape (m,) or (m, d)
+        X : array-like of shape (m,) or (m, d)
             The query points, with the features of the fit.
 
         Returns
         -------
         block_log_sums : ndarray of shape (n_blocks, m)
-            Row s: the log of block s's weighted kernel sum at Y (for MoM-KDE, block s's KDE,
+            Row s: the log of block s's weighted kernel sum at X (for MoM-KDE, block s's KDE,
             before the median is divided by its integral); -inf out of reach of the kernels.
             One row for KDE, RKDE and SPKDE (their one block).
 
@@ -331,11 +331,11 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         >>> bool(np.allclose(kde.block_score_samples(X[:5])[0], kde.score_samples(X[:5])))
         True
         """
-        Z, near = self._check_query(Y)
+        Z, near = self._check_query(X)
         return self._to_outer_logs(self._fitted.block_log_sums(Z[near]), near)
 
-    def score_samples(self, Y: ArrayLike) -> np.ndarray:
-        """Log of the estimated density at the rows of Y.
+    def score_samples(self, X: ArrayLike) -> np.ndarray:
+        """Log of the estimated density at the rows of X.
 
         scikit-learn's convention for density estimators (the higher, the more typical a
         point). Computed in log space, so a point far in the tails gets a finite log density
@@ -343,22 +343,22 @@ class _BaseKDE(_GridMethods, BaseEstimator):
 
         Parameters
         ----------
-        Y : array-like of shape (m,) or (m, d)
+        X : array-like of shape (m,) or (m, d)
             The query points, with the features of the fit (the same number; for a fit on a
-            DataFrame, the same column names in the same order). A 1-D Y is m points of one
+            DataFrame, the same column names in the same order). A 1-D X is m points of one
             feature.
 
         Returns
         -------
         log_density : ndarray of shape (m,)
-            The log density at each row of Y; -inf where the density is 0.
+            The log density at each row of X; -inf where the density is 0.
 
         Raises
         ------
         sklearn.exceptions.NotFittedError
             Before ``fit``.
         ValueError
-            Y has another number of features than the fit (or reordered, renamed or missing
+            X has another number of features than the fit (or reordered, renamed or missing
             columns), or holds NaN or inf.
 
         See Also
@@ -395,29 +395,29 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         >>> float(kde.score_samples([1e300])[0])  # beyond every kernel's reach
         -inf
         """
-        Z, near = self._check_query(Y)
+        Z, near = self._check_query(X)
         return self._to_outer_logs(self._fitted.log_values(Z[near]) - self.log_norm_, near)
 
-    def pdf(self, Y: ArrayLike) -> np.ndarray:
-        """The estimated density at the rows of Y.
+    def pdf(self, X: ArrayLike) -> np.ndarray:
+        """The estimated density at the rows of X.
 
         The exponential of :meth:`score_samples`.
 
         Parameters
         ----------
-        Y : array-like of shape (m,) or (m, d)
+        X : array-like of shape (m,) or (m, d)
             The query points, with the features of the fit.
 
         Returns
         -------
         density : ndarray of shape (m,)
-            The density at each row of Y, non-negative.
+            The density at each row of X, non-negative.
 
         Raises
         ------
         ValueError
             Where the density exceeds float64's range (~1.8e308: data of spread ~1e-300 in
-            2-D and more); :meth:`score_samples` gives its log. Also for Y as in
+            2-D and more); :meth:`score_samples` gives its log. Also for X as in
             :meth:`score_samples`.
 
         See Also
@@ -437,7 +437,7 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         True
         """
         with np.errstate(over="ignore"):  # (an overflow is the ValueError that follows)
-            return _finite_density(np.exp(self.score_samples(Y)))
+            return _finite_density(np.exp(self.score_samples(X)))
 
     def score(self, X: ArrayLike, y: object = None) -> float:
         """Total log-likelihood of the rows of X under the estimate.
