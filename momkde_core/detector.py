@@ -18,16 +18,18 @@ same settings.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._explain import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, explain_log_density, most_blamed
-from .bandwidth._robust import MAX_CONTAMINATION
+from ._validation import is_int, is_number
+from .bandwidth import MAX_CONTAMINATION
 from .estimators._base import _seeded_clone
 from .methods import DEFAULT_DETECTOR, DETECTOR_METHODS, build_estimator
 
@@ -150,6 +152,13 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
     0
     """
 
+    _parameter_constraints: dict = {  # (scikit-learn's constraints, checked in fit)
+        "estimator": [HasMethods(["fit", "score_samples"]), None],
+        "contamination": [Interval(Real, 0.0, MAX_CONTAMINATION, closed="right")],
+        "random_state": ["random_state"],
+        "max_samples": "no_validation",  # (resolved with the rows at hand: _fit_rows)
+    }
+
     def __init__(
         self,
         estimator: BaseEstimator | None = None,
@@ -180,12 +189,12 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            ``contamination`` outside (0, 0.5] (worded as scikit-learn's for
-            IsolationForest), or 0.5 with the default MoM-KDE (a median needs a share below
-            one half); the estimator's score of a training row is NaN (no threshold can be
-            set); and whatever the estimator's ``fit`` raises for X.
-        TypeError
-            ``estimator`` has no ``score_samples`` method.
+            A parameter outside its declared constraints (``_parameter_constraints``:
+            ``contamination`` outside (0, 0.5], an ``estimator`` without ``fit`` and
+            ``score_samples``; scikit-learn's InvalidParameterError, also a TypeError), or
+            0.5 with the default MoM-KDE (a median needs a share below one half); the
+            estimator's score of a training row is NaN (no threshold can be set); and
+            whatever the estimator's ``fit`` raises for X.
 
         Examples
         --------
@@ -198,7 +207,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         >>> bool(np.isfinite(detector.offset_)), detector.n_features_in_
         (True, 1)
         """
-        _check_contamination(self.contamination)
+        self._validate_params()
         n = _n_rows(X)
         fit_rows = _fit_rows(self.max_samples, n, self.estimator is None)
         X_fit = X
@@ -211,12 +220,6 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
             )
             if 0 < fit_rows < estimator.n_blocks:  # (a block per row: a median of kernels)
                 estimator.set_params(n_blocks=fit_rows)
-        elif not callable(getattr(self.estimator, "score_samples", None)):
-            raise TypeError(
-                f"estimator must have a score_samples method (a density estimator "
-                f"such as KDE, MoMKDE or sklearn's KernelDensity); "
-                f"{type(self.estimator).__name__} has none"
-            )
         else:
             estimator = _seeded_clone(self.estimator, self.random_state)
         if "normalize" in estimator.get_params(deep=False):
@@ -503,25 +506,11 @@ default "mom_kde_21"
     """
     if method not in DETECTOR_METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(DETECTOR_METHODS)}")
-    _check_contamination(contamination)
+    OutlierDetector(contamination=contamination)._validate_params()  # before any work
     if method == DEFAULT_DETECTOR:  # OutlierDetector's own default (a block per row on few rows)
         return OutlierDetector(contamination=contamination, random_state=random_state)
     estimator = build_estimator(method, contamination=contamination, random_state=random_state)
     return OutlierDetector(estimator, contamination=contamination)
-
-
-def _check_contamination(contamination) -> None:
-    """ValueError, worded as scikit-learn's for IsolationForest, unless in (0, 0.5]."""
-    ok = (
-        isinstance(contamination, Real)
-        and not isinstance(contamination, bool)
-        and 0.0 < contamination <= MAX_CONTAMINATION
-    )
-    if not ok:
-        raise ValueError(
-            "The 'contamination' parameter of OutlierDetector must be a float in "
-            f"the range (0.0, 0.5]. Got {contamination!r} instead."
-        )
 
 
 def _fit_rows(max_samples, n: int, default_estimator: bool) -> int:
@@ -532,11 +521,11 @@ def _fit_rows(max_samples, n: int, default_estimator: bool) -> int:
         cap = DEFAULT_MAX_SAMPLES if default_estimator else None
     elif max_samples is None:
         cap = None
-    elif isinstance(max_samples, Integral) and not isinstance(max_samples, bool):
+    elif is_int(max_samples):
         if max_samples < 1:
             raise ValueError(f"max_samples must be at least 1, got {max_samples!r}")
         cap = int(max_samples)
-    elif isinstance(max_samples, Real) and not isinstance(max_samples, bool):
+    elif is_number(max_samples):
         if not 0.0 < max_samples <= 1.0:
             raise ValueError(f"a float max_samples must be in (0, 1], got {max_samples!r}")
         cap = max(1, int(max_samples * n))

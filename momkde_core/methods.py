@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .bandwidth._robust import MAX_CONTAMINATION
+from .bandwidth._robust import check_contamination
 from .estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
 
 #: How a method is told the stated share of outliers (:attr:`Method.share`).
@@ -103,17 +103,6 @@ class Method:
 
     def __post_init__(self):
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
-
-
-def _below_half(contamination: float) -> float:
-    """``contamination``, or ValueError from 0.5 on (what a median screen needs)."""
-    if not contamination < MAX_CONTAMINATION:
-        raise ValueError(
-            f"MoM-KDE needs a contamination below {MAX_CONTAMINATION} (at one half "
-            "no median can tell the outliers from the inliers), got "
-            f"{contamination!r}; state a smaller share or wrap another estimator"
-        )
-    return contamination
 
 
 #: The detector of ``OutlierDetector()``, ``make_detector()``, ``momkde score`` and the app's
@@ -395,8 +384,9 @@ def build_estimator(
         )
     kwargs = {**method.params, "random_state": random_state}
     if method.share is not None:
-        told = _below_half(contamination) if method.share == "below_half" else contamination
-        kwargs["contamination"] = told
+        if method.share == "below_half":  # before any work: the estimator's own rule
+            check_contamination(contamination, allow_auto=False)
+        kwargs["contamination"] = contamination
     return method.estimator(**{**kwargs, **params})
 
 

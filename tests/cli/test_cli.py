@@ -464,11 +464,11 @@ def _bad_inputs(tmp_path):
         "out is the input": ([good, "--out", good], "--out is the input file"),
         "contamination 0.7": (
             [good, "--contamination", "0.7"],
-            "contamination must be in (0, 0.5]",
+            "must be a float in the range (0.0, 0.5]",
         ),
         "contamination 0.5 for mom_kde": (
             [good, "--method", "mom_kde", "--contamination", "0.5"],
-            "MoM-KDE needs a contamination below 0.5",
+            "contamination must be a number in [0, 0.5)",
         ),
         "empty file": ([tmp_path / "empty.csv"], "the file is empty"),
         "header only": ([tmp_path / "header.csv"], "the file has a header but no data rows"),
