@@ -191,8 +191,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         ValueError
             A parameter outside its declared constraints (``_parameter_constraints``:
             ``contamination`` outside (0, 0.5], an ``estimator`` without ``fit`` and
-            ``score_samples``; scikit-learn's InvalidParameterError, also a TypeError), or
-            0.5 with the default MoM-KDE (a median needs a share below one half); the
+            ``score_samples``; scikit-learn's InvalidParameterError, also a TypeError); the
             estimator's score of a training row is NaN (no threshold can be set); and
             whatever the estimator's ``fit`` raises for X.
 

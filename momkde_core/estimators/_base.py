@@ -40,8 +40,9 @@ from sklearn.utils.validation import check_is_fitted
 from .._blocks import FittedBlocks, log_integral
 from .._engine import LOG_SAFE_LINEAR, PEAK_LIMIT, Frame, working_frame
 from .._validation import InvalidParameterError, Rule, check_parameters, is_int
-from ..bandwidth._rules import select_bandwidth
-from ..kernels import Kernel, get_kernel
+from ..bandwidth import select_bandwidth
+from ..bandwidth._rules import BANDWIDTH_CONSTRAINTS
+from ..kernels import KERNEL_CONSTRAINTS, Kernel, get_kernel
 from ._checks import _base_measure, _finite_density, _validate_data
 from ._grids import _GridMethods
 from ._mixed import (
@@ -74,7 +75,8 @@ class _BaseKDE(_GridMethods, BaseEstimator):
     rows of positive weight (None: all). ``_row_attributes`` names fitted per-row attributes
     and their value for the rows of weight 0, which the fit never sees.
     ``_parameter_constraints`` declares the subclass's own parameters' constraints
-    (:mod:`momkde_core._validation`), checked at fit before any costly work. The grid
+    (:mod:`momkde_core._validation`), checked at fit before any costly work;
+    ``_shared_constraints`` those of ``kernel`` and ``bandwidth``, checked first. The grid
     methods come from :class:`~momkde_core.estimators._grids._GridMethods`, the checks of X
     and the weights from :mod:`momkde_core.estimators._checks`.
     """
@@ -86,6 +88,11 @@ class _BaseKDE(_GridMethods, BaseEstimator):
     _gram_scale = 1.0  # the kernel scale (times h) whose values the fit holds in linear space
     _peak_limit = PEAK_LIMIT  # ... and the range its peak must stay in (scaling.working_frame)
     _parameter_constraints: dict[str, Rule | tuple[Rule, ...]] = {}
+    #: The constraints of the parameters every estimator has, checked before X is read.
+    _shared_constraints: dict[str, Rule | tuple[Rule, ...]] = {
+        "kernel": KERNEL_CONSTRAINTS,
+        "bandwidth": BANDWIDTH_CONSTRAINTS,
+    }
 
     def _check_parameters(self, n: int | None) -> None:
         """Check the parameters against the class's ``_parameter_constraints``, for n rows
@@ -103,6 +110,7 @@ class _BaseKDE(_GridMethods, BaseEstimator):
             delattr(self, name)
 
     def _fit(self, X, sample_weight) -> None:
+        check_parameters(self._shared_constraints, self.get_params(deep=False))
         self._mixed = read_mixed(self, X, get_kernel(self.kernel).name)
         if self._mixed is None:
             X = _validate_data(self, X, reset=True)
