@@ -24,7 +24,7 @@ from sklearn.base import BaseEstimator
 
 from momkde_core import bandwidth as bandwidth_rules
 from momkde_core import metrics
-from momkde_core._engine._grid import Grid, grid_around
+from momkde_core._engine import Grid, grid_around
 from momkde_core.kernels import get_kernel
 from momkde_core.methods import DEFAULT_DETECTOR, build_estimator, method_label
 

@@ -34,7 +34,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector, make_detector
-from momkde_core.bandwidth._robust import n_blocks_for
+from momkde_core.bandwidth import n_blocks_for
 from momkde_core.cli._scan import dates_as_days
 from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, _lower_quantile, most_blamed
 from momkde_core.estimators._base import TINY_BLOCKS

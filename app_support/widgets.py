@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from momkde_core.bandwidth._robust import n_blocks_for
+from momkde_core.bandwidth import n_blocks_for
 from momkde_core.methods import METHODS, method_label
 from momkde_core.synthetic import SCHEMES
 

@@ -173,7 +173,7 @@ def _library() -> dict:
 
 def _command() -> dict:
     """``momkde score`` on a small CSV: its output file and what it prints."""
-    from momkde_core.cli._main import main
+    from momkde_core.cli import main
 
     rng = np.random.RandomState(0)
     rows = np.vstack([rng.normal(size=(60, 2)), rng.uniform(-6, 6, size=(6, 2))])

@@ -53,8 +53,7 @@ import numpy as np
 
 from .. import metrics
 from .._engine import Grid, replay_limits
-from ..bandwidth._robust import MAX_CONTAMINATION, n_blocks_for
-from ..bandwidth._rules import select_bandwidth
+from ..bandwidth import MAX_CONTAMINATION, n_blocks_for, select_bandwidth
 from ..estimators import MoMKDE
 from ..kernels import get_kernel
 from ..methods import METHODS, Method, build_estimator, from_table
