@@ -7,11 +7,15 @@ paper's experiments measure (:data:`EXPERIMENT_METHODS`). :func:`build_estimator
 estimator behind a name, :func:`method_label` gives the name figures show.
 
 One name, one estimator. ``mom_kde`` is MoM-KDE as a user runs it, with S and h from the
-stated share of outliers (``MoMKDE(n_blocks="auto")``). The experiments' label-free S rule
-with the shared cross-validated h is ``mom_kde_rule``; its results tables (those of
-``momkde reproduce``, and the stored ones of ``docs/results/``) call it ``mom_kde``, as
-``momkde reproduce --methods`` does: :attr:`Method.table_name` is that name,
-:func:`from_table` and :func:`with_registry_names` read it back.
+stated share of outliers (``MoMKDE(n_blocks="auto")``), in the detectors and the experiments
+alike; ``mom_kde_auto``, its former name in the registry, is an alias (:data:`ALIASES`).
+The results tables (those of ``momkde reproduce``, and the stored ones of ``docs/results/``)
+keep the names they were written with, which ``momkde reproduce --methods`` takes: there
+the library's MoM-KDE is ``mom_kde_auto`` and ``mom_kde`` is the label-free S rule with the
+shared cross-validated h (the registry's ``mom_kde_rule``). :attr:`Method.table_name` is a
+method's name in the tables; :func:`from_table` and :func:`with_registry_names` read a
+table's names back into the registry's, so that no code reads a table's ``mom_kde`` as the
+registry's.
 
 Examples
 --------
@@ -22,6 +26,8 @@ Examples
 'MoMKDE'
 >>> from_table("mom_kde"), method_label(from_table("mom_kde"))
 ('mom_kde_rule', 'MoM-KDE (S rule, CV h)')
+>>> from_table("mom_kde_auto"), METHODS["mom_kde"].table_name
+('mom_kde', 'mom_kde_auto')
 """
 
 from __future__ import annotations
@@ -132,10 +138,14 @@ _REGISTRY: tuple[Method, ...] = (
     Method(
         "mom_kde",
         "MoM-KDE",
-        "MoM-KDE, S and h chosen from the stated share of outliers (the library's default)",
+        "MoM-KDE, S and the robust h chosen from the stated share of outliers (the library's "
+        "default)",
         MoMKDE,
         {"n_blocks": "auto"},
         share="below_half",
+        table_name="mom_kde_auto",
+        sweep_blocks="auto",
+        sweep_bandwidth="robust",
     ),
     Method(
         DEFAULT_DETECTOR,
@@ -144,17 +154,6 @@ _REGISTRY: tuple[Method, ...] = (
         "(the detector's default: docs/anomaly.md)",
         MoMKDE,
         {"n_blocks": 21, "bandwidth": "scott"},
-    ),
-    Method(
-        "mom_kde_auto",
-        "MoM-KDE (auto)",
-        "MoM-KDE with S and the robust h from the stated share (the library's default)",
-        MoMKDE,
-        {"n_blocks": "auto"},
-        share="below_half",
-        table_name="mom_kde_auto",
-        sweep_blocks="auto",
-        sweep_bandwidth="robust",
     ),
     Method(
         "mom_kde_rule",
@@ -285,7 +284,7 @@ EXPERIMENT_METHODS: tuple[str, ...] = (
     "kde",
     "mom_kde_rule",
     "mom_kde_oracle",
-    "mom_kde_auto",
+    "mom_kde",
     "rkde",
     "spkde",
     "screened_kde",
@@ -297,6 +296,9 @@ EXPERIMENT_METHODS: tuple[str, ...] = (
     "mom_kde_auto_est",
     "kde_robust",
 )
+#: Names the registry used before, with the name that replaced them: a link, a script or a
+#: stored choice that holds one still means the same method.
+ALIASES: Mapping[str, str] = MappingProxyType({"mom_kde_auto": "mom_kde"})
 _FROM_TABLE: Mapping[str, str] = MappingProxyType(
     {METHODS[name].table_name: name for name in EXPERIMENT_METHODS}
 )
@@ -308,7 +310,7 @@ def method_label(name: str) -> str:
     Parameters
     ----------
     name : str
-        A name of :data:`METHODS`.
+        A name of :data:`METHODS` (or of :data:`ALIASES`).
 
     Returns
     -------
@@ -318,10 +320,10 @@ def method_label(name: str) -> str:
     Examples
     --------
     >>> from momkde_core.methods import method_label
-    >>> method_label("mom_kde_auto"), method_label("my_method")
-    ('MoM-KDE (auto)', 'my_method')
+    >>> method_label("mom_kde_rule"), method_label("mom_kde_auto"), method_label("my_method")
+    ('MoM-KDE (S rule, CV h)', 'MoM-KDE', 'my_method')
     """
-    method = METHODS.get(name)
+    method = METHODS.get(ALIASES.get(name, name))
     return name if method is None else method.label
 
 
@@ -340,7 +342,7 @@ def build_estimator(
     Parameters
     ----------
     name : str
-        A name of :data:`METHODS`.
+        A name of :data:`METHODS` (or of :data:`ALIASES`).
     contamination : float
         The stated share of outliers, passed as ``contamination`` to the methods told it
         (:attr:`Method.share`); a ``contamination`` in ``params`` takes precedence.
@@ -374,6 +376,7 @@ def build_estimator(
     >>> build_estimator("mom_kde_rule", contamination=0.1, n_blocks=5).n_blocks
     5
     """
+    name = ALIASES.get(name, name)
     if name not in METHODS:
         raise ValueError(f"unknown method {name!r}; allowed: {', '.join(METHODS)}")
     method = METHODS[name]
@@ -407,7 +410,7 @@ def from_table(table_name: str) -> str:
     --------
     >>> from momkde_core.methods import from_table
     >>> from_table("mom_kde"), from_table("mom_kde_auto"), from_table("other")
-    ('mom_kde_rule', 'mom_kde_auto', 'other')
+    ('mom_kde_rule', 'mom_kde', 'other')
     """
     return _FROM_TABLE.get(table_name, table_name)
 
@@ -416,8 +419,8 @@ def with_registry_names(results: pd.DataFrame) -> pd.DataFrame:
     """A results table with its ``method`` column in the registry's names (:func:`from_table`).
 
     Figures and tables label and colour methods by the registry's names: read through this,
-    the results tables' ``mom_kde`` (the S rule) is ``mom_kde_rule``, never the detectors'
-    MoM-KDE.
+    the results tables' ``mom_kde`` (the S rule) is ``mom_kde_rule`` and their
+    ``mom_kde_auto`` is ``mom_kde``, the library's MoM-KDE.
 
     Parameters
     ----------
@@ -435,6 +438,6 @@ def with_registry_names(results: pd.DataFrame) -> pd.DataFrame:
     >>> from momkde_core.methods import with_registry_names
     >>> table = pd.DataFrame({"method": ["kde", "mom_kde", "mom_kde_auto"]})
     >>> with_registry_names(table)["method"].tolist()
-    ['kde', 'mom_kde_rule', 'mom_kde_auto']
+    ['kde', 'mom_kde_rule', 'mom_kde']
     """
     return results.assign(method=results["method"].map(from_table))

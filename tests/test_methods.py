@@ -10,6 +10,7 @@ import momkde_core.experiments as ex
 from momkde_core import make_contaminated, make_detector
 from momkde_core.cli._main import build_parser
 from momkde_core.methods import (
+    ALIASES,
     DEFAULT_DETECTOR,
     DETECTOR_METHODS,
     EXPERIMENT_METHODS,
@@ -92,9 +93,32 @@ def test_the_runner_accepts_exactly_the_experiment_methods_by_their_table_names(
 
 def test_the_tables_mom_kde_is_the_s_rule_not_the_detectors():
     assert METHODS["mom_kde_rule"].table_name == "mom_kde"
-    assert METHODS["mom_kde"].table_name is None
+    assert METHODS["mom_kde"].table_name == "mom_kde_auto"
     assert METHODS["mom_kde"].params["n_blocks"] == "auto"
     assert METHODS["mom_kde_rule"].sweep_blocks == "rule"
+    assert with_registry_names(pd.DataFrame({"method": ["mom_kde", "mom_kde_auto"]}))[
+        "method"
+    ].tolist() == ["mom_kde_rule", "mom_kde"]
+
+
+def test_one_name_one_estimator():
+    """No two registry names build the same estimator with the same settings (S and h chosen
+    the same way): the library's MoM-KDE is ``mom_kde`` alone, its former name
+    ``mom_kde_auto`` an alias of it."""
+    built = {}
+    for name, method in METHODS.items():
+        settings = (method.share, method.needs, method.sweep_blocks, method.sweep_bandwidth)
+        key = (method.estimator, tuple(sorted(method.params.items())), *settings)
+        assert key not in built, f"{name} and {built.get(key)} are one estimator"
+        built[key] = name
+    assert set(ALIASES.values()) <= set(METHODS) and not set(ALIASES) & set(METHODS)
+    for old, new in ALIASES.items():
+        old_est = build_estimator(old, contamination=0.1, random_state=0)
+        assert (
+            old_est.get_params()
+            == build_estimator(new, contamination=0.1, random_state=0).get_params()
+        )
+        assert method_label(old) == method_label(new)
 
 
 def test_every_stored_runner_table_names_registry_methods():

@@ -44,13 +44,13 @@ def _table_names(*names: str) -> tuple[str, ...]:
 
 #: The methods run by default (results tables' names: the S rule is ``mom_kde`` there).
 DEFAULT_SWEEP_METHODS: tuple[str, ...] = _table_names(
-    "kde", "mom_kde_rule", "mom_kde_oracle", "mom_kde_auto", "rkde", "spkde", "screened_kde"
+    "kde", "mom_kde_rule", "mom_kde_oracle", "mom_kde", "rkde", "spkde", "screened_kde"
 )
 #: MoM-KDE with the block-aware bandwidth, both S rules.
 BLOCKH_METHODS: tuple[str, ...] = _table_names("mom_kde_blockh", "mom_kde_oracle_blockh")
 #: The robust defaults and the variants that separate their two levers (S and h).
 AUTO_METHODS: tuple[str, ...] = _table_names(
-    "mom_kde_auto",
+    "mom_kde",
     "mom_kde_auto_cv",
     "mom_kde_auto_scott",
     "mom_kde_auto_blockh",

@@ -89,7 +89,7 @@ def test_sweep_draws_four_metrics():
     at = open_app("app_pages/sweep.py", reps="1", n="200")
     figs = figures(at)
     assert len(figs) == 4
-    assert {"KDE", "MoM-KDE (auto)", "RKDE", "SPKDE"} <= set(names(figs[0]))
+    assert {"KDE", "MoM-KDE", "RKDE", "SPKDE"} <= set(names(figs[0]))
     assert len(at.get("download_button")) == 1
     assert any("**honest** protocol" in m.value for m in at.markdown)  # (behind an expander)
     auc = next(f for f in figs if f["layout"]["title"]["text"] == "ROC AUC")
@@ -111,7 +111,7 @@ def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("MOMKDE_DATA_DIR", str(tmp_path))  # an empty data directory
     at = open_app("app_pages/real_data.py", live="true", reps="1", sets=["iris", "banana"])
     figs = figures(at)
-    assert len(figs) == 1 and "MoM-KDE (auto)" in names(figs[0])  # the library default
+    assert len(figs) == 1 and "MoM-KDE" in names(figs[0])  # the library default
     hints = [i.value for i in at.info]
     assert any("banana" in h and "not installed" in h and "MOMKDE_DATA_DIR" in h for h in hints)
 
