@@ -368,7 +368,7 @@ def blocks_of(method: str, s: Settings, n: int) -> int:
     >>> [blocks_of(m, settings, 100) for m in ("mom_kde", "mom_kde_21", "screened_kde", "kde")]
     [7, 21, 21, 1]
     """
-    if method == "mom_kde":
+    if METHODS[method].auto_blocks:  # MoM-KDE: the S the page resolved
         return s.n_blocks
     if method == "screened_kde":
         return n_blocks_for(n, s.contamination)

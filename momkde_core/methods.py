@@ -82,11 +82,24 @@ class Method:
         (``n_blocks="auto"``); "rule", the held-out median likelihood
         (:func:`momkde_core.experiments.select_n_blocks`); "oracle", the best S of
         :func:`momkde_core.experiments.oracle_grid` on the true density or the labels.
+    own_bandwidth : str or None, default None
+        The bandwidth rule the method applies itself to the rows it keeps, where the others
+        share one h (the screened KDE's cross-validation after its screen); None for the
+        methods that take the h they are given.
     sweep_bandwidth : {"cv", "block", "robust", "own"}, default "cv"
         How the experiments choose h: "cv", the cross-validated h shared by the methods of a
         sample; "block", that h made block-aware for the method's S
         (:func:`momkde_core.experiments.block_bandwidth`); "robust", the robust h of the
         stated share, computed once per sample; "own", the estimator's own rule (``params``).
+    auto_blocks : bool
+        Whether S is chosen when the estimator is fitted (``n_blocks="auto"``): a caller
+        that resolves S itself (the app's S slider) passes it as ``n_blocks``.
+    seeded : bool
+        Whether a fit draws at random whatever its h and S (MoM-KDE's blocks, the screened
+        KDE's screen): only then does ``random_state`` matter once h is a number.
+    share_in_fit : bool
+        Whether the stated share changes the fit itself (SPKDE's weights, the screened KDE's
+        screen), not only the S and h chosen from it (MoM-KDE's, when S and h are given).
 
     Examples
     --------
@@ -106,9 +119,25 @@ class Method:
     table_name: str | None = None
     sweep_blocks: str | None = None
     sweep_bandwidth: str = "cv"
+    own_bandwidth: str | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+
+    @property
+    def auto_blocks(self) -> bool:
+        """Whether S is chosen at fit (``n_blocks="auto"``)."""
+        return isinstance(self.params.get("n_blocks"), str)
+
+    @property
+    def seeded(self) -> bool:
+        """Whether a fit draws at random whatever its h and S."""
+        return issubclass(self.estimator, (MoMKDE, ScreenedKDE))
+
+    @property
+    def share_in_fit(self) -> bool:
+        """Whether the stated share changes the fit beyond the S and h chosen from it."""
+        return self.share is not None and not issubclass(self.estimator, MoMKDE)
 
 
 #: The detector of ``OutlierDetector()``, ``make_detector()``, ``momkde score`` and the app's
@@ -221,6 +250,7 @@ _REGISTRY: tuple[Method, ...] = (
         share="below_half",
         table_name="screened_kde",
         sweep_bandwidth="own",
+        own_bandwidth="cv",
     ),
     Method(
         "mom_kde_auto_cv",

@@ -141,3 +141,21 @@ def test_needed_parameters_and_shares_are_checked():
         build_estimator("lof", contamination=0.1)
     assert build_estimator("spkde", contamination=0.5).contamination == 0.5
     assert build_estimator("mom_kde_auto_est", contamination=0.1).contamination == "auto"
+
+
+@pytest.mark.parametrize("name", DETECTOR_METHODS)
+def test_share_in_fit_says_whether_the_share_changes_a_fit_at_a_given_h_and_s(name):
+    """What the app reads from the registry to key its cached fits: with h and S given,
+    a method's fit changes with the stated share exactly when ``share_in_fit`` says so (a
+    cluster of outliers, which the screened KDE's screen sets aside by the share stated)."""
+    X = make_contaminated("regular_gaussian", n_inliers=300, ratio=0.2, random_state=0).X
+    method = METHODS[name]
+    given = {"bandwidth": 0.5, **({"n_blocks": 5} if method.auto_blocks else {})}
+    scores = [
+        build_estimator(name, contamination=c, random_state=0, **given).fit(X).score_samples(X)
+        for c in (0.1, 0.2)
+    ]
+    # the same estimator, data and seed: a share that is not read gives the same numbers to
+    # round-off (the fit runs the same operations)
+    same = np.allclose(scores[0], scores[1], rtol=1e-12, atol=1e-12)
+    assert same != method.share_in_fit
