@@ -276,7 +276,7 @@ def test_your_data_flags_follow_the_chosen_method():
 
 def test_method_codes_in_the_url_and_old_links():
     """The Methods pickers write method keys into the URL; a link holding the old display
-    labels still selects the same methods."""
+    labels, or a method's former code, still selects the same methods."""
     at = open_app("app_pages/explore.py", methods=["kde", "mom_kde"])
     assert at.sidebar.multiselect(key="methods").value == ["kde", "mom_kde"]
     assert at.sidebar.multiselect(key="methods").options == [
@@ -291,6 +291,9 @@ def test_method_codes_in_the_url_and_old_links():
     )
     assert old.sidebar.multiselect(key="methods").value == ["kde", "mom_kde_rule"]
     assert set(names(figures(old)[0])) >= {"KDE", "MoM-KDE (S rule, CV h)"}
+    renamed = open_app("app_pages/real_data.py", sets=["iris"], methods=["mom_kde_auto"])
+    assert renamed.sidebar.multiselect(key="methods").value == ["mom_kde"]  # its former code
+    assert "MoM-KDE" in names(figures(renamed)[0])
 
 
 def test_screened_kde_settings_and_cache_keys():
