@@ -121,10 +121,12 @@ def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
 
 
 #: Links made before the methods had codes hold their display labels ("MoM-KDE (S rule, CV h)");
-#: links made before a method was renamed hold its former code (the registry's ALIASES).
+#: links made before a method was renamed hold its former code (the registry's ALIASES) or,
+#: older still, its former label.
 _METHOD_OF_LABEL: dict[str, str] = {
     **{m.label: name for name, m in METHODS.items()},
     **ALIASES,
+    "MoM-KDE (auto)": "mom_kde",
 }
 
 
