@@ -44,7 +44,7 @@ SCREENED_RESULTS = RESULTS_DIR / "real_honest_screened.csv.gz"
 #: The methods whose h is the one cross-validated on the contaminated sample, and those told
 #: the guessed share (the robust h is chosen for it), in the Methods box's order.
 CV_H = ("kde", "mom_kde_rule", "mom_kde_oracle", "rkde", "spkde")
-TOLD = ("mom_kde_auto", "kde_robust", "spkde", "screened_kde")
+TOLD = ("mom_kde", "kde_robust", "spkde", "screened_kde")
 STEPS = {0.05: [round(0.05 * k, 2) for k in range(1, 11)], 0.1: [0.1, 0.2, 0.3, 0.4, 0.5]}
 #: The ADBench table's short column names (its columns fit a projector's width).
 ADBENCH_SHORT = {
@@ -194,7 +194,7 @@ methods = methods_select(
     side,
     SWEEP_METHODS,
     default=SWEEP_DEFAULTS,
-    help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h (the library's defaults). "
+    help="MoM-KDE: S = 2⌈εn⌉+1 and the robust h (the library's defaults). "
     "MoM-KDE (S rule): a held-out S rule with the shared CV h. Screened KDE: MoM-KDE as a "
     "screen, then a KDE with its own CV h on the rows kept (stored at three ratios).",
 )

@@ -22,9 +22,9 @@ FIGURES = {
     "kl_f_fhat": "KL(f ‖ f̂): mass of the true density the estimate misses.",
     "auc": "AUC of the density as an outlier score (higher is better; dotted: chance).",
 }
-#: The guide S > 2|O| and the auto S: why MoM-KDE (auto) depends on the share it is told.
+#: The guide S > 2|O| and the auto S: why MoM-KDE depends on the share it is told.
 GUIDE = (
-    "MoM-KDE (auto) takes S = 2⌈εn⌉+1 from the stated share ε, so it meets the guide S > 2|O| "
+    "MoM-KDE takes S = 2⌈εn⌉+1 from the stated share ε, so it meets the guide S > 2|O| "
     "where ε is at least the true ratio."
 )
 #: Why a scheme favours or defeats MoM-KDE: the mechanism only; who wins at which ratio is
@@ -35,7 +35,7 @@ SCHEME_WHY = {
     "regular_gaussian": "Gaussian outliers between the modes form a bump, which the median drops "
     "while fewer than half of the blocks hold an outlier (S > 2|O|). " + GUIDE,
     "thin_gaussian": "A thin spike captures the cross-validated h (it shrinks to fit the spike): the "
-    "methods sharing that h cannot help, while MoM-KDE (auto) and the KDE with the robust h choose "
+    "methods sharing that h cannot help, while MoM-KDE and the KDE with the robust h choose "
     "an h the spike cannot capture. " + GUIDE,
     "adversarial": WHY["adversarial"].format(share=0.39),
 }
@@ -88,10 +88,10 @@ methods = methods_select(
     side,
     SWEEP_METHODS,
     default=SWEEP_DEFAULTS,
-    help="MoM-KDE (auto): S = 2⌈εn⌉+1 and the robust h, the library's defaults. "
+    help="MoM-KDE: S = 2⌈εn⌉+1 and the robust h, the library's defaults. "
     "MoM-KDE (S rule): a held-out S rule with the CV h. The oracle tries 20 "
     "values of S and keeps the best JS (it needs the true density, as in the paper). "
-    "Screened KDE: MoM-KDE (auto) as a screen, then a KDE with its own CV h "
+    "Screened KDE: MoM-KDE as a screen, then a KDE with its own CV h "
     "on the rows kept.",
 )
 seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
@@ -144,9 +144,7 @@ with user_errors():
         protocol=protocol,
         contamination=None if share == "true" else "guess",
     )
-    challenger = next(
-        (m for m in ("mom_kde_auto", "mom_kde_rule") if m in set(results["method"])), None
-    )
+    challenger = next((m for m in ("mom_kde", "mom_kde_rule") if m in set(results["method"])), None)
     verdicts = {metric: sweep_verdicts(results, metric, challenger) for metric in FIGURES}
     box = [verdicts[m].versus_kde for m in ("js", "auc") if verdicts[m].versus_kde]
     st.info(" ".join([f"{SCHEME_LABELS[scheme]}.", *box]), icon=":material/lightbulb:")

@@ -238,16 +238,16 @@ def measure_times(
     replayed (Streamlit raises on the next run that hits the cache).
     """
     rows = []
-    total = len(sizes) * len(compute.METHODS)
+    total = len(sizes) * len(compute.COMPARED_METHODS)
     for i, n in enumerate(sizes):
-        for j, method in enumerate(compute.METHODS):
+        for j, method in enumerate(compute.COMPARED_METHODS):
             n_rows, fit, evaluate = _fit_and_evaluate_seconds(method, n, n_eval, seed)
             rows += [
                 {"method": method, "n": n_rows, "phase": "fit", "seconds": fit},
                 {"method": method, "n": n_rows, "phase": "evaluate", "seconds": evaluate},
             ]
             if progress is not None:
-                progress((i * len(compute.METHODS) + j + 1) / total)
+                progress((i * len(compute.COMPARED_METHODS) + j + 1) / total)
     return pd.DataFrame(rows)
 
 

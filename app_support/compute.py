@@ -24,32 +24,24 @@ from sklearn.base import BaseEstimator
 
 from momkde_core import bandwidth as bandwidth_rules
 from momkde_core import metrics
-from momkde_core._engine._grid import Grid, grid_around
+from momkde_core._engine import Grid, grid_around
 from momkde_core.kernels import get_kernel
-from momkde_core.methods import DEFAULT_DETECTOR, build_estimator, method_label
+from momkde_core.methods import DEFAULT_DETECTOR, METHODS, build_estimator, method_label
 
 #: The estimators the app compares, in display order: detector methods of the registry
 #: (:data:`momkde_core.methods.DETECTOR_METHODS`) fitted with the page's shared h, kernel and S.
-METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
+COMPARED_METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde", "screened_kde")
 #: The methods a page shows until the user picks others: the paper's four (the screened KDE,
 #: a MoM-KDE fit and two cross-validations, is one click away).
 DEFAULT_METHODS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
 #: The Your data page's methods: the library's default detector
 #: (:data:`momkde_core.methods.DEFAULT_DETECTOR`, MoM-KDE with its own S = 21 and Scott's h,
 #: what ``OutlierDetector()`` and ``momkde score`` use) first, then the compared ones. Explore
-#: keeps :data:`METHODS` (a comparison at one shared h).
-YOUR_DATA_METHODS: tuple[str, ...] = (DEFAULT_DETECTOR, *METHODS)
+#: keeps :data:`COMPARED_METHODS` (a comparison at one shared h).
+YOUR_DATA_METHODS: tuple[str, ...] = (DEFAULT_DETECTOR, *COMPARED_METHODS)
 #: The methods Your data scores until the user picks others: the default detector, which
 #: flags the rows, and the paper's four.
 YOUR_DATA_DEFAULTS: tuple[str, ...] = (DEFAULT_DETECTOR, *DEFAULT_METHODS)
-#: Methods whose fit depends on the stated share of outliers (MoM-KDE's depends on it through
-#: S alone, resolved in Settings).
-TOLD_THE_SHARE: tuple[str, ...] = ("spkde", "screened_kde")
-#: Methods drawing at random: MoM-KDE's blocks; the screened KDE's screens and null samples.
-SEEDED: tuple[str, ...] = ("mom_kde", "screened_kde", DEFAULT_DETECTOR)
-#: The screened KDE's own bandwidth rule, applied to the rows it keeps, unless h is set on
-#: the slider (the page's rules select h on all the rows, outliers included).
-SCREENED_RULE = "cv"
 #: Grid resolution per dimension for plots and metrics (1-D, 2-D).
 GRID_POINTS: dict[int, int] = {1: 512, 2: 110}
 
@@ -83,53 +75,59 @@ class Settings:
 
 
 def own_bandwidth(s: Settings) -> bool:
-    """Whether the screened KDE chooses its own h (:data:`SCREENED_RULE` on the rows it keeps):
-    yes for every rule, no when h is a number (the slider's, or a fixed h such as the timing's)."""
+    """Whether a method with a rule of its own (the registry's
+    :attr:`~momkde_core.methods.Method.own_bandwidth`: the screened KDE's, on the rows it
+    keeps) applies it: yes for every rule of the page, no when h is a number (the slider's,
+    or a fixed h such as the timing's). The page's rules select h on all the rows, outliers
+    included."""
     return isinstance(s.bandwidth, str)
 
 
 def relevant(method: str, s: Settings) -> Settings:
     """``s`` with the settings ``method`` ignores reset, so that moving S (or the stated share,
-    for the methods not told it) does not invalidate the cached fits of the methods it does not
-    concern. The screened KDE keeps the bandwidth only as "its own rule" or the slider's h."""
-    bandwidth = (
-        "" if method != "screened_kde" else SCREENED_RULE if own_bandwidth(s) else s.bandwidth
-    )
+    for the methods whose fit does not read it) does not invalidate the cached fits of the
+    methods it does not concern. A method with a rule of its own keeps the bandwidth only as
+    that rule or the slider's h. What each method reads is the registry's
+    (:class:`~momkde_core.methods.Method`): S when it is chosen at fit (``auto_blocks``),
+    the share when its fit reads it (``share_in_fit``), the seed when it draws at random
+    (``seeded``)."""
+    method_ = METHODS[method]
+    rule = method_.own_bandwidth
     return replace(
         s,
-        bandwidth=bandwidth,
-        n_blocks=s.n_blocks if method == "mom_kde" else 1,
-        contamination=s.contamination if method in TOLD_THE_SHARE else 0.0,
-        seed=s.seed if method in SEEDED else 0,
+        bandwidth="" if rule is None else rule if own_bandwidth(s) else s.bandwidth,
+        n_blocks=s.n_blocks if method_.auto_blocks else 1,
+        contamination=s.contamination if method_.share_in_fit else 0.0,
+        seed=s.seed if method_.seeded else 0,
         auto_blocks=False,
     )
 
 
 def make_estimator(method: str, h: float, s: Settings) -> BaseEstimator:
     """The registry's estimator ``method`` (:func:`momkde_core.methods.build_estimator`, one
-    of :data:`METHODS`) with bandwidth ``h`` (already selected) and the settings ``s``.
+    of :data:`YOUR_DATA_METHODS`) with bandwidth ``h`` (already selected) and the settings ``s``.
 
-    MoM-KDE gets S from the settings; the methods of :data:`SEEDED` get the seed. The
-    default detector (:data:`~momkde_core.methods.DEFAULT_DETECTOR`) is the library's, with
-    its own S, h and Gaussian kernel (``h``, S and the kernel are ignored), seeded. The
-    screened KDE is told the stated share and uses its own rule on the rows it keeps
-    (:func:`own_bandwidth`), ``h`` only when the settings hold a number; its screen is
-    ScreenedKDE's default (MoM-KDE with S auto and the robust h for that share).
+    A method whose S is chosen at fit (MoM-KDE) gets S from the settings; the methods that
+    draw at random get the seed. The default detector
+    (:data:`~momkde_core.methods.DEFAULT_DETECTOR`) is the library's, with its own S, h and
+    Gaussian kernel (``h``, S and the kernel are ignored), seeded. A method with a rule of
+    its own (the screened KDE) applies it to the rows it keeps (:func:`own_bandwidth`),
+    ``h`` only when the settings hold a number; the screened KDE's screen is its default
+    (MoM-KDE with S auto and the robust h for the stated share).
     """
     if method not in YOUR_DATA_METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(YOUR_DATA_METHODS)}")
     if method == DEFAULT_DETECTOR:  # the library's default, as OutlierDetector() fits it
         return build_estimator(method, contamination=s.contamination, random_state=s.seed)
-    params = {
-        "bandwidth": SCREENED_RULE if method == "screened_kde" and own_bandwidth(s) else h,
-        "kernel": s.kernel,
-    }
-    if method == "mom_kde":
+    method_ = METHODS[method]
+    rule = method_.own_bandwidth
+    params = {"bandwidth": rule if rule is not None and own_bandwidth(s) else h, "kernel": s.kernel}
+    if method_.auto_blocks:
         params["n_blocks"] = s.n_blocks
     return build_estimator(
         method,
         contamination=s.contamination,
-        random_state=s.seed if method in SEEDED else None,
+        random_state=s.seed if method_.seeded else None,
         **params,
     )
 
@@ -251,11 +249,11 @@ def fit_evaluate(
         out = {"grid": est.pdf_grid(*axes)}
         if score_points:
             out["scores"] = est.score_samples(X)
-    if method == "mom_kde":
+    if METHODS[method].auto_blocks:  # MoM-KDE at the page's S
         out["median_mass"] = float(np.exp(est.log_norm_))
         if with_blocks:
             out["blocks"] = est.block_pdf_grid(*axes) / np.exp(est.log_norm_)
-    if method == "screened_kde":
+    if hasattr(est, "inlier_mask_"):  # the screened KDE: its own h and the rows it kept
         out["bandwidth"] = np.broadcast_to(est.bandwidth_, X.shape[1]).astype(float)
         out["kept"] = np.asarray(est.inlier_mask_, bool)
     out["warnings"] = tuple(f"{method_label(method)}: {message}" for message in said)

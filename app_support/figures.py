@@ -74,7 +74,7 @@ def _explore_1d(
     view: ExploreView, curves: dict[str, np.ndarray], scheme: str, log_y: bool
 ) -> tuple[go.Figure, str]:
     data = view.data
-    blocks = view.results["mom_kde"].get("blocks") if "mom_kde" in view.results else None
+    blocks = next((r["blocks"] for r in view.results.values() if "blocks" in r), None)
     dashes, twins_note = coinciding_curves(
         {m: curves[m] for m in legend_order(curves)},
         log_density_floor(_peak(curves)) if log_y else None,

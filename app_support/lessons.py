@@ -252,7 +252,7 @@ def fit_and_evaluate_seconds(
     Parameters
     ----------
     method : str
-        A key of :data:`~app_support.compute.METHODS`.
+        A key of :data:`~app_support.compute.COMPARED_METHODS`.
     n : int
         The size asked for: 0.9 n inliers and their 10 % of outliers.
     n_eval : int

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from momkde_core.cli._scan import dates_as_days
-from momkde_core.estimators._mixed import MAX_LEVELS
+from momkde_core.estimators._mixed_columns import MAX_LEVELS
 from momkde_core.io import numeric_matrix
 
 from .compute import row_sample, standardized
@@ -138,7 +138,7 @@ def detector_input(
 
 def categorical_problem(frame: pd.DataFrame, column: Hashable) -> str | None:
     """Why ``column`` of ``frame`` cannot be scored as categorical, or None: more levels
-    than a categorical column may have (:data:`~momkde_core.estimators._mixed.MAX_LEVELS`).
+    than a categorical column may have (:data:`~momkde_core.estimators._mixed_columns.MAX_LEVELS`).
 
     Examples
     --------

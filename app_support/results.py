@@ -22,7 +22,7 @@ RESULTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "results"
 #: registry's names: :data:`momkde_core.methods.METHODS`).
 SWEEP_METHODS: tuple[str, ...] = (
     "kde",
-    "mom_kde_auto",
+    "mom_kde",
     "kde_robust",
     "mom_kde_rule",
     "mom_kde_oracle",
@@ -31,7 +31,7 @@ SWEEP_METHODS: tuple[str, ...] = (
     "screened_kde",
 )
 #: The methods those pages draw until the user picks others.
-SWEEP_DEFAULTS: tuple[str, ...] = ("kde", "mom_kde_auto", "rkde", "spkde")
+SWEEP_DEFAULTS: tuple[str, ...] = ("kde", "mom_kde", "rkde", "spkde")
 
 
 @one_at_a_time

@@ -34,7 +34,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from momkde_core import OutlierDetector, make_detector
-from momkde_core.bandwidth._robust import n_blocks_for
+from momkde_core.bandwidth import n_blocks_for
 from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, _lower_quantile, most_blamed
 from momkde_core.estimators._base import TINY_BLOCKS
 from momkde_core.methods import DEFAULT_DETECTOR, METHODS, build_estimator, method_label
@@ -310,7 +310,7 @@ def blocks_of(method: str, s: Settings, n: int) -> int:
     >>> [blocks_of(m, settings, 100) for m in ("mom_kde", "mom_kde_21", "screened_kde", "kde")]
     [7, 21, 21, 1]
     """
-    if method == "mom_kde":
+    if METHODS[method].auto_blocks:  # MoM-KDE: the S the page resolved
         return s.n_blocks
     if method == "screened_kde":
         return n_blocks_for(n, s.contamination)

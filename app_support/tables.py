@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from momkde_core.cli._scan import column_kinds
-from momkde_core.estimators._mixed import MAX_LEVELS
+from momkde_core.estimators._mixed_columns import MAX_LEVELS
 
 #: Names that make a column the label, when it also has few distinct values (not "y": in many
 #: tables y is a coordinate or a continuous target).

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from momkde_core._engine._grid import Grid
+from momkde_core._engine import Grid
 from momkde_core.bandwidth import n_blocks_for
 from momkde_core.synthetic import SCHEMES, ContaminatedSample, make_contaminated
 

@@ -21,9 +21,8 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from momkde_core.bandwidth._robust import n_blocks_for
-from momkde_core.methods import METHODS as REGISTRY
-from momkde_core.methods import method_label
+from momkde_core.bandwidth import n_blocks_for
+from momkde_core.methods import ALIASES, METHODS, method_label
 from momkde_core.synthetic import SCHEMES
 
 from .captions.your_data import sample_banner
@@ -40,7 +39,7 @@ from .choices import (
     UPLOAD,
     block_options,
 )
-from .compute import DEFAULT_METHODS, METHODS, Settings
+from .compute import COMPARED_METHODS, DEFAULT_METHODS, Settings
 from .keys import ESTIMATOR as KEY
 from .keys import YOUR_DATA
 from .scoring import pointer_to_cli, size_text
@@ -122,23 +121,29 @@ def scheme_select(container=st, schemes: tuple[str, ...] = SCHEMES) -> str:
     return scheme
 
 
-#: Links made before the methods had codes hold their display labels ("MoM-KDE (S rule, CV h)").
-_METHOD_OF_LABEL: dict[str, str] = {m.label: name for name, m in REGISTRY.items()}
+#: Links made before the methods had codes hold their display labels ("MoM-KDE (S rule, CV h)");
+#: links made before a method was renamed hold its former code (the registry's ALIASES) or,
+#: older still, its former label.
+_METHOD_OF_LABEL: dict[str, str] = {
+    **{m.label: name for name, m in METHODS.items()},
+    **ALIASES,
+    "MoM-KDE (auto)": "mom_kde",
+}
 
 
 def methods_select(
     container=st,
-    options: tuple[str, ...] = METHODS,
+    options: tuple[str, ...] = COMPARED_METHODS,
     default: tuple[str, ...] = DEFAULT_METHODS,
     help: str | None = None,
 ) -> list[str]:
     """The methods to show, picked by their codes, which the URL holds: the method keys
     (``kde``, ``mom_kde``, ``rkde``, ``spkde``, ``screened_kde``, as ``momkde score`` names them; the sweeps add
-    ``mom_kde_auto``, ``mom_kde_rule``...). The figures' legends give the full names, and the
+    ``mom_kde_rule``, ``mom_kde_oracle``...). The figures' legends give the full names, and the
     help (``help``, then each code's name) explains them.
 
-    A link that still holds display labels (the widget would drop them as unknown) selects the
-    methods they name: on the first run, their codes are set as the widget's value. Streamlit
+    A link that still holds display labels or a method's former code (the widget would drop
+    them as unknown) selects the methods they name: on the first run, their codes are set as the widget's value. Streamlit
     drops the old labels from the address bar and writes the codes at the next change of the
     choice. An empty choice is returned as it is: each page decides what that means.
     """

@@ -26,6 +26,9 @@ built one factor at a time. The factors of a chunk of rows come from numpy's vec
 the products, sums and medians are compiled (numba), a row at a time, the rows split over
 the engine's threads. A median below 1e-290 (where flushed terms could matter) is recomputed
 in log space.
+
+:func:`most_blamed` turns a row's values into the columns ``momkde score --explain`` writes:
+its most-blamed features by name.
 """
 
 from __future__ import annotations
@@ -57,7 +60,8 @@ DEFAULT_PERMUTATIONS = 256
 CHUNK_VALUES = 2**22
 #: Kernel factors computed at once per worker thread (8 MiB of float64).
 FACTOR_VALUES = 2**20
-METHODS = ("auto", "exact", "permutation")
+#: The algorithms of ``method``: exact Shapley values, sampled orders, or by the features' count.
+ALGORITHMS = ("auto", "exact", "permutation")
 
 
 def explain_log_density(
@@ -112,8 +116,8 @@ def explain_log_density(
     True
     """
     fitted = _check_estimator(estimator)
-    if not (isinstance(method, str) and method in METHODS):
-        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    if not (isinstance(method, str) and method in ALGORITHMS):
+        raise ValueError(f"method must be one of {', '.join(ALGORITHMS)}; got {method!r}")
     if not isinstance(n_permutations, Integral) or isinstance(n_permutations, bool):
         raise ValueError(f"n_permutations must be an integer >= 1, got {n_permutations!r}")
     if n_permutations < 1:
@@ -444,3 +448,61 @@ def _orders(d: int, n: int, random_state) -> np.ndarray:
     rng = check_random_state(random_state)
     drawn = np.array([rng.permutation(d) for _ in range((n + 1) // 2)])
     return np.stack([drawn, drawn[:, ::-1]], axis=1).reshape(-1, d)[:n]
+
+
+def most_blamed(
+    contributions: ArrayLike, feature_names: ArrayLike, top: int = 1
+) -> dict[str, np.ndarray]:
+    """Each row's ``top`` most-blamed features and their contributions, as named columns.
+
+    The columns ``momkde score --explain`` writes and the app's download carries, from the
+    output of :meth:`OutlierDetector.explain`.
+
+    Parameters
+    ----------
+    contributions : array-like of shape (n, d)
+        Each row's contributions (nats), as :meth:`OutlierDetector.explain` returns them.
+    feature_names : array-like of shape (d,)
+        The features' names, in the columns' order.
+    top : int, default 1
+        How many features to name per row, from the most blamed; at most d.
+
+    Returns
+    -------
+    columns : dict of str to ndarray of shape (n,)
+        ``blame_1``, ``blame_1_nats``, ..., ``blame_<top>``, ``blame_<top>_nats``, in that
+        order: the k-th largest contribution's feature name (text) and its value. A row
+        beyond every kernel's reach has +inf on the features out of reach (named first) and
+        NaN on the others: a NaN contribution comes last and is left unnamed ("").
+
+    Raises
+    ------
+    ValueError
+        ``contributions`` not 2-D, names not one per feature, or ``top`` not in 1 .. d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from momkde_core.detector import most_blamed
+    >>> columns = most_blamed(np.array([[0.5, 7.0, -0.2]]), ["a", "b", "c"], top=2)
+    >>> list(columns)
+    ['blame_1', 'blame_1_nats', 'blame_2', 'blame_2_nats']
+    >>> columns["blame_1"][0], float(columns["blame_1_nats"][0])
+    ('b', 7.0)
+    """
+    values = np.asarray(contributions, dtype=float)
+    names = np.array([str(name) for name in np.asarray(feature_names, dtype=object)], dtype=object)
+    if values.ndim != 2 or names.shape != values.shape[1:]:
+        raise ValueError(
+            f"contributions must be of shape (n, d) with one name per feature; got shape "
+            f"{values.shape} and {names.size} name(s)"
+        )
+    if not isinstance(top, Integral) or isinstance(top, bool) or not 1 <= top <= values.shape[1]:
+        raise ValueError(f"top must be an integer from 1 to {values.shape[1]}, got {top!r}")
+    order = np.argsort(-values, axis=1, kind="stable")[:, :top]  # (NaN last)
+    columns = {}
+    for k in range(top):
+        value = np.take_along_axis(values, order[:, k : k + 1], 1)[:, 0]
+        columns[f"blame_{k + 1}"] = np.where(np.isnan(value), "", names[order[:, k]])
+        columns[f"blame_{k + 1}_nats"] = value
+    return columns

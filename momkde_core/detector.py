@@ -10,24 +10,26 @@ MoM-KDE does not (as long as they sit in fewer than half of its blocks). The def
 estimator, ``MoMKDE(n_blocks=21, bandwidth="scott")``, needs no share of outliers to rank the
 rows.
 
-:func:`make_detector` maps the method names of ``momkde score`` and the app (:data:`METHODS`,
-the registry's :data:`~momkde_core.methods.DETECTOR_METHODS`) to detectors, built by
+:func:`make_detector` maps the method names of ``momkde score`` and the app (the registry's
+:data:`~momkde_core.methods.DETECTOR_METHODS`) to detectors, built by
 :func:`~momkde_core.methods.build_estimator`, so that both use the same estimators with the
 same settings.
 """
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._explain import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, explain_log_density
-from .bandwidth._robust import MAX_CONTAMINATION
+from ._explain import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, explain_log_density, most_blamed
+from ._validation import is_int, is_number
+from .bandwidth import MAX_CONTAMINATION
 from .estimators._base import _seeded_clone
 from .methods import DEFAULT_DETECTOR, DETECTOR_METHODS, build_estimator
 
@@ -39,8 +41,6 @@ __all__ = [
     "most_blamed",
 ]
 
-#: Method names of ``momkde score`` and the app, in the order they are listed.
-METHODS: tuple[str, ...] = DETECTOR_METHODS
 #: Rows x blocks scored per call: MoM-KDE holds its S block values for every row it scores
 #: (S = 4001 and 20 000 rows: 640 MB of float64 at once; in batches, 32 MB whatever the rows).
 BATCH_VALUES = 2**22
@@ -152,6 +152,13 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
     0
     """
 
+    _parameter_constraints: dict = {  # (scikit-learn's constraints, checked in fit)
+        "estimator": [HasMethods(["fit", "score_samples"]), None],
+        "contamination": [Interval(Real, 0.0, MAX_CONTAMINATION, closed="right")],
+        "random_state": ["random_state"],
+        "max_samples": "no_validation",  # (resolved with the rows at hand: _fit_rows)
+    }
+
     def __init__(
         self,
         estimator: BaseEstimator | None = None,
@@ -182,12 +189,11 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            ``contamination`` outside (0, 0.5] (worded as scikit-learn's for
-            IsolationForest), or 0.5 with the default MoM-KDE (a median needs a share below
-            one half); the estimator's score of a training row is NaN (no threshold can be
-            set); and whatever the estimator's ``fit`` raises for X.
-        TypeError
-            ``estimator`` has no ``score_samples`` method.
+            A parameter outside its declared constraints (``_parameter_constraints``:
+            ``contamination`` outside (0, 0.5], an ``estimator`` without ``fit`` and
+            ``score_samples``; scikit-learn's InvalidParameterError, also a TypeError); the
+            estimator's score of a training row is NaN (no threshold can be set); and
+            whatever the estimator's ``fit`` raises for X.
 
         Examples
         --------
@@ -200,7 +206,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         >>> bool(np.isfinite(detector.offset_)), detector.n_features_in_
         (True, 1)
         """
-        _check_contamination(self.contamination)
+        self._validate_params()
         n = _n_rows(X)
         fit_rows = _fit_rows(self.max_samples, n, self.estimator is None)
         X_fit = X
@@ -213,12 +219,6 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
             )
             if 0 < fit_rows < estimator.n_blocks:  # (a block per row: a median of kernels)
                 estimator.set_params(n_blocks=fit_rows)
-        elif not callable(getattr(self.estimator, "score_samples", None)):
-            raise TypeError(
-                f"estimator must have a score_samples method (a density estimator "
-                f"such as KDE, MoMKDE or sklearn's KernelDensity); "
-                f"{type(self.estimator).__name__} has none"
-            )
         else:
             estimator = _seeded_clone(self.estimator, self.random_state)
         if "normalize" in estimator.get_params(deep=False):
@@ -456,7 +456,7 @@ def make_detector(
     ----------
     method : {"mom_kde_21", "kde", "mom_kde", "rkde", "spkde", "screened_kde"}, \
 default "mom_kde_21"
-        One of :data:`METHODS`; the estimator is the registry's
+        One of :data:`~momkde_core.methods.DETECTOR_METHODS`; the estimator is the registry's
         (:func:`~momkde_core.methods.build_estimator`). ``mom_kde_21``:
         ``OutlierDetector()`` itself, whose estimator is MoMKDE(n_blocks=21,
         bandwidth="scott") (one block per row on fewer than 21 rows);
@@ -503,27 +503,13 @@ default "mom_kde_21"
     ...
     ValueError: unknown method 'lof'; allowed: mom_kde_21, kde, mom_kde, rkde, spkde, screened_kde
     """
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(METHODS)}")
-    _check_contamination(contamination)
+    if method not in DETECTOR_METHODS:
+        raise ValueError(f"unknown method {method!r}; allowed: {', '.join(DETECTOR_METHODS)}")
+    OutlierDetector(contamination=contamination)._validate_params()  # before any work
     if method == DEFAULT_DETECTOR:  # OutlierDetector's own default (a block per row on few rows)
         return OutlierDetector(contamination=contamination, random_state=random_state)
     estimator = build_estimator(method, contamination=contamination, random_state=random_state)
     return OutlierDetector(estimator, contamination=contamination)
-
-
-def _check_contamination(contamination) -> None:
-    """ValueError, worded as scikit-learn's for IsolationForest, unless in (0, 0.5]."""
-    ok = (
-        isinstance(contamination, Real)
-        and not isinstance(contamination, bool)
-        and 0.0 < contamination <= MAX_CONTAMINATION
-    )
-    if not ok:
-        raise ValueError(
-            "The 'contamination' parameter of OutlierDetector must be a float in "
-            f"the range (0.0, 0.5]. Got {contamination!r} instead."
-        )
 
 
 def _fit_rows(max_samples, n: int, default_estimator: bool) -> int:
@@ -534,11 +520,11 @@ def _fit_rows(max_samples, n: int, default_estimator: bool) -> int:
         cap = DEFAULT_MAX_SAMPLES if default_estimator else None
     elif max_samples is None:
         cap = None
-    elif isinstance(max_samples, Integral) and not isinstance(max_samples, bool):
+    elif is_int(max_samples):
         if max_samples < 1:
             raise ValueError(f"max_samples must be at least 1, got {max_samples!r}")
         cap = int(max_samples)
-    elif isinstance(max_samples, Real) and not isinstance(max_samples, bool):
+    elif is_number(max_samples):
         if not 0.0 < max_samples <= 1.0:
             raise ValueError(f"a float max_samples must be in (0, 1], got {max_samples!r}")
         cap = max(1, int(max_samples * n))
@@ -595,60 +581,3 @@ def _lower_quantile(scores: np.ndarray, share: float) -> float:
     if np.isnan(q) or np.isneginf(q):
         q = np.percentile(scores, 100.0 * share, method="higher")
     return float(q)
-
-
-def most_blamed(
-    contributions: ArrayLike, feature_names: ArrayLike, top: int = 1
-) -> dict[str, np.ndarray]:
-    """Each row's ``top`` most-blamed features and their contributions, as named columns.
-
-    The columns ``momkde score --explain`` writes and the app's download carries, from the
-    output of :meth:`OutlierDetector.explain`.
-
-    Parameters
-    ----------
-    contributions : array-like of shape (n, d)
-        Each row's contributions (nats), as :meth:`OutlierDetector.explain` returns them.
-    feature_names : array-like of shape (d,)
-        The features' names, in the columns' order.
-    top : int, default 1
-        How many features to name per row, from the most blamed; at most d.
-
-    Returns
-    -------
-    columns : dict of str to ndarray of shape (n,)
-        ``blame_1``, ``blame_1_nats``, ..., ``blame_<top>``, ``blame_<top>_nats``, in that
-        order: the k-th largest contribution's feature name (text) and its value. A row
-        beyond every kernel's reach has +inf on the features out of reach (named first) and
-        NaN on the others: a NaN contribution comes last and is left unnamed ("").
-
-    Raises
-    ------
-    ValueError
-        ``contributions`` not 2-D, names not one per feature, or ``top`` not in 1 .. d.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> columns = most_blamed(np.array([[0.5, 7.0, -0.2]]), ["a", "b", "c"], top=2)
-    >>> list(columns)
-    ['blame_1', 'blame_1_nats', 'blame_2', 'blame_2_nats']
-    >>> columns["blame_1"][0], float(columns["blame_1_nats"][0])
-    ('b', 7.0)
-    """
-    values = np.asarray(contributions, dtype=float)
-    names = np.array([str(name) for name in np.asarray(feature_names, dtype=object)], dtype=object)
-    if values.ndim != 2 or names.shape != values.shape[1:]:
-        raise ValueError(
-            f"contributions must be of shape (n, d) with one name per feature; got shape "
-            f"{values.shape} and {names.size} name(s)"
-        )
-    if not isinstance(top, Integral) or isinstance(top, bool) or not 1 <= top <= values.shape[1]:
-        raise ValueError(f"top must be an integer from 1 to {values.shape[1]}, got {top!r}")
-    order = np.argsort(-values, axis=1, kind="stable")[:, :top]  # (NaN last)
-    columns = {}
-    for k in range(top):
-        value = np.take_along_axis(values, order[:, k : k + 1], 1)[:, 0]
-        columns[f"blame_{k + 1}"] = np.where(np.isnan(value), "", names[order[:, k]])
-        columns[f"blame_{k + 1}_nats"] = value
-    return columns

@@ -36,7 +36,7 @@ from functools import cache
 import numpy as np
 from scipy import integrate, special
 
-from ._validation import InvalidParameterError
+from ._validation import Rule, check_parameters
 
 KERNEL_ALIASES = {"uniform": "tophat", "triangular": "linear"}
 EXP_FLOOR = -700.0  # linear kernel values below e^-700 are flushed to 0 (see flushed_exp)
@@ -319,6 +319,24 @@ KERNELS: dict[str, Kernel] = {
 ``uniform`` and ``triangular``). The module's Examples list them by capability."""
 
 
+def _names_a_kernel(value, _) -> bool:
+    """A kernel of :data:`KERNELS` or an alias, in any case (a string)."""
+    return KERNEL_ALIASES.get(value.lower(), value.lower()) in KERNELS
+
+
+#: The ``kernel`` parameter's constraints (the estimators' tables): a string, naming a kernel.
+KERNEL_CONSTRAINTS = (
+    Rule(
+        lambda value, _: isinstance(value, str),
+        "kernel must be a string, got {value!r}; allowed: " + str(sorted(KERNELS)),
+    ),
+    Rule(
+        _names_a_kernel,
+        "unknown kernel {value!r}; allowed: " + ", ".join(sorted(KERNELS) + sorted(KERNEL_ALIASES)),
+    ),
+)
+
+
 def get_kernel(name: str) -> Kernel:
     """The kernel called ``name``.
 
@@ -351,12 +369,5 @@ def get_kernel(name: str) -> Kernel:
         ...
     momkde_core.InvalidParameterError: unknown kernel 'box'; ...
     """
-    if not isinstance(name, str):
-        raise InvalidParameterError(
-            f"kernel must be a string, got {name!r}; allowed: {sorted(KERNELS)}"
-        )
-    key = KERNEL_ALIASES.get(name.lower(), name.lower())
-    if key not in KERNELS:
-        allowed = sorted(KERNELS) + sorted(KERNEL_ALIASES)
-        raise InvalidParameterError(f"unknown kernel {name!r}; allowed: {', '.join(allowed)}")
-    return KERNELS[key]
+    check_parameters({"kernel": KERNEL_CONSTRAINTS}, {"kernel": name})
+    return KERNELS[KERNEL_ALIASES.get(name.lower(), name.lower())]

@@ -7,11 +7,15 @@ paper's experiments measure (:data:`EXPERIMENT_METHODS`). :func:`build_estimator
 estimator behind a name, :func:`method_label` gives the name figures show.
 
 One name, one estimator. ``mom_kde`` is MoM-KDE as a user runs it, with S and h from the
-stated share of outliers (``MoMKDE(n_blocks="auto")``). The experiments' label-free S rule
-with the shared cross-validated h is ``mom_kde_rule``; its results tables (those of
-``momkde reproduce``, and the stored ones of ``docs/results/``) call it ``mom_kde``, as
-``momkde reproduce --methods`` does: :attr:`Method.table_name` is that name,
-:func:`from_table` and :func:`with_registry_names` read it back.
+stated share of outliers (``MoMKDE(n_blocks="auto")``), in the detectors and the experiments
+alike; ``mom_kde_auto``, its former name in the registry, is an alias (:data:`ALIASES`).
+The results tables (those of ``momkde reproduce``, and the stored ones of ``docs/results/``)
+keep the names they were written with, which ``momkde reproduce --methods`` takes: there
+the library's MoM-KDE is ``mom_kde_auto`` and ``mom_kde`` is the label-free S rule with the
+shared cross-validated h (the registry's ``mom_kde_rule``). :attr:`Method.table_name` is a
+method's name in the tables; :func:`from_table` and :func:`with_registry_names` read a
+table's names back into the registry's, so that no code reads a table's ``mom_kde`` as the
+registry's.
 
 Examples
 --------
@@ -22,6 +26,8 @@ Examples
 'MoMKDE'
 >>> from_table("mom_kde"), method_label(from_table("mom_kde"))
 ('mom_kde_rule', 'MoM-KDE (S rule, CV h)')
+>>> from_table("mom_kde_auto"), METHODS["mom_kde"].table_name
+('mom_kde', 'mom_kde_auto')
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from .bandwidth._robust import MAX_CONTAMINATION
+from .bandwidth._robust import check_contamination
 from .estimators import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE
 
 #: How a method is told the stated share of outliers (:attr:`Method.share`).
@@ -76,11 +82,24 @@ class Method:
         (``n_blocks="auto"``); "rule", the held-out median likelihood
         (:func:`momkde_core.experiments.select_n_blocks`); "oracle", the best S of
         :func:`momkde_core.experiments.oracle_grid` on the true density or the labels.
+    own_bandwidth : str or None, default None
+        The bandwidth rule the method applies itself to the rows it keeps, where the others
+        share one h (the screened KDE's cross-validation after its screen); None for the
+        methods that take the h they are given.
     sweep_bandwidth : {"cv", "block", "robust", "own"}, default "cv"
         How the experiments choose h: "cv", the cross-validated h shared by the methods of a
         sample; "block", that h made block-aware for the method's S
         (:func:`momkde_core.experiments.block_bandwidth`); "robust", the robust h of the
         stated share, computed once per sample; "own", the estimator's own rule (``params``).
+    auto_blocks : bool
+        Whether S is chosen when the estimator is fitted (``n_blocks="auto"``): a caller
+        that resolves S itself (the app's S slider) passes it as ``n_blocks``.
+    seeded : bool
+        Whether a fit draws at random whatever its h and S (MoM-KDE's blocks, the screened
+        KDE's screen): only then does ``random_state`` matter once h is a number.
+    share_in_fit : bool
+        Whether the stated share changes the fit itself (SPKDE's weights, the screened KDE's
+        screen), not only the S and h chosen from it (MoM-KDE's, when S and h are given).
 
     Examples
     --------
@@ -100,20 +119,25 @@ class Method:
     table_name: str | None = None
     sweep_blocks: str | None = None
     sweep_bandwidth: str = "cv"
+    own_bandwidth: str | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
 
+    @property
+    def auto_blocks(self) -> bool:
+        """Whether S is chosen at fit (``n_blocks="auto"``)."""
+        return isinstance(self.params.get("n_blocks"), str)
 
-def _below_half(contamination: float) -> float:
-    """``contamination``, or ValueError from 0.5 on (what a median screen needs)."""
-    if not contamination < MAX_CONTAMINATION:
-        raise ValueError(
-            f"MoM-KDE needs a contamination below {MAX_CONTAMINATION} (at one half "
-            "no median can tell the outliers from the inliers), got "
-            f"{contamination!r}; state a smaller share or wrap another estimator"
-        )
-    return contamination
+    @property
+    def seeded(self) -> bool:
+        """Whether a fit draws at random whatever its h and S."""
+        return issubclass(self.estimator, (MoMKDE, ScreenedKDE))
+
+    @property
+    def share_in_fit(self) -> bool:
+        """Whether the stated share changes the fit beyond the S and h chosen from it."""
+        return self.share is not None and not issubclass(self.estimator, MoMKDE)
 
 
 #: The detector of ``OutlierDetector()``, ``make_detector()``, ``momkde score`` and the app's
@@ -143,10 +167,14 @@ _REGISTRY: tuple[Method, ...] = (
     Method(
         "mom_kde",
         "MoM-KDE",
-        "MoM-KDE, S and h chosen from the stated share of outliers (the library's default)",
+        "MoM-KDE, S and the robust h chosen from the stated share of outliers (the library's "
+        "default)",
         MoMKDE,
         {"n_blocks": "auto"},
         share="below_half",
+        table_name="mom_kde_auto",
+        sweep_blocks="auto",
+        sweep_bandwidth="robust",
     ),
     Method(
         DEFAULT_DETECTOR,
@@ -155,17 +183,6 @@ _REGISTRY: tuple[Method, ...] = (
         "(the detector's default: docs/anomaly.md)",
         MoMKDE,
         {"n_blocks": 21, "bandwidth": "scott"},
-    ),
-    Method(
-        "mom_kde_auto",
-        "MoM-KDE (auto)",
-        "MoM-KDE with S and the robust h from the stated share (the library's default)",
-        MoMKDE,
-        {"n_blocks": "auto"},
-        share="below_half",
-        table_name="mom_kde_auto",
-        sweep_blocks="auto",
-        sweep_bandwidth="robust",
     ),
     Method(
         "mom_kde_rule",
@@ -233,6 +250,7 @@ _REGISTRY: tuple[Method, ...] = (
         share="below_half",
         table_name="screened_kde",
         sweep_bandwidth="own",
+        own_bandwidth="cv",
     ),
     Method(
         "mom_kde_auto_cv",
@@ -296,7 +314,7 @@ EXPERIMENT_METHODS: tuple[str, ...] = (
     "kde",
     "mom_kde_rule",
     "mom_kde_oracle",
-    "mom_kde_auto",
+    "mom_kde",
     "rkde",
     "spkde",
     "screened_kde",
@@ -308,6 +326,9 @@ EXPERIMENT_METHODS: tuple[str, ...] = (
     "mom_kde_auto_est",
     "kde_robust",
 )
+#: Names the registry used before, with the name that replaced them: a link, a script or a
+#: stored choice that holds one still means the same method.
+ALIASES: Mapping[str, str] = MappingProxyType({"mom_kde_auto": "mom_kde"})
 _FROM_TABLE: Mapping[str, str] = MappingProxyType(
     {METHODS[name].table_name: name for name in EXPERIMENT_METHODS}
 )
@@ -319,7 +340,7 @@ def method_label(name: str) -> str:
     Parameters
     ----------
     name : str
-        A name of :data:`METHODS`.
+        A name of :data:`METHODS` (or of :data:`ALIASES`).
 
     Returns
     -------
@@ -329,10 +350,10 @@ def method_label(name: str) -> str:
     Examples
     --------
     >>> from momkde_core.methods import method_label
-    >>> method_label("mom_kde_auto"), method_label("my_method")
-    ('MoM-KDE (auto)', 'my_method')
+    >>> method_label("mom_kde_rule"), method_label("mom_kde_auto"), method_label("my_method")
+    ('MoM-KDE (S rule, CV h)', 'MoM-KDE', 'my_method')
     """
-    method = METHODS.get(name)
+    method = METHODS.get(ALIASES.get(name, name))
     return name if method is None else method.label
 
 
@@ -351,7 +372,7 @@ def build_estimator(
     Parameters
     ----------
     name : str
-        A name of :data:`METHODS`.
+        A name of :data:`METHODS` (or of :data:`ALIASES`).
     contamination : float
         The stated share of outliers, passed as ``contamination`` to the methods told it
         (:attr:`Method.share`); a ``contamination`` in ``params`` takes precedence.
@@ -385,6 +406,7 @@ def build_estimator(
     >>> build_estimator("mom_kde_rule", contamination=0.1, n_blocks=5).n_blocks
     5
     """
+    name = ALIASES.get(name, name)
     if name not in METHODS:
         raise ValueError(f"unknown method {name!r}; allowed: {', '.join(METHODS)}")
     method = METHODS[name]
@@ -395,8 +417,9 @@ def build_estimator(
         )
     kwargs = {**method.params, "random_state": random_state}
     if method.share is not None:
-        told = _below_half(contamination) if method.share == "below_half" else contamination
-        kwargs["contamination"] = told
+        if method.share == "below_half":  # before any work: the estimator's own rule
+            check_contamination(contamination, allow_auto=False)
+        kwargs["contamination"] = contamination
     return method.estimator(**{**kwargs, **params})
 
 
@@ -417,7 +440,7 @@ def from_table(table_name: str) -> str:
     --------
     >>> from momkde_core.methods import from_table
     >>> from_table("mom_kde"), from_table("mom_kde_auto"), from_table("other")
-    ('mom_kde_rule', 'mom_kde_auto', 'other')
+    ('mom_kde_rule', 'mom_kde', 'other')
     """
     return _FROM_TABLE.get(table_name, table_name)
 
@@ -426,8 +449,8 @@ def with_registry_names(results: pd.DataFrame) -> pd.DataFrame:
     """A results table with its ``method`` column in the registry's names (:func:`from_table`).
 
     Figures and tables label and colour methods by the registry's names: read through this,
-    the results tables' ``mom_kde`` (the S rule) is ``mom_kde_rule``, never the detectors'
-    MoM-KDE.
+    the results tables' ``mom_kde`` (the S rule) is ``mom_kde_rule`` and their
+    ``mom_kde_auto`` is ``mom_kde``, the library's MoM-KDE.
 
     Parameters
     ----------
@@ -445,6 +468,6 @@ def with_registry_names(results: pd.DataFrame) -> pd.DataFrame:
     >>> from momkde_core.methods import with_registry_names
     >>> table = pd.DataFrame({"method": ["kde", "mom_kde", "mom_kde_auto"]})
     >>> with_registry_names(table)["method"].tolist()
-    ['kde', 'mom_kde_rule', 'mom_kde_auto']
+    ['kde', 'mom_kde_rule', 'mom_kde']
     """
     return results.assign(method=results["method"].map(from_table))

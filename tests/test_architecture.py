@@ -334,3 +334,33 @@ def test_where_a_change_goes_names_existing_paths() -> None:
             if not ((ROOT / quoted).exists() or (PACKAGE / quoted).exists()):
                 absent.append(quoted)
     assert not absent, f"'Where does a change go' names absent paths: {absent}"
+
+
+#: The project's limit on a source file's length (the contributor guide): a longer file is
+#: split where its parts separate, so that each can be read at once.
+MAX_LINES = 600
+#: Where the limit holds: the library, the app and its helpers, the benchmarks.
+LIMITED = ("momkde_core", "app_support", "app_pages", "benchmarks")
+
+
+def _too_long(paths: list[Path], root: Path = ROOT) -> dict[str, int]:
+    """The files of ``paths`` longer than :data:`MAX_LINES` (relative to ``root``), with
+    their lengths in lines."""
+    lengths = {
+        str(p.relative_to(root)): len(p.read_text(encoding="utf-8").splitlines()) for p in paths
+    }
+    return {name: n for name, n in lengths.items() if n > MAX_LINES}
+
+
+def test_no_source_file_is_longer_than_the_limit() -> None:
+    paths = [ROOT / "app.py", *(p for d in LIMITED for p in sorted((ROOT / d).rglob("*.py")))]
+    too_long = _too_long(paths)
+    assert not too_long, f"split these files (at most {MAX_LINES} lines each): {too_long}"
+
+
+def test_the_length_rule_sees_a_long_file(tmp_path: Path) -> None:
+    """The checker itself: a file one line over the limit is found, one at the limit is not."""
+    over, at = tmp_path / "over.py", tmp_path / "at.py"
+    over.write_text("x = 1\n" * (MAX_LINES + 1))
+    at.write_text("x = 1\n" * MAX_LINES)
+    assert _too_long([over, at], tmp_path) == {"over.py": MAX_LINES + 1}

@@ -192,7 +192,7 @@ def test_contamination_outside_0_to_half_is_refused(sample, bad):
 
 
 def test_mom_kde_needs_a_share_below_half(sample):
-    with pytest.raises(ValueError, match="MoM-KDE needs a contamination below 0.5"):
+    with pytest.raises(ValueError, match=r"contamination must be a number in \[0, 0.5\)"):
         make_detector("mom_kde", contamination=0.5)
     OutlierDetector(contamination=0.5).fit(sample.X)  # the default reads no share
     OutlierDetector(KDE(), contamination=0.5).fit(sample.X)  # nor does a KDE
@@ -209,7 +209,9 @@ def test_unfitted_detector_refuses_to_predict(sample):
 def test_estimator_without_score_samples_is_refused(sample):
     from sklearn.cluster import KMeans
 
-    with pytest.raises(TypeError, match="must have a score_samples method.*KMeans has none"):
+    with pytest.raises(
+        TypeError, match="estimator.*implementing 'fit' and 'score_samples'.*KMeans"
+    ):
         OutlierDetector(KMeans(n_clusters=2)).fit(sample.X)
 
 
@@ -236,7 +238,7 @@ def test_make_detector_checks_its_arguments_at_once():
         make_detector("iforest")
     with pytest.raises(ValueError, match=r"range \(0.0, 0.5\]"):
         make_detector("kde", contamination=0.7)
-    with pytest.raises(ValueError, match="MoM-KDE needs a contamination below 0.5"):
+    with pytest.raises(ValueError, match=r"contamination must be a number in \[0, 0.5\)"):
         make_detector("mom_kde", contamination=0.5)
     assert make_detector("spkde", contamination=0.5).estimator.contamination == 0.5
 

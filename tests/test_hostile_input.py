@@ -465,7 +465,7 @@ def test_the_frames_box_is_the_box_of_the_data_inside_it(H, scale):
     its own check (the map into the frame is monotone, rounding included): the same
     minima and maxima as the data mapped in, bit for bit, identity frame or not."""
     from momkde_core._columns import bounding_box
-    from momkde_core._engine._scaling import working_frame
+    from momkde_core._engine import working_frame
     from momkde_core.kernels import get_kernel
 
     X = np.random.default_rng(4).standard_normal((2000, 2)) * scale + [3.0 * scale, -scale]

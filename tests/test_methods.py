@@ -10,6 +10,7 @@ import momkde_core.experiments as ex
 from momkde_core import make_contaminated, make_detector
 from momkde_core.cli._main import build_parser
 from momkde_core.methods import (
+    ALIASES,
     DEFAULT_DETECTOR,
     DETECTOR_METHODS,
     EXPERIMENT_METHODS,
@@ -92,9 +93,32 @@ def test_the_runner_accepts_exactly_the_experiment_methods_by_their_table_names(
 
 def test_the_tables_mom_kde_is_the_s_rule_not_the_detectors():
     assert METHODS["mom_kde_rule"].table_name == "mom_kde"
-    assert METHODS["mom_kde"].table_name is None
+    assert METHODS["mom_kde"].table_name == "mom_kde_auto"
     assert METHODS["mom_kde"].params["n_blocks"] == "auto"
     assert METHODS["mom_kde_rule"].sweep_blocks == "rule"
+    assert with_registry_names(pd.DataFrame({"method": ["mom_kde", "mom_kde_auto"]}))[
+        "method"
+    ].tolist() == ["mom_kde_rule", "mom_kde"]
+
+
+def test_one_name_one_estimator():
+    """No two registry names build the same estimator with the same settings (S and h chosen
+    the same way): the library's MoM-KDE is ``mom_kde`` alone, its former name
+    ``mom_kde_auto`` an alias of it."""
+    built = {}
+    for name, method in METHODS.items():
+        settings = (method.share, method.needs, method.sweep_blocks, method.sweep_bandwidth)
+        key = (method.estimator, tuple(sorted(method.params.items())), *settings)
+        assert key not in built, f"{name} and {built.get(key)} are one estimator"
+        built[key] = name
+    assert set(ALIASES.values()) <= set(METHODS) and not set(ALIASES) & set(METHODS)
+    for old, new in ALIASES.items():
+        old_est = build_estimator(old, contamination=0.1, random_state=0)
+        assert (
+            old_est.get_params()
+            == build_estimator(new, contamination=0.1, random_state=0).get_params()
+        )
+        assert method_label(old) == method_label(new)
 
 
 def test_every_stored_runner_table_names_registry_methods():
@@ -111,9 +135,27 @@ def test_every_stored_runner_table_names_registry_methods():
 def test_needed_parameters_and_shares_are_checked():
     with pytest.raises(TypeError, match="mom_kde_rule needs n_blocks"):
         build_estimator("mom_kde_rule", contamination=0.1)
-    with pytest.raises(ValueError, match="MoM-KDE needs a contamination below 0.5"):
+    with pytest.raises(ValueError, match=r"contamination must be a number in \[0, 0.5\)"):
         build_estimator("screened_kde", contamination=0.5)
     with pytest.raises(ValueError, match="unknown method 'lof'"):
         build_estimator("lof", contamination=0.1)
     assert build_estimator("spkde", contamination=0.5).contamination == 0.5
     assert build_estimator("mom_kde_auto_est", contamination=0.1).contamination == "auto"
+
+
+@pytest.mark.parametrize("name", DETECTOR_METHODS)
+def test_share_in_fit_says_whether_the_share_changes_a_fit_at_a_given_h_and_s(name):
+    """What the app reads from the registry to key its cached fits: with h and S given,
+    a method's fit changes with the stated share exactly when ``share_in_fit`` says so (a
+    cluster of outliers, which the screened KDE's screen sets aside by the share stated)."""
+    X = make_contaminated("regular_gaussian", n_inliers=300, ratio=0.2, random_state=0).X
+    method = METHODS[name]
+    given = {"bandwidth": 0.5, **({"n_blocks": 5} if method.auto_blocks else {})}
+    scores = [
+        build_estimator(name, contamination=c, random_state=0, **given).fit(X).score_samples(X)
+        for c in (0.1, 0.2)
+    ]
+    # the same estimator, data and seed: a share that is not read gives the same numbers to
+    # round-off (the fit runs the same operations)
+    same = np.allclose(scores[0], scores[1], rtol=1e-12, atol=1e-12)
+    assert same != method.share_in_fit

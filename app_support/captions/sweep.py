@@ -231,7 +231,7 @@ def _jumps(
 
 
 def sweep_verdicts(
-    results: pd.DataFrame, metric: str, challenger: str | None = "mom_kde_auto"
+    results: pd.DataFrame, metric: str, challenger: str | None = "mom_kde"
 ) -> SweepVerdicts:
     """Who wins where on one figure of the sweep, computed from the table it draws.
 
@@ -249,7 +249,7 @@ def sweep_verdicts(
         one the figure draws.
     metric : str
         The figure's metric: ``"auc"`` is higher-is-better, the others divergences.
-    challenger : str or None, default "mom_kde_auto"
+    challenger : str or None, default "mom_kde"
         The method compared with the KDE and with the others; None: jumps only.
 
     Returns
@@ -265,15 +265,15 @@ def sweep_verdicts(
     ...                          "ratio": [r for r in (0.1, 0.2, 0.3) for _ in range(3)]})
     >>> results = pd.concat([
     ...     rows("kde", [0.09, 0.10, 0.11, 0.10, 0.11, 0.12, 0.11, 0.12, 0.13]),
-    ...     rows("mom_kde_auto", [0.05, 0.06, 0.07, 0.06, 0.11, 0.16, 0.15, 0.16, 0.17]),
+    ...     rows("mom_kde", [0.05, 0.06, 0.07, 0.06, 0.11, 0.16, 0.15, 0.16, 0.17]),
     ...     rows("rkde", [0.10, 0.11, 0.12, 0.11, 0.12, 0.13, 0.01, 0.02, 0.03]),
     ... ])
     >>> verdicts = sweep_verdicts(results, "js")
     >>> verdicts.versus_kde  # doctest: +NORMALIZE_WHITESPACE
-    'On JS, MoM-KDE (auto) beats the KDE at 1 of 3 ratios (0.1), ties with it at 0.2 (gap
+    'On JS, MoM-KDE beats the KDE at 1 of 3 ratios (0.1), ties with it at 0.2 (gap
     within the standard error of 3 repetitions) and loses at 0.3.'
     >>> verdicts.rivals
-    'RKDE beats MoM-KDE (auto) at 1 of 3 ratios (0.3).'
+    'RKDE beats MoM-KDE at 1 of 3 ratios (0.3).'
     >>> print(verdicts.jumps[0])  # doctest: +NORMALIZE_WHITESPACE
     RKDE's JS drops from 0.12 to 0.02 between ratios 0.2 and 0.3, a jump of more than 3 times
     the standard error of 3 repetitions (±0.0082). The KDE, with RKDE's h, moves by +0.01
@@ -342,10 +342,10 @@ def below_chance(results: pd.DataFrame, why: str) -> str:
     --------
     >>> import pandas as pd
     >>> results = pd.DataFrame({"metric": "auc", "ratio": [0.1, 0.2, 0.3] * 3,
-    ...                         "method": ["kde"] * 3 + ["rkde"] * 3 + ["mom_kde_auto"] * 3,
+    ...                         "method": ["kde"] * 3 + ["rkde"] * 3 + ["mom_kde"] * 3,
     ...                         "value": [0.6, 0.4, 0.3, 0.4, 0.6, 0.3, 0.7, 0.6, 0.4]})
     >>> print(below_chance(results, "the outliers are the densest group"))  # doctest: +NORMALIZE_WHITESPACE
-    Mean AUC below 0.5 (chance): KDE at 0.2-0.3; MoM-KDE (auto) at 0.3; RKDE at 0.1, 0.3. Every
+    Mean AUC below 0.5 (chance): KDE at 0.2-0.3; MoM-KDE at 0.3; RKDE at 0.1, 0.3. Every
     method is below 0.5 at 0.3: the outliers are the densest group.
     """
     means = mean_curves(results[results["metric"] == "auc"], "auc")

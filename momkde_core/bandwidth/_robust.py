@@ -67,7 +67,8 @@ def _contamination_rule(allow_auto: bool) -> Rule:
     allowed = "a number in [0, 0.5)" + (" or 'auto'" if allow_auto else "")
     return Rule(
         lambda value, _: (allow_auto and is_auto(value)) or _is_share(value),
-        f"contamination must be {allowed} (the expected share of outliers), got {{value!r}}",
+        f"contamination must be {allowed} (the expected share of outliers; at one half no "
+        "median can tell the outliers from the inliers), got {value!r}",
     )
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._columns import per_column
 from .._engine import selection_frame
-from .._validation import InvalidParameterError
+from .._validation import InvalidParameterError, Rule, is_bool
 from ..kernels import Kernel
 from ._cv import kfold_cv_bandwidth
 from ._isj import isj
@@ -164,17 +164,52 @@ def select_bandwidth(
     return np.broadcast_to(H, (d,)).astype(float) if per_feature else float(H[0])
 
 
+def _names_a_rule(value, _) -> bool:
+    return not isinstance(value, str) or value.lower() in RULES
+
+
+def _positive_numbers(value, _) -> bool:
+    """A positive finite number or a 1-D array of them (their count is checked with the
+    data: :func:`check_numeric_bandwidth`)."""
+    if isinstance(value, str):
+        return True
+    if is_bool(value):
+        return False
+    try:
+        H = np.asarray(value)
+    except (TypeError, ValueError):
+        return False
+    return (
+        H.dtype.kind in "iuf"
+        and H.ndim <= 1
+        and H.size > 0
+        and bool(np.all(np.isfinite(H) & (H > 0)))
+    )
+
+
+#: The ``bandwidth`` parameter's constraints (the estimators' tables): a rule's name, or
+#: positive finite numbers (one, or one per feature).
+BANDWIDTH_CONSTRAINTS = (
+    Rule(
+        _names_a_rule,
+        "unknown bandwidth rule {value!r}; allowed: a positive number or one of "
+        + ", ".join(RULES),
+    ),
+    Rule(
+        _positive_numbers,
+        "bandwidth must be a positive finite number, an array of such numbers (one per "
+        "feature) or one of " + ", ".join(RULES) + ", got {value!r}",
+    ),
+)
+
+
 def check_rule(bandwidth: str, d: int) -> str:
     """The rule named by ``bandwidth`` (lower case) for data with d features (internal).
 
     Raises InvalidParameterError for an unknown name and ValueError for "isj" in d > 1.
     """
+    BANDWIDTH_CONSTRAINTS[0].check(bandwidth, {})
     rule = bandwidth.lower()
-    if rule not in RULES:
-        raise InvalidParameterError(
-            f"unknown bandwidth rule {bandwidth!r}; "
-            f"allowed: a positive number or one of {', '.join(RULES)}"
-        )
     if rule == "isj" and d != 1:
         raise ValueError(
             f"bandwidth='isj' (Improved Sheather-Jones) is defined for 1-D "

@@ -20,7 +20,6 @@ from sklearn.preprocessing import StandardScaler
 from .._config import config_context, get_config
 from .._config import n_threads as engine_threads
 from .._progress import Progress, note, phase
-from ..bandwidth._robust import MAX_CONTAMINATION
 from ..detector import OutlierDetector, make_detector, most_blamed
 from ..io import float_columns, sniff_csv_file, write_csv
 from ..methods import DEFAULT_DETECTOR, DETECTOR_METHODS, METHODS
@@ -53,8 +52,10 @@ def _share(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < value <= MAX_CONTAMINATION:
-        raise argparse.ArgumentTypeError(f"contamination must be in (0, 0.5], got {text}")
+    try:  # the detector's own rule
+        OutlierDetector(contamination=value)._validate_params()
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     return value
 
 

@@ -5,9 +5,10 @@ reduces, after ``fit``, to the same representation: the data sorted into blocks,
 weight per point, and a rule to combine the block sums (one block: the sum itself; MoM-KDE:
 the pointwise median, divided by its integral). Evaluation at points and on grids is then
 shared (:mod:`momkde_core._engine`), so an improvement there speeds up all four. The
-public methods of ``_BaseKDE`` are those every estimator has, documented once here:
-``fit``, ``score_samples``, ``pdf``, ``score``, ``pdf_grid``, ``block_pdf_grid``,
-``block_score_samples`` and ``sample``.
+public methods of ``_BaseKDE`` are those every estimator has, documented once:
+``fit``, ``score_samples``, ``pdf``, ``score`` and ``block_score_samples`` here,
+``pdf_grid`` and ``block_pdf_grid`` in :mod:`~momkde_core.estimators._grids`, ``sample`` in
+:mod:`~momkde_core.estimators._sampling` (mixins).
 
 They follow scikit-learn's estimator contract (``sklearn.utils.estimator_checks`` passes
 but for one deliberate difference: a 1-D X is read as one feature, where scikit-learn asks
@@ -32,33 +33,32 @@ from typing import Self
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._blocks import FittedBlocks, log_integral
 from .._engine import LOG_SAFE_LINEAR, PEAK_LIMIT, Frame, working_frame
-from .._validation import InvalidParameterError, Rule, check_parameters, is_int
-from ..bandwidth._rules import select_bandwidth
-from ..kernels import Kernel, get_kernel
+from .._validation import Rule, check_parameters
+from ..bandwidth import select_bandwidth
+from ..bandwidth._rules import BANDWIDTH_CONSTRAINTS
+from ..kernels import KERNEL_CONSTRAINTS, Kernel, get_kernel
 from ._checks import _base_measure, _finite_density, _validate_data
 from ._grids import _GridMethods
 from ._mixed import (
     MixedColumns,
     choose_lambdas,
-    mixed_draws,
     mixed_log_integral,
     query_table,
     read_mixed,
 )
+from ._sampling import _SampleMethods
 
 TINY_BLOCKS = 2  # MoM-KDE warns when its blocks hold fewer points than this on average
 THIN_MEDIAN = 0.5  # ... and when its median holds less than this share of the blocks' mass
-MAX_SAMPLE_ROUNDS = 100  # sample() gives up after this many rounds without an accepted draw
 
 
-class _BaseKDE(_GridMethods, BaseEstimator):
+class _BaseKDE(_GridMethods, _SampleMethods, BaseEstimator):
     """Shared fit / evaluation for estimators of the form combine_s sum_{i in s} w_i K_h.
 
     Private: its public methods are those of every estimator (:class:`~momkde_core.KDE`,
@@ -74,7 +74,8 @@ class _BaseKDE(_GridMethods, BaseEstimator):
     rows of positive weight (None: all). ``_row_attributes`` names fitted per-row attributes
     and their value for the rows of weight 0, which the fit never sees.
     ``_parameter_constraints`` declares the subclass's own parameters' constraints
-    (:mod:`momkde_core._validation`), checked at fit before any costly work. The grid
+    (:mod:`momkde_core._validation`), checked at fit before any costly work;
+    ``_shared_constraints`` those of ``kernel`` and ``bandwidth``, checked first. The grid
     methods come from :class:`~momkde_core.estimators._grids._GridMethods`, the checks of X
     and the weights from :mod:`momkde_core.estimators._checks`.
     """
@@ -86,6 +87,11 @@ class _BaseKDE(_GridMethods, BaseEstimator):
     _gram_scale = 1.0  # the kernel scale (times h) whose values the fit holds in linear space
     _peak_limit = PEAK_LIMIT  # ... and the range its peak must stay in (scaling.working_frame)
     _parameter_constraints: dict[str, Rule | tuple[Rule, ...]] = {}
+    #: The constraints of the parameters every estimator has, checked before X is read.
+    _shared_constraints: dict[str, Rule | tuple[Rule, ...]] = {
+        "kernel": KERNEL_CONSTRAINTS,
+        "bandwidth": BANDWIDTH_CONSTRAINTS,
+    }
 
     def _check_parameters(self, n: int | None) -> None:
         """Check the parameters against the class's ``_parameter_constraints``, for n rows
@@ -103,6 +109,7 @@ class _BaseKDE(_GridMethods, BaseEstimator):
             delattr(self, name)
 
     def _fit(self, X, sample_weight) -> None:
+        check_parameters(self._shared_constraints, self.get_params(deep=False))
         self._mixed = read_mixed(self, X, get_kernel(self.kernel).name)
         if self._mixed is None:
             X = _validate_data(self, X, reset=True)
@@ -191,12 +198,12 @@ class _BaseKDE(_GridMethods, BaseEstimator):
             np.concatenate([H, np.ones(mixed.n_embedded)]),
         )
 
-    def _query_rows(self, Y) -> np.ndarray:
+    def _query_rows(self, X) -> np.ndarray:
         """The queries as the fit's rows: a float array (the embedded levels appended for a
         mixed fit)."""
         if self._mixed is None:
-            return _validate_data(self, Y, reset=False)
-        Xc, codes = self._mixed.split(query_table(self, self._mixed, Y), "Y")
+            return _validate_data(self, X, reset=False)
+        Xc, codes = self._mixed.split(query_table(self, self._mixed, X), "X")
         return np.hstack([Xc, self._mixed.embed(codes)])
 
     def fit(self, X: ArrayLike, y: object = None, sample_weight: ArrayLike | None = None) -> Self:
@@ -282,10 +289,10 @@ class _BaseKDE(_GridMethods, BaseEstimator):
             raise
         return self
 
-    def _check_query(self, Y) -> tuple[np.ndarray, np.ndarray]:
+    def _check_query(self, X) -> tuple[np.ndarray, np.ndarray]:
         """(the queries in the fit's frame, mask of those within reach of the kernels)."""
         check_is_fitted(self, "bandwidth_")
-        return self._frame.inner_queries(self._query_rows(Y))
+        return self._frame.inner_queries(self._query_rows(X))
 
     def _to_outer_logs(self, logs: np.ndarray, near: np.ndarray) -> np.ndarray:
         """Log values computed inside the frame at the queries ``near`` (last axis), as log
@@ -298,18 +305,18 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         out[..., near] = logs + self._frame.log_jacobian
         return out
 
-    def block_score_samples(self, Y: ArrayLike) -> np.ndarray:
-        """Log of each block's weighted kernel sum at the rows of Y, unnormalised.
+    def block_score_samples(self, X: ArrayLike) -> np.ndarray:
+        """Log of each block's weighted kernel sum at the rows of X, unnormalised.
 
         Parameters
         ----------
-        Y : array-like of shape (m,) or (m, d)
+        X : array-like of shape (m,) or (m, d)
             The query points, with the features of the fit.
 
         Returns
         -------
         block_log_sums : ndarray of shape (n_blocks, m)
-            Row s: the log of block s's weighted kernel sum at Y (for MoM-KDE, block s's KDE,
+            Row s: the log of block s's weighted kernel sum at X (for MoM-KDE, block s's KDE,
             before the median is divided by its integral); -inf out of reach of the kernels.
             One row for KDE, RKDE and SPKDE (their one block).
 
@@ -331,11 +338,11 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         >>> bool(np.allclose(kde.block_score_samples(X[:5])[0], kde.score_samples(X[:5])))
         True
         """
-        Z, near = self._check_query(Y)
+        Z, near = self._check_query(X)
         return self._to_outer_logs(self._fitted.block_log_sums(Z[near]), near)
 
-    def score_samples(self, Y: ArrayLike) -> np.ndarray:
-        """Log of the estimated density at the rows of Y.
+    def score_samples(self, X: ArrayLike) -> np.ndarray:
+        """Log of the estimated density at the rows of X.
 
         scikit-learn's convention for density estimators (the higher, the more typical a
         point). Computed in log space, so a point far in the tails gets a finite log density
@@ -343,22 +350,22 @@ class _BaseKDE(_GridMethods, BaseEstimator):
 
         Parameters
         ----------
-        Y : array-like of shape (m,) or (m, d)
+        X : array-like of shape (m,) or (m, d)
             The query points, with the features of the fit (the same number; for a fit on a
-            DataFrame, the same column names in the same order). A 1-D Y is m points of one
+            DataFrame, the same column names in the same order). A 1-D X is m points of one
             feature.
 
         Returns
         -------
         log_density : ndarray of shape (m,)
-            The log density at each row of Y; -inf where the density is 0.
+            The log density at each row of X; -inf where the density is 0.
 
         Raises
         ------
         sklearn.exceptions.NotFittedError
             Before ``fit``.
         ValueError
-            Y has another number of features than the fit (or reordered, renamed or missing
+            X has another number of features than the fit (or reordered, renamed or missing
             columns), or holds NaN or inf.
 
         See Also
@@ -395,29 +402,29 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         >>> float(kde.score_samples([1e300])[0])  # beyond every kernel's reach
         -inf
         """
-        Z, near = self._check_query(Y)
+        Z, near = self._check_query(X)
         return self._to_outer_logs(self._fitted.log_values(Z[near]) - self.log_norm_, near)
 
-    def pdf(self, Y: ArrayLike) -> np.ndarray:
-        """The estimated density at the rows of Y.
+    def pdf(self, X: ArrayLike) -> np.ndarray:
+        """The estimated density at the rows of X.
 
         The exponential of :meth:`score_samples`.
 
         Parameters
         ----------
-        Y : array-like of shape (m,) or (m, d)
+        X : array-like of shape (m,) or (m, d)
             The query points, with the features of the fit.
 
         Returns
         -------
         density : ndarray of shape (m,)
-            The density at each row of Y, non-negative.
+            The density at each row of X, non-negative.
 
         Raises
         ------
         ValueError
             Where the density exceeds float64's range (~1.8e308: data of spread ~1e-300 in
-            2-D and more); :meth:`score_samples` gives its log. Also for Y as in
+            2-D and more); :meth:`score_samples` gives its log. Also for X as in
             :meth:`score_samples`.
 
         See Also
@@ -437,7 +444,7 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         True
         """
         with np.errstate(over="ignore"):  # (an overflow is the ValueError that follows)
-            return _finite_density(np.exp(self.score_samples(Y)))
+            return _finite_density(np.exp(self.score_samples(X)))
 
     def score(self, X: ArrayLike, y: object = None) -> float:
         """Total log-likelihood of the rows of X under the estimate.
@@ -471,123 +478,6 @@ class _BaseKDE(_GridMethods, BaseEstimator):
         True
         """
         return float(np.sum(self.score_samples(X)))
-
-    def sample(
-        self,
-        n_samples: int = 1,
-        random_state: int | np.random.RandomState | np.random.Generator | None = None,
-    ) -> np.ndarray:
-        """Independent draws from the estimated density.
-
-        Exact for every estimator: MoM-KDE's draws follow its median divided by its integral
-        (Notes), as KDE's, RKDE's and SPKDE's follow their weighted sums.
-
-        Parameters
-        ----------
-        n_samples : int, default 1
-            The number of draws (0 gives an empty array).
-        random_state : int, RandomState, numpy Generator or None, default None
-            The source of randomness; None: numpy's global state.
-
-        Returns
-        -------
-        draws : ndarray of shape (n_samples, d)
-            The draws, in the data's units.
-
-        Raises
-        ------
-        momkde_core.InvalidParameterError
-            ``n_samples`` is not a non-negative integer.
-        ValueError
-            No draw was accepted in ``MAX_SAMPLE_ROUNDS`` (100) rounds (the median of the
-            block KDEs is almost 0 where they hold their mass: use fewer blocks or a larger
-            bandwidth), or draws fall beyond float64's range (data within a few bandwidths of
-            it: rescale the data).
-
-        See Also
-        --------
-        pdf : the density the draws follow.
-
-        Notes
-        -----
-        A draw picks a block uniformly (KDE, RKDE, SPKDE: their one block), a row of it with
-        probability its weight in the block, and adds h times a draw from the kernel: a
-        uniform direction times a radius from the kernel's radial law
-        (:meth:`Kernel.sample_radius`; for the Gaussian, a standard normal vector, as
-        scikit-learn's ``KernelDensity.sample``). That samples q = (1/S) sum_s f_s, the
-        mean of the block densities f_s: the estimate itself when S = 1.
-
-        MoM-KDE (S > 1) keeps a draw x with probability median_s f_s(x) / (M q(x)),
-        M = S / (floor(S/2) + 1) < 2 (rejection sampling): the kept draws follow the median
-        divided by its integral *exactly* (with ``normalize=False`` too: the integral never
-        enters), because median <= M q everywhere. Proof: sort the S values
-        f_(1) <= ... <= f_(S) at x and let k = floor(S/2) + 1. S odd: the median is f_(k)
-        and the k values f_(k), ..., f_(S) are each at least f_(k), so
-        sum_s f_s >= k median. S even (k = S/2 + 1 >= 2): the median is
-        (f_(k-1) + f_(k)) / 2 and sum_s f_s >= f_(k-1) + (k - 1) f_(k)
-        = k (f_(k-1) + f_(k)) / 2 + (k/2 - 1)(f_(k) - f_(k-1)) >= k median. So
-        median <= sum_s f_s / k = M q. A draw is kept with probability (integral of the
-        median) / M, about 1/2 or more.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from momkde_core import KDE, MoMKDE
-        >>> X = np.random.default_rng(0).standard_normal((300, 2))
-        >>> KDE(bandwidth=0.5).fit(X).sample(4, random_state=0).shape
-        (4, 2)
-        >>> mom = MoMKDE(n_blocks=5, bandwidth=0.5, random_state=0).fit(X)
-        >>> draws = mom.sample(500, random_state=np.random.default_rng(0))
-        >>> draws.shape, bool(np.isfinite(draws).all())
-        ((500, 2), True)
-        """
-        check_is_fitted(self, "bandwidth_")
-        if not is_int(n_samples) or n_samples < 0:
-            raise InvalidParameterError(
-                f"n_samples must be a non-negative integer, got {n_samples!r}"
-            )
-        rng = (
-            random_state
-            if isinstance(random_state, np.random.Generator)
-            else np.random.default_rng(check_random_state(random_state).randint(2**31))
-        )
-        fitted = self._fitted
-        S = fitted.n_blocks
-        log_bound = np.log(S / (S // 2 + 1))
-        kept, missing, idle = [], n_samples, 0
-        while missing:
-            size = missing if S == 1 else 2 * missing + 16
-            if self._mixed is None:
-                draws = fitted.sample_block_mean(size, rng)
-            else:
-                draws = mixed_draws(fitted, self._mixed, self._frame, size, rng)
-            if S > 1:
-                logs = fitted.block_log_sums(draws)
-                with np.errstate(invalid="ignore"):  # -inf - -inf where q is 0: rejected
-                    log_accept = (
-                        fitted.combine_log(logs) - logsumexp(logs, axis=0) + np.log(S) - log_bound
-                    )
-                draws = draws[np.log(rng.random(len(draws))) < log_accept][:missing]
-            idle = 0 if len(draws) else idle + 1
-            if idle == MAX_SAMPLE_ROUNDS:
-                raise ValueError(
-                    "no draw was accepted in 100 rounds: the median of the block "
-                    "KDEs is almost 0 where they hold their mass; use fewer blocks "
-                    "or a larger bandwidth"
-                )
-            kept.append(draws)
-            missing -= len(draws)
-        if self._mixed is not None:
-            return self._mixed.rows_of(self._frame.outer(np.concatenate(kept)), n_samples)
-        draws = (
-            self._frame.outer(np.concatenate(kept)) if kept else np.empty((0, self.n_features_in_))
-        )
-        if not np.isfinite(draws).all():
-            raise ValueError(
-                "some draws fall beyond float64's range (~1.8e308): the data sit "
-                "within a few bandwidths of it; rescale the data"
-            )
-        return draws
 
 
 def _seeded_clone(estimator: BaseEstimator, random_state) -> BaseEstimator:

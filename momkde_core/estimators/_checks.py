@@ -21,7 +21,7 @@ def _validate_data(est: BaseEstimator, X, *, reset: bool) -> np.ndarray:
     raises scikit-learn's TypeError (in an object array) or ValueError, with the shape asked
     for added; NaN and inf raise a ValueError naming the rows to fix. Fitting needs a row.
     """
-    what, name = ("X" if reset else "Y"), type(est).__name__
+    name = type(est).__name__
     expected = (
         "(n,) or (n, d)"
         if reset
@@ -39,25 +39,25 @@ def _validate_data(est: BaseEstimator, X, *, reset: bool) -> np.ndarray:
             ensure_min_features=1,
         )
     except TypeError as err:
-        raise TypeError(f"{what} must be a numeric array of shape {expected}: {err}") from None
+        raise TypeError(f"X must be a numeric array of shape {expected}: {err}") from None
     except ValueError as err:
         raise ValueError(
-            f"{str(err).rstrip()} ({what} must be a numeric array of shape {expected})"
+            f"{str(err).rstrip()} (X must be a numeric array of shape {expected})"
         ) from None
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:
-        raise ValueError(f"{what} must have shape {expected}, got {arr.ndim} dimensions")
+        raise ValueError(f"X must have shape {expected}, got {arr.ndim} dimensions")
     if reset:
         est.n_features_in_ = arr.shape[1]
     elif arr.shape[1] != est.n_features_in_:  # scikit-learn's message, and what was expected
         raise ValueError(
             f"X has {arr.shape[1]} features, but {name} is expecting "
-            f"{est.n_features_in_} features as input ({what} must be a numeric "
+            f"{est.n_features_in_} features as input (X must be a numeric "
             f"array of shape {expected})"
         )
     if reset and not len(arr):
-        raise ValueError(f"{what} has 0 row(s) (shape {arr.shape}); at least 1 is needed")
+        raise ValueError(f"X has 0 row(s) (shape {arr.shape}); at least 1 is needed")
     # one pass in the common case: a NaN or inf makes the sum non-finite (a sum that merely
     # overflows goes to the element-wise check, which finds nothing)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -67,7 +67,7 @@ def _validate_data(est: BaseEstimator, X, *, reset: bool) -> np.ndarray:
         rows = np.flatnonzero(bad.any(axis=1))
         kind = "NaN" if np.isnan(arr).any() else "inf"
         raise ValueError(
-            f"{what} contains {kind} values in {len(rows)} row(s) (first: row "
+            f"X contains {kind} values in {len(rows)} row(s) (first: row "
             f"{rows[0]}); all values must be finite: drop or impute those rows"
         )
     return arr

@@ -42,13 +42,6 @@ five columns of a few levels each; the embedding costs one call, its matrix prod
 little wider (one coordinate per level). The mixed product needs the Gaussian continuous
 kernel: another kernel is refused.
 
-Columns are typed as scikit-learn's HistGradientBoosting reads them
-(``categorical_features="from_dtype"``): in a DataFrame, object, string, category and bool
-columns are unordered, an ordered Categorical is ordered (its categories in their order are
-the levels, seen or not); numpy input is continuous unless ``categorical_features`` names
-columns (indices or a mask). A missing value (NaN, None) in an unordered column is a level
-of its own; in an ordered column it is a ValueError (it has no place in the order).
-
 Bandwidths of the discrete columns (``categorical_bandwidth``): "rule", lambda_j =
 lambda_max n^(-2 / (d_c + 4)) (lambda_max: (c - 1)/c unordered, 1/2 ordered; the rate of
 Li & Racine's discrete bandwidths, d_c the continuous columns); "cv", the leave-one-out
@@ -59,7 +52,7 @@ sweeps), on at most :data:`CV_ROWS` rows (a fixed subset, seed 0: deterministic)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -70,14 +63,24 @@ from sklearn.utils.validation import validate_data
 from .._blocks import FittedBlocks
 from .._blocks._normalize import IS_SAMPLES
 from .._engine import Frame
-from .._validation import InvalidParameterError, Rule, is_bool, is_int, is_number
+from .._validation import InvalidParameterError, Rule, is_bool, is_number
+from ._mixed_columns import (
+    CONTINUOUS,
+    ORDERED,
+    UNORDERED,
+    Discrete,
+    as_2d_objects,
+    column_kinds,
+    finite_floats,
+    ordered_missing,
+    read_column,
+    table_of,
+)
 
-MAX_LEVELS = 1000  # a categorical column may have at most this many levels
 CV_ROWS = 1000  # "cv" of the discrete bandwidths uses at most this many rows
 CV_SWEEPS = 2  # ... and maximises the likelihood over each column this many times
 LAMBDA_FLOOR = 1e-6  # "cv" searches lambda from here (t^2 ~ 14: a level 1e-6 as likely)
 BANDWIDTH_RULES = ("rule", "cv")
-CONTINUOUS, UNORDERED, ORDERED = "c", "u", "o"
 
 
 def _features_allowed(value, _) -> bool:
@@ -115,58 +118,13 @@ MIXED_CONSTRAINTS = {
 
 
 @dataclass
-class _Discrete:
-    """One categorical column: its kind, levels (missing values excepted) and whether the
-    missing value is a level (the last code)."""
-
-    name: object
-    kind: str
-    levels: pd.Index
-    has_missing: bool = False
-
-    @property
-    def n_levels(self) -> int:
-        return len(self.levels) + self.has_missing
-
-    @property
-    def lambda_max(self) -> float:
-        """The largest bandwidth: uniform over the levels (unordered), 1/2 (ordered, the rule's
-        ceiling; the kernel allows up to 1)."""
-        return (
-            (max(self.n_levels, 2) - 1) / max(self.n_levels, 2) if self.kind == UNORDERED else 0.5
-        )
-
-    @property
-    def width(self) -> int:
-        """Embedded coordinates: one-hot, the unseen axis, and for ordered the thermometer."""
-        c = self.n_levels
-        return c + 1 + (c - 1 if self.kind == ORDERED else 0)
-
-    def codes(self, column: pd.Series) -> np.ndarray:
-        """The level codes of a column's values (-1: a level unseen at fit)."""
-        missing = column.isna().to_numpy()
-        values = column.to_numpy(dtype=object)
-        codes = np.full(len(values), -1, dtype=np.intp)
-        if (~missing).any():
-            codes[~missing] = self.levels.get_indexer(pd.Index(values[~missing], dtype=object))
-        if self.has_missing:
-            codes[missing] = len(self.levels)
-        return codes
-
-    def labels(self, codes: np.ndarray) -> np.ndarray:
-        """The level values of codes (NaN for the missing level)."""
-        labels = np.append(np.asarray(self.levels, dtype=object), np.nan)
-        return labels[codes]
-
-
-@dataclass
 class MixedColumns:
     """The fitted columns of a mixed table: which are continuous, the levels of the others,
     their bandwidths and the embedding that makes the product kernel a Gaussian."""
 
     names: list
     kinds: np.ndarray
-    discrete: list[_Discrete]
+    discrete: list[Discrete]
     frame_input: bool
     lambdas: np.ndarray = field(default_factory=lambda: np.empty(0))
 
@@ -187,16 +145,16 @@ class MixedColumns:
     def split(self, X, what: str) -> tuple[np.ndarray, np.ndarray]:
         """(the continuous columns of the table X as a float (m, d_c) array, checked finite;
         the level codes (m, d_z), -1 where unseen)."""
-        table = X if isinstance(X, pd.DataFrame) else pd.DataFrame(_as_2d_objects(X))
+        table = X if isinstance(X, pd.DataFrame) else pd.DataFrame(as_2d_objects(X))
         names = [self.names[j] for j in self.continuous]
-        Xc = _floats(table.iloc[:, self.continuous], names, what)
+        Xc = finite_floats(table.iloc[:, self.continuous], names, what)
         codes = np.empty((len(table), len(self.discrete)), dtype=np.intp)
         for k, (j, column) in enumerate(
             zip(np.flatnonzero(self.kinds != CONTINUOUS), self.discrete)
         ):
             values = table.iloc[:, j]
             if column.kind == ORDERED and values.isna().any():
-                raise _ordered_missing(column.name, what)
+                raise ordered_missing(column.name, what)
             codes[:, k] = column.codes(values)
         return Xc, codes
 
@@ -349,7 +307,7 @@ def read_mixed(est, X, kernel_name: str) -> MixedColumns | None:
     if isinstance(features, str) and not frame_input:
         return None  # numpy input "from_dtype": continuous, as scikit-learn reads it
     table = table_of(X)
-    kinds = _kinds(table, features)
+    kinds = column_kinds(table, features)
     if (kinds == CONTINUOUS).all():
         return None
     if kernel_name != "gaussian":
@@ -361,21 +319,14 @@ def read_mixed(est, X, kernel_name: str) -> MixedColumns | None:
         validate_data(est, table, skip_check_array=True, reset=True)
     est.n_features_in_ = table.shape[1]
     discrete = [
-        _read_column(table.iloc[:, j], kind) for j, kind in enumerate(kinds) if kind != CONTINUOUS
+        read_column(table.iloc[:, j], kind) for j, kind in enumerate(kinds) if kind != CONTINUOUS
     ]
     return MixedColumns(list(table.columns), kinds, discrete, frame_input)
 
 
-def table_of(X) -> pd.DataFrame:
-    """X as a DataFrame with positions as its index (a DataFrame's columns kept)."""
-    if isinstance(X, pd.DataFrame):
-        return X.reset_index(drop=True)
-    return pd.DataFrame(_as_2d_objects(X))
-
-
 def query_table(est, mixed: MixedColumns, Y) -> pd.DataFrame:
     """Queries as a DataFrame of the fit's columns (feature names checked as scikit-learn's)."""
-    table = Y if isinstance(Y, pd.DataFrame) else pd.DataFrame(_as_2d_objects(Y))
+    table = Y if isinstance(Y, pd.DataFrame) else pd.DataFrame(as_2d_objects(Y))
     validate_data(
         est, table if mixed.frame_input else table.to_numpy(), skip_check_array=True, reset=False
     )
@@ -417,7 +368,7 @@ def choose_lambdas(
     return lambdas.copy()
 
 
-def discrete_factors(column: _Discrete, lam: float, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def discrete_factors(column: Discrete, lam: float, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The kernel L(a, b) of a column between level codes a and b (broadcast)."""
     equal = a == b
     if column.kind == UNORDERED:
@@ -435,7 +386,7 @@ def level_log_mass(mixed: MixedColumns, codes: np.ndarray) -> np.ndarray:
     return out
 
 
-def _lambda_top(column: _Discrete) -> float:
+def _lambda_top(column: Discrete) -> float:
     return column.lambda_max if column.kind == UNORDERED else np.nextafter(1.0, 0.0)
 
 
@@ -493,121 +444,3 @@ def _cv_lambdas(mixed, Xc, codes, H, weights, start, top) -> np.ndarray:
             if loss(found.x) <= loss(lambdas[k]):
                 lambdas[k] = found.x
     return lambdas
-
-
-def _as_2d_objects(X) -> np.ndarray:
-    arr = np.asarray(X, dtype=object)
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    if arr.ndim != 2:
-        raise ValueError(f"X must have shape (n,) or (n, d), got {arr.ndim} dimensions")
-    return arr
-
-
-def _kinds(table: pd.DataFrame, features) -> np.ndarray:
-    """'c', 'u' or 'o' per column."""
-    d = table.shape[1]
-    ordered = np.array(
-        [isinstance(t, pd.CategoricalDtype) and bool(t.ordered) for t in table.dtypes]
-    )
-    if isinstance(features, str):  # "from_dtype"
-        chosen = np.array([_is_categorical_dtype(t) for t in table.dtypes], dtype=bool)
-    else:
-        values = list(features)
-        if all(is_bool(v) for v in values) and values:
-            if len(values) != d:
-                raise InvalidParameterError(
-                    f"categorical_features as a mask needs {d} values (one per column), got {len(values)}"
-                )
-            chosen = np.asarray(values, dtype=bool)
-        else:
-            chosen = np.zeros(d, dtype=bool)
-            names = list(table.columns)
-            for v in values:
-                if isinstance(v, str):
-                    if v not in names:
-                        raise InvalidParameterError(
-                            f"categorical_features names {v!r}, which is no column of X (columns: {names})"
-                        )
-                    chosen[names.index(v)] = True
-                elif is_int(v) and -d <= v < d:
-                    chosen[v] = True
-                else:
-                    raise InvalidParameterError(
-                        f"categorical_features index {v!r} is out of range for {d} column(s)"
-                    )
-    return np.where(chosen, np.where(ordered, ORDERED, UNORDERED), CONTINUOUS)
-
-
-def _is_categorical_dtype(dtype) -> bool:
-    return (
-        isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_bool_dtype(dtype)
-        or pd.api.types.is_object_dtype(dtype)
-        or pd.api.types.is_string_dtype(dtype)
-    )
-
-
-def _read_column(column: pd.Series, kind: str) -> _Discrete:
-    """A categorical column's levels, checked: no mix of text and numbers, at most
-    MAX_LEVELS levels, no missing value in an ordered column."""
-    name = column.name
-    if kind == ORDERED:
-        if column.isna().any():
-            raise _ordered_missing(name, "X")
-        levels = pd.Index(np.asarray(column.cat.categories, dtype=object), dtype=object)
-        found = _Discrete(name, kind, levels)
-    else:
-        present = column[column.notna()]
-        values = pd.unique(present.to_numpy(dtype=object))
-        text = [v for v in values if isinstance(v, (str, bytes))]
-        numbers = [
-            v
-            for v in values
-            if isinstance(v, (Real, np.number)) and not isinstance(v, (bool, np.bool_))
-        ]
-        if text and numbers:
-            raise ValueError(
-                f"column {name!r} mixes text and numbers (such as {text[0]!r} and "
-                f"{numbers[0]!r}): make it all text (a categorical column) or all numbers"
-            )
-        found = _Discrete(name, kind, pd.Index(values, dtype=object), bool(column.isna().any()))
-    if found.n_levels > MAX_LEVELS:
-        raise ValueError(
-            f"categorical column {name!r} has {found.n_levels} levels (at most {MAX_LEVELS}): "
-            "a column with a distinct value in nearly every row (an id, free text) says "
-            "nothing of a density; drop it, or group its levels"
-        )
-    return found
-
-
-def _ordered_missing(name, what: str) -> ValueError:
-    return ValueError(
-        f"{what} has missing values in the ordered column {name!r}: a missing level has no "
-        "place in the order; fill them, or make the column unordered (where a missing value "
-        "is a level of its own)"
-    )
-
-
-def _floats(part: pd.DataFrame, names: list, what: str) -> np.ndarray:
-    """The continuous columns as floats, finite, with messages that name the column."""
-    out = np.empty(part.shape)
-    for j, name in enumerate(names):
-        try:
-            out[:, j] = pd.to_numeric(part.iloc[:, j], errors="raise").to_numpy(
-                dtype=float, na_value=np.nan
-            )
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{what}'s continuous column {name!r} holds values that are no numbers: name "
-                "it in categorical_features, or clean it"
-            ) from None
-    bad = ~np.isfinite(out)
-    if bad.any():
-        rows = np.flatnonzero(bad.any(axis=1))
-        kind = "NaN" if np.isnan(out).any() else "inf"
-        raise ValueError(
-            f"{what} contains {kind} values in {len(rows)} row(s) (first: row {rows[0]}) of "
-            "its continuous columns; all values must be finite: drop or impute those rows"
-        )
-    return out

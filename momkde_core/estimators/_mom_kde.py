@@ -17,8 +17,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._blocks import block_labels, shuffled_blocks
 from .._engine import selection_frame
 from .._validation import Rule, is_auto, is_bool, is_int
-from ..bandwidth._robust import CONTAMINATION, estimate_contamination, n_blocks_for
-from ..bandwidth._rules import select_bandwidth
+from ..bandwidth import estimate_contamination, n_blocks_for, select_bandwidth
+from ..bandwidth._robust import CONTAMINATION
 from ._base import TINY_BLOCKS, _BaseKDE
 from ._mixed import MIXED_CONSTRAINTS
 

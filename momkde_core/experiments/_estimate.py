@@ -53,12 +53,10 @@ import numpy as np
 
 from .. import metrics
 from .._engine import Grid, replay_limits
-from ..bandwidth._robust import MAX_CONTAMINATION, n_blocks_for
-from ..bandwidth._rules import select_bandwidth
+from ..bandwidth import MAX_CONTAMINATION, n_blocks_for, select_bandwidth
 from ..estimators import MoMKDE
 from ..kernels import get_kernel
-from ..methods import METHODS as REGISTRY
-from ..methods import Method, build_estimator, from_table
+from ..methods import METHODS, Method, build_estimator, from_table
 from ._n_blocks import block_bandwidth, oracle_grid, select_n_blocks
 from ._tasks import Task, _stream, regenerate_sample
 
@@ -244,7 +242,7 @@ def _run_task(task: Task) -> list[tuple]:
         return est
 
     def fit(name: str) -> _Fitted:
-        method = REGISTRY[from_table(name)]
+        method = METHODS[from_table(name)]
         if method.sweep_blocks == "oracle":
             return sample.oracle(name, lambda s: estimator(method, s))
         if method.sweep_blocks == "rule":

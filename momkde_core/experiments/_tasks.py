@@ -33,25 +33,24 @@ import numpy as np
 
 from ..bandwidth._robust import check_contamination
 from ..datasets import DATASETS, contaminated_sample, load_dataset
-from ..methods import EXPERIMENT_METHODS
-from ..methods import METHODS as REGISTRY
+from ..methods import EXPERIMENT_METHODS, METHODS
 from ..synthetic import CLEAN_DENSITIES, SCHEMES, ContaminatedSample, make_clean, make_contaminated
 
 
 def _table_names(*names: str) -> tuple[str, ...]:
     """The results tables' names of registry methods."""
-    return tuple(REGISTRY[name].table_name for name in names)
+    return tuple(METHODS[name].table_name for name in names)
 
 
 #: The methods run by default (results tables' names: the S rule is ``mom_kde`` there).
-METHODS: tuple[str, ...] = _table_names(
-    "kde", "mom_kde_rule", "mom_kde_oracle", "mom_kde_auto", "rkde", "spkde", "screened_kde"
+DEFAULT_SWEEP_METHODS: tuple[str, ...] = _table_names(
+    "kde", "mom_kde_rule", "mom_kde_oracle", "mom_kde", "rkde", "spkde", "screened_kde"
 )
 #: MoM-KDE with the block-aware bandwidth, both S rules.
 BLOCKH_METHODS: tuple[str, ...] = _table_names("mom_kde_blockh", "mom_kde_oracle_blockh")
 #: The robust defaults and the variants that separate their two levers (S and h).
 AUTO_METHODS: tuple[str, ...] = _table_names(
-    "mom_kde_auto",
+    "mom_kde",
     "mom_kde_auto_cv",
     "mom_kde_auto_scott",
     "mom_kde_auto_blockh",
@@ -94,7 +93,7 @@ class Task:
         ratio; "honest": what a user can do, the bandwidth cross-validated on the
         contaminated sample and the stated ``contamination`` given to the methods that ask
         for one.
-    methods : tuple of str, default METHODS
+    methods : tuple of str, default DEFAULT_SWEEP_METHODS
         The methods to run (names of :data:`ALL_METHODS`).
     dim : {1, 2}, default 1
         The dimension of synthetic data.
@@ -121,7 +120,7 @@ class Task:
     rep: int
     seed: int
     protocol: str = "honest"
-    methods: tuple[str, ...] = METHODS
+    methods: tuple[str, ...] = DEFAULT_SWEEP_METHODS
     dim: int = 1
     n_inliers: int = 1000
     scale: str = "std"
@@ -229,7 +228,7 @@ def make_tasks(
     reps: int | None = None,
     seed: int = 0,
     protocol: str = "honest",
-    methods: Sequence[str] = METHODS,
+    methods: Sequence[str] = DEFAULT_SWEEP_METHODS,
     dim: int = 1,
     n_inliers: int = 1000,
     scale: str = "std",
@@ -260,8 +259,8 @@ def make_tasks(
         ratio; "honest": what a user can do, the bandwidth cross-validated on the
         contaminated sample and the stated ``contamination`` given to the methods that ask
         for one.
-    methods : sequence of str, default METHODS
-        :data:`METHODS`; :data:`BLOCKH_METHODS` and ``AUTO_METHODS`` (all in
+    methods : sequence of str, default DEFAULT_SWEEP_METHODS
+        :data:`DEFAULT_SWEEP_METHODS`; :data:`BLOCKH_METHODS` and ``AUTO_METHODS`` (all in
         :data:`ALL_METHODS`) are the other variants measured in the docs.
     dim : {1, 2}, default 1
         The dimension of synthetic data (clean densities: 1).

@@ -17,8 +17,7 @@ from ..methods import method_label as _registry_label
 METHOD_COLORS: dict[str, str] = {
     "kde": "#E69F00",
     "kde_robust": "#B07800",
-    "mom_kde": "#C2185B",
-    "mom_kde_auto": "#C2185B",  # the library's default MoM-KDE: what the app calls MoM-KDE
+    "mom_kde": "#C2185B",  # the library's default MoM-KDE
     "mom_kde_rule": "#F06292",
     "mom_kde_oracle": "#8E24AA",
     "mom_kde_blockh": "#D55E00",
@@ -150,8 +149,8 @@ def method_label(method: str) -> str:
     Examples
     --------
     >>> from momkde_core.plots import method_label
-    >>> method_label("mom_kde_auto"), method_label("truth"), method_label("my_method")
-    ('MoM-KDE (auto)', 'True density', 'my_method')
+    >>> method_label("mom_kde"), method_label("truth"), method_label("my_method")
+    ('MoM-KDE', 'True density', 'my_method')
     """
     return TRUTH_LABEL if method == "truth" else _registry_label(method)
 

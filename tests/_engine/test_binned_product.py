@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from momkde_core._engine import _binned_product as binned_product
 from momkde_core._engine import _costs as costs
 from momkde_core._engine import _exact_tails as tails
+from momkde_core._engine import block_grid_sums, block_log_sums
 from momkde_core._engine._binned_product import (
     BAND_RADIUS,
     CELLS_PER_BANDWIDTH,
@@ -16,8 +17,6 @@ from momkde_core._engine._binned_product import (
     binning_cells,
 )
 from momkde_core._engine._binning import bin_blocks
-from momkde_core._engine._grid_sums import block_grid_sums
-from momkde_core._engine._point_sums import block_log_sums
 from momkde_core.kernels import get_kernel
 
 GAUSS = get_kernel("gaussian")

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
+from momkde_core._engine import GramOperator
 from momkde_core._engine import _gram as gram_engine
-from momkde_core._engine._gram import GRAM_GRID_RTOL, GramOperator
+from momkde_core._engine._gram import GRAM_GRID_RTOL
 from momkde_core.estimators import RKDE, SPKDE
 from momkde_core.kernels import get_kernel
 

@@ -21,8 +21,7 @@ from momkde_core._engine import _memo as memo
 from momkde_core._engine import _point_sums as point_sums
 from momkde_core._engine import _separable as separable
 from momkde_core._engine import _threads as threads
-from momkde_core._engine._grid_sums import block_grid_sums
-from momkde_core._engine._point_sums import block_log_sums
+from momkde_core._engine import block_grid_sums, block_log_sums
 from momkde_core.kernels import KERNELS
 
 ALL_KERNELS = sorted(KERNELS)

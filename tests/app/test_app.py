@@ -89,7 +89,7 @@ def test_sweep_draws_four_metrics():
     at = open_app("app_pages/sweep.py", reps="1", n="200")
     figs = figures(at)
     assert len(figs) == 4
-    assert {"KDE", "MoM-KDE (auto)", "RKDE", "SPKDE"} <= set(names(figs[0]))
+    assert {"KDE", "MoM-KDE", "RKDE", "SPKDE"} <= set(names(figs[0]))
     assert len(at.get("download_button")) == 1
     assert any("**honest** protocol" in m.value for m in at.markdown)  # (behind an expander)
     auc = next(f for f in figs if f["layout"]["title"]["text"] == "ROC AUC")
@@ -111,7 +111,7 @@ def test_real_data_iris_and_install_hint(monkeypatch, tmp_path):
     monkeypatch.setenv("MOMKDE_DATA_DIR", str(tmp_path))  # an empty data directory
     at = open_app("app_pages/real_data.py", live="true", reps="1", sets=["iris", "banana"])
     figs = figures(at)
-    assert len(figs) == 1 and "MoM-KDE (auto)" in names(figs[0])  # the library default
+    assert len(figs) == 1 and "MoM-KDE" in names(figs[0])  # the library default
     hints = [i.value for i in at.info]
     assert any("banana" in h and "not installed" in h and "MOMKDE_DATA_DIR" in h for h in hints)
 
@@ -276,7 +276,7 @@ def test_your_data_flags_follow_the_chosen_method():
 
 def test_method_codes_in_the_url_and_old_links():
     """The Methods pickers write method keys into the URL; a link holding the old display
-    labels still selects the same methods."""
+    labels, or a method's former code, still selects the same methods."""
     at = open_app("app_pages/explore.py", methods=["kde", "mom_kde"])
     assert at.sidebar.multiselect(key="methods").value == ["kde", "mom_kde"]
     assert at.sidebar.multiselect(key="methods").options == [
@@ -291,6 +291,9 @@ def test_method_codes_in_the_url_and_old_links():
     )
     assert old.sidebar.multiselect(key="methods").value == ["kde", "mom_kde_rule"]
     assert set(names(figures(old)[0])) >= {"KDE", "MoM-KDE (S rule, CV h)"}
+    renamed = open_app("app_pages/real_data.py", sets=["iris"], methods=["mom_kde_auto"])
+    assert renamed.sidebar.multiselect(key="methods").value == ["mom_kde"]  # its former code
+    assert "MoM-KDE" in names(figures(renamed)[0])
 
 
 def test_screened_kde_settings_and_cache_keys():

@@ -5,6 +5,9 @@ and figures run, and are tested, without a session."""
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from importlib.util import resolve_name
 from pathlib import Path
 
@@ -106,9 +109,29 @@ def test_the_apps_methods_are_the_registrys() -> None:
     """The app names no method of its own: the methods it compares are detector methods of
     the registry, those of the Sweep and Real data pages registry names with a results-table
     name (the runner's)."""
-    from app_support.compute import METHODS
+    from app_support.compute import COMPARED_METHODS
     from app_support.results import SWEEP_METHODS, runner_methods
     from momkde_core.methods import DETECTOR_METHODS, from_table
 
-    assert set(METHODS) <= set(DETECTOR_METHODS)
+    assert set(COMPARED_METHODS) <= set(DETECTOR_METHODS)
     assert [from_table(name) for name in runner_methods(SWEEP_METHODS)] == list(SWEEP_METHODS)
+
+
+def test_an_installed_tests_package_does_not_shadow_the_helpers(tmp_path: Path) -> None:
+    """The app's tests import their helpers as ``tests.app._apptest``: with a regular package
+    named ``tests`` installed (some distributions ship one), pytest still collects them, because
+    the repository's ``tests`` is a regular package too, first on the path."""
+    installed = tmp_path / "site" / "tests"
+    installed.mkdir(parents=True)
+    (installed / "__init__.py").write_text('"""Another distribution\'s tests."""\n')
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+        + ["tests/app/test_app.py"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(installed.parent)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "test_app.py::" in run.stdout

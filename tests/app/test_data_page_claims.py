@@ -304,25 +304,25 @@ def test_real_data_best_on_average_and_stored_counts_hold():
 
 @pytest.mark.parametrize("scheme", ["uniform", "adversarial"])
 def test_sweep_rivals_hold_of_the_figure(scheme):
-    """ "X beats MoM-KDE (auto) at k of m ratios (r...)" and "No other method beats" are
+    """ "X beats MoM-KDE at k of m ratios (r...)" and "No other method beats" are
     recounted from each figure's lines and bands (mean, standard error of 2 repetitions)."""
     at = open_app("app_pages/sweep.py", scheme=scheme, reps="2", n="200")
     rivals = [
         c.value
         for c in at.caption
-        if "MoM-KDE (auto) at" in c.value or c.value.startswith("No other method")
+        if "MoM-KDE at" in c.value or c.value.startswith("No other method")
     ]
     details = iter(rivals)
     for fig in figures(at):
         lines = {t["name"]: t for t in fig["data"] if t.get("mode") == "lines+markers"}
         lower = fig["layout"]["title"]["text"] != "ROC AUC"
         mom, mom_se = (
-            values(lines["MoM-KDE (auto)"]["y"]),
-            values(lines["MoM-KDE (auto)"]["customdata"]),
+            values(lines["MoM-KDE"]["y"]),
+            values(lines["MoM-KDE"]["customdata"]),
         )
         winners = {}
         for name, line in lines.items():
-            if name in ("KDE", "MoM-KDE (auto)"):
+            if name in ("KDE", "MoM-KDE"):
                 continue
             mean, se = values(line["y"]), values(line["customdata"])
             gap = (mom - mean) if lower else (mean - mom)
@@ -333,8 +333,8 @@ def test_sweep_rivals_hold_of_the_figure(scheme):
         if winners:
             for name, wins in winners.items():
                 assert re.search(
-                    rf"{re.escape(name)}(?: beats MoM-KDE \(auto\))? at {wins} of {len(mom)} ratios",
+                    rf"{re.escape(name)}(?: beats MoM-KDE)? at {wins} of {len(mom)} ratios",
                     text,
                 ), (name, text)
         else:
-            assert text.startswith("No other method beats MoM-KDE (auto)")
+            assert text.startswith("No other method beats MoM-KDE")

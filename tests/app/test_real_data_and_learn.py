@@ -140,7 +140,7 @@ def test_real_data_bands_are_standard_errors_and_the_intro_describes_the_lines()
     intro = next(m.value for m in at.markdown if m.value.startswith("Kim & Scott"))
     drawn, offered = intro.split(" The Methods box also offers ")
     assert "the bandwidth of KDE, RKDE and SPKDE is cross-validated" in drawn
-    assert "MoM-KDE (auto) and SPKDE are told a guessed share" in drawn
+    assert "MoM-KDE and SPKDE are told a guessed share" in drawn
     assert not any(word in drawn for word in ("oracle", "S rule", "creened"))
     for label in ("MoM-KDE (S rule, CV h)", "MoM-KDE (oracle S)", "Screened KDE"):
         assert label in offered

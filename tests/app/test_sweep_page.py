@@ -45,9 +45,9 @@ def test_ratio_list_writes_runs():
 
 def test_a_clear_win_is_counted_at_every_ratio():
     said = sweep_verdicts(
-        _table(_rows("kde", [0.2, 0.3, 0.4]), _rows("mom_kde_auto", [0.05, 0.06, 0.07])), "js"
+        _table(_rows("kde", [0.2, 0.3, 0.4]), _rows("mom_kde", [0.05, 0.06, 0.07])), "js"
     )
-    assert said.versus_kde == "On JS, MoM-KDE (auto) beats the KDE at 3 of 3 ratios."
+    assert said.versus_kde == "On JS, MoM-KDE beats the KDE at 3 of 3 ratios."
     assert said.rivals == "" and said.jumps == ()
 
 
@@ -56,12 +56,12 @@ def test_a_gap_within_the_standard_error_is_a_tie():
     said = sweep_verdicts(
         _table(
             _rows("kde", [0.860, 0.865, 0.870], spread=0.02, metric="auc"),
-            _rows("mom_kde_auto", [0.863, 0.868, 0.873], spread=0.02, metric="auc"),
+            _rows("mom_kde", [0.863, 0.868, 0.873], spread=0.02, metric="auc"),
         ),
         "auc",
     )
     assert said.versus_kde == (
-        "On AUC, MoM-KDE (auto) beats the KDE at 0 of 3 ratios and ties with it at 0.1-0.3 "
+        "On AUC, MoM-KDE beats the KDE at 0 of 3 ratios and ties with it at 0.1-0.3 "
         "(gaps within the standard error of 3 repetitions)."
     )
 
@@ -70,17 +70,17 @@ def test_a_loss_and_the_methods_that_beat_the_challenger_are_named():
     said = sweep_verdicts(
         _table(
             _rows("kde", [0.20, 0.30, 0.40]),
-            _rows("mom_kde_auto", [0.05, 0.10, 0.50]),
+            _rows("mom_kde", [0.05, 0.10, 0.50]),
             _rows("rkde", [0.01, 0.12, 0.30]),
             _rows("spkde", [0.30, 0.30, 0.30]),
         ),
         "js",
     )
     assert said.versus_kde == (
-        "On JS, MoM-KDE (auto) beats the KDE at 2 of 3 ratios (0.1-0.2) and loses at 0.3."
+        "On JS, MoM-KDE beats the KDE at 2 of 3 ratios (0.1-0.2) and loses at 0.3."
     )
     assert said.rivals == (
-        "RKDE beats MoM-KDE (auto) at 2 of 3 ratios (0.1, 0.3); SPKDE at 1 of 3 ratios (0.3)."
+        "RKDE beats MoM-KDE at 2 of 3 ratios (0.1, 0.3); SPKDE at 1 of 3 ratios (0.3)."
     )
 
 
@@ -88,14 +88,13 @@ def test_no_rival_is_said_so():
     said = sweep_verdicts(
         _table(
             _rows("kde", [0.20, 0.30, 0.40]),
-            _rows("mom_kde_auto", [0.05, 0.06, 0.07]),
+            _rows("mom_kde", [0.05, 0.06, 0.07]),
             _rows("rkde", [0.15, 0.20, 0.25]),
         ),
         "js",
     )
     assert (
-        said.rivals
-        == "No other method beats MoM-KDE (auto) beyond the standard error of 3 repetitions."
+        said.rivals == "No other method beats MoM-KDE beyond the standard error of 3 repetitions."
     )
 
 
@@ -104,7 +103,7 @@ def test_rkdes_jump_from_the_kde_to_far_below_is_explained():
     said = sweep_verdicts(
         _table(
             _rows("kde", [0.20, 0.24, 0.25]),
-            _rows("mom_kde_auto", [0.05, 0.06, 0.07]),
+            _rows("mom_kde", [0.05, 0.06, 0.07]),
             _rows("rkde", [0.19, 0.23, 0.01]),
         ),
         "js",
@@ -136,14 +135,14 @@ def test_a_steady_trend_or_a_noisy_step_is_no_jump():
 def test_one_repetition_says_there_is_no_standard_error():
     one = pd.DataFrame(
         {
-            "method": ["kde", "mom_kde_auto"] * 2,
+            "method": ["kde", "mom_kde"] * 2,
             "metric": "js",
             "ratio": [0.1, 0.1, 0.2, 0.2],
             "value": [0.20, 0.10, 0.30, 0.29],
         }
     )
     said = sweep_verdicts(one, "js")
-    assert said.versus_kde.startswith("On JS, MoM-KDE (auto) beats the KDE at 2 of 2 ratios.")
+    assert said.versus_kde.startswith("On JS, MoM-KDE beats the KDE at 2 of 2 ratios.")
     assert "no standard error" in said.versus_kde
 
 
@@ -184,7 +183,7 @@ def test_coinciding_lines_are_dashed_relative_to_the_axis():
     0.015; on a divergence, 1.5 % of the highest mean."""
     auc = _table(
         _rows("kde", [0.80, 0.70, 0.60], metric="auc"),
-        _rows("mom_kde_auto", [0.90, 0.90, 0.90], metric="auc"),
+        _rows("mom_kde", [0.90, 0.90, 0.90], metric="auc"),
         _rows("rkde", [0.81, 0.70, 0.59], metric="auc"),
         _rows("spkde", [0.80, 0.71, 0.60], metric="auc"),
     )
@@ -198,7 +197,7 @@ def test_coinciding_lines_are_dashed_relative_to_the_axis():
     fig = metric_vs_ratio_figure(auc, "auc", dashes=lines.dashes)
     assert {t.name: t.line.dash for t in fig.data if t.mode == "lines+markers"} == {
         "KDE": "solid",
-        "MoM-KDE (auto)": "solid",
+        "MoM-KDE": "solid",
         "RKDE": "dash",
         "SPKDE": "dashdot",
     }
@@ -218,13 +217,13 @@ def test_below_chance_names_each_method_and_its_ratios():
     table = _table(
         _rows("kde", [0.4, 0.6, 0.3], metric="auc"),
         _rows("rkde", [0.4, 0.6, 0.3], metric="auc"),
-        _rows("mom_kde_auto", [0.7, 0.6, 0.4], metric="auc"),
+        _rows("mom_kde", [0.7, 0.6, 0.4], metric="auc"),
     )
     assert below_chance(table, "why") == (
-        "Mean AUC below 0.5 (chance): KDE and RKDE at 0.1, 0.3; MoM-KDE (auto) at 0.3. "
+        "Mean AUC below 0.5 (chance): KDE and RKDE at 0.1, 0.3; MoM-KDE at 0.3. "
         "Every method is below 0.5 at 0.3: why."
     )
-    same = table[table["method"] != "mom_kde_auto"]
+    same = table[table["method"] != "mom_kde"]
     assert (
         below_chance(same, "why")
         == "Every method's mean AUC is below 0.5 (chance) at 0.1, 0.3: why."
@@ -244,19 +243,19 @@ def _curves(at: AppTest, title: str) -> dict[str, tuple[np.ndarray, np.ndarray]]
 
 @pytest.mark.parametrize("metric", ["js", "auc"])
 def test_the_box_and_captions_count_what_the_figures_draw(metric):
-    """Wins and ties of MoM-KDE (auto) against the KDE, recounted from the figure's lines
+    """Wins and ties of MoM-KDE against the KDE, recounted from the figure's lines
     (mean, standard error over 2 repetitions: the band), are those the box and the caption
     state."""
     reps = 2
     at = open_app("app_pages/sweep.py", reps=str(reps), n="200")
     title = {"js": "Jensen-Shannon divergence (base 2)", "auc": "ROC AUC"}[metric]
     curves = _curves(at, title)
-    (kde, kde_se), (mom, mom_se) = curves["KDE"], curves["MoM-KDE (auto)"]
+    (kde, kde_se), (mom, mom_se) = curves["KDE"], curves["MoM-KDE"]
     gap = (kde - mom) if metric == "js" else (mom - kde)
     within = np.hypot(kde_se, mom_se)
     wins, ties = int((gap > within).sum()), int((np.abs(gap) <= within).sum())
     name = {"js": "JS", "auc": "AUC"}[metric]
-    said = f"On {name}, MoM-KDE (auto) beats the KDE at {wins} of {len(gap)} ratios"
+    said = f"On {name}, MoM-KDE beats the KDE at {wins} of {len(gap)} ratios"
     box = at.info[0].value
     assert "at every measured ratio" not in box
     assert box.startswith("(a) uniform outliers on [−3, 9]. On JS, ")

@@ -10,14 +10,13 @@ from scipy.stats import norm
 
 from momkde_core import KDE, MoMKDE, config_context, make_contaminated, metrics
 from momkde_core import experiments as ex
-from momkde_core.bandwidth import select_bandwidth
-from momkde_core.bandwidth._robust import (
-    BlockDistances,
-    _subsample,
+from momkde_core.bandwidth import (
     estimate_contamination,
     leave_own_block_out_scores,
     n_blocks_for,
+    select_bandwidth,
 )
+from momkde_core.bandwidth._robust import BlockDistances, _subsample
 from momkde_core.experiments import _tasks
 from momkde_core.kernels import get_kernel
 from momkde_core.synthetic import CLEAN_DENSITIES, make_clean

@@ -464,11 +464,11 @@ def _bad_inputs(tmp_path):
         "out is the input": ([good, "--out", good], "--out is the input file"),
         "contamination 0.7": (
             [good, "--contamination", "0.7"],
-            "contamination must be in (0, 0.5]",
+            "must be a float in the range (0.0, 0.5]",
         ),
         "contamination 0.5 for mom_kde": (
             [good, "--method", "mom_kde", "--contamination", "0.5"],
-            "MoM-KDE needs a contamination below 0.5",
+            "contamination must be a number in [0, 0.5)",
         ),
         "empty file": ([tmp_path / "empty.csv"], "the file is empty"),
         "header only": ([tmp_path / "header.csv"], "the file has a header but no data rows"),
@@ -807,7 +807,7 @@ def _drawn_figures(monkeypatch) -> list:
 def test_figures_give_each_runner_method_its_own_colour_and_name(tmp_path, monkeypatch):
     """The runner's mom_kde (label-free S rule) is drawn as the app draws it, apart from the
     library's default MoM-KDE (mom_kde_auto): no two methods share a colour or a name."""
-    methods = list(ex.METHODS + ex.BLOCKH_METHODS + ("kde_robust",))
+    methods = list(ex.DEFAULT_SWEEP_METHODS + ex.BLOCKH_METHODS + ("kde_robust",))
     rows = [
         ("uniform", r, k, k, m, 1, 0.3, "js", r + k / 10)
         for r in (0.1, 0.2)

@@ -12,8 +12,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import KernelDensity
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, make_contaminated
-from momkde_core._engine import _memo
-from momkde_core._engine._grid_sums import block_grid_sums
+from momkde_core._engine import _memo, block_grid_sums
 from momkde_core.bandwidth import cv_grid, cv_scores
 from momkde_core.kernels import get_kernel
 
@@ -71,7 +70,7 @@ def test_binned_cv_agrees_with_exact_cv():
     for h in grid[::6]:
         from sklearn.model_selection import KFold
 
-        from momkde_core._engine._point_sums import block_log_sums
+        from momkde_core._engine import block_log_sums
         from momkde_core.bandwidth._cv import _held_out_loglik  # the exact path, forced
 
         folds = list(KFold(5, shuffle=True, random_state=0).split(X))

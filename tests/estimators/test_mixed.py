@@ -9,7 +9,7 @@ import pytest
 from scipy import integrate
 
 from momkde_core import KDE, InvalidParameterError, MoMKDE, OutlierDetector, ScreenedKDE
-from momkde_core.estimators._mixed import MAX_LEVELS
+from momkde_core.estimators._mixed_columns import MAX_LEVELS
 
 statsmodels_kd = pytest.importorskip("statsmodels.nonparametric.kernel_density")
 

@@ -310,7 +310,7 @@ def test_make_detector_screened_kde_flags_the_cluster():
     det = make_detector("screened_kde", contamination=0.05, random_state=0).fit(X)
     assert isinstance(det.estimator_, ScreenedKDE)
     assert (det.predict(X[950:]) == -1).all()
-    with pytest.raises(ValueError, match="below 0.5"):
+    with pytest.raises(ValueError, match=r"contamination must be a number in \[0, 0.5\)"):
         make_detector("screened_kde", contamination=0.5)
 
 

@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 
 import momkde_core.experiments as ex
 from momkde_core import MoMKDE, metrics
-from momkde_core.bandwidth._rules import select_bandwidth
+from momkde_core.bandwidth import select_bandwidth
 from momkde_core.experiments import _runner
 from momkde_core.experiments._estimate import METRICS, _evaluation_grid
 from momkde_core.experiments._n_blocks import ORACLE_GRID_SIZE

@@ -6,13 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from momkde_core.io._csv_safety import (
-    FORMULA_STARTS,
-    escape_formulas,
-    is_formula_like,
-    to_csv_text,
-    write_csv,
-)
+from momkde_core.io import escape_formulas, is_formula_like, to_csv_text, write_csv
+from momkde_core.io._csv_safety import FORMULA_STARTS
 
 
 @pytest.mark.parametrize(

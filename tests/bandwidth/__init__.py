@@ -1,0 +1,1 @@
+"""Tests of the bandwidth rules (:mod:`momkde_core.bandwidth`)."""

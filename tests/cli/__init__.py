@@ -1,0 +1,1 @@
+"""Tests of the ``momkde`` command (:mod:`momkde_core.cli`)."""

@@ -1,0 +1,1 @@
+"""Tests of the estimators (:mod:`momkde_core.estimators`)."""

@@ -1,0 +1,1 @@
+"""Tests of the experiment runner (:mod:`momkde_core.experiments`)."""

@@ -1,0 +1,1 @@
+"""Tests of the reading of users' files (:mod:`momkde_core.io`)."""
