@@ -26,6 +26,7 @@ from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._block_mean import block_log_mean
 from ._explain import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT, explain_log_density
 from .bandwidth._robust import MAX_CONTAMINATION
 from .estimators._base import _seeded_clone
@@ -224,11 +225,12 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         if "normalize" in estimator.get_params(deep=False):
             estimator.set_params(normalize=False)
         estimator.fit(X_fit)
+        score = block_log_mean if self.estimator is None else None
         if n > THRESHOLD_ROWS:  # the quantile of a uniform sample of the training rows
             rows = check_random_state(self.random_state).choice(n, THRESHOLD_ROWS, replace=False)
-            scores = _batched_scores(estimator, _take_rows(X, np.sort(rows)))
+            scores = _batched_scores(estimator, _take_rows(X, np.sort(rows)), score)
         else:
-            scores = _batched_scores(estimator, X)
+            scores = _batched_scores(estimator, X, score)
         if np.isnan(scores).any():
             raise ValueError(
                 f"{type(estimator).__name__}.score_samples gave NaN for "
@@ -236,6 +238,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
                 "can be set"
             )
         self.estimator_ = estimator
+        self.scoring_ = "block_log_mean" if score is not None else "estimator"
         self.offset_ = _lower_quantile(scores, self.contamination)
         return self
 
@@ -276,7 +279,8 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         (5,)
         """
         check_is_fitted(self)
-        return _batched_scores(self.estimator_, X)
+        default = self.scoring_ == "block_log_mean"
+        return _batched_scores(self.estimator_, X, block_log_mean if default else None)
 
     def explain(
         self,
@@ -373,6 +377,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         return explain_log_density(
             self.estimator_,
             X,
+            combine="mean_log" if self.scoring_ == "block_log_mean" else "median",
             method=method,
             n_permutations=n_permutations,
             random_state=random_state,
@@ -550,19 +555,19 @@ def _fit_rows(max_samples, n: int, default_estimator: bool) -> int:
     return n if cap is None else min(n, cap)
 
 
-def _batched_scores(estimator, X) -> np.ndarray:
-    """``estimator.score_samples(X)`` as floats, computed in batches of rows that keep
-    ``n_blocks_`` (MoM-KDE's S; 1 for the others) x rows within :data:`BATCH_VALUES`."""
+def _batched_scores(estimator, X, score=None) -> np.ndarray:
+    """``score(estimator, X)`` (None: ``estimator.score_samples(X)``) as floats, computed in
+    batches of rows that keep ``n_blocks_`` (MoM-KDE's S; 1 for the others) x rows within
+    :data:`BATCH_VALUES`."""
     n = _n_rows(X)
     step = max(1, BATCH_VALUES // int(getattr(estimator, "n_blocks_", 1)))
+    if score is None:
+        score = type(estimator).score_samples
     if n <= step:
-        return np.asarray(estimator.score_samples(X), dtype=float)
+        return np.asarray(score(estimator, X), dtype=float)
     return np.concatenate(
         [
-            np.asarray(
-                estimator.score_samples(_take_rows(X, slice(lo, min(n, lo + step)))),
-                dtype=float,
-            )
+            np.asarray(score(estimator, _take_rows(X, slice(lo, min(n, lo + step)))), dtype=float)
             for lo in range(0, n, step)
         ]
     )
