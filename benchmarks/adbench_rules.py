@@ -107,7 +107,7 @@ of single features, which ECOD and COPOD measure as -log empirical tail probabil
 
 Every candidate fits the default's estimator as ``OutlierDetector()`` does (MoMKDE(n_blocks=
 21, bandwidth="scott") on at most 2,688 training rows drawn with the seed) and reads
-neither labels nor the share of anomalies. The tail term (``momkde_core._tails``) is
+neither labels nor the share of anomalies. The tail term (``_MarginalTails`` below) is
 T(x) = sum_j log p_j(x_j), p_j(x) = (min(#{x_ij <= x}, #{x_ij >= x}) + 1) / (n + 1), from
 the same rows the density is fitted on; it is additive over the features, so each
 feature's term is its own Shapley value and ``explain`` stays exact.
@@ -384,6 +384,30 @@ PACE_RULES: dict[str, Callable[[int], object]] = {
 PEERS = ("isolation_forest", "pyod_iforest", "ecod", "copod", "hbos", "knn", "lof")
 
 
+# Each feature's two-sided tail probability under its training rows' empirical distribution,
+# p_j(x) = (min(#{x_ij <= x}, #{x_ij >= x}) + 1) / (n + 1): the scored row counted among the
+# training rows (as PyOD's ECOD counts it by pooling them), so never 0 (log(1 / (n + 1))
+# beyond the training range) and about 1/2 at the median.
+class _MarginalTails:
+    """log p_j(x) per feature (module docstring), from the sorted training columns."""
+
+    def fit(self, X: np.ndarray) -> _MarginalTails:
+        X = np.asarray(X, dtype=float)
+        self.columns_ = np.sort(X, axis=0).T  # (d, n): each feature's values, sorted
+        return self
+
+    def log_tails(self, X: np.ndarray) -> np.ndarray:
+        """log p_j(x_qj) for every row q and feature j, shape (m, d)."""
+        X = np.asarray(X, dtype=float)
+        n = self.columns_.shape[1]
+        out = np.empty(X.shape)
+        for j, column in enumerate(self.columns_):
+            at_most = np.searchsorted(column, X[:, j], side="right")  # #{x_ij <= x}
+            at_least = n - np.searchsorted(column, X[:, j], side="left")  # #{x_ij >= x}
+            out[:, j] = np.log((np.minimum(at_most, at_least) + 1.0) / (n + 1.0))
+        return out
+
+
 class _RoundTwo:
     """The default's fit, scored by the median or the mean of its block log densities, with
     or without the tail term T, raw or standardised ("Round two" above)."""
@@ -403,7 +427,6 @@ class _RoundTwo:
         return density, tail
 
     def fit(self, X):
-        from momkde_core._tails import _MarginalTails
         from momkde_core.detector import _fit_rows
 
         with warnings.catch_warnings():

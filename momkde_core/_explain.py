@@ -57,8 +57,9 @@ MAX_EXACT = 16
 DEFAULT_PERMUTATIONS = 256
 #: Values held per chunk of rows (32 MiB of float64).
 CHUNK_VALUES = 2**22
-#: Kernel factors computed at once per worker thread (8 MiB of float64).
-FACTOR_VALUES = 2**20
+#: Kernel factors computed at once per worker thread (512 KiB of float64: within a core's L2
+#: cache, where numpy's passes over them run).
+FACTOR_VALUES = 2**16
 METHODS = ("auto", "exact", "permutation")
 #: How the blocks' marginal densities are combined: their median (MoM-KDE), or the mean of
 #: their logs (the default detector's score, :mod:`momkde_core._block_mean`).
@@ -147,8 +148,7 @@ def explain_log_density(
     out = np.full((len(Y), d), np.nan)
     reach = np.abs(Z) <= FAR  # (NaN and inf compare False)
     orders = None if exact else _orders(d, int(n_permutations), random_state)
-    held = 4 + (layout.n_blocks if layout.mean_log else 0)  # (values per subset and row)
-    per_row = held * 2**d if exact else 2 * len(orders) * (d + 1)
+    per_row = 4 * 2**d if exact else 2 * len(orders) * (d + 1)
     step = max(1, CHUNK_VALUES // per_row)
     for lo in range(0, len(Z), step):
         rows = slice(lo, lo + step)
@@ -259,11 +259,10 @@ def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarr
         for chunk in _factor_chunks(layout, rows):
             E = layout.group(_shifted_factors(layout, Z[chunk], shift[chunk]), 2, np.multiply)
             if layout.mean_log:
-                sums = np.empty((len(chunk), layout.n_blocks, 2**d))
-                _subset_sums(E, layout.w, (d + 1) // 2, sums)
-                safe[chunk] = (sums >= SAFE_LINEAR).all(axis=1)
-                with np.errstate(divide="ignore"):
-                    V[chunk] = -np.log(sums).mean(axis=1)
+                part = np.empty((len(chunk), 2**d))
+                _mean_log_subset_sums(E, layout.w, (d + 1) // 2, part)
+                safe[chunk] = ~np.isnan(part)
+                V[chunk] = part
             else:
                 part = np.empty((len(chunk), 2**d))
                 _median_subset_sums(E, layout.w, (d + 1) // 2, part)
@@ -339,15 +338,41 @@ def _row_subset_sums(
 
 
 @njit(cache=True, nogil=True)
-def _subset_sums(
+def _minus_mean_log(values: np.ndarray) -> float:  # pragma: no cover (compiled)
+    """-(1/S) sum_s log values[s] for values in [0, 1], NaN if one is below SAFE_LINEAR
+    (the caller redoes it in log space). A product carried in linear space, its log taken
+    when it nears underflow: a log or two per call, not S."""
+    total, product = 0.0, 1.0
+    for v in values:
+        if v < 1e-100:
+            if v < SAFE_LINEAR:
+                return np.nan
+            total += np.log(v)
+        else:
+            product *= v  # (>= 1e-200 x 1e-100: no underflow)
+            if product < 1e-200:
+                total += np.log(product)
+                product = 1.0
+    return -(total + np.log(product)) / len(values)
+
+
+@njit(cache=True, nogil=True)
+def _mean_log_subset_sums(
     E: np.ndarray, w: np.ndarray, d1: int, out: np.ndarray
 ) -> None:  # pragma: no cover (compiled)
-    """out[q, s, T]: every block's sums of :func:`_row_subset_sums`, for every row q."""
+    """out[q, T] = -(1/S) sum_s log sum_i w_si prod_{j in T} E[q, s, j, i] for every subset
+    T (:func:`_minus_mean_log` of the block sums of :func:`_row_subset_sums`)."""
     m, S, d, L = E.shape
     P1 = np.empty((1 << d1, L))
     P2 = np.empty((1 << (d - d1), L))
+    sums = np.empty((S, 1 << d))
+    column = np.empty(S)
     for q in range(m):
-        _row_subset_sums(E, w, q, d1, P1, P2, out[q])
+        _row_subset_sums(E, w, q, d1, P1, P2, sums)
+        for t in range(1 << d):
+            for s in range(S):
+                column[s] = sums[s, t]
+            out[q, t] = _minus_mean_log(column)
 
 
 @njit(cache=True, nogil=True)
@@ -443,15 +468,10 @@ def _prefix_values(
                         r -= 1
                     column[r] = v
                 if mean_log:
-                    value = column[0]
-                    total = 0.0
-                    for s in range(S):
-                        total += np.log(column[s])
-                    total /= S
+                    out[q, t, k] = _minus_mean_log(column)
                 else:
                     value = column[lo] if lo == hi else (column[lo] + column[hi]) / 2.0
-                    total = np.log(value)
-                out[q, t, k] = -total if value >= SAFE_LINEAR else np.nan
+                    out[q, t, k] = -np.log(value) if value >= SAFE_LINEAR else np.nan
 
 
 def _untrusted(safe: np.ndarray):

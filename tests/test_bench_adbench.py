@@ -89,3 +89,21 @@ def test_the_stored_rules_run_gives_the_documented_selection() -> None:
         line.startswith(f"picked on half {h}: rule_mom_s21_scott;")
         for h, line in zip("AB", lines[1:])
     )
+
+
+def test_the_stored_round_two_run_gives_the_documented_selection() -> None:
+    """Issue #47's preregistered rule (adbench_rules.py, "Round two"), applied to the stored
+    run (docs/results/adbench_round_two.csv.gz), picks the default docs/anomaly.md reports,
+    and each candidate's firsts count the measures on which it beats every peer."""
+    import pandas as pd
+
+    bench_adbench.detectors(with_round_two=True)  # puts benchmarks/ on sys.path
+    from adbench_rules import PEERS, select_round_two
+
+    stored = pd.read_csv(bench_adbench.ROOT / "docs" / "results" / "adbench_round_two.csv.gz")
+    winner, table = select_round_two(bench_adbench.summary, stored)
+    assert winner == "rule_r2_mean_log"
+    peers = bench_adbench.summary(stored[stored["detector"].isin(PEERS)])
+    assert table.loc[winner, "mean AUC-ROC"] > peers["mean AUC-ROC"].max()
+    assert table.loc[winner, "mean AP"] < peers["mean AP"].max()  # HBOS's: not first on AP
+    assert table.loc[winner, "firsts"] == table["firsts"].max()
