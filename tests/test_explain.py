@@ -282,3 +282,24 @@ def test_most_blamed_names_the_largest_contributions_in_order() -> None:
         most_blamed(blame, ["a", "b", "c"], top=4)
     with pytest.raises(ValueError, match="one name per feature"):
         most_blamed(blame, ["a", "b"], top=1)
+
+
+def test_the_default_on_a_mixed_table_sums_to_the_abnormality() -> None:
+    """A table with a categorical column: the default's mean of block logs carries the
+    discrete kernels' constants, and the contributions still sum to -score."""
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    table = pd.DataFrame(
+        {
+            "x": rng.standard_normal(300),
+            "y": rng.standard_normal(300),
+            "level": pd.Categorical(rng.choice(["a", "b", "c"], 300, p=[0.6, 0.39, 0.01])),
+        }
+    )
+    detector = OutlierDetector(random_state=0).fit(table)
+    rows = table.iloc[:20]
+    blame = detector.explain(rows)
+    np.testing.assert_allclose(blame.sum(axis=1), -detector.score_samples(rows), atol=1e-9)
+    rare = table[table["level"] == "c"].iloc[:1]
+    assert int(np.argmax(detector.explain(rare)[0])) == 2  # the rare level is to blame
