@@ -334,7 +334,7 @@ def _row_subset_sums(
                 for i in range(L):
                     P2[size + t, i] = P2[t, i] * E[q, s, j, i]
             size *= 2
-        sums[s] = np.dot(P2, P1.T).ravel()
+        np.dot(P2, P1.T, sums[s].reshape((P2.shape[0], P1.shape[0])))  # (into sums: no copy)
 
 
 @njit(cache=True, nogil=True)
