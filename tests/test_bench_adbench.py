@@ -107,3 +107,22 @@ def test_the_stored_round_two_run_gives_the_documented_selection() -> None:
     assert table.loc[winner, "mean AUC-ROC"] > peers["mean AUC-ROC"].max()
     assert table.loc[winner, "mean AP"] < peers["mean AP"].max()  # HBOS's: not first on AP
     assert table.loc[winner, "firsts"] == table["firsts"].max()
+
+
+def test_paired_bootstrap_brackets_the_difference_over_sets() -> None:
+    """On a made-up table of 4 sets: the difference is the mean of the per-set
+    differences, its resampled interval holds it, and the count of sets is the count."""
+    import pandas as pd
+
+    rows = [
+        {"set": s, "seed": 0, "detector": d, "auc_roc": v, "average_precision": v / 2}
+        for s, (a, b) in enumerate([(0.9, 0.8), (0.7, 0.75), (0.6, 0.5), (0.8, 0.7)])
+        for d, v in (("ours", a), ("peer", b))
+    ]
+    table = bench_adbench.paired_bootstrap(pd.DataFrame(rows), "ours", "peer", 2000, seed=1)
+    # (0.1 - 0.05 + 0.1 + 0.1) / 4, up to float round-off
+    assert table.loc["auc_roc", "difference"] == pytest.approx(0.0625, abs=1e-12)
+    assert table.loc["average_precision", "difference"] == pytest.approx(0.03125, abs=1e-12)
+    assert table.loc["auc_roc", "low (2.5 %)"] <= 0.0625 <= table.loc["auc_roc", "high (97.5 %)"]
+    assert table.loc["auc_roc", "low (2.5 %)"] >= -0.05  # no resample below the worst set
+    assert table.loc["auc_roc", "sets higher"] == 3
