@@ -258,13 +258,12 @@ def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarr
     def run(rows: np.ndarray) -> None:
         for chunk in _factor_chunks(layout, rows):
             E = layout.group(_shifted_factors(layout, Z[chunk], shift[chunk]), 2, np.multiply)
+            part = np.empty((len(chunk), 2**d))
             if layout.mean_log:
-                part = np.empty((len(chunk), 2**d))
                 _mean_log_subset_sums(E, layout.w, (d + 1) // 2, part)
                 safe[chunk] = ~np.isnan(part)
                 V[chunk] = part
             else:
-                part = np.empty((len(chunk), 2**d))
                 _median_subset_sums(E, layout.w, (d + 1) // 2, part)
                 safe[chunk] = part >= SAFE_LINEAR
                 with np.errstate(divide="ignore"):
