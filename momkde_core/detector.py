@@ -311,8 +311,8 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         The marginals come from the fitted estimate, not from refits: with the Gaussian
         kernel (a product of one factor per feature) a block KDE's marginal over S keeps
         the same rows and drops the other features' factors. For the default, whose score is
-        the mean of its blocks' log densities, v(S) = -(1/21) sum_s log f_{s,S}(x), the
-        blocks' marginals combined the same way (its Shapley values are the mean of the
+        the mean of its blocks' log densities, v(S) = -mean_b log f_{b,S}(x) over its
+        blocks b, the blocks' marginals combined the same way (its Shapley values are the mean of the
         blocks'). For a MoM-KDE given, f_S is the median over the blocks of the block
         KDEs' marginals: what the median estimate restricted to S means here. KDE,
         RKDE, SPKDE and ScreenedKDE are (weighted) KDEs of one block, explained the same
