@@ -79,7 +79,7 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         among candidates fixed beforehand, in two rounds (docs/anomaly.md): on its 21
         development sets it has the best mean AUC-ROC of the usual label-free detectors
         (IsolationForest, ECOD, COPOD, HBOS, KNN, LOF), not the best mean average precision
-        or average rank (HBOS's), at about half IsolationForest's time. The mean of
+        or average rank (HBOS's). The mean of
         the logs is pulled down by every block in which the row has no near neighbour, so
         a cluster of fewer than 21 rows lifts its own scores in about the share of blocks
         it sits in; for larger clusters of a known share, pass ``MoMKDE(n_blocks="auto",
