@@ -16,7 +16,12 @@ import streamlit as st
 
 from app_support.cache import adbench_tables, dataset_problem, run_sweep, stored_results
 from app_support.captions.coinciding import coinciding_lines
-from app_support.captions.sweep import adbench_caption, below_chance, mean_curves
+from app_support.captions.sweep import (
+    adbench_caption,
+    adbench_standing,
+    below_chance,
+    mean_curves,
+)
 from app_support.captions.text import listed
 from app_support.figures import adbench_figure
 from app_support.results import (
@@ -130,7 +135,8 @@ def adbench_section() -> None:
     )
     st.caption(
         "Per detector, over the sets: mean AUC-ROC, mean average precision (AP), average "
-        "rank of the AUC-ROC (1 = best), total time over IsolationForest's (IF)."
+        "rank of the AUC-ROC (1 = best), total time over IsolationForest's (IF). "
+        + (adbench_standing(summary, ADBENCH_DEFAULT) if ADBENCH_DEFAULT in summary.index else "")
     )
     twins = adbench_twins(per_set)
     st.plotly_chart(

@@ -18,7 +18,8 @@ Detectors: momkde's (``OutlierDetector()``, ``make_detector("kde")``, ``make_det
 ("mom_kde")``), scikit-learn's IsolationForest and PyOD's IForest, ECOD, COPOD, HBOS, KNN and
 LOF at their defaults (PyOD is in the ``bench`` extra). ``--rules`` adds the candidate
 defaults preregistered in ``benchmarks/adbench_rules.py``, ``--pace`` the default's options of
-fitting on fewer rows (``PACE_RULES`` there).
+fitting on fewer rows (``PACE_RULES`` there), ``--round-two`` issue #47's candidates
+(``ROUND_TWO_RULES`` there).
 
 Per set the mean over seeds, then over sets: mean AUC-ROC, mean average precision, average
 rank (1 = best AUC-ROC on a set, ties averaged), and each detector's time summed over all
@@ -91,7 +92,7 @@ def _pyod(name: str) -> Callable[[int], object]:
 
 
 def detectors(
-    with_rules: bool = False, with_pace: bool = False
+    with_rules: bool = False, with_pace: bool = False, with_round_two: bool = False
 ) -> dict[str, Callable[[int], object]]:
     """Name -> factory(seed) of a scorer with ``fit`` and ``score_samples`` (high = normal)."""
     out: dict[str, Callable[[int], object]] = {
@@ -102,12 +103,14 @@ def detectors(
     }
     for name in ("pyod_iforest", "ecod", "copod", "hbos", "knn", "lof"):
         out[name] = _pyod(name)
-    if with_rules or with_pace:
+    if with_rules or with_pace or with_round_two:
         sys.path.insert(0, str(ROOT / "benchmarks"))
-        from adbench_rules import PACE_RULES, RULES
+        from adbench_rules import PACE_RULES, ROUND_TWO_RULES, RULES
 
         if with_rules:
             out.update({f"rule_{k}": v for k, v in RULES.items()})
+        if with_round_two:
+            out.update({f"rule_{k}": v for k, v in ROUND_TWO_RULES.items()})
         if with_pace:
             out.update({f"pace_{k}": v for k, v in PACE_RULES.items()})
     return out
@@ -193,6 +196,30 @@ def per_set_table(results: pd.DataFrame) -> pd.DataFrame:
     return results.groupby(["set", "detector"])["auc_roc"].mean().unstack("detector")
 
 
+def paired_bootstrap(
+    results: pd.DataFrame, detector: str, peer: str, n_resamples: int = 10_000, seed: int = 0
+) -> pd.DataFrame:
+    """How sure a difference over the sets is: per measure (AUC-ROC, AP), the mean over sets
+    of ``detector``'s per-set value (mean over seeds) minus ``peer``'s, the 2.5 and 97.5
+    percentiles of that mean over ``n_resamples`` resamples of the sets with replacement
+    (seeded), and the number of sets where ``detector`` is higher."""
+    per_set = results.groupby(["set", "detector"])[["auc_roc", "average_precision"]].mean()
+    rng = np.random.default_rng(seed)
+    rows = {}
+    for measure in ("auc_roc", "average_precision"):
+        table = per_set[measure].unstack("detector")
+        diff = (table[detector] - table[peer]).to_numpy()
+        picks = rng.integers(0, len(diff), (n_resamples, len(diff)))
+        means = diff[picks].mean(axis=1)
+        rows[measure] = {
+            "difference": diff.mean(),
+            "low (2.5 %)": np.percentile(means, 2.5),
+            "high (97.5 %)": np.percentile(means, 97.5),
+            "sets higher": int((diff > 0).sum()),
+        }
+    return pd.DataFrame(rows).T
+
+
 def write_docs(results: pd.DataFrame, path: Path = DOCS) -> None:
     """The summary and per-set tables into ``path``'s section ``adbench``, with the date and
     the machine."""
@@ -237,12 +264,39 @@ def selection(results: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def round_two_selection(results: pd.DataFrame) -> str:
+    """Issue #47's preregistered pick (``adbench_rules.select_round_two``) on every set and
+    on each half of the sets (as :func:`selection`), with each candidate's standing against
+    the peers."""
+    from adbench_rules import select_round_two
+
+    sets = sorted(results["set"].unique(), key=lambda name: int(name.split("_")[0]))
+    winner, table = select_round_two(summary, results)
+    lines = [table.to_markdown(floatfmt=".3f"), f"round two, winner on every set: {winner}"]
+    for name, picked_on, checked_on in (
+        ("A", sets[0::2], sets[1::2]),
+        ("B", sets[1::2], sets[0::2]),
+    ):
+        pick, _ = select_round_two(summary, results[results["set"].isin(picked_on)])
+        _, other = select_round_two(summary, results[results["set"].isin(checked_on)])
+        row = other.loc[pick]
+        lines.append(
+            f"picked on half {name}: {pick}; on the other half AUC-ROC "
+            f"{row['mean AUC-ROC']:.3f}, AP {row['mean AP']:.3f}, rank "
+            f"{row['average rank']:.2f} among the peers, firsts {int(row['firsts'])}"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="*", help="set names (file stems); default: all")
     parser.add_argument("--seeds", nargs="*", type=int, default=list(SEEDS))
     parser.add_argument("--rules", action="store_true", help="add the preregistered rules")
     parser.add_argument("--pace", action="store_true", help="add the default's pace options")
+    parser.add_argument(
+        "--round-two", action="store_true", help="add issue #47's preregistered candidates"
+    )
     parser.add_argument("--only", nargs="*", help="run only these detectors (and the reference)")
     parser.add_argument("--out", type=Path, help="write every run's row here (CSV)")
     parser.add_argument("--write-docs", action="store_true")
@@ -254,7 +308,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         if unknown:
             raise SystemExit(f"unknown set(s) {sorted(unknown)} in {folder}")
         sets = [p for p in sets if p.stem in args.sets]
-    makers = detectors(args.rules, args.pace)
+    makers = detectors(args.rules, args.pace, args.round_two)
     if args.only:
         makers = {k: v for k, v in makers.items() if k in args.only or k == REFERENCE}
     results = run(sets, args.seeds, makers, lambda line: print(line, file=sys.stderr, flush=True))
@@ -263,6 +317,8 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     print(summary(results).to_markdown(floatfmt=".3f"))
     if args.rules:
         print(selection(results))
+    if args.round_two:
+        print(round_two_selection(results))
     if args.write_docs:
         write_docs(results)
     return results

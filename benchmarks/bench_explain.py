@@ -3,8 +3,9 @@
 Run: ``python benchmarks/bench_explain.py [--write-docs] [--repeats 7]``.
 
 Speed: ``OutlierDetector()`` (the default: MoMKDE(n_blocks=21, bandwidth="scott") on at most
-2,688 of the training rows) fitted on 20,000 rows in d = 10 (standard normal with features 0
-and 1 correlated at 0.9, 10 % uniform outliers on [-6, 6]^10); 1,000 flagged rows (the lowest
+2,688 of the training rows, scored by the mean of its blocks' log densities) fitted on 20,000
+rows in d = 10 (standard normal with features 0 and 1 correlated at 0.9, 10 % uniform
+outliers on [-6, 6]^10); 1,000 flagged rows (the lowest
 scores of 10,000 new rows of the same law) are scored (``score_samples``) and explained
 (``explain``, exact at d = 10: every one of the 1,024 subsets). Wall clock, the best of
 ``--repeats`` (7) interleaved runs each, after a warm-up; the ratio is explain's time over

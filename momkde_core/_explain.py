@@ -14,7 +14,9 @@ marginal over S drops the factors of the other features (each integrates to 1). 
 MoM-KDE f_S is the median over the blocks of the block KDEs' marginals: the median of
 marginals, which is what the median estimate restricted to S means here (the marginal of the
 median itself is an integral of a median, which no block structure gives). KDE, RKDE, SPKDE
-and ScreenedKDE are weighted KDEs of one block: f_S is that block's marginal.
+and ScreenedKDE are weighted KDEs of one block: f_S is that block's marginal. The default
+detector scores by the mean of the blocks' log densities (:mod:`momkde_core._block_mean`):
+its game is v(S) = -(1/S) sum_s log f_{s,S}(x), the blocks' marginals combined the same way.
 
 Computation, per row: each factor is shifted by its largest value over the fitted rows (the
 shifts add up over S: their Shapley part is exact, -shift_j per feature), so the products
@@ -58,10 +60,14 @@ MAX_EXACT = 16
 DEFAULT_PERMUTATIONS = 256
 #: Values held per chunk of rows (32 MiB of float64).
 CHUNK_VALUES = 2**22
-#: Kernel factors computed at once per worker thread (8 MiB of float64).
-FACTOR_VALUES = 2**20
+#: Kernel factors computed at once per worker thread (512 KiB of float64: within a core's L2
+#: cache, where numpy's passes over them run).
+FACTOR_VALUES = 2**16
 #: The algorithms of ``method``: exact Shapley values, sampled orders, or by the features' count.
 ALGORITHMS = ("auto", "exact", "permutation")
+#: How the blocks' marginal densities are combined: their median (MoM-KDE), or the mean of
+#: their logs (the default detector's score, :mod:`momkde_core._block_mean`).
+COMBINES = ("median", "mean_log")
 
 
 def explain_log_density(
@@ -71,6 +77,7 @@ def explain_log_density(
     method: str = "auto",
     n_permutations: int = DEFAULT_PERMUTATIONS,
     random_state: int | np.random.RandomState | None = None,
+    combine: str = "median",
 ) -> np.ndarray:
     """Each feature's share of each row's -log density under a fitted estimator (nats).
 
@@ -87,6 +94,10 @@ def explain_log_density(
         The orders sampled (half of them drawn, the other half their reverses).
     random_state : int, RandomState or None, default None
         Seeds the orders sampled.
+    combine : {"median", "mean_log"}, default "median"
+        v(S) = -log median_s f_{s,S}(x) (the estimate's own), or -(1/S) sum_s log
+        f_{s,S}(x), the default detector's score (:mod:`momkde_core._block_mean`), whose
+        Shapley values are the mean of the blocks'.
 
     Returns
     -------
@@ -122,6 +133,8 @@ def explain_log_density(
         raise ValueError(f"n_permutations must be an integer >= 1, got {n_permutations!r}")
     if n_permutations < 1:
         raise ValueError(f"n_permutations must be an integer >= 1, got {n_permutations!r}")
+    if not (isinstance(combine, str) and combine in COMBINES):
+        raise ValueError(f"combine must be one of {', '.join(COMBINES)}; got {combine!r}")
     Y = estimator._query_rows(X)  # (a mixed fit's levels embedded: module estimators._mixed)
     d = estimator.n_features_in_
     if method == "exact" and d > MAX_EXACT:
@@ -133,7 +146,7 @@ def explain_log_density(
     frame = estimator._frame
     with np.errstate(over="ignore", invalid="ignore"):
         Z = frame.inner(Y)
-    layout = _Layout(fitted, d, estimator._mixed)
+    layout = _Layout(fitted, d, estimator._mixed, combine == "mean_log")
     if layout.starts is not None:  # (a mixed fit: its columns in the features' order)
         Z = Z[:, layout.columns_order]
     out = np.full((len(Y), d), np.nan)
@@ -177,8 +190,8 @@ class _Layout:
     columns' (:meth:`group`), its constant log(1 - lambda). Without it the groups are the
     columns themselves and nothing is regrouped."""
 
-    def __init__(self, fitted, d: int, mixed=None):
-        self.d = d
+    def __init__(self, fitted, d: int, mixed=None, mean_log: bool = False):
+        self.d, self.mean_log = d, mean_log
         k = fitted.X.shape[1]
         self.columns_order, self.starts = (
             (np.arange(k), None) if mixed is None else mixed.table_layout()
@@ -240,23 +253,30 @@ def _log_factors(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarra
 
 def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarray:
     """Shapley values of v(T) = -log median_s sum_i w_i prod_{j in T} E_ij for every row,
-    E_ij the shifted factors, from all 2^d subsets (bit j of a subset's index: feature j)."""
+    E_ij the shifted factors (``layout.mean_log``: -(1/S) sum_s log of the block sums), from
+    all 2^d subsets (bit j of a subset's index: feature j)."""
     m, d = len(Z), layout.d
-    med = np.empty((m, 2**d))
+    V = np.empty((m, 2**d))
+    safe = np.empty((m, 2**d), dtype=bool)
 
     def run(rows: np.ndarray) -> None:
         for chunk in _factor_chunks(layout, rows):
             E = layout.group(_shifted_factors(layout, Z[chunk], shift[chunk]), 2, np.multiply)
             part = np.empty((len(chunk), 2**d))
-            _median_subset_sums(E, layout.w, (d + 1) // 2, part)
-            med[chunk] = part
+            if layout.mean_log:
+                _mean_log_subset_sums(E, layout.w, (d + 1) // 2, part)
+                safe[chunk] = ~np.isnan(part)
+                V[chunk] = part
+            else:
+                _median_subset_sums(E, layout.w, (d + 1) // 2, part)
+                safe[chunk] = part >= SAFE_LINEAR
+                with np.errstate(divide="ignore"):
+                    V[chunk] = -np.log(part)
 
     map_on_pool(run, np.array_split(np.arange(m), min(m, n_threads())))
-    with np.errstate(divide="ignore"):
-        V = -np.log(med)
-    for q, subsets in _untrusted(med):
+    for q, subsets in _untrusted(safe):
         A = layout.group(_log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0], -1)
-        V[q, subsets] = -_log_median(layout, A, _masks(subsets, d))
+        V[q, subsets] = -_log_combined(layout, A, _masks(subsets, d))
     return V @ _shapley_weights(d)
 
 
@@ -293,13 +313,78 @@ def _nearest(Z: np.ndarray, columns: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
+def _row_subset_sums(
+    E: np.ndarray, w: np.ndarray, q: int, d1: int, P1: np.ndarray, P2: np.ndarray, sums
+) -> None:  # pragma: no cover (compiled)
+    """sums[s, T] = sum_i w_si prod_{j in T} E[q, s, j, i] for every block s and subset T
+    (bit j: feature j). Each block's 2^d sums are one matrix product: the products over the
+    subsets of the first d1 features (times w) by those of the others, each built by
+    doubling along the rows (P1, P2: work arrays of 2^d1 and 2^(d - d1) rows)."""
+    S, d, L = E.shape[1], E.shape[2], E.shape[3]
+    for s in range(S):
+        for i in range(L):
+            P1[0, i] = w[s, i]
+            P2[0, i] = 1.0
+        size = 1
+        for j in range(d1):
+            for t in range(size):
+                for i in range(L):
+                    P1[size + t, i] = P1[t, i] * E[q, s, j, i]
+            size *= 2
+        size = 1
+        for j in range(d1, d):
+            for t in range(size):
+                for i in range(L):
+                    P2[size + t, i] = P2[t, i] * E[q, s, j, i]
+            size *= 2
+        np.dot(P2, P1.T, sums[s].reshape((P2.shape[0], P1.shape[0])))  # (into sums: no copy)
+
+
+@njit(cache=True, nogil=True)
+def _minus_mean_log(values: np.ndarray) -> float:  # pragma: no cover (compiled)
+    """-(1/S) sum_s log values[s] for values in [0, 1], NaN if one is below SAFE_LINEAR
+    (the caller redoes it in log space). A product carried in linear space, its log taken
+    when it nears underflow: a log or two per call, not S."""
+    total, product = 0.0, 1.0
+    for v in values:
+        if v < 1e-100:
+            if v < SAFE_LINEAR:
+                return np.nan
+            total += np.log(v)
+        else:
+            product *= v  # (>= 1e-200 x 1e-100: no underflow)
+            if product < 1e-200:
+                total += np.log(product)
+                product = 1.0
+    return -(total + np.log(product)) / len(values)
+
+
+@njit(cache=True, nogil=True)
+def _mean_log_subset_sums(
+    E: np.ndarray, w: np.ndarray, d1: int, out: np.ndarray
+) -> None:  # pragma: no cover (compiled)
+    """out[q, T] = -(1/S) sum_s log sum_i w_si prod_{j in T} E[q, s, j, i] for every subset
+    T (:func:`_minus_mean_log` of the block sums of :func:`_row_subset_sums`)."""
+    m, S, d, L = E.shape
+    P1 = np.empty((1 << d1, L))
+    P2 = np.empty((1 << (d - d1), L))
+    sums = np.empty((S, 1 << d))
+    column = np.empty(S)
+    for q in range(m):
+        _row_subset_sums(E, w, q, d1, P1, P2, sums)
+        for t in range(1 << d):
+            for s in range(S):
+                column[s] = sums[s, t]
+            out[q, t] = _minus_mean_log(column)
+
+
+@njit(cache=True, nogil=True)
 def _median_subset_sums(
     E: np.ndarray, w: np.ndarray, d1: int, out: np.ndarray
 ) -> None:  # pragma: no cover (compiled)
     """out[q, T] = median_s sum_i w_si prod_{j in T} E[q, s, j, i] for every subset T (bit
-    j: feature j), as numpy's median (the mean of the two middle values for an even count).
-    Each block's 2^d sums are one matrix product: the products over the subsets of the first
-    d1 features (times w) by those of the others, each built by doubling along the rows."""
+    j: feature j), as numpy's median (the mean of the two middle values for an even count);
+    the block sums from :func:`_row_subset_sums`."""
     m, S, d, L = E.shape
     k1, k2 = 1 << d1, 1 << (d - d1)
     K = k1 * k2
@@ -310,23 +395,7 @@ def _median_subset_sums(
     carry = np.empty(K)
     lo, hi = (S - 1) // 2, S // 2
     for q in range(m):
-        for s in range(S):
-            for i in range(L):
-                P1[0, i] = w[s, i]
-                P2[0, i] = 1.0
-            size = 1
-            for j in range(d1):
-                for t in range(size):
-                    for i in range(L):
-                        P1[size + t, i] = P1[t, i] * E[q, s, j, i]
-                size *= 2
-            size = 1
-            for j in range(d1, d):
-                for t in range(size):
-                    for i in range(L):
-                        P2[size + t, i] = P2[t, i] * E[q, s, j, i]
-                size *= 2
-            sums[s] = np.dot(P2, P1.T).ravel()
+        _row_subset_sums(E, w, q, d1, P1, P2, sums)
         # the median of each column of sums: an insertion of each block's row into the
         # sorted smallest hi + 1 rows (the larger value carried on, the last dropped),
         # branch-free along the subsets
@@ -351,23 +420,21 @@ def _sampled_values(
     """Mean over ``orders`` of each feature's increase of v when it joins the features
     before it (v as in :func:`_exact_values`)."""
     m, d = len(Z), layout.d
-    med = np.empty((m, len(orders), d + 1))
+    V = np.empty((m, len(orders), d + 1))
 
     def run(rows: np.ndarray) -> None:
         for chunk in _factor_chunks(layout, rows):
             E = layout.group(_shifted_factors(layout, Z[chunk], shift[chunk]), 2, np.multiply)
             part = np.empty((len(chunk), len(orders), d + 1))
-            _prefix_medians(E, layout.w, orders, part)
-            med[chunk] = part
+            _prefix_values(E, layout.w, orders, layout.mean_log, part)
+            V[chunk] = part
 
     map_on_pool(run, np.array_split(np.arange(m), min(m, n_threads())))
-    with np.errstate(divide="ignore"):
-        V = -np.log(med)
-    for q, t, k in zip(*np.nonzero(~(med >= SAFE_LINEAR)), strict=True):
+    for q, t, k in zip(*np.nonzero(np.isnan(V)), strict=True):
         mask = np.zeros((1, d), dtype=bool)
         mask[0, orders[t, :k]] = True
         A = layout.group(_log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0], -1)
-        V[q, t, k] = -_log_median(layout, A, mask)[0]
+        V[q, t, k] = -_log_combined(layout, A, mask)[0]
     phi = np.zeros((m, d))
     for t, order in enumerate(orders):
         phi[:, order] += np.diff(V[:, t], axis=1)
@@ -375,12 +442,14 @@ def _sampled_values(
 
 
 @njit(cache=True, nogil=True)
-def _prefix_medians(
-    E: np.ndarray, w: np.ndarray, orders: np.ndarray, out: np.ndarray
+def _prefix_values(
+    E: np.ndarray, w: np.ndarray, orders: np.ndarray, mean_log: bool, out: np.ndarray
 ) -> None:  # pragma: no cover (compiled)
-    """out[q, t, k] = median_s sum_i w_si prod_{j in the first k features of orders[t]}
-    E[q, s, j, i], as numpy's median: the block sums of each order's prefixes, one factor
-    at a time."""
+    """out[q, t, k] = v of the first k features of orders[t]: -log median_s sum_i w_si
+    prod_{j in them} E[q, s, j, i] (numpy's median), or with ``mean_log`` -(1/S) sum_s log
+    of those block sums; NaN where a value below SAFE_LINEAR makes the log untrusted (the
+    caller redoes it in log space). The block sums of each order's prefixes, one factor at
+    a time."""
     m, S, d, L = E.shape
     P = np.empty((S, L))
     column = np.empty(S)
@@ -401,12 +470,17 @@ def _prefix_medians(
                         column[r] = column[r - 1]
                         r -= 1
                     column[r] = v
-                out[q, t, k] = column[lo] if lo == hi else (column[lo] + column[hi]) / 2.0
+                if mean_log:
+                    out[q, t, k] = _minus_mean_log(column)
+                else:
+                    value = column[lo] if lo == hi else (column[lo] + column[hi]) / 2.0
+                    out[q, t, k] = -np.log(value) if value >= SAFE_LINEAR else np.nan
 
 
-def _untrusted(med: np.ndarray):
-    """(row, subsets) whose median is below SAFE_LINEAR: flushed terms may matter there."""
-    bad = ~(med >= SAFE_LINEAR)
+def _untrusted(safe: np.ndarray):
+    """(row, subsets) not ``safe``: a value that was combined (the median, or a block sum
+    for the mean of logs) is below SAFE_LINEAR, where flushed terms may matter."""
+    bad = ~safe
     for q in np.flatnonzero(bad.any(axis=1)):
         yield q, np.flatnonzero(bad[q])
 
@@ -416,11 +490,14 @@ def _masks(subsets: np.ndarray, d: int) -> np.ndarray:
     return (subsets[:, None] >> np.arange(d)) & 1 == 1
 
 
-def _log_median(layout: _Layout, A: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """log median_s sum_i w_i exp(sum_{j in S} A_ij) for each subset mask (k, d), in log
-    space (no underflow); A: one row's shifted log factors, shape (S, L, d)."""
+def _log_combined(layout: _Layout, A: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """log median_s sum_i w_i exp(sum_{j in S} A_ij) for each subset mask (k, d), or with
+    ``layout.mean_log`` the mean over s of those logs, in log space (no underflow); A: one
+    row's shifted log factors, shape (S, L, d)."""
     G = np.where(masks[None, None], A[:, :, None, :], 0.0).sum(axis=-1)  # (S, L, k)
     logs = logsumexp(G + layout.log_w[:, :, None], axis=1)  # (S, k)
+    if layout.mean_log:
+        return logs.mean(axis=0)
     return median(logs, axis=0, log=True) if layout.n_blocks > 1 else logs[0]
 
 

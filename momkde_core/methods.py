@@ -141,9 +141,11 @@ class Method:
 
 
 #: The detector of ``OutlierDetector()``, ``make_detector()``, ``momkde score`` and the app's
-#: Your data: a median of 21 block KDEs at Scott's bandwidth. Its ranking reads no share of
-#: outliers (an analyst does not know it); chosen on ADBench by the rule fixed beforehand in
-#: ``benchmarks/adbench_rules.py`` (results in docs/anomaly.md).
+#: Your data: 21 block KDEs at Scott's bandwidth, a row scored by the mean of their log
+#: densities (:class:`~momkde_core.OutlierDetector`; the registry's estimator alone is their
+#: median, MoM-KDE). Its ranking reads no share of outliers (an analyst does not know it);
+#: chosen on ADBench by the rules fixed beforehand in ``benchmarks/adbench_rules.py``
+#: (results in docs/anomaly.md).
 DEFAULT_DETECTOR = "mom_kde_21"
 
 _REGISTRY: tuple[Method, ...] = (
@@ -179,8 +181,9 @@ _REGISTRY: tuple[Method, ...] = (
     Method(
         DEFAULT_DETECTOR,
         "MoM-KDE (S = 21, Scott h)",
-        "MoM-KDE with S = 21 blocks and Scott's per-feature bandwidth, no share needed "
-        "(the detector's default: docs/anomaly.md)",
+        "MoM-KDE with S = 21 blocks and Scott's per-feature bandwidth, no share needed; "
+        "as the detector's default, a row scored by the mean of the blocks' log densities "
+        "(docs/anomaly.md)",
         MoMKDE,
         {"n_blocks": 21, "bandwidth": "scott"},
     ),

@@ -89,3 +89,40 @@ def test_the_stored_rules_run_gives_the_documented_selection() -> None:
         line.startswith(f"picked on half {h}: rule_mom_s21_scott;")
         for h, line in zip("AB", lines[1:])
     )
+
+
+def test_the_stored_round_two_run_gives_the_documented_selection() -> None:
+    """Issue #47's preregistered rule (adbench_rules.py, "Round two"), applied to the stored
+    run (docs/results/adbench_round_two.csv.gz), picks the default docs/anomaly.md reports,
+    and each candidate's firsts count the measures on which it beats every peer."""
+    import pandas as pd
+
+    bench_adbench.detectors(with_round_two=True)  # puts benchmarks/ on sys.path
+    from adbench_rules import PEERS, select_round_two
+
+    stored = pd.read_csv(bench_adbench.ROOT / "docs" / "results" / "adbench_round_two.csv.gz")
+    winner, table = select_round_two(bench_adbench.summary, stored)
+    assert winner == "rule_r2_mean_log"
+    peers = bench_adbench.summary(stored[stored["detector"].isin(PEERS)])
+    assert table.loc[winner, "mean AUC-ROC"] > peers["mean AUC-ROC"].max()
+    assert table.loc[winner, "mean AP"] < peers["mean AP"].max()  # HBOS's: not first on AP
+    assert table.loc[winner, "firsts"] == table["firsts"].max()
+
+
+def test_paired_bootstrap_brackets_the_difference_over_sets() -> None:
+    """On a made-up table of 4 sets: the difference is the mean of the per-set
+    differences, its resampled interval holds it, and the count of sets is the count."""
+    import pandas as pd
+
+    rows = [
+        {"set": s, "seed": 0, "detector": d, "auc_roc": v, "average_precision": v / 2}
+        for s, (a, b) in enumerate([(0.9, 0.8), (0.7, 0.75), (0.6, 0.5), (0.8, 0.7)])
+        for d, v in (("ours", a), ("peer", b))
+    ]
+    table = bench_adbench.paired_bootstrap(pd.DataFrame(rows), "ours", "peer", 2000, seed=1)
+    # (0.1 - 0.05 + 0.1 + 0.1) / 4, up to float round-off
+    assert table.loc["auc_roc", "difference"] == pytest.approx(0.0625, abs=1e-12)
+    assert table.loc["average_precision", "difference"] == pytest.approx(0.03125, abs=1e-12)
+    assert table.loc["auc_roc", "low (2.5 %)"] <= 0.0625 <= table.loc["auc_roc", "high (97.5 %)"]
+    assert table.loc["auc_roc", "low (2.5 %)"] >= -0.05  # no resample below the worst set
+    assert table.loc["auc_roc", "sets higher"] == 3

@@ -9,6 +9,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import KernelDensity
 from sklearn.utils.estimator_checks import check_estimator
 
+import momkde_core._rows as rows_module
 import momkde_core.detector as detector_module
 from momkde_core import (
     KDE,
@@ -85,6 +86,23 @@ def test_default_is_mom_kde_21_scott_without_normalisation(sample):
     assert metrics.auc(det.score_samples(sample.X), sample.is_outlier) > 0.9
 
 
+def test_default_score_is_the_mean_of_its_blocks_log_densities(sample):
+    """Against an independent reference: each block's rows refitted as a plain KDE at the
+    fitted bandwidth (scipy-free, momkde's KDE), the mean of their log densities."""
+    det = OutlierDetector(random_state=0).fit(sample.X)
+    est = det.estimator_
+    queries = np.vstack([sample.X[:30], [[10.0, -10.0]]])
+    fitted_rows = sample.X  # (360 + 36 rows: fewer than max_samples="auto", all fitted)
+    logs = [
+        KDE(bandwidth=est.bandwidth_).fit(fitted_rows[est.block_of_ == s]).score_samples(queries)
+        for s in range(est.n_blocks_)
+    ]
+    # the same sums by two routes (BLAS and log space): agreement to round-off, 1e-9 nats
+    np.testing.assert_allclose(det.score_samples(queries), np.mean(logs, axis=0), atol=1e-9)
+    assert det.scoring_ == "block_log_mean"
+    assert OutlierDetector(MoMKDE(n_blocks=21)).fit(sample.X).scoring_ == "estimator"
+
+
 def test_default_takes_a_block_per_row_on_fewer_than_21_rows(sample):
     det = OutlierDetector(random_state=0).fit(sample.X[:8])
     assert det.estimator_.n_blocks_ == 8
@@ -144,7 +162,7 @@ def test_pickle_round_trip_gives_the_same_predictions(sample):
 def test_scores_in_batches_equal_scores_at_once(sample, monkeypatch):
     det = OutlierDetector(MoMKDE(n_blocks=15, bandwidth=0.4, random_state=0)).fit(sample.X)
     whole = det.score_samples(sample.X)
-    monkeypatch.setattr(detector_module, "BATCH_VALUES", 15 * 7)  # batches of 7 rows
+    monkeypatch.setattr(rows_module, "BATCH_VALUES", 15 * 7)  # batches of 7 rows
     # The same sums, but BLAS forms the squared distances |x|^2 + |y|^2 - 2 x.y in products
     # of other shapes (7 queries, not 165, a chunk), which another kernel may round
     # otherwise: a few ulps of |x|^2 + |y|^2 (at most 4 max |x_k|^2 in 2-D, the data

@@ -400,3 +400,41 @@ def adbench_caption(
             *same,
         ]
     )
+
+
+def adbench_standing(summary: pd.DataFrame, highlight: str) -> str:
+    """Where ``highlight`` stands in the ADBench table ``summary`` (detectors x "mean
+    AUC-ROC", "mean AP", "average rank"): its place on each measure (1 = best; the higher
+    the better for the means, the lower for the rank; ties share the better place) and the
+    leader of each measure it does not lead.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> summary = pd.DataFrame(
+    ...     {"mean AUC-ROC": [0.74, 0.73], "mean AP": [0.40, 0.43], "average rank": [4.2, 3.8]},
+    ...     index=["ours", "hbos"],
+    ... )
+    >>> print(adbench_standing(summary, "ours"))  # doctest: +NORMALIZE_WHITESPACE
+    Of the 2 detectors, ours is 1st by mean AUC-ROC (0.740), 2nd by mean AP (0.400; hbos
+    0.430) and 2nd by average rank (4.20; hbos 3.80).
+    """
+    parts = []
+    for column, best_high, fmt in (
+        ("mean AUC-ROC", True, ".3f"),
+        ("mean AP", True, ".3f"),
+        ("average rank", False, ".2f"),
+    ):
+        values = summary[column]
+        own = values[highlight]
+        place = int((values > own).sum() if best_high else (values < own).sum()) + 1
+        leader = values.idxmax() if best_high else values.idxmin()
+        beside = "" if place == 1 else f"; {leader} {values[leader]:{fmt}}"
+        parts.append(f"{_ordinal(place)} by {column} ({own:{fmt}}{beside})")
+    return f"Of the {len(summary)} detectors, {highlight} is {parts[0]}, {parts[1]} and {parts[2]}."
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -282,6 +282,15 @@ def test_real_data_shows_adbench_where_each_detector_wins(no_data):
     drawn = {d for name in names for d in name.split(" & ")}
     assert drawn == set(shown.index) and names[-1] == ADBENCH_DEFAULT  # drawn on top
     assert len(set(fig["data"][0]["y"])) == 21
+    # the default's standing, computed from the table shown
+    standing = caption(at, "Per detector, over the sets")
+    place = int((shown["AUC-ROC"] > shown.loc[ADBENCH_DEFAULT, "AUC-ROC"]).sum()) + 1
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(place, "th")
+    assert (
+        f"Of the {len(shown)} detectors, {ADBENCH_DEFAULT} is {place}{suffix} by mean AUC-ROC "
+        f"({shown.loc[ADBENCH_DEFAULT, 'AUC-ROC']:.3f}" in standing
+    )
+    assert "by mean AP" in standing and "by average rank" in standing
     source = caption(at, "Source: ADBench")
     assert "ADBench (Han et al., NeurIPS 2022), 21 classical sets, 5 seeds" in source
     assert "docs/anomaly.md" in source
