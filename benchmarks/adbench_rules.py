@@ -94,7 +94,7 @@ Selection (fixed now)
 
 Round two (issue #47), fixed before any of its candidates ran
 --------------------------------------------------------------
-Motivation (``benchmarks/adbench_isolation.py`` on musk, wine, Hepatitis and Stamps only):
+Motivation (``benchmarks/studies/adbench_isolation.py`` on musk, wine, Hepatitis and Stamps only):
 the default's gain over the KDE at the same bandwidth is not a bandwidth effect (the full
 KDE at h / 4, h / 2, h or Scott's h for n / 21 rows: 0.47-0.55 mean AUC-ROC there, the
 default 0.87) nor the median's robustness (the mean of the 21 block log densities: 0.875,

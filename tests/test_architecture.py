@@ -41,6 +41,7 @@ LAYERS: dict[str, int] = {
     "momkde_core.detector": 5,
     "momkde_core._explain": 5,
     "momkde_core._block_mean": 5,
+    "momkde_core._rows": 5,
     "momkde_core.experiments": 6,
     "momkde_core.plots": 6,
     "momkde_core.cli": 7,

@@ -1,6 +1,6 @@
 """Why the median of 21 block KDEs beats the full-sample KDE where S > 2|O| does not hold.
 
-    MOMKDE_ADBENCH_DIR=../shared/data/adbench python benchmarks/adbench_isolation.py
+    MOMKDE_ADBENCH_DIR=../shared/data/adbench python benchmarks/studies/adbench_isolation.py
 
 Issue #47's isolation step. On the sets where the default gains most over the same KDE at the
 same bandwidth (musk, wine, Hepatitis, Stamps: ``bench_adbench.py``'s protocol, seeds 0-4),
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
