@@ -3,7 +3,8 @@ row, and where one chosen row sits in the marginal and pair views of the columns
 Without Streamlit.
 
 The contributions are :meth:`~momkde_core.OutlierDetector.explain`'s: each column's share of a
-row's abnormality -log f(x), in nats, summing to it. The views show the file's own values.
+row's abnormality, minus its score (-log f(x); for the default detector, minus the mean of
+its blocks' log densities), in nats, summing to it. The views show the file's own values.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ ROW_COLOUR = "#D62728"
 #: The typical row's label (its contributions: the median over rows of each column's).
 TYPICAL = "typical row"
 #: What the bars' axis counts.
-NATS_AXIS = "contribution to the row's abnormality -log f(x) (nats)"
+NATS_AXIS = "contribution to the row's abnormality (nats)"
 
 
 def blame_bars(

@@ -9,6 +9,7 @@ from numbers import Real
 import numpy as np
 
 from momkde_core.detector import DEFAULT_PERMUTATIONS, MAX_AUTO_EXACT
+from momkde_core.methods import DEFAULT_DETECTOR, method_label
 
 from .text import listed
 
@@ -45,15 +46,32 @@ def bars_caption(
     if n_columns == 1:
         return (
             f"Each bar is one of the {n_flagged:,} rows {label} flags, {which}: with one "
-            "column scored, the row's whole abnormality -log f(x), in nats, is that column's. "
+            f"column scored, the row's whole {_abnormality(label)}, in nats, is that "
+            "column's. "
             f"The top bar is a typical row's (the median over {counts['typical']} fitted "
             f"rows).{rest}{beyond}"
         )
     return (
         f"Each bar is one of the {n_flagged:,} rows {label} flags, {which}: each column's "
-        "contribution to the row's abnormality -log f(x) in nats, end to end, summing to the "
-        f"black tick; the top bar is a typical row's.{beyond}"
+        f"contribution to the row's {_abnormality(label)} in nats, end to end, summing to "
+        f"the black tick; the top bar is a typical row's.{beyond}"
     )
+
+
+def _abnormality(label: str) -> str:
+    """What the detector named ``label`` splits among the columns: minus its score, -log f(x),
+    where the default detector's score is the mean of its blocks' log densities.
+
+    Examples
+    --------
+    >>> _abnormality("KDE")
+    'abnormality -log f(x)'
+    >>> _abnormality("MoM-KDE (S = 21, Scott h)")[:40]
+    'abnormality -(1/S) Σ_b log f_b(x) (minus'
+    """
+    if label == method_label(DEFAULT_DETECTOR):
+        return "abnormality -(1/S) Σ_b log f_b(x) (minus the mean of its blocks' log densities)"
+    return "abnormality -log f(x)"
 
 
 def _in_the_ranking(n_columns: int, n_explained: int, n_bars: int) -> str:

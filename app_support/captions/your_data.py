@@ -162,8 +162,9 @@ def flag_share_note(
             "a fitted row counts its own kernel in its density and a row scored afresh does "
             "not, which lifts the fitted rows' scores, the more so the more columns (here "
             f"{n_columns}) and the smaller h, so a threshold set on them catches more of the "
-            "others; a median over blocks is little moved by it (a row sits in one block of "
-            "S). Share of the others flagged: "
+            "others; a median over blocks, or the default detector's mean of its blocks' "
+            "log densities, is little moved by it (a row sits in one block of S). Share of "
+            "the others flagged: "
             + ", ".join(f"{m} {f[others].mean():.1%}" for m, f in flags.items())
             + "."
         )
@@ -390,7 +391,13 @@ def download_note(
         else f"the {n_rows:,} rows sampled from the file's {n_file:,}"
     )
     return (
-        f"Score: the method's log density (in {n_columns} column(s), h = {h:.3g}"
+        "Score: the method's log density ("
+        + (
+            f"{method_label(DEFAULT_DETECTOR)}'s: the mean of its blocks' log densities; "
+            if DEFAULT_DETECTOR in methods
+            else ""
+        )
+        + f"in {n_columns} column(s), h = {h:.3g}"
         + (f", the sidebar's: {own_settings(methods)}" if own_settings(methods) else "")
         + (
             "; the screened KDE's own h, cross-validated on the rows it keeps"

@@ -72,9 +72,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "score",
         help="flag the anomalous rows of a CSV file (any size: read in chunks)",
         description="Write the rows of a CSV with, per method, a score (the detector's "
-        "decision function: the log density minus the threshold; negative = "
-        "outlier, the lower the more anomalous) and is_outlier (True for the "
-        "contamination share of lowest densities). The detector is fitted on a "
+        "decision function: the log density, for the default the mean of its blocks' log "
+        "densities, minus the threshold; negative = outlier, the lower the more anomalous) "
+        "and is_outlier (True for the contamination share of lowest scores). The detector "
+        "is fitted on a "
         "uniform random sample of --fit-rows rows, with the columns standardised "
         "on that sample (so one bandwidth suits them all), and scores every row.",
     )
