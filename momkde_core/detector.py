@@ -128,8 +128,8 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
     Notes
     -----
     The training rows, and the rows of later calls, are scored in batches that keep
-    ``n_blocks_`` (MoM-KDE's S; 1 for the others) x rows within :data:`~momkde_core._rows.BATCH_VALUES`, so
-    that MoM-KDE's S block values per row never fill the memory.
+    ``n_blocks_`` (MoM-KDE's S; 1 for the others) x rows within 2**22 values (32 MB of
+    float64), so that MoM-KDE's S block values per row never fill the memory.
 
     With more than :data:`THRESHOLD_ROWS` (20,000) training rows, ``offset_`` is the
     ``contamination`` quantile of the scores of that many training rows drawn uniformly at
@@ -311,10 +311,10 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
 
         The marginals come from the fitted estimate, not from refits: with the Gaussian
         kernel (a product of one factor per feature) a block KDE's marginal over S keeps
-        the same rows and drops the other features' factors. For the default, whose score is
-        the mean of its blocks' log densities, v(S) = -mean_b log f_{b,S}(x) over its
-        blocks b, the blocks' marginals combined the same way (its Shapley values are the mean of the
-        blocks'). For a MoM-KDE given, f_S is the median over the blocks of the block
+        the same rows and drops the other features' factors. For the default, whose score
+        is the mean of its blocks' log densities, v(S) = -mean_b log f_{b,S}(x) over its
+        blocks b, the blocks' marginals combined the same way (its Shapley values are the
+        mean of the blocks'). For a MoM-KDE given, f_S is the median over the blocks of the block
         KDEs' marginals: what the median estimate restricted to S means here. KDE,
         RKDE, SPKDE and ScreenedKDE are (weighted) KDEs of one block, explained the same
         way. A categorical column of a mixed table is one feature like any other, its factor
