@@ -10,7 +10,7 @@ from itertools import cycle
 import numpy as np
 import pandas as pd
 
-from ..methods import METHODS
+from ..methods import ALIASES, METHODS
 from ..methods import method_label as _registry_label
 
 #: One colour per method, used by every figure (colour-blind friendly, Okabe-Ito based).
@@ -116,7 +116,9 @@ def method_color(method: str) -> str:
     Parameters
     ----------
     method : str
-        A method name (a key of :data:`METHOD_COLORS`).
+        A method name (a key of :data:`METHOD_COLORS`, or a former name of the registry's
+        :data:`~momkde_core.methods.ALIASES`, coloured as the method it names, as
+        :func:`method_label` names it).
 
     Returns
     -------
@@ -128,8 +130,10 @@ def method_color(method: str) -> str:
     >>> from momkde_core.plots import method_color
     >>> method_color("rkde"), method_color("unknown")
     ('#0072B2', '#7F7F7F')
+    >>> method_color("mom_kde_auto") == method_color("mom_kde")
+    True
     """
-    return METHOD_COLORS.get(method, "#7F7F7F")
+    return METHOD_COLORS.get(ALIASES.get(method, method), "#7F7F7F")
 
 
 def method_label(method: str) -> str:

@@ -42,8 +42,12 @@ def metric_vs_ratio_figure(
     Parameters
     ----------
     results : DataFrame
-        A tidy experiment table (columns ``ratio, rep, method, metric, value`` at least;
-        :func:`momkde_core.experiments.run_experiments`).
+        A tidy experiment table (columns ``ratio, rep, method, metric, value`` at least),
+        its methods in the registry's names: read a table of
+        :func:`momkde_core.experiments.run_experiments` or ``momkde reproduce`` through
+        :func:`momkde_core.methods.with_registry_names` first (there ``mom_kde`` is the S
+        rule and ``mom_kde_auto`` the library's MoM-KDE, which the labels and colours would
+        otherwise both draw as MoM-KDE).
     metric : str
         The metric to draw (a key of :data:`METRIC_LABELS`, e.g. ``"js"``).
     title : str, optional
