@@ -91,7 +91,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         nargs="+",
         choices=ex.ALL_METHODS,
         default=list(ex.DEFAULT_SWEEP_METHODS),
-        help=f"default: the paper's four, MoM-KDE with both S rules ({' '.join(ex.DEFAULT_SWEEP_METHODS)})",
+        help="default: the paper's four, MoM-KDE with both S rules "
+        f"({' '.join(ex.DEFAULT_SWEEP_METHODS)})",
     )
     rep.add_argument(
         "--block-bandwidth",

@@ -6,8 +6,9 @@ every method on every task, locally or on a Dask cluster, and :class:`SweepFile`
 the results to a CSV that a rerun resumes. ``momkde reproduce`` is the command line over it.
 
 Constants: ``COLUMNS``, the columns of a results table (source, ratio, rep, seed, method,
-n_blocks, bandwidth, metric, value); ``DEFAULT_SWEEP_METHODS``, the methods run by default (kde, mom_kde,
-mom_kde_oracle, mom_kde_auto, rkde, spkde, screened_kde); ``BLOCKH_METHODS``, MoM-KDE with
+n_blocks, bandwidth, metric, value); ``DEFAULT_SWEEP_METHODS``, the methods run by default
+(kde, mom_kde, mom_kde_oracle, mom_kde_auto, rkde, spkde, screened_kde, by their tables'
+names); ``BLOCKH_METHODS``, MoM-KDE with
 the block-aware bandwidth (:func:`block_bandwidth`); ``ALL_METHODS``, every method a task
 accepts; ``PROTOCOLS`` ("honest", the default, and "paper"); ``RATIOS``, the swept shares of
 outliers 0.05, 0.10, ..., 0.50; ``SYNTHETIC_SCHEMES``, the paper's four contamination schemes;
