@@ -364,8 +364,9 @@ class OutlierDetector(OutlierMixin, BaseEstimator):
         -----
         What it cannot tell: a row abnormal only through many weak features gets many
         small contributions, none clearly to blame; and clustered outliers that the
-        estimate has learnt as normal (in more than half of MoM-KDE's blocks) are not
-        abnormal to it, so their contributions say little. The values are in the
+        estimate has learnt as normal (in more than half of a MoM-KDE's blocks; for the
+        default, in a large share of its blocks) are not abnormal to it, so their
+        contributions say little. The values are in the
         detector's units: a feature rescaled by a factor a (its bandwidth with it, as
         Scott's rule does) shifts its contributions by log a.
 
