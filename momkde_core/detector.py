@@ -34,7 +34,7 @@ from ._rows import batched_scores, n_rows, take_rows
 from ._validation import is_int, is_number
 from .bandwidth import MAX_CONTAMINATION
 from .estimators._base import _seeded_clone
-from .methods import DEFAULT_DETECTOR, DETECTOR_METHODS, build_estimator
+from .methods import ALIASES, DEFAULT_DETECTOR, DETECTOR_METHODS, build_estimator
 
 __all__ = [
     "DEFAULT_PERMUTATIONS",
@@ -472,7 +472,9 @@ def make_detector(
     ----------
     method : {"mom_kde_21", "kde", "mom_kde", "rkde", "spkde", "screened_kde"}, \
 default "mom_kde_21"
-        One of :data:`~momkde_core.methods.DETECTOR_METHODS`; the estimator is the registry's
+        One of :data:`~momkde_core.methods.DETECTOR_METHODS` (a former name of
+        :data:`~momkde_core.methods.ALIASES` means the method that replaced it, as
+        ``momkde score --method`` reads it); the estimator is the registry's
         (:func:`~momkde_core.methods.build_estimator`). ``mom_kde_21``:
         ``OutlierDetector()`` itself, whose estimator is MoMKDE(n_blocks=21,
         bandwidth="scott") (one block per row on fewer than 21 rows), scored by the mean of
@@ -513,6 +515,8 @@ default "mom_kde_21"
     ('MoMKDE', 0.1)
     >>> make_detector("rkde").estimator.bandwidth
     'cv'
+    >>> make_detector("mom_kde_auto").estimator.n_blocks  # mom_kde's former name
+    'auto'
     >>> make_detector().estimator is None  # OutlierDetector()'s own default estimator
     True
     >>> make_detector("lof")
@@ -520,6 +524,7 @@ default "mom_kde_21"
     ...
     ValueError: unknown method 'lof'; allowed: mom_kde_21, kde, mom_kde, rkde, spkde, screened_kde
     """
+    method = ALIASES.get(method, method)  # a former name means the method that replaced it
     if method not in DETECTOR_METHODS:
         raise ValueError(f"unknown method {method!r}; allowed: {', '.join(DETECTOR_METHODS)}")
     OutlierDetector(contamination=contamination)._validate_params()  # before any work

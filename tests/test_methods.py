@@ -121,6 +121,20 @@ def test_one_name_one_estimator():
         assert method_label(old) == method_label(new)
 
 
+def test_a_former_name_means_the_same_detector_in_make_detector_and_momkde_score():
+    """Where a user types a detector's name (make_detector, momkde score --method), a name
+    of ALIASES gives the detector of the name that replaced it."""
+    parser = build_parser()
+    for old, new in ALIASES.items():
+        if new not in DETECTOR_METHODS:
+            continue
+        old_det = make_detector(old, contamination=0.1, random_state=0)
+        new_det = make_detector(new, contamination=0.1, random_state=0)
+        assert old_det.estimator.get_params() == new_det.estimator.get_params()
+        args = parser.parse_args(["score", "data.csv", "--method", old, "kde", "--out", "o.csv"])
+        assert args.method == [new, "kde"]
+
+
 def test_every_stored_runner_table_names_registry_methods():
     tables = 0
     for path in sorted(RESULTS.glob("*.csv.gz")):

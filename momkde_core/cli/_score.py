@@ -22,7 +22,7 @@ from .._config import n_threads as engine_threads
 from .._progress import Progress, note, phase
 from ..detector import OutlierDetector, make_detector, most_blamed
 from ..io import float_columns, sniff_csv_file, write_csv
-from ..methods import DEFAULT_DETECTOR, DETECTOR_METHODS, METHODS
+from ..methods import ALIASES, DEFAULT_DETECTOR, DETECTOR_METHODS, METHODS
 from ._common import (
     UsageError,
     _check_out,
@@ -44,6 +44,12 @@ PARTS_GRACE_SECONDS = 30.0  # a cancelled Dask task may still write its part thi
 SCHEDULER_TIMEOUT = 30.0  # seconds to reach a Dask scheduler, and for a worker to join it
 #: The methods of ``score`` that need a stated share below one half (a median screen).
 _BELOW_HALF = " and ".join(m for m in DETECTOR_METHODS if METHODS[m].share == "below_half")
+
+
+def _method(text: str) -> str:
+    """A method's name, a former one (the registry's ALIASES) read as the name that replaced
+    it; argparse then checks it against the choices."""
+    return ALIASES.get(text, text)
 
 
 def _share(text: str) -> float:
@@ -95,6 +101,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     sc.add_argument(
         "--method",
         nargs="+",
+        type=_method,
         choices=DETECTOR_METHODS,
         default=[DEFAULT_DETECTOR],
         help="; ".join(f"{name}: {METHODS[name].description}" for name in DETECTOR_METHODS)
