@@ -48,5 +48,4 @@ def block_log_mean(estimator: MoMKDE, X: ArrayLike) -> np.ndarray:
     True
     """
     Y, near = estimator._check_query(X)
-    logs = estimator._fitted.block_log_sums(Y[near])
-    return estimator._to_outer_logs(logs.mean(axis=0), near)
+    return estimator._to_outer_logs(estimator._fitted.mean_block_logs(Y[near]), near)

@@ -1,4 +1,5 @@
-"""The log of the median over blocks of the weighted Gaussian sums, at many query points.
+"""The log of the median over blocks of the weighted Gaussian sums (or the mean of their logs),
+at many query points.
 
 MoM-KDE's score at a point y is median_s F_s(y), F_s(y) = sum_{i in block s} w_i K_h(y - X_i),
 over S blocks of nearly equal sizes (S = 2 ceil(eps n) + 1: thousands of blocks of a few
@@ -20,8 +21,10 @@ round-off of a few ulps times the exponent, as :func:`block_log_sums`' linear pa
 below e^-700 are counted as e^-700 (~1e-304), so a block sum moves by at most its size times
 1e-304: nothing next to a median of at least 1e-280 (a relative 1e-20 per row of a block).
 The median is taken as exact wherever it is at least 1e-280; a block sum that is not exact
-is below 1e-280 + size x 1e-304, and so stays on its side of the median. The queries where it is not are redone in log space over all
-blocks (:func:`block_log_sums` and the exact median of logs).
+is below 1e-280 + size x 1e-304, and so stays on its side of the median. The queries where it is
+not are redone in log space over all blocks (:func:`block_log_sums` and the exact median of
+logs). The mean of the logs needs every block's sum: it is taken as exact where each is at
+least 1e-280, and the other queries are redone in log space the same way.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ from ._threads import map_on_pool, one_blas_thread
 
 TILE_ELEMENTS = 2**16  # block sums per tile (S x queries): 512 KiB, a core's L2 cache
 PADDING_LOG = -1e30  # the log weight of a slot's padding row: its terms are exactly 0
+SAFE_FAST = float(np.exp(LOG_SAFE_FAST))  # the smallest block sum taken as exact
+#: What :func:`median_log_sums` takes over the blocks: MoM-KDE's median, or the mean of the
+#: blocks' logs (the default detector's score).
+STATISTICS = ("median", "mean_log")
 
 
 def median_log_sums(
@@ -43,15 +50,20 @@ def median_log_sums(
     kernel: Kernel,
     h: float,
     log_weights: np.ndarray | None = None,
+    statistic: str = "median",
 ) -> np.ndarray:
-    """log median_s F_s(Y_j) for each query, shape (m,), for a separable (Gaussian) kernel.
+    """log median_s F_s(Y_j) for each query, shape (m,), for a separable (Gaussian) kernel;
+    with ``statistic="mean_log"``, the mean over the blocks of log F_s(Y_j) instead.
 
     ``X`` is sorted by block (block s is ``X[bounds[s]:bounds[s + 1]]``, every block non-empty),
     ``log_weights`` the rows' log weights (None: 0). The median of an even number of blocks
-    is the mean of the two middle sums, as :func:`numpy.median`. -inf where the median is 0.
+    is the mean of the two middle sums, as :func:`numpy.median`. -inf where the median is 0
+    (or, for the mean of the logs, where a block's sum is 0).
     """
     if not kernel.separable:
         raise ValueError(f"median_log_sums needs a separable kernel, got {kernel.name!r}")
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {STATISTICS}, got {statistic!r}")
     X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
     n, d = X.shape
     m = len(Y)
@@ -80,6 +92,12 @@ def median_log_sums(
             np.maximum(part, EXP_FLOOR, out=part)
             np.exp(part, out=part)
             acc += part
+        if statistic == "mean_log":
+            # exact where every block's sum is (see the module's note); NaN marks the redo
+            with np.errstate(divide="ignore"):
+                mean = np.log(acc).mean(axis=0)
+            out[j0:j1] = np.where(acc.min(axis=0) >= SAFE_FAST, mean, np.nan)
+            return
         # (the blocks laid along the last axis: a partition along it is the fast one)
         middle = median(np.ascontiguousarray(acc.T), axis=1)
         with np.errstate(divide="ignore"):
@@ -87,9 +105,10 @@ def median_log_sums(
 
     with one_blas_thread():
         map_on_pool(work, range(0, m, cols))
-    redo = np.flatnonzero(~(out >= LOG_SAFE_FAST))
+    redo = np.flatnonzero(~(out >= LOG_SAFE_FAST) if statistic == "median" else np.isnan(out))
     if redo.size:
-        out[redo] = median(block_log_sums(X, bounds, Y[redo], kernel, h, log_weights), log=True)
+        logs = block_log_sums(X, bounds, Y[redo], kernel, h, log_weights)
+        out[redo] = median(logs, log=True) if statistic == "median" else logs.mean(axis=0)
     return out
 
 

@@ -1,4 +1,5 @@
-"""MoM-KDE's scoring path (median_log_sums) against the exact median of log-space sums."""
+"""MoM-KDE's scoring path (median_log_sums) against the exact median of log-space sums, and
+the default detector's mean of the blocks' logs through the same path."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import numpy as np
 import pytest
 
 from momkde_core import MoMKDE
+from momkde_core._block_mean import block_log_mean
 from momkde_core._engine import FAST_GAUSSIAN_PAIRS, block_log_sums, median, median_log_sums
 from momkde_core.kernels import get_kernel
 
@@ -42,6 +44,31 @@ def test_the_median_path_is_the_exact_median(d, n_blocks, weighted) -> None:
     assert (ref[-3:-1] < np.log(1e-280)).all()  # (the far queries went through the redo)
 
 
+@pytest.mark.parametrize("d, n_blocks, weighted", [(2, 21, False), (5, 8, True)])
+def test_the_mean_of_the_block_logs_is_exact(d, n_blocks, weighted) -> None:
+    """The default detector's statistic through the same slots: the mean over the blocks of
+    their log sums, against the log-space sums' mean, near and far (where some block's sum
+    is below 1e-280 the query is redone in log space; where the exact mean is -inf, so is
+    the path's). Tolerance as above: the same terms through the BLAS expansion."""
+    rng = np.random.default_rng(d * n_blocks)
+    bounds = _blocks(500, n_blocks, rng)
+    X = rng.standard_normal((bounds[-1], d))
+    Y = np.vstack([rng.standard_normal((300, d)) * 2, np.full((2, d), 10.0), [[1e4] * d]])
+    log_w = None
+    if weighted:
+        w = rng.uniform(0.1, 1, len(X))
+        log_w = np.log(w) - np.repeat(np.log(np.add.reduceat(w, bounds[:-1])), np.diff(bounds))
+    got = median_log_sums(X, bounds, Y, GAUSS, 0.3, log_w, statistic="mean_log")
+    logs = block_log_sums(X, bounds, Y, GAUSS, 0.3, log_w)
+    ref = logs.mean(axis=0)
+    finite = np.isfinite(ref)
+    assert np.array_equal(finite, np.isfinite(got))
+    np.testing.assert_allclose(got[finite], ref[finite], rtol=1e-12, atol=1e-12)
+    assert (logs[:, -3:-1].min(axis=0) < np.log(1e-280)).all()  # (the redo was needed there)
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        median_log_sums(X, bounds, Y, GAUSS, 0.3, statistic="mean")
+
+
 def test_the_median_path_refuses_other_kernels_and_empty_blocks() -> None:
     X = np.zeros((4, 2))
     with pytest.raises(ValueError, match="separable kernel"):
@@ -62,13 +89,19 @@ def test_mom_kde_scores_many_points_through_the_median_path(monkeypatch) -> None
     assert len(X) * len(Y) >= FAST_GAUSSIAN_PAIRS
     calls = []
     real = _fitted.median_log_sums
-    monkeypatch.setattr(_fitted, "median_log_sums", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(
+        _fitted, "median_log_sums", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
     fast = est.score_samples(Y)
     assert calls == [1]
+    fast_mean = block_log_mean(est, Y)  # (the default detector's score: the same slots)
+    assert calls == [1, 1]
     monkeypatch.setattr(_fitted, "FAST_GAUSSIAN_PAIRS", 10**18)
     general = est.score_samples(Y)
-    assert calls == [1]
+    general_mean = block_log_mean(est, Y)
+    assert calls == [1, 1]
     np.testing.assert_allclose(fast, general, rtol=1e-12)
+    np.testing.assert_allclose(fast_mean, general_mean, rtol=1e-12)
 
 
 @pytest.mark.parametrize("count", [1, 2, 7, 8])
