@@ -464,19 +464,32 @@ def density_caption(
     """The caption of the Your data figure, what it shows: h and S (:func:`own_settings` of
     the ``methods`` shown), its ``reading`` (what the ticks, dots, circles and axes are), the
     rows fitted on (``n_fit`` of the ``n`` scored) and what the figure draws (``n_drawn``
-    rows) of the file's ``n_file`` (:func:`figure_sample_note`). How to read MoM-KDE against
-    the KDE: :func:`density_notes`.
+    rows) of the file's ``n_file`` (:func:`figure_sample_note`), and, with the default
+    detector shown, that its curve is its blocks' median while its flags rank by the mean of
+    their logs. How to read MoM-KDE against the KDE: :func:`density_notes`.
 
     Examples
     --------
     >>> density_caption(0.2, 21, "Ticks below the axis: the rows.", 300, 300, 300, 300)
     'h = 0.2, S = 21. Ticks below the axis: the rows.'
+    >>> print(density_caption(0.2, 21, "Ticks: the rows.", 300, 300, 300, 300, ["mom_kde_21"]))
+    h = 0.2, S = 21 (the sidebar's; MoM-KDE (S = 21, Scott h) keeps its own). Ticks: the rows.
+    MoM-KDE (S = 21, Scott h)'s curve is the median of its blocks' densities; its scores and
+    flags rank the rows by the mean of their logs.
     """
     return " ".join(
         [
             f"h = {h:.3g}, S = {n_blocks}"
             + (f" (the sidebar's; {own_settings(methods)})." if own_settings(methods) else "."),
             reading,
+            *(
+                [
+                    f"{method_label(DEFAULT_DETECTOR)}'s curve is the median of its blocks' "
+                    "densities; its scores and flags rank the rows by the mean of their logs."
+                ]
+                if DEFAULT_DETECTOR in methods
+                else []
+            ),
             *([f"The curves are fitted on {n_fit:,} random rows."] if n_fit < n else []),
             figure_sample_note(n_drawn, n, n_file),
         ]

@@ -21,7 +21,15 @@ import pytest
 
 from momkde_core import metrics
 from momkde_core.methods import DEFAULT_DETECTOR, method_label
-from tests.app._apptest import caption, figures, open_app, read_download, upload, values
+from tests.app._apptest import (
+    caption,
+    density_figures,
+    figures,
+    open_app,
+    read_download,
+    upload,
+    values,
+)
 
 PAGE = "app_pages/your_data.py"
 #: The label column of the bundled sensor sample and its outliers' value.
@@ -167,9 +175,15 @@ def _check_download_note(at, table: pd.DataFrame) -> None:
 
 
 def _check_density_caption(at) -> None:
-    """h and S as the sidebar sets them; the blocks' rows per block as n / S."""
+    """h and S as the sidebar sets them; the blocks' rows per block as n / S; the default
+    detector's curve said to be its blocks' median exactly when the figure draws it."""
     text = caption(at, "h = ")
     h, blocks = re.match(r"h = ([\d.e-]+), S = (\d+)", text).groups()
+    default = method_label(DEFAULT_DETECTOR)
+    drawn = {t.get("name", "") for fig in density_figures(at) for t in fig["data"]}
+    assert (f"{default}'s curve is the median" in text) == any(
+        name.startswith(default) for name in drawn
+    )
     if note := [i.value for i in at.info if i.value.startswith("MoM-KDE's S = ")]:
         per, n, s = re.search(
             r"hold ([\d.]+) rows each \(n / S = ([\d,]+) / (\d+)\)", note[0]
