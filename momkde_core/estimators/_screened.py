@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+import zlib
 
 import numpy as np
+import pandas as pd
 from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
@@ -117,7 +119,11 @@ default "from_dtype"
     random_state : int, RandomState or None, default None
         The screen's blocks and the calibrated cut's null samples ("cv" draws nothing); a
         ``screen`` of your own gets it when it has a ``random_state`` parameter and this is
-        not None (as OutlierDetector does).
+        not None (as OutlierDetector does). None: a seed drawn from the rows and their
+        weights (a checksum), so that two fits of the same rows in the same order set aside
+        the same rows (a ``screen`` of your own then keeps its own ``random_state``). Which
+        rows a cluster near the screen's limit loses can still depend on the seed: compare
+        a few seeds where it matters (docs/robust_density.md).
 
     Attributes
     ----------
@@ -315,7 +321,9 @@ default "from_dtype"
         base, kept = _base_measure(sample_weight, numbers)
         positive = np.ones(len(numbers), bool) if kept is None else kept
         inliers = positive.copy()
-        inliers[positive] = self._screen_rows(_take(rows, positive), base)
+        screened = _take(rows, positive)
+        seed = _data_seed(screened, base) if self.random_state is None else self.random_state
+        inliers[positive] = self._screen_rows(screened, base, seed)
         if isinstance(self.bandwidth, str) and d and not np.ptp(numbers[inliers], axis=0).any():
             inliers = positive.copy()  # copies of one row kept: no rule could run on them
         weight = inliers.astype(float)
@@ -332,8 +340,9 @@ default "from_dtype"
             "categorical_bandwidth": self.categorical_bandwidth,
         }
 
-    def _screen_rows(self, X: np.ndarray, base: np.ndarray | None) -> np.ndarray:
-        """The mask of the rows to keep, among rows of positive weight X (weights ``base``)."""
+    def _screen_rows(self, X: np.ndarray, base: np.ndarray | None, seed) -> np.ndarray:
+        """The mask of the rows to keep, among rows of positive weight X (weights ``base``),
+        the default screen's blocks and the null samples drawn with ``seed``."""
         n = len(X)
         eps = self.contamination
         if (not isinstance(eps, str) and eps == 0) or n < 3:
@@ -341,10 +350,7 @@ default "from_dtype"
             return np.ones(n, bool)
         if self.screen is None:
             screen = MoMKDE(
-                contamination=eps,
-                kernel=self.kernel,
-                random_state=self.random_state,
-                **self._categorical(),
+                contamination=eps, kernel=self.kernel, random_state=seed, **self._categorical()
             )
         else:
             screen = _seeded_clone(self.screen, self.random_state)
@@ -386,9 +392,7 @@ default "from_dtype"
             limit = int(np.floor(self.contamination_ * n))
             candidates = np.ones(n, bool)
         else:
-            pilot = KDE(
-                self.bandwidth, self.kernel, random_state=self.random_state, **self._categorical()
-            )
+            pilot = KDE(self.bandwidth, self.kernel, random_state=seed, **self._categorical())
             pilot.fit(X, sample_weight=weights)
             pilot_log = pilot.score_samples(X)
             excess = _excess(pilot_log, scores)
@@ -396,13 +400,13 @@ default "from_dtype"
                 candidates = excess > np.log(self.ratio)
             else:
                 candidates = self._calibrated_cut(
-                    X, weights, scores, excess, screen, pilot, BEYOND_RANGE_EXCESS
+                    X, weights, scores, excess, screen, pilot, seed, BEYOND_RANGE_EXCESS
                 )
-                candidates |= self._wide_cut(X, weights, pilot, pilot_log)
+                candidates |= self._wide_cut(X, weights, pilot, pilot_log, seed)
             limit = n
         return ~_largest(candidates, excess, min(limit, (n - 1) // 2))
 
-    def _wide_cut(self, X, weights, pilot, pilot_log) -> np.ndarray:
+    def _wide_cut(self, X, weights, pilot, pilot_log, seed) -> np.ndarray:
         """Bumps a default screen sized for ``WIDE_FACTOR`` times the share finds: rows its
         calibrated cut sets aside where the pilot exceeds it ``ratio`` times and the pilot's
         density is above its ``WIDE_SPARSE`` quantile."""
@@ -410,10 +414,7 @@ default "from_dtype"
         if self.screen is not None or wide <= self.contamination_:
             return np.zeros(len(X), bool)
         screen = MoMKDE(
-            contamination=wide,
-            kernel=self.kernel,
-            random_state=self.random_state,
-            **self._categorical(),
+            contamination=wide, kernel=self.kernel, random_state=seed, **self._categorical()
         )
         with warnings.catch_warnings():  # a thin wide screen is this cut's business
             warnings.simplefilter("ignore")
@@ -426,14 +427,14 @@ default "from_dtype"
         bump = (pilot_log >= np.quantile(pilot_log, WIDE_SPARSE)) & (excess > np.log(self.ratio))
         if not bump.any():
             return bump
-        return bump & self._calibrated_cut(X, weights, scores, excess, screen, pilot)
+        return bump & self._calibrated_cut(X, weights, scores, excess, screen, pilot, seed)
 
     def _calibrated_cut(
-        self, X, weights, scores, excess, screen, pilot, beyond_range: float = 0.0
+        self, X, weights, scores, excess, screen, pilot, seed, beyond_range: float = 0.0
     ) -> np.ndarray:
         """The rows whose excess beats the null's at their screen density (two passes; in the
         second, by ``beyond_range`` more (log) beyond the null's range)."""
-        rng = np.random.default_rng(check_random_state(self.random_state).randint(2**31))
+        rng = np.random.default_rng(check_random_state(seed).randint(2**31))
         h, n = pilot.bandwidth_, len(X)
         first = None
         # a screen is drawn from by rejection, at ~ the share of its blocks' mass its median
@@ -525,3 +526,21 @@ def _beyond_null(
     start = np.clip(np.searchsorted(sorted_levels, levels) - k // 2, 0, len(order) - k)
     bound = window_max[start] + np.where(levels < sorted_levels[0], beyond_range, 0.0)
     return (excess > bound) & (excess > MIN_EXCESS)
+
+
+def _data_seed(rows, base: np.ndarray | None) -> int:
+    """A seed drawn from the rows (an array, or a mixed table's DataFrame) and their weights
+    ``base``: a CRC-32 of their bytes, the same for the same rows in the same order.
+
+    Examples
+    --------
+    >>> X = np.arange(6.0).reshape(3, 2)
+    >>> _data_seed(X, None) == _data_seed(X.copy(), None) != _data_seed(X[::-1], None)
+    True
+    """
+    if hasattr(rows, "iloc"):
+        data = pd.util.hash_pandas_object(rows, index=False).to_numpy()
+    else:
+        data = np.ascontiguousarray(rows, dtype=float)
+    key = zlib.crc32(data.tobytes())
+    return key if base is None else zlib.crc32(np.ascontiguousarray(base).tobytes(), key)

@@ -11,6 +11,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import integrate, stats
 from sklearn.base import clone
@@ -371,3 +372,19 @@ def test_a_large_sample_is_calibrated_on_null_samples_of_the_screens_block_size(
     assert abs(size / blocks - len(X) / screen_blocks) <= 2 * len(X) / screen_blocks / blocks
     if contamination == 0.1:
         assert not est.inlier_mask_[3800:].any()  # and the cluster is still set aside
+
+
+def test_a_fit_without_a_seed_is_reproducible():
+    """random_state=None draws its seed from the rows: two fits of the same rows set aside the
+    same rows and give the same density (the same computation twice: equal to round-off of
+    the same BLAS calls, allowed 1e-12 relative), on a t(3) sample whose masks used to differ
+    between two unseeded fits, and on a mixed table."""
+    rng = np.random.default_rng(3)
+    X = np.r_[rng.standard_t(3, 600), rng.normal(5, 0.05, 30)][:, None]
+    fits = [ScreenedKDE(contamination=0.05).fit(X) for _ in range(2)]
+    np.testing.assert_array_equal(fits[0].inlier_mask_, fits[1].inlier_mask_)
+    grid = np.linspace(-6, 8, 50)[:, None]
+    np.testing.assert_allclose(fits[0].pdf(grid), fits[1].pdf(grid), rtol=1e-12)
+    table = pd.DataFrame({"x": rng.normal(size=300), "c": rng.choice(["a", "b", "c"], 300)})
+    masks = [ScreenedKDE(contamination=0.05).fit(table).inlier_mask_ for _ in range(2)]
+    np.testing.assert_array_equal(*masks)
