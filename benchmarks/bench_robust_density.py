@@ -79,7 +79,7 @@ from robust_density_third import (
 )
 
 from momkde_core import KDE, RKDE, SPKDE, MoMKDE, ScreenedKDE, metrics  # noqa: E402
-from momkde_core._engine._grid import Grid  # noqa: E402
+from momkde_core._engine import Grid  # noqa: E402
 
 GRID = {1: 2048, 2: 160}
 #: the shares stated in a family: (factors of the true share, fixed shares, clean shares)
