@@ -20,20 +20,27 @@ def _blocks(n: int, n_blocks: int, rng: np.random.Generator) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(sizes)])
 
 
+def _case(seed: int, n: int, d: int, n_blocks: int, weighted: bool, far: float):
+    """(X, bounds, Y, log_w): n rows in blocks of unlike sizes, 300 queries near them, two at
+    ``far`` in every coordinate and one at 1e4; per-block normalised log weights or None."""
+    rng = np.random.default_rng(seed)
+    bounds = _blocks(n, n_blocks, rng)
+    X = rng.standard_normal((bounds[-1], d))
+    Y = np.vstack([rng.standard_normal((300, d)) * 2, np.full((2, d), far), [[1e4] * d]])
+    log_w = None
+    if weighted:
+        w = rng.uniform(0.1, 1, len(X))
+        log_w = np.log(w) - np.repeat(np.log(np.add.reduceat(w, bounds[:-1])), np.diff(bounds))
+    return X, bounds, Y, log_w
+
+
 @pytest.mark.parametrize("d, n_blocks, weighted", [(2, 41, False), (2, 40, True), (5, 7, True)])
 def test_the_median_path_is_the_exact_median(d, n_blocks, weighted) -> None:
     """Odd and even S, unequal blocks, weights, queries near and very far (log space redo,
     -inf only where the exact median is -inf). Tolerance: both compute the same terms, the
     fast path through the BLAS expansion of the squared distances, whose round-off is a
     few ulps of |x|^2 / h^2 (about 1e-13 of the log here)."""
-    rng = np.random.default_rng(d + n_blocks)
-    bounds = _blocks(600, n_blocks, rng)
-    X = rng.standard_normal((bounds[-1], d))
-    Y = np.vstack([rng.standard_normal((300, d)) * 2, np.full((2, d), 30.0), [[1e4] * d]])
-    log_w = None
-    if weighted:
-        w = rng.uniform(0.1, 1, len(X))
-        log_w = np.log(w) - np.repeat(np.log(np.add.reduceat(w, bounds[:-1])), np.diff(bounds))
+    X, bounds, Y, log_w = _case(d + n_blocks, 600, d, n_blocks, weighted, far=30.0)
     h = 0.3
     got = median_log_sums(X, bounds, Y, GAUSS, h, log_w)
     ref = median(block_log_sums(X, bounds, Y, GAUSS, h, log_w), log=True)
@@ -50,14 +57,7 @@ def test_the_mean_of_the_block_logs_is_exact(d, n_blocks, weighted) -> None:
     their log sums, against the log-space sums' mean, near and far (where some block's sum
     is below 1e-280 the query is redone in log space; where the exact mean is -inf, so is
     the path's). Tolerance as above: the same terms through the BLAS expansion."""
-    rng = np.random.default_rng(d * n_blocks)
-    bounds = _blocks(500, n_blocks, rng)
-    X = rng.standard_normal((bounds[-1], d))
-    Y = np.vstack([rng.standard_normal((300, d)) * 2, np.full((2, d), 10.0), [[1e4] * d]])
-    log_w = None
-    if weighted:
-        w = rng.uniform(0.1, 1, len(X))
-        log_w = np.log(w) - np.repeat(np.log(np.add.reduceat(w, bounds[:-1])), np.diff(bounds))
+    X, bounds, Y, log_w = _case(d * n_blocks, 500, d, n_blocks, weighted, far=10.0)
     got = median_log_sums(X, bounds, Y, GAUSS, 0.3, log_w, statistic="mean_log")
     logs = block_log_sums(X, bounds, Y, GAUSS, 0.3, log_w)
     ref = logs.mean(axis=0)
