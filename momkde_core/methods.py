@@ -421,7 +421,10 @@ def build_estimator(
     kwargs = {**method.params, "random_state": random_state}
     if method.share is not None:
         if method.share == "below_half":  # before any work: the estimator's own rule
-            check_contamination(contamination, allow_auto=False)
+            try:
+                check_contamination(contamination, allow_auto=False)
+            except ValueError as err:  # (which method refused: several may be asked for)
+                raise type(err)(f"{name}: {err}") from None
         kwargs["contamination"] = contamination
     return method.estimator(**{**kwargs, **params})
 
