@@ -489,7 +489,11 @@ with user_errors():
     if aucs is not None and identity in SAMPLE_LESSONS:  # the sample's banner, with its numbers
         caught = {m: int((d["flagged"] & is_outlier).sum()) for m, d in detections.items()}
         outcome = sample_outcome(
-            aucs, caught, int(is_outlier.sum()), str(st.session_state.get(KEY.outlier))
+            aucs,
+            caught,
+            int(is_outlier.sum()),
+            str(st.session_state.get(KEY.outlier)),
+            settings.n_blocks,
         )
         banner.info(sample_banner(identity, outcome), icon=":material/lightbulb:")
     explained = explain_flags(

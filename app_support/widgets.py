@@ -341,7 +341,8 @@ def _bandwidth_control(
             f"h ({BANDWIDTH_RULES[mode]}: {h_auto:.3g})",
             H_RANGE[0],
             max(H_RANGE[1], math.ceil(h_auto)),  # (a rule's h beyond the range is shown too)
-            value=max(H_RANGE[0], round(h_auto, 2)),
+            value=max(H_RANGE[0], h_auto),
+            format=H_FORMAT,
             step=0.01,
             disabled=True,  # (no key: a new h is a new widget, shown at its value)
             help='Choose "slider" to set h by hand; it starts from the robust h.',
@@ -355,6 +356,7 @@ def _bandwidth_control(
         "h",
         *H_RANGE,
         step=0.01,
+        format=H_FORMAT,
         **unless_held(KEY.h, value=start),
         **url(KEY.h),
         help="The bandwidth of every estimator (the screened KDE's too); it starts from the "
@@ -362,9 +364,15 @@ def _bandwidth_control(
     )
 
 
+#: The h sliders show h as the label and the page's sentences do (3 significant digits).
+H_FORMAT = "%.3g"
+
+
 def _on_slider(h: float) -> float:
-    """``h`` as the by-hand h slider can hold it: two decimals, within :data:`H_RANGE`."""
-    return min(H_RANGE[1], max(H_RANGE[0], round(h, 2)))
+    """``h`` as the by-hand h slider can hold it: within :data:`H_RANGE`, unrounded, so that
+    switching to by-hand keeps the rule's fit until the slider moves (a move lands on its
+    0.01 steps)."""
+    return min(H_RANGE[1], max(H_RANGE[0], float(h)))
 
 
 def _auto_formula(blocks: int, eps: float, n: int) -> str:

@@ -465,7 +465,7 @@ def density_caption(
     the ``methods`` shown), its ``reading`` (what the ticks, dots, circles and axes are), the
     rows fitted on (``n_fit`` of the ``n`` scored) and what the figure draws (``n_drawn``
     rows) of the file's ``n_file`` (:func:`figure_sample_note`), and, with the default
-    detector shown, that its curve is its blocks' median while its flags rank by the mean of
+    detector shown, that its density drawn is its blocks' median while its flags rank by the mean of
     their logs. How to read MoM-KDE against the KDE: :func:`density_notes`.
 
     Examples
@@ -474,8 +474,8 @@ def density_caption(
     'h = 0.2, S = 21. Ticks below the axis: the rows.'
     >>> print(density_caption(0.2, 21, "Ticks: the rows.", 300, 300, 300, 300, ["mom_kde_21"]))
     h = 0.2, S = 21 (the sidebar's; MoM-KDE (S = 21, Scott h) keeps its own). Ticks: the rows.
-    MoM-KDE (S = 21, Scott h)'s curve is the median of its blocks' densities; its scores and
-    flags rank the rows by the mean of their logs.
+    MoM-KDE (S = 21, Scott h)'s density drawn is the median of its blocks' densities; its
+    scores and flags rank the rows by the mean of their logs.
     """
     return " ".join(
         [
@@ -484,8 +484,9 @@ def density_caption(
             reading,
             *(
                 [
-                    f"{method_label(DEFAULT_DETECTOR)}'s curve is the median of its blocks' "
-                    "densities; its scores and flags rank the rows by the mean of their logs."
+                    f"{method_label(DEFAULT_DETECTOR)}'s density drawn is the median of its "
+                    "blocks' densities; its scores and flags rank the rows by the mean of "
+                    "their logs."
                 ]
                 if DEFAULT_DETECTOR in methods
                 else []
@@ -520,34 +521,39 @@ def sample_outcome(
     caught: Mapping[str, int],
     n_outliers: int,
     outliers: str,
+    n_blocks: int,
 ) -> str:
     """What the bundled sample shows with the page's settings, from the numbers the page
-    shows: how MoM-KDE ranks the label's ``n_outliers`` outliers (named ``outliers``) against
-    the KDE, by their AUCs (as the table shows them, 3 decimals), and how many of them each
-    flags (``caught``: method -> outliers among its flagged rows). "" without both methods.
+    shows: how the sidebar's MoM-KDE (``n_blocks`` blocks, named with them: the default
+    detector is another MoM-KDE) ranks the label's ``n_outliers`` outliers (named
+    ``outliers``) against the KDE, by their AUCs (as the table shows them, 3 decimals), and
+    how many of them each flags (``caught``: method -> outliers among its flagged rows). ""
+    without both methods.
 
     Examples
     --------
-    >>> sample_outcome({"kde": 0.9707, "mom_kde": 1.0}, {"kde": 53, "mom_kde": 60}, 60, "glitch")
-    "Here MoM-KDE ranks the 60 rows labelled 'glitch' better than the KDE (AUC 1.000 against 0.971); MoM-KDE flags 60 of them, the KDE 53."
+    >>> print(sample_outcome({"kde": 0.97, "mom_kde": 1.0}, {"kde": 53, "mom_kde": 60}, 60, "x", 193))
+    Here MoM-KDE (S = 193) ranks the 60 rows labelled 'x' better than the KDE (AUC 1.000
+    against 0.970); MoM-KDE (S = 193) flags 60 of them, the KDE 53.
     """
     if not all(m in aucs and np.isfinite(aucs[m]) and m in caught for m in ("kde", "mom_kde")):
         return ""
+    name = f"MoM-KDE (S = {n_blocks})"
     mom, kde = (f"{aucs[m]:.3f}" for m in ("mom_kde", "kde"))
     rows = f"the {n_outliers:,} rows labelled {outliers!r}"
     if max(float(mom), float(kde)) < CHANCE_AUC:
         how = (
-            f"Here MoM-KDE and the KDE both rank {rows} as more normal than the inliers "
+            f"Here {name} and the KDE both rank {rows} as more normal than the inliers "
             f"(AUC {mom} and {kde}, below 0.5)"
         )
     elif mom == kde:
-        how = f"Here MoM-KDE ranks {rows} as well as the KDE (AUC {mom})"
+        how = f"Here {name} ranks {rows} as well as the KDE (AUC {mom})"
     else:
         how = (
-            f"Here MoM-KDE ranks {rows} {'better' if mom > kde else 'worse'} than the KDE "
+            f"Here {name} ranks {rows} {'better' if mom > kde else 'worse'} than the KDE "
             f"(AUC {mom} against {kde})"
         )
-    return f"{how}; MoM-KDE flags {caught['mom_kde']:,} of them, the KDE {caught['kde']:,}."
+    return f"{how}; {name} flags {caught['mom_kde']:,} of them, the KDE {caught['kde']:,}."
 
 
 def sample_banner(name: str, outcome: str = "") -> str:

@@ -98,11 +98,14 @@ def _check_banner(at, table: pd.DataFrame, is_outlier: np.ndarray) -> None:
     """The sample's banner: MoM-KDE's and the KDE's AUCs and how many outliers each flags."""
     text = at.info[0].value
     found = re.search(
-        r"ranks the ([\d,]+) rows labelled '(\w+)' (?:better|worse) than the KDE "
-        r"\(AUC ([\d.]+) against ([\d.]+)\); MoM-KDE flags ([\d,]+) of them, the KDE ([\d,]+)",
+        r"MoM-KDE \(S = (\d+)\) ranks the ([\d,]+) rows labelled '(\w+)' (?:better|worse) "
+        r"than the KDE \(AUC ([\d.]+) against ([\d.]+)\); MoM-KDE \(S = \1\) flags ([\d,]+) "
+        r"of them, the KDE ([\d,]+)",
         text,
     )
-    n_out, value, mom, kde, caught_mom, caught_kde = found.groups()
+    blocks, n_out, value, mom, kde, caught_mom, caught_kde = found.groups()
+    # the sidebar's MoM-KDE, named by its S (the figure's caption: "h = ..., S = ...")
+    assert re.match(rf"h = [\d.e+-]+, S = {blocks}\b", caption(at, "h = "))
     assert value == SENSOR_OUTLIER and _number(n_out) == is_outlier.sum()
     aucs = _aucs(table, ["mom_kde", "kde"], is_outlier)
     assert _close(mom, aucs["mom_kde"]) and _close(kde, aucs["kde"])
@@ -181,7 +184,7 @@ def _check_density_caption(at) -> None:
     h, blocks = re.match(r"h = ([\d.e-]+), S = (\d+)", text).groups()
     default = method_label(DEFAULT_DETECTOR)
     drawn = {t.get("name", "") for fig in density_figures(at) for t in fig["data"]}
-    assert (f"{default}'s curve is the median" in text) == any(
+    assert (f"{default}'s density drawn is the median" in text) == any(
         name.startswith(default) for name in drawn
     )
     if note := [i.value for i in at.info if i.value.startswith("MoM-KDE's S = ")]:
