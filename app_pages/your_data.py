@@ -36,7 +36,7 @@ from app_support.cache import (
     select_bandwidth,
 )
 from app_support.captions.blame import download_columns_note
-from app_support.captions.columns import kinds_note, left_out_note
+from app_support.captions.columns import kinds_note, left_out_note, spread_warning
 from app_support.captions.density import reasons, screened_note
 from app_support.captions.your_data import (
     PERCENTILE_NOTE,
@@ -400,6 +400,8 @@ with user_errors():
     table = prepared_table(*choices, scored, drop_missing, scale, MAX_SCORED_ROWS)
     data, unscored = frame.loc[table.kept], table.unscored
     n = len(data)
+    if not scale and (spread := spread_warning(data, table.used)):
+        st.warning(spread, icon=":material/straighten:")
     if len(unscored):
         st.caption(
             f"{len(unscored):,} row(s) with a missing value in the columns drawn or scored are "

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
+import pandas as pd
+
 from ..tables import MAX_DEFAULT_FEATURES, ColumnRoles
+
+#: Spreads (standard deviations) this many times apart: one h cannot suit both columns.
+SPREAD_RATIO = 10.0
 
 
 def left_out_note(columns: Sequence[Hashable], roles: ColumnRoles) -> str:
@@ -84,3 +89,34 @@ def kinds_note(scored: Sequence[Hashable], roles: ColumnRoles) -> str:
     if dates:
         parts.append("Read as dates, scored as days since 1970-01-01: " + ", ".join(dates) + ".")
     return " ".join(parts)
+
+
+def spread_warning(frame: pd.DataFrame, columns: Sequence[Hashable]) -> str:
+    """Why unstandardised ``columns`` of ``frame`` defeat one bandwidth: the widest and the
+    narrowest spread (standard deviation) when they are :data:`SPREAD_RATIO` or more times
+    apart; "" otherwise (or for fewer than two numeric columns that vary).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"salary": [30e3, 45e3, 60e3, 90e3], "age": [25, 31, 40, 52]})
+    >>> print(spread_warning(frame, ["salary", "age"]))
+    Standardise is off, and the columns' spreads differ 2,181x ('salary': 2.56e+04, 'age':
+    11.7): one bandwidth h cannot suit both, and an h for 'salary' smooths 'age' flat. Switch
+    Standardise on.
+    """
+    numeric = [
+        c
+        for c in columns
+        if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+    ]
+    spreads = frame[numeric].std()
+    spreads = spreads[spreads > 0]
+    if len(spreads) < 2 or spreads.max() < SPREAD_RATIO * spreads.min():
+        return ""
+    wide, narrow = spreads.idxmax(), spreads.idxmin()
+    return (
+        f"Standardise is off, and the columns' spreads differ "
+        f"{spreads[wide] / spreads[narrow]:,.0f}x ({wide!r}: {spreads[wide]:.3g}, "
+        f"{narrow!r}: {spreads[narrow]:.3g}): one bandwidth h cannot suit both, and an h for "
+        f"{wide!r} smooths {narrow!r} flat. Switch Standardise on."
+    )

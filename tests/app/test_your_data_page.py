@@ -6,6 +6,8 @@ blocks, and the share flagged among the fitted rows and the others."""
 from __future__ import annotations
 
 import io
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -692,3 +694,16 @@ def test_a_categorical_or_date_column_chosen_to_draw_is_named_and_still_scored()
     assert "5 column(s)" in caption(at, "Score: ")  # hired, team, pay, country, remote
     dates = upload("mixed.csv", _mixed_csv(), plot=["hired"], methods=["kde"])
     assert "'hired' is a column of dates" in dates.error[0].value
+
+
+def test_unstandardised_columns_of_unlike_spreads_are_warned_of():
+    """The staff sample's salary and age, standardise off: one h cannot suit both, and the
+    warning's ratio and spreads are those of the rows scored; standardised, no warning."""
+    at = open_app(PAGE, sample="staff", std="false")
+    (warning,) = [w.value for w in at.warning if w.value.startswith("Standardise is off")]
+    staff = pd.read_csv(Path(__file__).resolve().parents[2] / "assets" / "staff.csv")
+    spreads = staff[["salary_eur", "age"]].dropna().std()
+    ratio = float(re.search(r"differ ([\d,]+)x", warning).group(1).replace(",", ""))
+    assert ratio == pytest.approx(spreads["salary_eur"] / spreads["age"], abs=0.5)  # (rounded)
+    at = open_app(PAGE, sample="staff")
+    assert not [w for w in at.warning if w.value.startswith("Standardise is off")]
