@@ -141,6 +141,9 @@ def row_caption(
     >>> text = row_caption("row 3", ["a", "b"], [9.0, 1.0], [1.0, 0.6], [6.0, 2.5])
     >>> text[text.index("Its"):][:47]
     'Its values: a = 9 (+6.0 nats; no row above it) '
+    >>> text = row_caption("row 3", ["salary"], [95000.0], [1.0], [6.0])
+    >>> text[text.index("Its"):][:28]
+    'Its values: salary = 95000 ('
     >>> text = row_caption("row 3", ["role", "b"], ["intern", 1.0], [0.2, 0.6], [6.0, 2.5])
     >>> text[text.index("Its"):][:62]
     'Its values: role = intern (+6.0 nats; 20.0% of the rows at thi'
@@ -149,7 +152,7 @@ def row_caption(
     parts = [
         f"{column} = {value} ({_nats(contribution)}; {share:.1%} of the rows at this level)"
         if column in levels
-        else f"{column} = {value:.4g} ({_nats(contribution)}; {_place(share)})"
+        else f"{column} = {value:.6g} ({_nats(contribution)}; {_place(share)})"  # (95000 as 95000)
         for column, value, share, contribution in zip(top, values, shares, contributions)
     ]
     finite = all(np.isfinite(contributions))
