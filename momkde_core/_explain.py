@@ -256,8 +256,7 @@ def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarr
     E_ij the shifted factors (``layout.mean_log``: -(1/S) sum_s log of the block sums), from
     all 2^d subsets (bit j of a subset's index: feature j)."""
     m, d = len(Z), layout.d
-    V = np.empty((m, 2**d))
-    safe = np.empty((m, 2**d), dtype=bool)
+    V = np.empty((m, 2**d))  # (NaN where untrusted: redone in log space below)
 
     def run(rows: np.ndarray) -> None:
         for chunk in _factor_chunks(layout, rows):
@@ -265,16 +264,14 @@ def _exact_values(layout: _Layout, Z: np.ndarray, shift: np.ndarray) -> np.ndarr
             part = np.empty((len(chunk), 2**d))
             if layout.mean_log:
                 _mean_log_subset_sums(E, layout.w, (d + 1) // 2, part)
-                safe[chunk] = ~np.isnan(part)
                 V[chunk] = part
             else:
                 _median_subset_sums(E, layout.w, (d + 1) // 2, part)
-                safe[chunk] = part >= SAFE_LINEAR
                 with np.errstate(divide="ignore"):
-                    V[chunk] = -np.log(part)
+                    V[chunk] = np.where(part >= SAFE_LINEAR, -np.log(part), np.nan)
 
     map_on_pool(run, np.array_split(np.arange(m), min(m, n_threads())))
-    for q, subsets in _untrusted(safe):
+    for q, subsets in _untrusted(V):
         A = layout.group(_log_factors(layout, Z[q : q + 1], shift[q : q + 1])[0], -1)
         V[q, subsets] = -_log_combined(layout, A, _masks(subsets, d))
     return V @ _shapley_weights(d)
@@ -477,10 +474,10 @@ def _prefix_values(
                     out[q, t, k] = -np.log(value) if value >= SAFE_LINEAR else np.nan
 
 
-def _untrusted(safe: np.ndarray):
-    """(row, subsets) not ``safe``: a value that was combined (the median, or a block sum
-    for the mean of logs) is below SAFE_LINEAR, where flushed terms may matter."""
-    bad = ~safe
+def _untrusted(V: np.ndarray):
+    """(row, subsets) whose value is NaN: a value that was combined (the median, or a block
+    sum for the mean of logs) is below SAFE_LINEAR, where flushed terms may matter."""
+    bad = np.isnan(V)
     for q in np.flatnonzero(bad.any(axis=1)):
         yield q, np.flatnonzero(bad[q])
 

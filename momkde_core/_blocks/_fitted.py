@@ -229,14 +229,19 @@ class FittedBlocks:
         median's slot path (:func:`momkde_core._engine.median_log_sums`, exact where every
         block's sum is above 1e-280, redone in log space elsewhere); else from
         :meth:`block_log_sums`."""
-        if self.kernel.separable and self.X.shape[1] >= 2 and self._many_pairs(Y):
+        if self._gaussian_at_many_pairs(Y):
             args = (self.X, self.bounds, Y, self.kernel, self.h, self.log_w)
             return median_log_sums(*args, statistic="mean_log")
         return self.block_log_sums(Y).mean(axis=0)
 
-    def _many_pairs(self, Y: np.ndarray) -> bool:
-        """Whether scoring Y against every row is large enough for the BLAS / slot paths."""
-        return len(self.X) * len(Y) >= FAST_GAUSSIAN_PAIRS
+    def _gaussian_at_many_pairs(self, Y: np.ndarray) -> bool:
+        """Whether Y is scored by the BLAS / slot paths: a separable (Gaussian) kernel in
+        d >= 2, and enough pairs of Y and fitted rows for them to pay."""
+        return (
+            self.kernel.separable
+            and self.X.shape[1] >= 2
+            and len(self.X) * len(Y) >= FAST_GAUSSIAN_PAIRS
+        )
 
     def log_values(self, Y: np.ndarray) -> np.ndarray:
         """log of the combined block sums at Y (in the frame, not normalised).
@@ -251,11 +256,11 @@ class FittedBlocks:
         path of :func:`momkde_core._engine.block_log_sums`: both exact where the value is
         above 1e-280, redone in log space elsewhere.
         """
-        d = self.X.shape[1]
-        if self.kernel.separable and d >= 2 and self._many_pairs(Y):
+        if self._gaussian_at_many_pairs(Y):
             if self.median and self.n_blocks > 2:
                 return median_log_sums(self.X, self.bounds, Y, self.kernel, self.h, self.log_w)
             return self.combine_log(self.block_log_sums(Y))  # (its BLAS path, checked)
+        d = self.X.shape[1]
         out = np.full(len(Y), -np.inf)
         todo = np.arange(len(Y))
         args = (self.X, self.bounds)
