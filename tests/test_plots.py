@@ -301,3 +301,23 @@ def test_density_twin_curves_on_linear_and_log_axes():
     assert plots.density_twin_curves(curves) == {"mom_kde": "kde"}
     assert plots.density_twin_curves(curves, log_floor=1e-6) == {}
     assert plots.density_twin_curves({"truth": bump}) == {}
+
+
+def test_the_default_detector_has_a_colour_of_its_own():
+    """Its density on Your data was drawn in the fallback grey, beside grey inlier ticks."""
+    from momkde_core.methods import DEFAULT_DETECTOR
+
+    colour = plots.method_color(DEFAULT_DETECTOR)
+    assert colour not in {"#7F7F7F", plots.BLOCK_COLOR}
+    others = {m: c for m, c in plots.METHOD_COLORS.items() if m != DEFAULT_DETECTOR}
+    assert colour not in others.values()
+    fig = plots.density_1d_figure(
+        np.linspace(-3, 3, 50),
+        {DEFAULT_DETECTOR: np.ones(50) / 6},
+        X=np.array([-1.0, 0.0, 1.0, 2.5]),
+        is_outlier=np.array([False, False, False, True]),
+    )
+    curve = next(t for t in fig.data if t.name and "S = 21" in t.name)
+    assert curve.line.color == colour
+    ticks = {shape.line.color for shape in fig.layout.shapes}
+    assert ticks and colour not in ticks

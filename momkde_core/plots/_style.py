@@ -18,6 +18,7 @@ METHOD_COLORS: dict[str, str] = {
     "kde": "#E69F00",
     "kde_robust": "#B07800",
     "mom_kde": "#C2185B",  # the library's default MoM-KDE
+    "mom_kde_21": "#8C510A",  # the default detector: a brown no other method or row uses
     "mom_kde_rule": "#F06292",
     "mom_kde_oracle": "#8E24AA",
     "mom_kde_blockh": "#D55E00",
