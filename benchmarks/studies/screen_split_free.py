@@ -43,8 +43,10 @@ KDE (``rel``), the share set aside, the outliers' recall, the fit's wall clock. 
 issue #48's sample (1,600 rows of N(0, 1), 400 of N(4, 0.1), told 0.2) and every second
 setting of ``dev`` at ratio 0.15, told true and doubled, refitted with seeds 0-9 (mean
 pairwise Jaccard of the rows set aside): ``same_h_fixed``, ``current``, ``pooled``,
-``stratified``, ``pooled, averaged h``, and the default with the screens' blocks fixed and the null samples seeded
-(``nulls only``), or the null samples fixed and the blocks seeded (``blocks only``).
+``stratified``, ``pooled, averaged h``, and the default with the data's screens' blocks
+drawn from seed 0 and the null step seeded (its samples and the blocks of the screens refitted
+on them: ``nulls only``), or the null step drawn from seed 0 and the data's screens' blocks
+seeded (``blocks only``).
 
 Run: ``python benchmarks/studies/screen_split_free.py --out split_free.csv [--part dev
 stability] [--jobs 2]``. A finished design study: benchmarks/README.md names the
@@ -340,9 +342,9 @@ def _patched(mode: str):
     ]
     values = [getattr(owner, name) for owner, name in saved]
     mom, cut, shuffled, init = _screened.MoMKDE, values[3], values[4], values[6]
-    if mode == "nulls only":  # every screen's blocks from seed 0
+    if mode == "nulls only":  # the data's screens' blocks (and h) from seed 0
         _screened.MoMKDE = lambda **kw: mom(**{**kw, "random_state": 0})
-    elif mode == "blocks only":  # every null sample from seed 0
+    elif mode == "blocks only":  # the null step (samples, twins' blocks) from seed 0
 
         def fixed_cut(self, X_, weights, scores, excess, screen, pilot, seed, *rest):
             return cut(self, X_, weights, scores, excess, screen, pilot, 0, *rest)
