@@ -43,6 +43,21 @@ CLEAN_GOAL = {0.02: 1.5, 0.1: 2.0}  # the most JS ratio to the CV KDE in any cle
 CELL_KEY = ["part", "setting", "ratio", "n", "seed"]
 
 
+def _cells_done(tables, cut: str) -> set[tuple]:
+    """The cells (``CELL_KEY`` values) of ``cut`` in the tables (None: not written yet)."""
+    done = set()
+    for table in tables:
+        if table is not None:
+            done |= set(table.loc[table.cut == cut, CELL_KEY].itertuples(index=False, name=None))
+    return done
+
+
+def _key(cell: tuple) -> tuple:
+    """A cell of :func:`cells` as its ``CELL_KEY`` values."""
+    part, setting, *rest = cell
+    return (part, setting.name, *rest)
+
+
 @dataclass(frozen=True)
 class Family:
     """A held-out family of settings and how its cells are run.
@@ -87,8 +102,15 @@ class Family:
     stability_ratio: float
 
 
-def _jaccard_mean(masks: Sequence[np.ndarray]) -> float:
-    """The mean pairwise Jaccard index of the rows set aside (two empty sets: 1)."""
+def mean_jaccard(masks: Sequence[np.ndarray]) -> float:
+    """The mean pairwise Jaccard index of the rows set aside (two empty sets: 1).
+
+    Examples
+    --------
+    >>> a, b = np.array([True, True, False]), np.array([True, False, False])
+    >>> mean_jaccard([a, b]), mean_jaccard([~a & ~b, ~a & ~b])
+    (0.5, 1.0)
+    """
     values = []
     for a, b in itertools.combinations(masks, 2):
         union = (a | b).sum()
@@ -199,7 +221,7 @@ def stability_rows(
                 base,
                 stated=label,
                 eps=eps,
-                jaccard=_jaccard_mean(masks),
+                jaccard=mean_jaccard(masks),
                 recall_min=min(recalls),
                 recall_max=max(recalls),
                 set_aside_min=int(min(m.sum() for m in masks)),
@@ -316,11 +338,8 @@ def report(out: str, family: Family | None = None) -> None:
             )
         )
         if family is not None:
-            done = set()
-            for t in tables:
-                t = t[t.cut == cut]
-                done |= set(zip(t.part, t.setting, t.ratio, t.n, t.seed))
-            missing = [c for c in cells(family) if (c[0], c[1].name, *c[2:]) not in done]
+            done = _cells_done(tables, cut)
+            missing = [c for c in cells(family) if _key(c) not in done]
             print(f"cells not run: {len(missing)} of {len(cells(family))}")
             lines[-1] += f"; cells not run {len(missing)}"
     print("summary per cut:")
@@ -363,16 +382,9 @@ def main(family: Family, doc: str, argv: Sequence[str] | None = None) -> None:
     if args.report is not None:
         report(args.report or out, family)
         return
-    done = set()
-    for part in ("accuracy", "stability"):
-        old = _read(out, part)
-        if old is not None:
-            old = old[old.cut == args.cut]
-            done |= set(zip(old.part, old.setting, old.ratio, old.n, old.seed))
+    done = _cells_done([_read(out, part) for part in ("accuracy", "stability")], args.cut)
     todo = [
-        c
-        for c in cells(family)
-        if (c[0], c[1].name, *c[2:]) not in done and (args.part is None or c[0] in args.part)
+        c for c in cells(family) if _key(c) not in done and (args.part is None or c[0] in args.part)
     ]
     todo = todo[: args.max_cells]
     print(f"{len(todo)} cells to run (cut={args.cut}, out={out})", flush=True)

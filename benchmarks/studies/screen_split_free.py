@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import sys
 import time
 import warnings
@@ -73,6 +72,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/: the settings
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from _heldout_harness import mean_jaccard  # noqa: E402
 from bench_robust_density import cell_sample  # noqa: E402
 from robust_density_fourth import FOURTH_CLEAN, FOURTH_SETTINGS  # noqa: E402
 from robust_density_third import THIRD_CLEAN, THIRD_SETTINGS  # noqa: E402
@@ -112,12 +112,6 @@ def _radius(X: np.ndarray, scale: np.ndarray, m: int) -> float:
     squares = (Xs**2).sum(1)
     d2 = np.maximum(squares[:, None] + squares[None] - 2 * Xs @ Xs.T, 0.0)
     return float(np.median(np.sqrt(np.partition(d2, m - 1, axis=1)[:, m - 1])))
-
-
-def _excess(high: np.ndarray, low: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore"):
-        gap = high - low
-    return np.where(np.isnan(gap), -np.inf, gap)
 
 
 def _cap(flag: np.ndarray, excess: np.ndarray) -> np.ndarray:
@@ -160,7 +154,7 @@ def split_free_cut(X: np.ndarray, eps: float, variant: str, seed: int) -> np.nda
         high = f_h if pilot_log is None else pilot_log
         return (
             f_h if pilot_log is None else None,
-            [_excess(high, log_trimmed(D, D, H, k)) for k in counts],
+            [_screened._excess(high, log_trimmed(D, D, H, k)) for k in counts],
         )
 
     if variant == "pilot_vs_trimmed":
@@ -249,14 +243,6 @@ def _dev_rows(setting, ratio: float, variants) -> list[dict]:
                 )
             )
     return rows
-
-
-def _jaccard(masks) -> float:
-    values = []
-    for a, b in itertools.combinations(masks, 2):
-        union = (a | b).sum()
-        values.append(1.0 if union == 0 else (a & b).sum() / union)
-    return float(np.mean(values))
 
 
 POOLED_SAMPLES, POOLED_WINDOW, POOLED_QUANTILE = 8, 200, 0.98
@@ -418,7 +404,7 @@ def _stability_rows(name, X, is_out, ratio, variants) -> list[dict]:
                     ratio=ratio,
                     stated=label,
                     variant=mode,
-                    jaccard=_jaccard(masks),
+                    jaccard=mean_jaccard(masks),
                     set_aside_min=int(min(m.sum() for m in masks)),
                     set_aside_max=int(max(m.sum() for m in masks)),
                     recall_min=float(min(m[is_out].mean() for m in masks)),
