@@ -223,11 +223,12 @@ def _placement_and_point(
             "Place k outliers",
             0,
             MAX_PLACED,
-            0,
+            **unless_held(MEDIAN.k, value=0),
             **url(MEDIAN.k),
-            help="A tight cluster of k outliers (red ticks), added to the sample where the "
-            "place says (or a click on the figure, below). The estimators are not told of "
-            "them: ε and S auto count the scheme's outliers only.",
+            help="A tight cluster of k outliers (red ticks in 1-D, red circles on the first "
+            "2-D map), added to the sample where the place says (or a click on the figure, "
+            "below). The estimators are not told they are outliers: ε stays the share stated, "
+            "while S auto = 2⌈εn⌉+1 grows with them, since n counts their rows.",
         )
     )
     at = _coordinates(

@@ -756,3 +756,38 @@ def test_no_method_that_can_be_fitted_is_an_error_not_a_traceback(page, params):
     at = open_app(page, **params)
     assert any("none of the chosen methods can be fitted" in e.value for e in at.error)
     assert any("SPKDE" in w.value for w in at.warning)
+
+
+# ---- Explore, issue #53 (item 10): what a teacher met
+
+
+def test_a_release_sets_k_without_a_default_beside_it(monkeypatch):
+    """#53 g: the live figure's release writes k, the place and x₀ into the session state
+    before the controls are drawn (``_apply_release``, a callback); the k slider, created with
+    the default 0 as well, made Streamlit log "created with a default value but also had its
+    value set via the Session State API". Here the figure switch, called before the controls,
+    writes them as the release does; Streamlit's check runs only under a runtime, which
+    AppTest has not, so it is made to run."""
+    from types import SimpleNamespace
+
+    import streamlit as st
+    from streamlit.elements.lib import policies
+
+    import app_support.live_lesson.mount as mount
+
+    def releasing(container) -> bool:
+        st.session_state.update({"k": 20, "at": 4.0, "x0": 4.0})
+        return False  # (the Plotly figure)
+
+    warned: list[str] = []
+    monkeypatch.setattr(policies, "runtime", SimpleNamespace(exists=lambda: True))
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    monkeypatch.setattr(
+        policies._LOGGER, "warning", lambda msg, *args, **_: warned.append(msg % args)
+    )
+    at = open_app("app_pages/explore.py", scheme="none", k="12", at="3")
+    monkeypatch.setattr(mount, "live_switch", releasing)
+    at.run()
+    assert not at.exception
+    assert at.slider(key="k").value == 20
+    assert not warned, warned
