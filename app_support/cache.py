@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from momkde_core.methods import METHODS
 from momkde_core.synthetic import make_contaminated
 
 from . import compute, lessons, mechanism, prepare, results, scoring, tables
@@ -79,12 +80,19 @@ def fit_all(
 ) -> tuple[dict[str, dict[str, np.ndarray]], dict[str, str]]:
     """:func:`fit_evaluate` for each method, with the settings it depends on only
     (:func:`~app_support.compute.relevant`); a method whose parameters are invalid (e.g. SPKDE
-    with a non-Gaussian kernel) lands in the second dict with its message, not in an error."""
+    with a non-Gaussian kernel) lands in the second dict with its message, not in an error.
+    ``with_blocks`` reaches MoM-KDE's call alone (the only one that draws its blocks), so that
+    the block KDEs' toggle refits no other method."""
     fitted, failures = {}, {}
     for method in methods:
         try:
             fitted[method] = fit_evaluate(
-                method, X, axes, h, compute.relevant(method, s), with_blocks
+                method,
+                X,
+                axes,
+                h,
+                compute.relevant(method, s),
+                with_blocks and METHODS[method].auto_blocks,
             )
         except ValueError as err:
             failures[method] = str(err)
