@@ -71,6 +71,15 @@ LIVE_READING = {
     "the last release."
     for log in (True, False)
 }
+LIVE_READING_2D = (
+    "Colour: log10 of each method's density on one scale (the bar; above its top, the top "
+    "colour). On the true density's map, the sample: inliers as faint dots, outliers as red "
+    "circles. The red triangle is the placed outliers' place and the ringed cross x₀, on "
+    "every map: drag either (or use the sliders above the maps) and the KDE's and MoM-KDE's "
+    "maps and the strip redraw as you move. The strip under the maps: MoM-KDE's S block KDEs "
+    "at x₀, red where a block holds an outlier within reach; RKDE and SPKDE, when shown, are "
+    "those of the last release."
+)
 POINT_NOTE = {
     1: "Dotted line: the locked point x₀ of the strip below.",
     2: "White cross: the locked point x₀ of the strip below.",
@@ -121,9 +130,9 @@ def controls_and_figure() -> None:
             if presenting()
             else st.columns([2, 3], gap="large")
         )
-        # 1-D: the figure and the strip redrawn as the hand moves (the switch: live or plotly;
-        # the live figure draws the Gaussian kernel)
-        live_asked = dim == 1 and kernel in LIVE_KERNELS and live_switch(moves)
+        # the figure and the strip redrawn as the hand moves (the switch: live or plotly; the
+        # live figure draws the Gaussian kernel, in 1-D and 2-D)
+        live_asked = kernel in LIVE_KERNELS and live_switch(moves)
         placed, point = _placement_and_point(moves, clicks=not live_asked)
         first = explore_sample(scheme, n_inliers, true_ratio, dim, seed, placed)
 
@@ -360,7 +369,10 @@ def _figure_and_metrics(
         head.info(said, icon=":material/campaign:")
     live = live_asked and draws_live(view, settings)
     with under, notes():
-        st.caption(LIVE_READING[log_y] if live else " ".join([reading, POINT_NOTE[dim]]))
+        if live:
+            st.caption(LIVE_READING[log_y] if dim == 1 else LIVE_READING_2D)
+        else:
+            st.caption(" ".join([reading, POINT_NOTE[dim]]))
     if why:
         with st.expander("Why: the failure modes (or the success) that apply here"):
             for sentence in why:

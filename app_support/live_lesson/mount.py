@@ -1,6 +1,7 @@
 """Explore's live figure in the page: the component (Streamlit components v2, in the page,
-no iframe; its script and style are this package's files, nothing is fetched from another
-machine) mounted with :func:`~app_support.live_lesson.payload.live_payload`'s data, and its
+no iframe; its script is this package's modules, bundled by
+:func:`~app_support.live_lesson.bundle.bundle`, and its style this package's file: nothing is
+fetched from another machine) mounted with :func:`~app_support.live_lesson.payload.live_payload`'s data, and its
 release written into the page's controls, so that the next run fits RKDE and SPKDE, fills
 the metrics and the captions, and writes the URL.
 """
@@ -8,8 +9,8 @@ the metrics and the captions, and writes the URL.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
+import numpy as np
 import streamlit as st
 
 from momkde_core.bandwidth import n_blocks_for
@@ -19,9 +20,9 @@ from ..compute import Settings
 from ..keys import ESTIMATOR, MEDIAN
 from ..views import ExploreView
 from ..widgets import url
+from .bundle import MODULES, bundle
 from .payload import LIVE_KERNELS, live_payload
 
-_ASSETS = Path(__file__).resolve().parent
 #: The component's name (unique in the app) and its key in the session state.
 COMPONENT_NAME = "momkde_live_lesson"
 LIVE_KEY = "_live_lesson"
@@ -37,13 +38,13 @@ _LIVE_METHODS = ("kde", "mom_kde")
 
 _component = st.components.v2.component(
     COMPONENT_NAME,
-    js=(_ASSETS / "live_lesson.js").read_text(encoding="utf-8"),
-    css=(_ASSETS / "live_lesson.css").read_text(encoding="utf-8"),
+    js=bundle(),
+    css=(MODULES.parent / "live_lesson.css").read_text(encoding="utf-8"),
 )
 
 
 def draws_live(view: ExploreView, s: Settings) -> bool:
-    """Whether the live figure draws this view: a 1-D sample, a kernel it knows
+    """Whether the live figure draws this view: a 1-D or 2-D sample, a kernel it knows
     (:data:`~app_support.live_lesson.payload.LIVE_KERNELS`) and MoM-KDE among the fits.
 
     Parameters
@@ -58,7 +59,7 @@ def draws_live(view: ExploreView, s: Settings) -> bool:
     live : bool
         True when :func:`live_lesson` can replace the Plotly figure and the strip.
     """
-    return view.data.X.shape[1] == 1 and s.kernel in LIVE_KERNELS and "mom_kde" in view.results
+    return view.data.X.shape[1] in (1, 2) and s.kernel in LIVE_KERNELS and "mom_kde" in view.results
 
 
 def live_switch(container) -> bool:
@@ -79,23 +80,26 @@ def live_switch(container) -> bool:
         FIGURES,
         default=FIGURES[0],
         **url(FIGURE_SWITCH),
-        help="live: the figure and the strip at x₀ redraw as you drag the outliers' place, "
-        "x₀, k, h or S (RKDE, SPKDE and the metrics follow when you let go; Gaussian kernel). "
-        "plotly: zoom, hover, and a click on the figure sets x₀ or the place.",
+        help="live: the figure (the curves in 1-D, the maps in 2-D) and the strip at x₀ redraw "
+        "as you drag the outliers' place, x₀, k, h or S (RKDE, SPKDE and the metrics follow "
+        "when you let go; Gaussian kernel). plotly: zoom, hover, and a click on the figure "
+        "sets x₀ or the place.",
     )
     return (chosen or FIGURES[0]) == FIGURES[0]
 
 
 def _apply_release() -> None:
     """The release's values (a trigger of the component) into the page's controls: k, the
-    place and x0; h (set by hand) and S (by hand) when the drag moved them."""
+    place and x0 (a coordinate each in 1-D, two in 2-D); h (set by hand) and S (by hand)
+    when the drag moved them."""
     moved = (st.session_state.get(LIVE_KEY) or {}).get("release")
     if not moved:
         return
     st.session_state[LIVE_SEQ] = int(moved["seq"])
     st.session_state[MEDIAN.k] = int(moved["k"])
-    st.session_state[MEDIAN.at] = float(moved["at"])
-    st.session_state[MEDIAN.x0] = float(moved["x0"])
+    for field, keys in (("at", (MEDIAN.at, MEDIAN.at_y)), ("x0", (MEDIAN.x0, MEDIAN.y0))):
+        for key, value in zip(keys, np.atleast_1d(moved[field])):
+            st.session_state[key] = float(value)
     for field, key, mode_key, kind in (
         ("h", ESTIMATOR.h, ESTIMATOR.h_mode, float),
         ("S", ESTIMATOR.blocks, ESTIMATOR.s_mode, int),
@@ -121,9 +125,9 @@ def live_lesson(
     max_placed: int,
     log_y: bool = True,
 ) -> None:
-    """Draw Explore's 1-D lesson live: the figure and the strip at x₀, recomputed in the
-    browser at each pointer move of a drag (the cluster's place, x₀, k, h, S) and synced
-    with the server when the pointer is let go (:func:`_apply_release`).
+    """Draw Explore's lesson live, in 1-D or 2-D: the figure and the strip at x₀, recomputed
+    in the browser at each pointer move of a drag (the cluster's place, x₀, k, h, S) and
+    synced with the server when the pointer is let go (:func:`_apply_release`).
 
     Parameters
     ----------
@@ -150,23 +154,25 @@ def live_lesson(
     base = replace(
         data, X=data.X[: n - k], is_outlier=data.is_outlier[: n - k], n_outliers=data.n_outliers - k
     )
-    at = float(st.session_state.get(MEDIAN.at, 3.0))
+    dim = data.X.shape[1]
+    at = tuple(float(st.session_state.get(key, 3.0)) for key in (MEDIAN.at, MEDIAN.at_y)[:dim])
     payload = live_payload(
         base,
         s,
         view.h,
         (k, at),
-        float(point[0]),
+        tuple(float(v) for v in point),
         s_options=block_options(n, n_blocks_for(n, s.contamination), s.n_blocks),
         max_placed=max_placed,
         curves={
-            m: (view.grid.axes[0], res["grid"])
+            m: (view.grid.axes, res["grid"])
             for m, res in view.results.items()
             if m not in _LIVE_METHODS
         },
         h_rule=s.bandwidth if isinstance(s.bandwidth, str) else None,
         log_y=log_y,
         show_blocks="blocks" in view.results["mom_kde"],
+        colour_surfaces={"truth": view.truth, **{m: r["grid"] for m, r in view.results.items()}},
     )
     payload["seq"] = int(st.session_state.get(LIVE_SEQ, 0))
     _component(key=LIVE_KEY, data=payload, on_release_change=_apply_release)

@@ -1,14 +1,17 @@
 """What Explore's live figure is sent: the sample without its placed cluster, the cluster's
-draws, the settings, the truth and the server's other curves, as JSON-ready values.
+draws, the settings, the truth and the server's other fits, as JSON-ready values.
 
-The browser (``live_lesson.js``) computes the KDE, MoM-KDE, the block KDEs and the strip
-from these values alone, by the library's own rule, so that the library stays the
-reference and a test reads the browser's numbers back (``tests/app/test_live_lesson.py``):
+The browser (the modules of ``js/``, bundled by :mod:`~app_support.live_lesson.bundle`)
+computes the KDE, MoM-KDE, the block KDEs and the strip from these values alone, by the
+library's own rule, so that the library stays the reference and a test reads the browser's
+numbers back (``tests/app/test_live_lesson.py``); Node's tests of the modules
+(``js/tests``) check the same rule against values the library writes
+(``tests/app/test_live_lesson_js.py``):
 
-* **the sample**: the rows of :attr:`LivePayload.rows` (the scheme's sample), then ``k``
-  placed rows ``at + CLUSTER_SD * draws[:k]``, as
-  :func:`app_support.mechanism.with_cluster` adds them (its draws are the first ``k`` of
-  :func:`cluster_draws`: a generator's normal draws come one after the other);
+* **the sample**: the rows of :attr:`LivePayload.rows` (the scheme's sample, row-major),
+  then ``k`` placed rows ``at + CLUSTER_SD * draws[:k]``, as
+  :func:`app_support.mechanism.with_cluster` adds them (its draws are the first ``k`` rows
+  of :func:`cluster_draws`: a generator's normal draws come one after the other);
 * **the split**: MoMKDE's own (``block_order``): the n row indices shuffled by
   ``numpy.random.RandomState(seed).permutation(n)`` (legacy MT19937 seeded with the seed,
   and Fisher-Yates with masked rejection draws, replicated in the script) and cut into S
@@ -17,13 +20,17 @@ reference and a test reads the browser's numbers back (``tests/app/test_live_les
 * **S auto**: ``2 ceil(eps n - 1e-9) + 1`` capped at n (``n_blocks_for``), with n counting
   the placed rows, as the page's S slider does;
 * **the normalisation**: the median of the block KDEs divided by its Riemann sum on the
-  grid ``log_integral`` builds (the rows' range widened by :data:`NORM_MARGIN` h on each
-  side, a node every :data:`NORM_STEP` h, at least :data:`NORM_MIN_NODES`), no division
-  when S = 1; where the library would switch to importance sampling (over
-  :data:`NORM_MAX_NODES` nodes or :data:`NORM_MAX_CELLS` block values) the script still
-  sums on that grid and says so (``normalisedAsLibrary`` false);
+  grid ``log_integral`` builds (the rows' box widened by :data:`NORM_MARGIN` h on each
+  side, a node every :data:`NORM_STEP` h in 1-D and :data:`NORM_STEP_2D` h in 2-D, at least
+  :data:`NORM_MIN_NODES` per axis), no division when S = 1; where the library would switch
+  to importance sampling (over ``maxNodes`` nodes on an axis or :data:`NORM_MAX_CELLS` block
+  values) the script sums on that grid, its axes capped, and says so
+  (``normalisedAsLibrary`` false);
 * **the kernel**: the Gaussian only (:data:`LIVE_KERNELS`); the page keeps its Plotly
-  figure for the others.
+  figure for the others;
+* **2-D**: the maps are computed on a fixed mesh (:func:`view_mesh`: the sample's box and
+  the place's range, so that a drag keeps it) and coloured on the shared log scale of the
+  page's Plotly maps (``shared_colour_cap`` of the view's surfaces, kept during a drag).
 
 During a drag h stays at the value of the last server run: when a rule chooses h
 (``hRule``), the rule runs again on release, with the rows where they were let go.
@@ -34,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+from plotly.colors import sample_colorscale, unlabel_rgb
 
 from momkde_core._blocks._normalize import (
     GRID_MAX_POINTS,
@@ -41,11 +49,11 @@ from momkde_core._blocks._normalize import (
     MAX_BLOCK_CELLS,
 )
 from momkde_core.methods import method_label
-from momkde_core.plots import BLOCK_COLOR, method_color
+from momkde_core.plots import BLOCK_COLOR, COLOUR_DECADES, method_color, shared_colour_cap
 from momkde_core.synthetic import ContaminatedSample
 
 from .. import choices
-from ..compute import Settings
+from ..compute import GRID_POINTS, Settings
 from ..mechanism import CLUSTER_SD, PLACE_RANGE, kernel_reach
 from ..median_figures import POINT_COLOR, RED
 
@@ -54,13 +62,22 @@ LIVE_KERNELS: tuple[str, ...] = ("gaussian",)
 #: The normalising grid's margin, in h, on each side of the rows (the Gaussian's 7 h of
 #: ``log_integral``).
 NORM_MARGIN = 7.0
-#: The normalising grid's spacing, in h (the smooth kernels' in 1-D).
+#: The normalising grid's spacing, in h (the smooth kernels' in 1-D and in 2-D).
 NORM_STEP = GRID_STEP_PER_BANDWIDTH[True][1]
-#: The fewest nodes of the normalising grid.
+NORM_STEP_2D = GRID_STEP_PER_BANDWIDTH[True][2]
+#: The fewest nodes of the normalising grid (per axis).
 NORM_MIN_NODES = 64
-#: The most nodes of the normalising grid, and of block values (S x nodes), on a grid.
+#: The most nodes of the normalising grid (per axis, in 1-D and 2-D), and of block values
+#: (S x nodes), on a grid.
 NORM_MAX_NODES = GRID_MAX_POINTS[1]
+NORM_MAX_NODES_2D = GRID_MAX_POINTS[2]
 NORM_MAX_CELLS = MAX_BLOCK_CELLS
+#: The 2-D maps' nodes per axis (those of the page's Plotly maps).
+MESH_NODES = GRID_POINTS[2]
+#: The colours of the 2-D maps, low to high (the Plotly maps' colour scale).
+COLOUR_SCALE = "Viridis"
+#: Significant digits of the 2-D maps the script only draws (256 colours over four decades).
+MAP_DIGITS = 4
 #: The nodes of the figure's axis, and its margin beyond the rows and the place's range.
 VIEW_NODES = 512
 VIEW_MARGIN = 1.0
@@ -70,9 +87,9 @@ H_RANGE: tuple[float, float, float] = (*choices.H_RANGE, 0.01)
 DRAWN_DIGITS = 6
 
 
-def cluster_draws(seed: int, max_placed: int) -> np.ndarray:
+def cluster_draws(seed: int, max_placed: int, dim: int = 1) -> np.ndarray:
     """The standard normal draws of the largest cluster that can be placed: the first ``k``
-    make :func:`~app_support.mechanism.with_cluster`'s ``k`` rows in 1-D.
+    rows make :func:`~app_support.mechanism.with_cluster`'s ``k`` rows.
 
     Parameters
     ----------
@@ -80,10 +97,12 @@ def cluster_draws(seed: int, max_placed: int) -> np.ndarray:
         The page's seed (the cluster's).
     max_placed : int
         The most outliers the page places.
+    dim : int, default 1
+        The sample's dimension.
 
     Returns
     -------
-    draws : ndarray of shape (max_placed,)
+    draws : ndarray of shape (max_placed,) in 1-D, (max_placed, dim) otherwise
         The draws, in order.
 
     Examples
@@ -94,8 +113,13 @@ def cluster_draws(seed: int, max_placed: int) -> np.ndarray:
     >>> placed = with_cluster(data, 4, (3.0,), seed=7)
     >>> bool(np.array_equal(placed.X[-4:, 0], 3.0 + CLUSTER_SD * cluster_draws(7, 200)[:4]))
     True
+    >>> plane = with_cluster(make_contaminated("none", 50, 0.0, 2, 0), 4, (3.0, 1.0), seed=7)
+    >>> at = np.array([3.0, 1.0])
+    >>> bool(np.array_equal(plane.X[-4:], at + CLUSTER_SD * cluster_draws(7, 200, 2)[:4]))
+    True
     """
-    return np.random.default_rng(seed).standard_normal((max_placed, 1))[:, 0]
+    draws = np.random.default_rng(seed).standard_normal((max_placed, dim))
+    return draws[:, 0] if dim == 1 else draws
 
 
 def view_axis(rows: np.ndarray) -> tuple[float, float, int]:
@@ -125,24 +149,69 @@ def view_axis(rows: np.ndarray) -> tuple[float, float, int]:
     )
 
 
-def _drawn(values: np.ndarray) -> list[float]:
-    """Values rounded to :data:`DRAWN_DIGITS` significant digits (only drawn, never compared)."""
-    return [float(f"{v:.{DRAWN_DIGITS}g}") for v in np.asarray(values, dtype=float)]
+def view_mesh(rows: np.ndarray) -> tuple[tuple[float, float, int], tuple[float, float, int]]:
+    """The 2-D maps' mesh: on each axis, :func:`view_axis`'s range with :data:`MESH_NODES`
+    nodes (the page's maps' count). It follows neither the cluster nor h.
+
+    Parameters
+    ----------
+    rows : ndarray of shape (n, 2)
+        The sample's rows without the placed ones.
+
+    Returns
+    -------
+    mesh : tuple of two (float, float, int)
+        Each axis' first and last node, and the count.
+
+    Examples
+    --------
+    >>> view_mesh(np.array([[-1.0, 0.0], [7.5, 2.0]]))
+    ((-4.0, 10.0, 110), (-4.0, 10.0, 110))
+    """
+    return tuple((*view_axis(rows[:, c])[:2], MESH_NODES) for c in range(2))
+
+
+def mesh_axes(mesh) -> tuple[np.ndarray, ...]:
+    """The axes of a mesh of :func:`view_mesh` (numpy.linspace, as the script builds them).
+
+    Examples
+    --------
+    >>> [len(a) for a in mesh_axes(((-4.0, 10.0, 110), (0.0, 1.0, 3)))]
+    [110, 3]
+    """
+    return tuple(np.linspace(lo, hi, count) for lo, hi, count in mesh)
+
+
+def _drawn(values: np.ndarray, digits: int = DRAWN_DIGITS) -> list[float]:
+    """Values rounded to ``digits`` significant digits (only drawn, never compared)."""
+    return [float(f"{v:.{digits}g}") for v in np.asarray(values, dtype=float).ravel()]
+
+
+def _lut() -> list[int]:
+    """:data:`COLOUR_SCALE` as 256 RGB triples, flat (the script's colour of each level)."""
+    colours = sample_colorscale(COLOUR_SCALE, list(np.linspace(0.0, 1.0, 256)))
+    return [int(round(c)) for colour in colours for c in unlabel_rgb(colour)]
+
+
+def _evenly(axis: np.ndarray) -> list[float]:
+    """An evenly spaced axis as [first, last, count]."""
+    return [float(axis[0]), float(axis[-1]), len(axis)]
 
 
 def live_payload(
     base: ContaminatedSample,
     s: Settings,
     h: float,
-    placed: tuple[int, float],
-    x0: float,
+    placed: tuple[int, float | tuple[float, ...]],
+    x0: float | tuple[float, ...],
     *,
     s_options: list[int],
     max_placed: int,
-    curves: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    curves: Mapping[str, tuple[tuple[np.ndarray, ...], np.ndarray]] | None = None,
     h_rule: str | None = None,
     log_y: bool = True,
     show_blocks: bool = False,
+    colour_surfaces: Mapping[str, np.ndarray] | None = None,
 ) -> dict:
     """The live figure's data (JSON-ready): what the script needs to draw the lesson and
     recompute it at every pointer move.
@@ -150,41 +219,46 @@ def live_payload(
     Parameters
     ----------
     base : ContaminatedSample
-        The 1-D sample without the placed rows (the scheme's inliers and outliers).
+        The 1-D or 2-D sample without the placed rows (the scheme's inliers and outliers).
     s : Settings
         The page's settings: S, the kernel, the seed, the stated share (S auto), whether S
         is auto.
     h : float
         The bandwidth of the page's fits.
-    placed : tuple of (int, float)
+    placed : tuple of (int, float or tuple of float)
         k, the outliers placed, and their place (kept when k is 0: the handle's place).
-    x0 : float
+    x0 : float or tuple of float
         The locked point.
     s_options : list of int
         The values the page's S slider offers.
     max_placed : int
         The most outliers the page places.
-    curves : mapping of str to (ndarray, ndarray), optional
-        The server's other fits by method: their grid and their density there, drawn as
-        they are until the next server run.
+    curves : mapping of str to (tuple of ndarray, ndarray), optional
+        The server's other fits by method: their grid's axes and their density there, drawn
+        as they are until the next server run.
     h_rule : str or None, default None
         The rule's name when a rule chose h (a move of h then sets it by hand).
     log_y : bool, default True
-        The density axis in decades.
+        The density axis in decades (1-D).
     show_blocks : bool, default False
-        Draw the S block KDEs.
+        Draw the S block KDEs (1-D).
+    colour_surfaces : mapping of str to ndarray, optional
+        The page's 2-D maps (the truth and the fits on its grid), whose
+        :func:`~momkde_core.plots.shared_colour_cap` tops the colour scale; by default the
+        truth on the mesh.
 
     Returns
     -------
     payload : dict
-        The rows (``rows``, ``rowOutlier``), the cluster's ``draws``, the settings, the
-        figure's ``axis`` and the ``truth`` on it, the normalising grid's rule (``norm``),
-        the controls' ranges, the colours and the server's ``curves``.
+        The rows (``rows``, row-major, and ``rowOutlier``), the cluster's ``draws``, the
+        settings, the figure's ``axis`` (1-D) or ``mesh`` (2-D) and the ``truth`` on it,
+        the normalising grid's rule (``norm``), the controls' ranges, the colours and the
+        server's ``curves``.
 
     Raises
     ------
     ValueError
-        When the sample is not 1-D or the kernel is not one of :data:`LIVE_KERNELS`.
+        When the sample is not 1-D or 2-D or the kernel is not one of :data:`LIVE_KERNELS`.
 
     Examples
     --------
@@ -195,22 +269,30 @@ def live_payload(
     >>> p = live_payload(data, s, 0.3, (5, 3.0), 3.0, s_options=[1, 21], max_placed=200)
     >>> len(p["rows"]), len(p["draws"]), p["S"], p["k"], len(p["truth"]) == p["axis"][2]
     (100, 200, 21, 5, True)
+    >>> plane = make_contaminated("none", 100, 0.0, 2, 0)
+    >>> p = live_payload(plane, s, 0.3, (5, (3.0, 1.0)), (0.0, 0.0), s_options=[21], max_placed=200)
+    >>> len(p["rows"]), len(p["draws"]), p["at"], len(p["truth"]), len(p["lut"])
+    (200, 400, [3.0, 1.0], 12100, 768)
     """
-    if base.X.ndim != 2 or base.X.shape[1] != 1:
-        raise ValueError("the live figure draws 1-D samples only")
+    dim = base.X.shape[1] if base.X.ndim == 2 else 0
+    if dim not in (1, 2):
+        raise ValueError("the live figure draws 1-D and 2-D samples only")
     if s.kernel not in LIVE_KERNELS:
         raise ValueError(
             f"the live figure draws the {', '.join(LIVE_KERNELS)} kernel, not {s.kernel!r}"
         )
-    rows = np.asarray(base.X[:, 0], dtype=float)
-    lo, hi, count = view_axis(rows)
-    nodes = np.linspace(lo, hi, count)
+    rows = np.asarray(base.X, dtype=float)
     k, at = placed
+    at = [float(v) for v in np.atleast_1d(at)]
+    x0 = [float(v) for v in np.atleast_1d(x0)]
+    if len(at) != dim or len(x0) != dim:
+        raise ValueError(f"the place and x0 need {dim} coordinate(s)")
     place_low, place_high, place_step = PLACE_RANGE
-    return {
-        "rows": rows.tolist(),  # (exact: JSON keeps every digit of a float)
+    out = {
+        "dim": dim,
+        "rows": rows.ravel().tolist(),  # (exact: JSON keeps every digit of a float)
         "rowOutlier": np.asarray(base.is_outlier, dtype=int).tolist(),
-        "draws": cluster_draws(s.seed, max_placed).tolist(),
+        "draws": cluster_draws(s.seed, max_placed, dim).ravel().tolist(),
         "clusterSd": CLUSTER_SD,
         "seed": int(s.seed),
         "h": float(h),
@@ -219,24 +301,22 @@ def live_payload(
         "autoS": bool(s.auto_blocks),
         "eps": float(s.contamination),
         "k": int(k),
-        "at": float(at),
-        "x0": float(x0),
+        "at": at[0] if dim == 1 else at,
+        "x0": x0[0] if dim == 1 else x0,
         "kMax": int(max_placed),
         "place": [place_low, place_high, place_step],
         "hRange": list(H_RANGE),
         "sOptions": [int(v) for v in s_options],
-        "axis": [lo, hi, count],
-        "truth": _drawn(base.true_pdf(nodes[:, None])),
         "norm": {
             "margin": NORM_MARGIN,
-            "step": NORM_STEP,
+            "step": NORM_STEP if dim == 1 else NORM_STEP_2D,
             "minNodes": NORM_MIN_NODES,
-            "maxNodes": NORM_MAX_NODES,
+            "maxNodes": NORM_MAX_NODES if dim == 1 else NORM_MAX_NODES_2D,
             "maxCells": NORM_MAX_CELLS,
         },
         "reachPerH": kernel_reach(s.kernel, 1.0),
         "logY": bool(log_y),
-        "showBlocks": bool(show_blocks),
+        "showBlocks": bool(show_blocks) and dim == 1,
         "colors": {
             "truth": method_color("truth"),
             "kde": method_color("kde"),
@@ -245,14 +325,41 @@ def live_payload(
             "outlier": RED,
             "point": POINT_COLOR,
         },
-        "curves": [
+    }
+    curves = curves or {}
+    if dim == 1:
+        lo, hi, count = view_axis(rows[:, 0])
+        out["axis"] = [lo, hi, count]
+        out["truth"] = _drawn(base.true_pdf(np.linspace(lo, hi, count)[:, None]))
+        out["curves"] = [
             {
                 "method": m,
                 "label": method_label(m),
                 "color": method_color(m),
-                "x": _drawn(x),
+                "x": _drawn(axes[0]),
                 "y": _drawn(y),
             }
-            for m, (x, y) in (curves or {}).items()
+            for m, (axes, y) in curves.items()
+        ]
+        return out
+    mesh = view_mesh(rows)
+    xs, ys = mesh_axes(mesh)
+    points = np.stack([m.ravel() for m in np.meshgrid(xs, ys, indexing="ij")], axis=1)
+    truth = base.true_pdf(points)
+    cap, capped = shared_colour_cap(dict(colour_surfaces or {"truth": truth}))
+    out.update(
+        mesh={"x": list(mesh[0]), "y": list(mesh[1])},
+        truth=_drawn(truth, MAP_DIGITS),
+        colour={"top": float(np.log10(cap)), "decades": COLOUR_DECADES, "capped": bool(capped)},
+        lut=_lut(),
+        curves=[
+            {
+                "method": m,
+                "label": method_label(m),
+                "mesh": {"x": _evenly(axes[0]), "y": _evenly(axes[1])},
+                "z": _drawn(z, MAP_DIGITS),
+            }
+            for m, (axes, z) in curves.items()
         ],
-    }
+    )
+    return out

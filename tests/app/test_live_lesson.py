@@ -8,13 +8,14 @@ from __future__ import annotations
 import doctest
 import json
 import urllib.parse
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from app_support.compute import Settings, make_estimator
 from app_support.live_lesson import payload
-from app_support.live_lesson.payload import cluster_draws, live_payload
+from app_support.live_lesson.payload import cluster_draws, live_payload, mesh_axes
 from app_support.mechanism import block_values, placed_sample
 from app_support.views import drawn_ratio
 from benchmarks.browser import wait_until_idle
@@ -23,6 +24,8 @@ from momkde_core.synthetic import make_contaminated, outlier_count
 from tests.app._apptest import EXPLORE, open_app
 
 LIVE = '[data-testid="live-lesson"]'
+#: The live h slider's positions (js/controls.js: H_STEPS, evenly in log h).
+H_STEPS = 400
 #: Below this density the library's sums (in log space) and the browser's (linear, terms
 #: under exp(-745) lost) may part: the terms reach the subnormal range, where a double
 #: keeps few digits. Above it both are sums of normal floats.
@@ -64,12 +67,42 @@ def test_payload_rebuilds_the_pages_sample():
     assert np.array_equal(cluster_draws(3, 200)[:15], np.array(sent["draws"][:15]))
 
 
-@pytest.mark.parametrize(("dim", "kernel"), [(2, "gaussian"), (1, "epanechnikov")])
+@pytest.mark.parametrize(("dim", "kernel"), [(3, "gaussian"), (1, "epanechnikov")])
 def test_payload_refuses_what_the_script_does_not_draw(dim, kernel):
-    base = make_contaminated("none", 50, 0.0, dim, 0)
+    base = make_contaminated("none", 50, 0.0, 1, 0)
+    if dim == 3:  # (no scheme draws 3-D samples: three copies of the column)
+        base = replace(base, X=np.repeat(base.X, 3, axis=1))
     s = Settings(bandwidth=0.3, kernel=kernel, n_blocks=5, contamination=0.1, seed=0)
-    with pytest.raises(ValueError, match="1-D samples only|kernel"):
-        live_payload(base, s, 0.3, (0, 3.0), 3.0, s_options=[5], max_placed=200)
+    with pytest.raises(ValueError, match="1-D and 2-D samples only|kernel"):
+        live_payload(base, s, 0.3, (0, (3.0,) * dim), (3.0,) * dim, s_options=[5], max_placed=200)
+
+
+def test_payload_rebuilds_the_pages_plane():
+    """2-D: the rows row-major, the draws rebuild the placed rows as with_cluster adds them,
+    the mesh holds the place's range, and the colour scale is the Plotly maps' (their
+    shared_colour_cap: 1.25 x the truth's peak under a spike of another map)."""
+    data = placed_sample("uniform", 300, 0.1, 2, 3, 15, (4.5, 1.0))
+    base = make_contaminated("uniform", 300, 0.1, 2, 3)
+    sent = json.loads(
+        json.dumps(
+            live_payload(
+                base,
+                _settings(0.3, 21, 3),
+                0.3,
+                (15, (4.5, 1.0)),
+                (2.0, 2.0),
+                s_options=[21],
+                max_placed=200,
+                colour_surfaces={"truth": np.array([0.2]), "kde": np.array([55.0])},
+            )
+        )
+    )
+    assert np.array_equal(np.array(sent["rows"]).reshape(-1, 2), data.X[:-15])
+    rebuilt = np.array(sent["at"]) + sent["clusterSd"] * np.array(sent["draws"]).reshape(-1, 2)
+    np.testing.assert_allclose(rebuilt[:15], data.X[-15:], rtol=1e-15)
+    lo, hi, count = sent["mesh"]["x"]
+    assert lo <= -3.0 and hi >= 9.0 and count * count == len(sent["truth"])
+    assert sent["colour"] == {"top": pytest.approx(np.log10(0.25)), "decades": 4, "capped": True}
 
 
 def test_explore_mounts_the_live_figure_with_the_pages_values():
@@ -98,7 +131,8 @@ server, browser, page = browser_test.server, browser_test.browser, browser_test.
 def _live(page) -> dict:
     return page.evaluate(
         """() => { const l = window.__liveLesson;
-                  return {...l, blocks: [0, l.S >> 1, l.S - 1].map((s) => l.blocks(s))}; }"""
+                  const blocks = l.blocks && [0, l.S >> 1, l.S - 1].map((s) => l.blocks(s));
+                  return {...l, blocks}; }"""
     )
 
 
@@ -107,6 +141,8 @@ def _open(page, server: str, query: str) -> dict:
     wait_until_idle(page)
     page.wait_for_selector(LIVE, timeout=60_000)
     wait_until_idle(page)
+    # (2-D: the first frame comes from the worker, after the mount)
+    page.wait_for_function("() => window.__liveLesson && window.__liveLesson.frame > 0")
     page.locator(LIVE).scroll_into_view_if_needed()
     return _live(page)
 
@@ -249,16 +285,18 @@ def test_arrow_keys_move_the_focused_handle(server, page):
 
 @pytest.mark.browser
 def test_the_h_and_s_sliders_redraw_and_set_them_by_hand(server, page):
-    """A key on the live figure's h slider redraws at h + 0.01 and, on release, sets h by
-    hand; one on its S slider sets S by hand (the next value offered); the S block KDEs are
-    drawn when the page shows them."""
+    """A key on the live figure's h slider redraws at the next step of its log scale and, on
+    release, sets h by hand; one on its S slider sets S by hand (the next value offered); the
+    S block KDEs are drawn when the page shows them."""
     shown = _open(page, server, "scheme=thin&n=200&k=12&at=3&x0=3&blocks=true")
     assert page.locator(f"{LIVE} path.blocks").count() == 1
     h = shown["model"]["h"]
     frame = _frame(page) + 1
     page.locator('[data-role="h-slider"]').press("ArrowRight")
     _synced(page, "hmode=slider", frame)  # (the URL holds the label)
-    assert _live(page)["model"]["h"] == pytest.approx(round(h, 2) + 0.01)
+    low, high = payload.H_RANGE[:2]
+    position = round(np.log(h / low) / np.log(high / low) * H_STEPS) + 1
+    assert _live(page)["model"]["h"] == float(f"{low * (high / low) ** (position / H_STEPS):.3g}")
     S = _live(page)["S"]
     frame = _frame(page) + 1
     page.locator('[data-role="s-slider"]').press("ArrowRight")
@@ -267,4 +305,63 @@ def test_the_h_and_s_sliders_redraw_and_set_them_by_hand(server, page):
     artifacts = browser_test.REPO / "tests" / "_artifacts"
     artifacts.mkdir(exist_ok=True)
     page.locator(LIVE).screenshot(path=str(artifacts / "live_blocks.png"))
+    assert page.console_errors == []
+
+
+def _assert_plane(shown: dict, scheme: str, n: int, ratio: float, eps: float) -> None:
+    """The browser's 2-D maps (MoM-KDE, KDE), integral and strip against the library's fit
+    of the same sample, split and h, on the page's mesh."""
+    model = shown["model"]
+    data = placed_sample(
+        scheme, n, drawn_ratio(scheme, ratio), 2, model["seed"], model["k"], tuple(model["at"])
+    )
+    h, S = model["h"], model["S"]
+    assert shown["n"] == len(data.X)
+    s = _settings(h, S, model["seed"], eps)
+    mom = make_estimator("mom_kde", h, s).fit(data.X)
+    xs, ys = mesh_axes([tuple(shown["mesh"]["x"]), tuple(shown["mesh"]["y"])])
+    nodes = np.stack([g.ravel() for g in np.meshgrid(xs, ys, indexing="ij")], axis=1)
+    assert shown["normalisedAsLibrary"]
+    np.testing.assert_allclose(shown["integral"], np.exp(mom.log_norm_), rtol=RTOL)
+    _assert_close(shown["mom"], np.exp(mom.score_samples(nodes)))
+    _assert_close(shown["kde"], np.exp(KDE(bandwidth=h).fit(data.X).score_samples(nodes)))
+    at = block_values(data.X, data.is_outlier, h, s, tuple(model["x0"]))
+    np.testing.assert_allclose(shown["strip"]["values"], at.values, rtol=RTOL)
+    assert shown["strip"]["near"] == at.near.astype(int).tolist()
+
+
+@pytest.mark.browser
+def test_the_plane_is_live_and_the_library_s(server, page):
+    """2-D: the maps open with the library's numbers; 20 pointer moves of the cluster's
+    handle redraw them (computed in a Web Worker) with no message to the server, mid-drag
+    still the library's; on release the URL holds both coordinates of the place."""
+    shown = _open(page, server, "dim=2&n=200&k=10&at=4&aty=4&x0=3&y0=3")
+    assert shown["dim"] == 2 and shown["inWorker"]
+    _assert_plane(shown, "uniform", 200, 0.1, 0.1)
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", sent.append))
+    box = page.locator('[data-role="cluster-handle"]').bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    before = _frame(page)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(20):
+        page.mouse.move(x - 5 * (i + 1), y + 3 * (i + 1))
+        page.evaluate(NEXT_FRAME)
+    page.wait_for_function("(f) => window.__liveLesson.frame > f + 5", arg=before)
+    assert sent == []
+    assert page.locator(f"{LIVE}.pending").count() == 1  # the words marked as updating
+    artifacts = browser_test.REPO / "tests" / "_artifacts"
+    artifacts.mkdir(exist_ok=True)
+    page.screenshot(path=str(artifacts / "live_drag_2d.png"))
+    page.evaluate("() => new Promise((done) => setTimeout(done, 300))")  # the last frame
+    mid = _live(page)
+    assert mid["model"]["at"][0] < 4.0 and mid["model"]["at"][1] < 4.0
+    _assert_plane(mid, "uniform", 200, 0.1, 0.1)
+    frame = _frame(page)
+    page.mouse.up()
+    ax, ay = mid["model"]["at"]
+    _synced(page, f"aty={ay:g}", frame)
+    assert float(_query(page)["at"]) == pytest.approx(ax)
+    assert page.locator(f"{LIVE}.pending").count() == 0
     assert page.console_errors == []
