@@ -247,8 +247,10 @@ class BlockDistances:
         rows, padding = slot_layout(starts, self.sizes)
         self.slots = rows.shape[0]
         flat, padding = order[rows.ravel()], padding.ravel()
-        # (computed in the slot layout directly: no n x n matrix to regroup)
-        self.sq = np.maximum(euclidean_distances(X, X[flat], squared=True), 0.0)
+        # (computed in the slot layout directly: no n x n matrix to regroup; clipped at 0 in
+        # place: a second matrix of that size would cost its page faults)
+        self.sq = euclidean_distances(X, X[flat], squared=True)
+        np.maximum(self.sq, 0.0, out=self.sq)
         self.sq[:, padding] = np.inf
         own = np.empty(n, dtype=np.intp)
         own[flat[~padding]] = np.flatnonzero(~padding)
