@@ -133,6 +133,12 @@ def controls_and_figure() -> None:
         # the figure and the strip redrawn as the hand moves (the switch: live or plotly; the
         # live figure draws the Gaussian kernel, in 1-D and 2-D)
         live_asked = kernel in LIVE_KERNELS and live_switch(moves)
+        if kernel not in LIVE_KERNELS:
+            moves.caption(
+                f"The live figure computes the {' and '.join(LIVE_KERNELS)} kernel only: with "
+                f"the {kernel} kernel the figure is the server's (a click on it sets x₀ or the "
+                "place, and it redraws when you let go of a slider)."
+            )
         placed, point = _placement_and_point(moves, clicks=not live_asked)
         first = explore_sample(scheme, n_inliers, true_ratio, dim, seed, placed)
 

@@ -18,6 +18,7 @@ from momkde_core.bandwidth import n_blocks_for
 from ..choices import block_options
 from ..compute import Settings
 from ..keys import ESTIMATOR, MEDIAN
+from ..present import presenting
 from ..views import ExploreView
 from ..widgets import url
 from .bundle import MODULES, bundle
@@ -175,4 +176,5 @@ def live_lesson(
         colour_surfaces={"truth": view.truth, **{m: r["grid"] for m, r in view.results.items()}},
     )
     payload["seq"] = int(st.session_state.get(LIVE_SEQ, 0))
+    payload["present"] = presenting()  # (the projector's larger text)
     _component(key=LIVE_KEY, data=payload, on_release_change=_apply_release)

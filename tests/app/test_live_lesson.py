@@ -365,3 +365,25 @@ def test_the_plane_is_live_and_the_library_s(server, page):
     assert float(_query(page)["at"]) == pytest.approx(ax)
     assert page.locator(f"{LIVE}.pending").count() == 0
     assert page.console_errors == []
+
+
+def test_explore_mounts_the_live_plane_with_the_pages_values():
+    """2-D: the component's data are the page's plane (rows row-major, the place and x0 as
+    pairs, the mesh and the colour scale); the Plotly maps are not drawn, the metrics are."""
+    at = open_app(EXPLORE, fig="live", dim="2", n="200", k="6", at="4", aty="5", x0="1", y0="2")
+    live = [e for e in at.main if getattr(e, "key", None) == "_live_lesson"]
+    assert len(live) == 1
+    sent = json.loads(live[0].proto.json)
+    assert (sent["dim"], sent["k"], sent["at"], sent["x0"]) == (2, 6, [4.0, 5.0], [1.0, 2.0])
+    assert len(sent["rows"]) == 2 * (200 + outlier_count(200, 0.1))
+    assert {c["method"] for c in sent["curves"]} == {"rkde", "spkde"}
+    assert not at.get("plotly_chart")
+    assert len(at.table) == 1
+
+
+def test_a_kernel_the_browser_does_not_compute_keeps_the_servers_figure_and_says_so():
+    at = open_app(EXPLORE, fig="live", kernel="epanechnikov")
+    assert not [e for e in at.main if getattr(e, "key", None) == "_live_lesson"]
+    assert at.get("plotly_chart")
+    said = " ".join(c.value for c in at.caption)
+    assert "computes the gaussian kernel only: with the epanechnikov kernel" in said

@@ -204,6 +204,7 @@ function bindMaps(state) {
 
 function load(state, data) {
   state.m = { ...data, hManual: false };
+  state.dom.box.classList.toggle("present", Boolean(data.present));
   if (state.dim === 1) {
     state.cache.axis = linspace(data.axis[0], data.axis[1], data.axis[2]);
     state.cache.view = null;
