@@ -21,14 +21,22 @@ CLEARLY_CLOSER = 0.8
 SPIKE_BANDWIDTH_SHARE = 0.4
 #: Blocks of fewer points than this are said to be too small (the library warns below 2).
 SMALL_BLOCK = 3.0
+#: What S below the guide does, by the count of the blocks holding an outlier: on the split
+#: (fewer than half of the blocks, or half or more), or in expectation (fewer than half).
+BELOW_GUIDE = {
+    "split_minority": "fewer than half, so this split keeps the median between clean blocks' "
+    "values wherever they gather (another split could put one in half of them)",
+    "expected_minority": "fewer than half on average, but a split can put one in half of them, "
+    "and where they gather the median can then follow them",
+    "majority": "half or more, so where they gather the median can follow them",
+}
 #: Why MoM-KDE fails, one plain sentence each (the measured numbers are in Learn).
 WHY = {
     "adversarial": "The outliers sit on an inlier mode: about {share:.0%} of the blocks hold one, so the "
     "median there is a high quantile of the clean blocks and no S removes the bump; MoM-KDE "
     "loses on this scheme, a KDE with the robust h does better.",
     "below_guide": "S = {S} does not meet the guide S > 2|O| = {guide}, which guarantees that the outliers "
-    "hold fewer than half of the blocks whatever the split: {held}, so where they gather the median "
-    "can follow them.",
+    "hold fewer than half of the blocks whatever the split: {held}, {consequence}.",
     "spike_h": "h = {h:.3g} is {ratio:.1f}x smaller than the robust rule's {h_robust:.3g}: it fitted the "
     "spike of outliers, so every block KDE is spiky and their median cannot help.",
     "small_blocks": "Blocks of about {size:.1f} points are too small: each block KDE is a few narrow bumps, "
@@ -166,7 +174,16 @@ def reasons(
     ``scheme`` is the contamination scheme when known (None for a user's file),
     ``h_robust`` the robust rule's bandwidth (to tell whether ``h`` followed a spike),
     ``mom_wins`` whether MoM-KDE beat the KDE here (None when there is no truth to judge),
-    ``held`` the blocks of MoM-KDE's split that hold an outlier, when known.
+    ``held`` the blocks of MoM-KDE's split that hold an outlier, when known: below the guide,
+    what the split did follows from it (fewer than half of the blocks: the median stays
+    between clean blocks' values, as the headline finds; half or more: it can follow them).
+
+    Examples
+    --------
+    >>> print(reasons("none", 1012, 12, 21, 0.1, 0.1, False, held=10)[0])
+    S = 21 does not meet the guide S > 2|O| = 24, which guarantees that the outliers hold fewer than half of the blocks whatever the split: here 10 of the 21 blocks hold one, fewer than half, so this split keeps the median between clean blocks' values wherever they gather (another split could put one in half of them).
+    >>> reasons("none", 1024, 24, 21, 0.1, 0.1, False, held=12)[0].split(": ")[-1]
+    'here 12 of the 21 blocks hold one, half or more, so where they gather the median can follow them.'
     """
     out = []
     share = share_of_blocks_with_outlier(n_blocks, n_outliers)
@@ -176,7 +193,15 @@ def reasons(
     if h_robust and h < SPIKE_BANDWIDTH_SHARE * h_robust:
         out.append(WHY["spike_h"].format(h=h, ratio=h_robust / h, h_robust=h_robust))
     if n_outliers and n_blocks <= 2 * n_outliers:
-        out.append(WHY["below_guide"].format(S=n_blocks, guide=2 * n_outliers, held=said))
+        if 2 * held >= n_blocks if held is not None else share >= 0.5:
+            consequence = BELOW_GUIDE["majority"]
+        else:
+            consequence = BELOW_GUIDE["split_minority" if held is not None else "expected_minority"]
+        out.append(
+            WHY["below_guide"].format(
+                S=n_blocks, guide=2 * n_outliers, held=said, consequence=consequence
+            )
+        )
     if n_blocks > 1 and n / n_blocks < SMALL_BLOCK and not mom_wins:
         # (a failure mode only where MoM-KDE does not win: tiny blocks can still outvote
         # spread-out outliers, and the figure then shows a median that follows the truth)

@@ -17,7 +17,7 @@ import numpy as np
 from ..mechanism import BlockValues
 from ..views import ExploreView
 from .density import CLEARLY_CLOSER, compare_to_kde, thin_median
-from .median import NEGLIGIBLE, density, middle_is_red, where
+from .median import NEGLIGIBLE, density, middle_is_red, rows_per_block, where
 
 #: MoM-KDE is said to **keep** the outliers' bump when its excess over the true density at
 #: their place is at least this share of the KDE's excess there ...
@@ -289,7 +289,7 @@ def global_sentence(
     Examples
     --------
     >>> global_sentence({"kde": 0.00843, "mom_kde": 0.0115}, Bump("at 3", 0, .045, 0, .004), 1012, 21)
-    '**Over the whole axis**, MoM-KDE is 1.4x further from the true density than the KDE (JS 0.0115 vs 0.00843): its blocks of about 48 rows are noisier than one KDE of 1,012, the price of robustness.'
+    "**Over the whole axis**, MoM-KDE is 1.4x further from the true density than the KDE (JS 0.0115 vs 0.00843): MoM-KDE's blocks of about 48 rows are noisier than one KDE of 1,012, the price of robustness."
     """
     verdict = compare_to_kde(js, median_mass=median_mass)
     if not verdict:
@@ -298,12 +298,15 @@ def global_sentence(
     mom, kde = js.get("mom_kde"), js.get("kde")
     further = mom is not None and kde is not None and mom > kde / CLEARLY_CLOSER
     if further and n_blocks > 1 and median_mass is None:
-        rows = f"{n / n_blocks:.2g}" if n / n_blocks < 10 else f"{n / n_blocks:.0f}"
-        text = text[:-1] + f": its blocks of about {rows} rows are noisier than one KDE of {n:,}"
+        # (MoM-KDE named: after "RKDE is closest", "its blocks" read as RKDE's)
+        text = (
+            text[:-1] + f": MoM-KDE's blocks of about {rows_per_block(n, n_blocks)} rows are "
+            f"noisier than one KDE of {n:,}"
+        )
         if bump is not None and bump.visible and bump.verdict == "refuses":
             text += ", the price of robustness."
         elif bump is not None and bump.visible:
-            text += f", and it {bump.verdict} the outliers' bump."
+            text += f", and MoM-KDE {bump.verdict} the outliers' bump."
         else:
             text += ": without a bump to refuse, that noise is all the median adds."
     return text

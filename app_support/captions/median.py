@@ -58,6 +58,57 @@ def density(value: float) -> str:
     return "≈ 0" if value < NEGLIGIBLE else f"{value:.3g}"
 
 
+def rows_per_block(n: int, n_blocks: int) -> str:
+    """The rows of a block on average, as the captions write them: two significant digits
+    below 10 rows, whole rows above.
+
+    Examples
+    --------
+    >>> rows_per_block(1151, 233), rows_per_block(1012, 21)
+    ('4.9', '48')
+    """
+    rows = n / n_blocks
+    return f"{rows:.2g}" if rows < 10 else f"{rows:.0f}"
+
+
+#: The outliers are said to move the median at a point when their kernels raise it by more
+#: than this share of its value without them (removing them can only lower a block's
+#: value): below it, the rise is of the order of a median's own sampling noise over a few
+#: hundred blocks, the same share the headline asks of a bump over the true density
+#: (:data:`app_support.captions.lesson.BUMP_OVER_TRUTH`). The mean is said to sit above the
+#: median by the blocks' own spread when, without the outliers' kernels, the median is
+#: below (1 - this share) of the mean.
+MOVED = 0.2
+
+
+def outliers_move_median(at: BlockValues) -> bool:
+    """Whether the outliers' kernels move the blocks' median at the point: it reads above
+    ≈ 0 and is more than :data:`MOVED` above the median without them.
+
+    Parameters
+    ----------
+    at : BlockValues
+        The blocks at the point.
+
+    Returns
+    -------
+    moved : bool
+        True when removing the outliers' kernels would lower the median materially.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> import numpy as np
+    >>> from app_support.mechanism import BlockValues
+    >>> at = BlockValues((0.0,), np.array([0.1, 0.2, 0.3]), np.ones(3, int),
+    ...                  np.array([False, True, True]), np.array([False, True, True]),
+    ...                  0.2, 0.2, 1.0, clean=np.array([0.1, 0.0, 0.0]))
+    >>> outliers_move_median(at), outliers_move_median(replace(at, clean=at.values))
+    (True, False)
+    """
+    return at.median >= NEGLIGIBLE and at.median - at.clean_median > MOVED * at.clean_median
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' * (count != 1)}"
 
@@ -105,8 +156,10 @@ def strip_caption(at: BlockValues, median_mass: float) -> str:
     -------
     caption : str
         The point, what the dots and colours are, the mean (the KDE) and who pulls it, the
-        median and whether it is a clean block's value (or the outliers', past half of the
-        blocks: the breakdown), and MoM-KDE's value there.
+        median and whether the outliers move it (it is compared with the median of the
+        blocks without the outliers' kernels: :func:`outliers_move_median`; half of the
+        blocks or more red and moved: the breakdown), what keeps the mean above it when the
+        outliers do not, and MoM-KDE's value there.
 
     Examples
     --------
@@ -114,9 +167,9 @@ def strip_caption(at: BlockValues, median_mass: float) -> str:
     >>> from app_support.mechanism import BlockValues
     >>> at = BlockValues((3.0,), np.array([0.0, 0.0, 0.3]), np.array([5, 5, 5]),
     ...                  np.array([False, False, True]), np.array([False, False, True]),
-    ...                  0.0, 0.1, 0.9)
-    >>> "a clean block's value" in strip_caption(at, 1.0)
-    True
+    ...                  0.0, 0.1, 0.9, clean=np.zeros(3))
+    >>> print(strip_caption(at, 1.0).split("). ")[-1])
+    Their mean, 0.1, is the KDE: every red block pulls it. Their median, ≈ 0, is what it would be without the outliers' kernels (≈ 0); the 1 red block is fewer than half of the 3, so the median stays between clean blocks' values. MoM-KDE at x₀, the median divided by its integral 1: ≈ 0.
     """
     s, red = len(at.values), int(at.near.sum())
     anywhere = int(at.holds.sum())
@@ -139,33 +192,42 @@ def strip_caption(at: BlockValues, median_mass: float) -> str:
         + (f", of {anywhere} holding one anywhere" if anywhere > red else "")
         + f". Their mean, {density(at.mean)}, is the KDE"
         + (": every red block pulls it." if red else ".")
+        + f" Their median, {density(at.median)}, "
     )
-    if middle_is_red(at):
-        why = (
-            f"{red} of the {s} blocks hold an outlier near x₀, half or more"
+    clean = density(at.clean_median)
+    minority = (
+        f"the {_plural(red, 'red block')} {'are' if red > 1 else 'is'} fewer than half of the "
+        f"{s}, so the median stays between clean blocks' values"
+    )
+    if not red:
+        text += "is a clean block's value: no block holds an outlier near x₀."
+    elif outliers_move_median(at):
+        text += f"follows the outliers: without their kernels it would be {clean}; " + (
+            f"{red} of the {s} blocks hold one near x₀, half or more: the median's breakdown."
             if 2 * red >= s
-            else "the red blocks reach the middle rank"
-        )
-        text += (
-            f" Their median, {density(at.median)}, is a red block's value: {why}, so the median "
-            "follows the outliers (its breakdown)."
-        )
-    elif not red:
-        text += f" Their median, {density(at.median)}, is a clean block's value: no block holds an outlier near x₀."
-    elif 2 * red < s:
-        text += (
-            f" Their median, {density(at.median)}, is a clean block's value: the {red} red "
-            f"blocks are fewer than half of the {s}, so they cannot move it past the clean ones."
+            else minority + " (no breakdown), but they lift it."
         )
     else:
-        low = int(np.sum(at.values[at.near] <= at.median))
+        rise = round(100 * (at.median / at.clean_median - 1)) if at.median >= NEGLIGIBLE else 0
         text += (
-            f" Their median, {density(at.median)}, is a clean block's value although {red} of "
-            f"the {s} blocks are red: {low} of the red blocks are at or below it (their "
-            "outliers pull them little at x₀)."
+            f"is {rise} % above what it would be without the outliers' kernels ({clean}): they "
+            "barely move it; "
+            if rise
+            else f"is what it would be without the outliers' kernels ({clean}); "
+        ) + (
+            minority + "."
+            if 2 * red < s
+            else f"{red} of the {s} blocks are red, but their outliers pull them little at x₀."
         )
+        if at.clean_mean >= NEGLIGIBLE and at.clean_median < (1 - MOVED) * at.clean_mean:
+            text += (
+                " The mean stays above the median without the outliers' kernels too "
+                f"({density(at.clean_mean)} against {clean}): blocks of about "
+                f"{rows_per_block(int(at.sizes.sum()), s)} rows give spread-out values, and "
+                "that, not the outliers, keeps their median below their mean."
+            )
     return text + (
-        f" MoM-KDE at x₀: the median / its integral {median_mass:.3g} = "
+        f" MoM-KDE at x₀, the median divided by its integral {median_mass:.3g}: "
         f"{density(at.median / median_mass)}."
     )
 
@@ -178,21 +240,27 @@ def placement_note(k: int, at: tuple[float, ...], n_blocks: int, auto: bool) -> 
     k : int
         The outliers placed.
     at : tuple of float
-        Their place.
+        Their place (its length: the dimension, which says how the figure marks them).
     n_blocks : int
         S.
     auto : bool
-        Whether S is S auto (which grows with the outliers when ε follows the true share).
+        Whether S is S auto (2⌈εn⌉+1: n counts the placed rows, the share ε does not).
 
     Returns
     -------
     note : str
-        The cluster, and whether k outliers can hold half of the blocks.
+        The cluster, and whether these k outliers can hold half of the blocks (a bound on
+        the placed ones alone: the scheme's outliers come on top, which the guide under S
+        counts).
 
     Examples
     --------
-    >>> placement_note(8, (3.0,), 21, False)[:40]
-    '8 outliers placed at 3 (red ticks: a clu'
+    >>> print(placement_note(8, (3.0,), 21, False))
+    8 outliers placed at 3 (red ticks: a cluster of standard deviation 0.05). These 8 can be in at most 8 of the S = 21 blocks, fewer than half: whatever the split, they alone hold no majority of the blocks (the scheme's outliers, if any, come on top: the guide under S counts them all).
+    >>> placement_note(12, (3.0, 6.0), 21, True).split(". ")[-1]
+    'S auto = 2⌈εn⌉+1 counts their rows in n but not in the share ε: the estimators are not told that they are outliers.'
+    >>> "red circles on the first map" in placement_note(12, (3.0, 6.0), 21, True)
+    True
     """
     if k == 0:
         return (
@@ -200,24 +268,27 @@ def placement_note(k: int, at: tuple[float, ...], n_blocks: int, auto: bool) -> 
             f"figure says) and watch the KDE grow a bump that MoM-KDE, with S = {n_blocks} "
             "blocks, refuses until the cluster reaches about half of the blocks."
         )
+    marks = "red ticks" if len(at) == 1 else "red circles on the first map"
     text = (
-        f"{_plural(k, 'outlier')} placed at {where(at)} (red ticks: a cluster of standard "
+        f"{_plural(k, 'outlier')} placed at {where(at)} ({marks}: a cluster of standard "
         f"deviation {CLUSTER_SD:g}). "
     )
     if 2 * k < n_blocks:
         text += (
-            f"At most {k} of the S = {n_blocks} blocks can hold one, fewer than half: whatever "
-            "the split, the median stays within the clean blocks' values."
+            f"These {k} can be in at most {k} of the S = {n_blocks} blocks, fewer than half: "
+            "whatever the split, they alone hold no majority of the blocks (the scheme's "
+            "outliers, if any, come on top: the guide under S counts them all)."
         )
     else:
         text += (
-            f"k ≥ S/2 = {n_blocks / 2:g}: a split can put one in half of the blocks or more, "
-            "and then the median follows them (the strip counts the blocks that do)."
+            f"k ≥ S/2 = {n_blocks / 2:g}: a split can put one of these in half of the blocks "
+            "or more, and then the median can follow them (the strip says whether it does "
+            "at x₀)."
         )
     if auto:
         text += (
-            " S auto = 2⌈εn⌉+1 counts the scheme's outliers only: the estimators are not told "
-            "of these."
+            " S auto = 2⌈εn⌉+1 counts their rows in n but not in the share ε: the estimators "
+            "are not told that they are outliers."
         )
     return text
 

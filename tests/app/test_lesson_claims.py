@@ -20,13 +20,20 @@ import pytest
 from app_support.cache import explore_view
 from app_support.captions import lesson
 from app_support.captions.density import CLEARLY_CLOSER
-from app_support.captions.median import NEGLIGIBLE, strip_caption
-from app_support.compute import Settings, make_estimator, metric_table, relevant
+from app_support.captions.median import MOVED, NEGLIGIBLE, strip_caption
+from app_support.compute import (
+    DEFAULT_METHODS,
+    Settings,
+    make_estimator,
+    metric_table,
+    relevant,
+)
 from app_support.mechanism import block_values, kernel_reach
 from app_support.widgets import guide_note
+from momkde_core import KDE
 from momkde_core.bandwidth import n_blocks_for
 from momkde_core.synthetic import SCHEMES
-from tests.app._apptest import caption, figures, open_app
+from tests.app._apptest import caption, figures, open_app, shown_blocks
 
 N_INLIERS = 200
 RATIO = 0.1
@@ -137,20 +144,62 @@ def _check_overall(text, table) -> None:
         assert way == "further from" and "refuses it" in text
 
 
-def _check_strip(caption, at) -> None:
+def _without_outliers(view, n_blocks, point) -> tuple[np.ndarray, np.ndarray]:
+    """Each block's KDE at ``point`` with its rows, and with its inliers alone (a KDE of them,
+    weighing the block's size): the library's split, the KDE's own scoring, not the page's
+    kernel shares."""
+    mom = _split(view, n_blocks)
+    y = np.asarray(point, float)[None, :]
+    sizes = np.bincount(mom.block_of_, minlength=mom.n_blocks_)
+    clean = np.zeros(mom.n_blocks_)
+    for b in range(mom.n_blocks_):
+        rows = view.data.X[(mom.block_of_ == b) & ~view.data.is_outlier]
+        if len(rows):
+            density = np.exp(KDE(bandwidth=view.h).fit(rows).score_samples(y)[0])
+            clean[b] = density * len(rows) / sizes[b]
+    return np.exp(mom.block_score_samples(y)[:, 0]), clean
+
+
+def _stated(text: str) -> float:
+    """A density as a caption writes it (3 significant digits, or "≈ 0")."""
+    return 0.0 if text == "≈ 0" else float(text)
+
+
+#: A caption's density has 3 significant digits: it is within half a unit of the third of
+#: the value (0.5 %), and the page's value and this test's differ by rounding alone.
+SHOWN = 5e-3
+
+
+def _check_strip(caption, at, view, n_blocks) -> None:
     s, red = len(at.values), int(at.near.sum())
     if at.values.max() < NEGLIGIBLE:
         assert "is ≈ 0" in caption
         return
-    order = np.argsort(at.values, kind="stable")
-    red_middle = bool(at.near[order[(s - 1) // 2]] or at.near[order[s // 2]])
-    assert ("is a red block's value" in caption) == red_middle
+    assert "= ≈" not in caption
+    values, clean = _without_outliers(view, n_blocks, at.point)
+    median, clean_median = float(np.median(values)), float(np.median(clean))
+    moved = median >= NEGLIGIBLE and median - clean_median > MOVED * clean_median
+    # the median follows the outliers only where removing their kernels lowers it materially
+    assert ("follows the outliers" in caption) == (bool(red) and moved), caption
+    if "breakdown" in caption and "no breakdown" not in caption:
+        assert moved and 2 * red >= s
+    if red:
+        without = re.search(
+            r"without (?:the outliers'|their) kernels(?: it would be | \()(≈ 0|[\d.e+-]+)", caption
+        )
+        assert without, caption
+        shown = _stated(without.group(1))
+        assert shown == pytest.approx(clean_median, rel=SHOWN, abs=NEGLIGIBLE), caption
+        rise = re.search(r"is (\d+) % above what it would be", caption)
+        if rise:  # (a whole per cent: within half of one)
+            percent = 100 * (median / clean_median - 1)
+            assert int(rise.group(1)) == pytest.approx(percent, abs=0.5 + 1e-6)
     if "fewer than half" in caption:
         assert 2 * red < s
     if "half or more" in caption:
         assert 2 * red >= s
     if red:
-        assert f"the {red} block" in caption or f"{red} of the {s}" in caption
+        assert f"the {red} red block" in caption or f"{red} of the {s}" in caption
 
 
 @pytest.mark.parametrize(("scheme", "dim"), list(_views()))
@@ -177,7 +226,12 @@ def test_every_claim_of_explore_matches_its_numbers(scheme, dim) -> None:
                 place = lesson.outlier_place(scheme, placed, view.data.n_outliers - k, dim)
                 _check_headline(text, view, place, k, settings.n_blocks, table)
                 at_x0 = blocks_at(x0)
-                _check_strip(strip_caption(at_x0, view.results["mom_kde"]["median_mass"]), at_x0)
+                _check_strip(
+                    strip_caption(at_x0, view.results["mom_kde"]["median_mass"]),
+                    at_x0,
+                    view,
+                    settings.n_blocks,
+                )
                 note = guide_note(settings.n_blocks, view.data.n_outliers)
                 if view.data.n_outliers:
                     assert ("meets" in note) == (settings.n_blocks > 2 * view.data.n_outliers)
@@ -200,7 +254,13 @@ def test_the_lecture_view_says_the_median_refuses_the_bump() -> None:
     strip = caption(at, "At x₀ = 3")
     red = int(re.search(r"the (\d+) blocks holding an outlier", strip).group(1))
     assert f"{red} of its 21 blocks hold an outlier there" in text
-    assert "is a clean block's value" in strip
+    assert "is what it would be without the outliers' kernels (≈ 0)" in strip
+    assert "= ≈" not in strip  # (#53: "the median / its integral 0.929 = ≈ 0")
+    # #53 b: the Why box counts the same blocks and draws the headline's conclusion from
+    # them, not "so where they gather the median can follow them"
+    (why,) = [m.value for m in at.markdown if m.value.startswith("- S = 21 does not meet")]
+    assert f"here {red} of the 21 blocks hold one, fewer than half" in why
+    assert "can follow them" not in why.split("(")[0]
     shown = (
         [m.value for m in at.markdown]
         + [c.value for c in at.caption]
@@ -209,6 +269,70 @@ def test_the_lecture_view_says_the_median_refuses_the_bump() -> None:
     assert not any("keeps their bump" in t for t in shown)
     # the guide, worded as a guarantee
     assert "a guarantee whatever the split" in caption(at, "S = 21")
+
+
+def test_the_strip_says_the_median_follows_the_outliers_only_where_they_move_it() -> None:
+    """#53 a: with 40 outliers placed at 8.7 and x₀ at -0.8 (uniform outliers, S auto = 233),
+    24 of the 233 blocks are red there and one reaches the middle rank: the strip said the
+    median "follows the outliers (its breakdown)", while without the outliers' kernels it is
+    still 0.063; the gap to the mean is the blocks of ~5 rows. The strip now compares the
+    median with the blocks' median without the outliers' kernels (recomputed here from the
+    inliers of each block of the library's split)."""
+    at = open_app("app_pages/explore.py", k="40", at="8.7", x0="-0.8")
+    strip = caption(at, "At x₀ = -0.8")
+    assert "follows the outliers" not in strip and "breakdown" not in strip, strip
+    settings = Settings(
+        bandwidth="robust",
+        kernel="gaussian",
+        n_blocks=n_blocks_for(1151, 0.1),
+        contamination=0.1,
+        seed=0,
+        auto_blocks=True,
+    )
+    view = explore_view("uniform", 1000, 0.1, 1, settings, DEFAULT_METHODS, placed=(40, (8.7,)))
+    values, clean = _without_outliers(view, settings.n_blocks, (-0.8,))
+    median, clean_median = np.median(values), np.median(clean)
+    assert median - clean_median < MOVED * clean_median  # (the case: they barely move it)
+    said = re.search(r"Their median, ([\d.]+), is (\d+) % above what it would be", strip)
+    assert float(said.group(1)) == pytest.approx(median, rel=SHOWN)
+    assert f"without the outliers' kernels ({clean_median:.3g})" in strip
+    assert "blocks of about 4.9 rows" in strip  # (1151 rows in 233 blocks)
+
+
+def test_the_placement_note_bounds_what_it_counts() -> None:
+    """#53 c: "at most 40 of the S = 233 blocks can hold one" was shown beside 111 blocks
+    holding an outlier (the scheme's and the placed ones): the note's bound is the placed
+    outliers', and says so."""
+    at = open_app("app_pages/explore.py", k="40", at="8.7", x0="-0.8")
+    note = caption(at, "40 outliers placed at 8.7")
+    strip = caption(at, "At x₀ = -0.8")
+    anywhere = int(re.search(r"of (\d+) holding one anywhere", strip).group(1))
+    bound = re.search(r"[Aa]t most (\d+) of the S = \d+ blocks can hold one\b", note)
+    assert bound is None or int(bound.group(1)) >= anywhere, (note, anywhere)
+    assert "These 40 can be in at most 40 of the S = 233 blocks" in note
+    assert "the scheme's outliers, if any, come on top" in note
+
+
+def test_explore_words_match_what_is_drawn_and_computed() -> None:
+    """#53 d: the placed outliers are red circles in 2-D, not ticks; S auto grows with k (n
+    counts the placed rows), which the note and the k slider's help say; the adversarial
+    headline names MoM-KDE's blocks after "RKDE is closest"."""
+    flat = open_app("app_pages/explore.py", scheme="none", k="30", at="3", dim="2")
+    note = caption(flat, "30 outliers placed at (3, 3)")
+    assert "red circles on the first map" in note and "red ticks" not in note
+    assert "counts the scheme's outliers only" not in note
+    assert "counts their rows in n but not in the share ε" in note
+    help_k = flat.slider(key="k").help
+    assert "red circles" in help_k and "count the scheme's outliers only" not in help_k
+    s_auto = {
+        k: int(shown_blocks(open_app("app_pages/explore.py", k=k, at="3")).value)
+        for k in ("0", "40")
+    }
+    assert s_auto["40"] > s_auto["0"]  # (S auto = 2⌈εn⌉+1, n counting the 40 rows)
+    adversarial = _headline_shown(open_app("app_pages/explore.py", scheme="adversarial"))
+    closest = adversarial.split("is closest")
+    assert len(closest) == 2 and ": its blocks" not in closest[1], adversarial
+    assert "MoM-KDE's blocks of about" in closest[1]
 
 
 def test_the_h_label_is_the_h_the_metrics_use() -> None:
