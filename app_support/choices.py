@@ -34,11 +34,14 @@ SCHEME_LABELS: dict[str, str] = {
 #: The highest outlier share offered: at 1/2 no median can tell outliers from inliers, and
 #: S > 2|O| would need more blocks than points.
 MAX_SHARE = 0.45
-#: The bandwidth rules of the h control, by the code the URL holds.
+#: The bandwidth rules of the h control: each option by the code the control shows and the URL
+#: holds (Streamlit writes the shown label into the URL). "manual" (by hand, as the live
+#: figure's release sets it) shows as "slider"; links made before the codes hold "CV" or
+#: "Scott", read as these (:func:`app_support.widgets.linked_choice`).
 BANDWIDTH_RULES: dict[str, str] = {
     "robust": "robust",
-    "cv": "CV",
-    "scott": "Scott",
+    "cv": "cv",
+    "scott": "scott",
     "manual": "slider",
 }
 #: The kernels of the kernel picker.

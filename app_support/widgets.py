@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import shlex
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 import numpy as np
@@ -49,6 +49,56 @@ from .tables import MAX_LABEL_VALUES, label_values
 def url(key: str) -> dict[str, str]:
     """Keyword arguments that bind a widget to the query parameter ``key``."""
     return {"key": key, "bind": "query-params"}
+
+
+def url_choice(
+    key: str, default: Hashable, codes: Mapping[Hashable, str] | None = None
+) -> dict[str, object]:
+    """Keyword arguments of a segmented control bound to the query parameter ``key``
+    (:func:`url`) that always holds a value: ``required`` (Streamlit's default lets a click
+    on the option already chosen empty the control, which wrote ``key=`` into the URL) and
+    its ``default``, or the option a link names in another case.
+
+    Parameters
+    ----------
+    key : str
+        The query parameter.
+    default : hashable
+        The option chosen when the link names none.
+    codes : mapping, optional
+        Each option's code, as the control shows it and the URL holds it (its
+        ``format_func``); without it, links are read as Streamlit reads them.
+
+    Returns
+    -------
+    kwargs : dict
+        ``key``, ``bind``, ``required`` and ``default``.
+
+    Notes
+    -----
+    Links made before the codes hold the labels shown then ("CV", "Scott"), which
+    Streamlit drops as unknown: on the session's first run, a link's value that is an
+    option's code but for its case opens that option (as the control's default, so no value
+    is set through the session state beside a default). Streamlit drops the old label from
+    the address bar; the code reaches it at the next change of the choice (as the methods'
+    old labels: :func:`methods_select`).
+
+    Examples
+    --------
+    >>> url_choice("Smode", "auto")
+    {'key': 'Smode', 'bind': 'query-params', 'required': True, 'default': 'auto'}
+    """
+    return {**url(key), "required": True, "default": _linked_option(key, default, codes)}
+
+
+def _linked_option(key: str, default: Hashable, codes: Mapping[Hashable, str] | None) -> Hashable:
+    """The option the link's ``key`` names in another case than its code, on the session's
+    first run (the control not yet in the session state); else ``default``."""
+    linked = st.query_params.get(key)
+    if not codes or key in st.session_state or linked is None or linked in codes.values():
+        return default  # (a code itself: Streamlit reads it)
+    by_code = {code.casefold(): option for option, code in codes.items()}
+    return by_code.get(linked.casefold(), default)
 
 
 @contextmanager
@@ -319,12 +369,12 @@ def _bandwidth_control(
         h_col.segmented_control(
             "Bandwidth h",
             list(BANDWIDTH_RULES),
-            default="robust",
             format_func=BANDWIDTH_RULES.get,
-            **url(KEY.h_mode),
+            **url_choice(KEY.h_mode, "robust", BANDWIDTH_RULES),
             help="robust: the h with the best trimmed leave-own-block-out likelihood "
-            "(a spike of outliers cannot capture it). CV: the paper's "
-            "cross-validation of the plain KDE (a spike captures it). "
+            "(a spike of outliers cannot capture it). cv: the paper's "
+            "cross-validation of the plain KDE (a spike captures it). scott: Scott's rule. "
+            "slider: h by hand. "
             "The same h is used for every estimator but the screened "
             "KDE, which cross-validates its own on the rows it keeps "
             "(the slider's h applies to it too).",
@@ -420,8 +470,7 @@ def _blocks_control(
         s_col.segmented_control(
             "S, number of blocks of MoM-KDE",
             ["auto", "manual"],
-            default="auto",
-            **url(KEY.s_mode),
+            **url_choice(KEY.s_mode, "auto"),
             help="auto: S = 2⌈εn⌉+1, the fewest blocks that "
             "the expected outliers cannot hold a majority of. The screened KDE's "
             "screen always uses S auto.",

@@ -3,6 +3,10 @@ figures with the expected traces, and reports bad input with st.error, not a tra
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from urllib.parse import parse_qsl
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -791,3 +795,71 @@ def test_a_release_sets_k_without_a_default_beside_it(monkeypatch):
     assert not at.exception
     assert at.slider(key="k").value == 20
     assert not warned, warned
+
+
+#: The app's links in its guide (``/explore?scheme=thin&ratio=0.2&hmode=cv``; ``?present=1``
+#: names Home).
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "app.md"
+LINK = re.compile(r"`/?(?P<page>[a-z_]*)\?(?P<query>[^`\s]+)`")
+
+
+def _guide_links() -> list[tuple[str, dict[str, str]]]:
+    return sorted(
+        {
+            (m["page"], tuple(parse_qsl(m["query"], keep_blank_values=True)))
+            for m in LINK.finditer(GUIDE.read_text(encoding="utf-8"))
+        }
+    )
+
+
+@pytest.mark.parametrize(("page", "query"), _guide_links())
+def test_every_link_of_the_guide_opens_what_it_says(page, query):
+    """#53 e: the guide's `/explore?scheme=thin&ratio=0.2&hmode=cv` opened with the robust h
+    (the URL held the label "CV", so Streamlit dropped "cv" as unknown). Every link of the
+    guide opens with each of its values taken: Streamlit drops from the URL a value no
+    control accepts (and one at its default, which a link made by the page leaves out)."""
+    params = dict(query)
+    at = open_app(f"app_pages/{page}.py" if page else None, **params)
+    for key, value in params.items():
+        if at.query_params.get(key) == value:
+            continue  # (taken, and not the default)
+        assert _url_value(at, key) == value, (page, key, value, at.query_params)
+
+
+#: The AppTest element types of the controls a link can set.
+CONTROLS = ("selectbox", "slider", "select_slider", "button_group", "number_input", "toggle")
+
+
+def _url_value(at: AppTest, key: str) -> str | None:
+    """What the control bound to ``key`` holds, as the URL writes it (its shown label: the
+    value Streamlit would send), or None without such a control."""
+    control = next((w for kind in CONTROLS for w in at.get(kind) if w.key == key), None)
+    if control is None:
+        return None
+    state = control._widget_state  # (what the browser would send for it)
+    value = getattr(state, state.WhichOneof("value"))
+    value = list(value.data) if hasattr(value, "data") else [value]
+    (one,) = value
+    return f"{one:g}" if isinstance(one, float) else str(one)
+
+
+def test_bandwidth_rules_are_codes_in_the_url_and_old_labels_still_open():
+    """#53 e: hmode holds codes (robust, cv, scott, slider), which the control shows; links
+    made before, with the labels "CV" and "Scott", open the same rule."""
+    at = open_app("app_pages/explore.py", scheme="thin", ratio="0.2", hmode="cv")
+    control = at.segmented_control(key="hmode")
+    assert control.value == "cv" and control.options == ["robust", "cv", "scott", "slider"]
+    assert any(m.value.startswith("**h = ") and "(cv)" in m.value for m in at.markdown)
+    for label, rule in (("CV", "cv"), ("Scott", "scott")):
+        old = open_app("app_pages/explore.py", scheme="thin", ratio="0.2", hmode=label)
+        assert old.segmented_control(key="hmode").value == rule
+        assert any(f"({rule})" in m.value for m in old.markdown if m.value.startswith("**h = "))
+
+
+def test_the_segmented_controls_keep_a_value():
+    """#53 f: a click on the option already chosen emptied a segmented control (Streamlit's
+    default) and wrote ``hmode=&Smode=`` into the URL: the bandwidth rule and S's mode are
+    required choices (the browser ignores that click)."""
+    at = open_app("app_pages/explore.py")
+    for key in ("hmode", "Smode"):
+        assert at.segmented_control(key=key).proto.required, key
