@@ -1,20 +1,27 @@
-"""The momkde app: page configuration, navigation over every page, and the Home page."""
+"""The momkde app: page configuration, navigation over every page, and the Home page; and
+the server that serves them (:data:`app`, a :class:`streamlit.App`), which ``streamlit run
+app.py`` finds in this file: it imports the file to serve it, then runs it as ``__main__``
+for each page a session opens."""
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
 import streamlit as st
-from threadpoolctl import threadpool_limits
 
-from app_support.cache import example_one, warm_server
-from app_support.captions.learn import home_caption
-from app_support.choices import KERNEL_CHOICES, MAX_SHARE
-from app_support.lessons import EXAMPLE_INLIERS, HOME_H, HOME_OUTLIERS, HOME_ZOOM, X0
-from app_support.present import LEGEND_BELOW, controls, notes, presenting, setup, sized
-from app_support.widgets import url
-from momkde_core.plots import density_1d_figure
+if __name__ == "__main__":  # a script run (the end of the file): the pages' modules, which the
+    # server's own import of this file goes without (their caches are made in a run)
+    from threadpoolctl import threadpool_limits
+
+    from app_support.cache import example_one, warm_server
+    from app_support.captions.learn import home_caption
+    from app_support.choices import KERNEL_CHOICES, MAX_SHARE
+    from app_support.lessons import EXAMPLE_INLIERS, HOME_H, HOME_OUTLIERS, HOME_ZOOM, X0
+    from app_support.present import LEGEND_BELOW, controls, notes, presenting, setup, sized
+    from app_support.widgets import url
+    from momkde_core.plots import density_1d_figure
 
 
 @st.cache_resource
@@ -25,9 +32,6 @@ def one_blas_thread() -> None:
     docs/benchmarks.md, "The app under load"). Large scoring still uses every core: the
     engine tiles it over its own threads."""
     threadpool_limits(limits=1, user_api="blas")
-
-
-one_blas_thread()
 
 
 @st.cache_resource
@@ -43,30 +47,15 @@ def warm_pages() -> threading.Thread:
     return thread
 
 
-warm_pages()
-
-PAGES = {
-    "explore": st.Page(
-        "app_pages/explore.py", title="Explore", icon=":material/tune:", url_path="explore"
-    ),
-    "sweep": st.Page(
-        "app_pages/sweep.py",
-        title="Contamination sweep",
-        icon=":material/show_chart:",
-        url_path="sweep",
-    ),
-    "your_data": st.Page(
-        "app_pages/your_data.py",
-        title="Your data",
-        icon=":material/upload_file:",
-        url_path="your_data",
-    ),
-    "real_data": st.Page(
-        "app_pages/real_data.py", title="Real data", icon=":material/dataset:", url_path="real_data"
-    ),
-    "learn": st.Page(
-        "app_pages/learn.py", title="Learn", icon=":material/school:", url_path="learn"
-    ),
+#: The pages after Home, by URL path: each one's script, title and icon. The server answers
+#: these paths itself (:func:`page_routes`), so the list is kept apart from ``st.Page``,
+#: which only a script run can build.
+PAGE_FILES = {
+    "explore": ("app_pages/explore.py", "Explore", ":material/tune:"),
+    "sweep": ("app_pages/sweep.py", "Contamination sweep", ":material/show_chart:"),
+    "your_data": ("app_pages/your_data.py", "Your data", ":material/upload_file:"),
+    "real_data": ("app_pages/real_data.py", "Real data", ":material/dataset:"),
+    "learn": ("app_pages/learn.py", "Learn", ":material/school:"),
 }
 
 
@@ -113,11 +102,54 @@ def home() -> None:
             st.page_link(page)
 
 
+def page_routes() -> list:
+    """The server's answer to each page's own URL (``/explore``): Streamlit's ``index.html``
+    with the server's root named in it (``window.__streamlit.BACKEND_BASE_URL``).
+
+    Without it, Streamlit's frontend, opened on ``/explore``, takes the page's path for the
+    server's and asks for ``/explore/_stcore/health`` and ``/explore/_stcore/host-config``
+    first: two 404s, logged as errors in the browser's console, before it finds the server
+    at the root (streamlit/streamlit#7074). Told the root, it asks there first. The root
+    honours ``server.baseUrlPath``.
+
+    Returns
+    -------
+    routes : list of starlette.routing.Route
+        One route per page of :data:`PAGE_FILES`, for :class:`streamlit.App`.
+    """
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+    from streamlit import config, file_util
+
+    base = config.get_option("server.baseUrlPath").strip("/")
+    root = f"/{base}" if base else ""
+    index = (Path(file_util.get_static_dir()) / "index.html").read_text(encoding="utf-8")
+    told = (
+        "<script>window.__streamlit = "
+        f"{{BACKEND_BASE_URL: window.location.origin + {json.dumps(root + '/')}}}</script>"
+    )
+    html = index.replace("<head>", "<head>" + told, 1)
+
+    async def index_page(request) -> HTMLResponse:
+        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+
+    return [Route(f"{root}/{path}", index_page, methods=["GET"]) for path in PAGE_FILES]
+
+
 FAVICON = (
     Path(__file__).resolve().parent / "assets" / "favicon.png"
 )  # local: a material icon favicon comes from a CDN
-setup("MoM-KDE explorer", FAVICON)
-navigation = st.navigation(
-    [st.Page(home, title="Home", icon=":material/home:", default=True), *PAGES.values()]
-)
-navigation.run()
+if __name__ == "__main__":  # a script run: Streamlit runs this file as __main__ each time
+    one_blas_thread()
+    warm_pages()
+    PAGES = {
+        path: st.Page(script, title=title, icon=icon, url_path=path)
+        for path, (script, title, icon) in PAGE_FILES.items()
+    }
+    setup("MoM-KDE explorer", FAVICON)
+    navigation = st.navigation(
+        [st.Page(home, title="Home", icon=":material/home:", default=True), *PAGES.values()]
+    )
+    navigation.run()
+else:  # ``streamlit run app.py`` finds this app and imports the file to serve it (uvicorn)
+    app = st.App(__file__, routes=page_routes())
