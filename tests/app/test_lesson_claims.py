@@ -19,7 +19,7 @@ import pytest
 
 from app_support.cache import explore_view
 from app_support.captions import lesson
-from app_support.captions.density import CLEARLY_CLOSER
+from app_support.captions.density import CLEARLY_CLOSER, reasons
 from app_support.captions.median import MOVED, NEGLIGIBLE, strip_caption
 from app_support.compute import (
     DEFAULT_METHODS,
@@ -202,6 +202,26 @@ def _check_strip(caption, at, view, n_blocks) -> None:
         assert f"the {red} red block" in caption or f"{red} of the {s}" in caption
 
 
+def _check_why(headline, view, n_blocks, held) -> None:
+    """#53 b: the Why box's count of the blocks holding an outlier, what it concludes from it,
+    and the headline's count there agree."""
+    n_outliers = view.data.n_outliers
+    why = reasons("x", len(view.data.X), n_outliers, n_blocks, view.h, None, False, held)
+    (below,) = [w for w in why if "does not meet the guide" in w] or [None]
+    if below is None:
+        return
+    said = re.search(
+        r"here (\d+) of the (\d+) blocks hold one, (fewer than half|half or more)", below
+    )
+    assert said and (int(said.group(1)), int(said.group(2))) == (held, n_blocks), below
+    if said.group(3) == "fewer than half":
+        assert 2 * held < n_blocks and "can follow them" not in below.split("(")[0]
+        # (the blocks near the outliers' place are among these: fewer than half there too)
+        assert "hold an outlier there, half or more" not in headline
+    else:
+        assert 2 * held >= n_blocks
+
+
 @pytest.mark.parametrize(("scheme", "dim"), list(_views()))
 def test_every_claim_of_explore_matches_its_numbers(scheme, dim) -> None:
     ratio = 0.0 if scheme == "none" else RATIO
@@ -232,6 +252,7 @@ def test_every_claim_of_explore_matches_its_numbers(scheme, dim) -> None:
                     view,
                     settings.n_blocks,
                 )
+                _check_why(text, view, settings.n_blocks, int(at_x0.holds.sum()))
                 note = guide_note(settings.n_blocks, view.data.n_outliers)
                 if view.data.n_outliers:
                     assert ("meets" in note) == (settings.n_blocks > 2 * view.data.n_outliers)
