@@ -15,10 +15,19 @@ if __name__ == "__main__":  # a script run (the end of the file): the pages' mod
     # server's own import of this file goes without (their caches are made in a run)
     from threadpoolctl import threadpool_limits
 
-    from app_support.cache import example_one, warm_server
+    from app_support.cache import example_one, home_captions, warm_server
     from app_support.captions.learn import home_caption
     from app_support.choices import KERNEL_CHOICES, MAX_SHARE
-    from app_support.lessons import EXAMPLE_INLIERS, HOME_H, HOME_OUTLIERS, HOME_ZOOM, X0
+    from app_support.lessons import (
+        EXAMPLE_INLIERS,
+        HOME_H,
+        HOME_MAX_OUTLIERS,
+        HOME_OUTLIERS,
+        HOME_ZOOM,
+        X0,
+    )
+    from app_support.live_lesson.mount import FIGURE_SWITCH, example_live, example_outliers
+    from app_support.live_lesson.payload import example_payload
     from app_support.present import LEGEND_BELOW, controls, notes, presenting, setup, sized
     from app_support.widgets import url
     from momkde_core.plots import density_1d_figure
@@ -71,12 +80,46 @@ def home() -> None:
             "outliers sit in fewer than half of the blocks (guaranteed when S > 2|O|), the "
             "median ignores them."
         )
+    if st.query_params.get(FIGURE_SWITCH) != "plotly":  # (plotly: the server's figures)
+        _home_live()
+    else:
+        _home_plotly()
+    if not presenting():
+        st.subheader("Pages")
+        for page in PAGES.values():
+            st.page_link(page)
+
+
+#: Home's |O|: its key (and the URL's) and its slider's label.
+OUTLIERS_KEY = "o"
+OUTLIERS_LABEL = "Number of outliers |O| (uniform on [-3, 3]; inliers uniform on [-1, 1])"
+
+
+def _home_live() -> None:
+    """Home's two panels and their caption in the browser: its |O| slider redraws them and
+    shows the caption of that |O| (computed here for every |O|) with no server run."""
+    n_outliers = example_outliers(OUTLIERS_KEY, HOME_OUTLIERS, HOME_MAX_OUTLIERS)
+    captions = home_captions(EXAMPLE_INLIERS, HOME_MAX_OUTLIERS, HOME_H, X0, 0)
+    example_live(
+        example_payload(
+            EXAMPLE_INLIERS,
+            n_outliers,
+            HOME_MAX_OUTLIERS,
+            HOME_H,
+            0,
+            HOME_ZOOM,
+            OUTLIERS_LABEL,
+            captions,
+        ),
+        OUTLIERS_KEY,
+    )
+
+
+def _home_plotly() -> None:
+    """Home's two panels as Plotly figures (``?fig=plotly``: zoom, hover), its slider a
+    Streamlit one."""
     n_outliers = controls(st.container()).slider(
-        "Number of outliers |O| (uniform on [-3, 3]; inliers uniform on [-1, 1])",
-        0,
-        20,
-        HOME_OUTLIERS,
-        **url("o"),
+        OUTLIERS_LABEL, 0, HOME_MAX_OUTLIERS, HOME_OUTLIERS, **url(OUTLIERS_KEY)
     )
     ex = example_one(EXAMPLE_INLIERS, n_outliers, HOME_H, X0, 0, 2 * n_outliers + 1)
     full, zoom = st.columns(2)
@@ -96,10 +139,6 @@ def home() -> None:
         )
     with notes("What the figures show"):
         st.caption(home_caption(ex, n_outliers, HOME_H))
-    if not presenting():
-        st.subheader("Pages")
-        for page in PAGES.values():
-            st.page_link(page)
 
 
 def page_routes() -> list:

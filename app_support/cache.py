@@ -27,6 +27,7 @@ from momkde_core.methods import METHODS
 from momkde_core.synthetic import make_contaminated
 
 from . import compute, lessons, mechanism, prepare, results, scoring, tables
+from .captions import learn as learn_captions
 from .choices import SCHEME_LABELS
 from .compute import Settings
 from .views import ExploreView, default_views
@@ -184,14 +185,7 @@ def warm_lessons() -> None:
     ``MOMKDE_APP_WARM=0``."""
     if not _warming():
         return
-    example_one(
-        lessons.EXAMPLE_INLIERS,
-        lessons.HOME_OUTLIERS,
-        lessons.HOME_H,
-        lessons.X0,
-        0,
-        2 * lessons.HOME_OUTLIERS + 1,
-    )
+    home_captions(lessons.EXAMPLE_INLIERS, lessons.HOME_MAX_OUTLIERS, lessons.HOME_H, lessons.X0, 0)
     n_outliers, h, n_blocks, seed = lessons.LEARN_OPENING
     example_one(lessons.EXAMPLE_INLIERS, n_outliers, h, lessons.X0, seed, n_blocks)
     example_one_errors(lessons.EXAMPLE_INLIERS, n_outliers, h, lessons.MAX_BLOCKS, lessons.X0, seed)
@@ -216,6 +210,8 @@ def warm_server(max_share: float, kernels: tuple[str, ...]) -> int:
 example_one_errors = st.cache_data(max_entries=32, show_spinner=False)(lessons.example_one_errors)
 #: :func:`app_support.lessons.example_one`, cached.
 example_one = st.cache_data(max_entries=32, show_spinner=False)(lessons.example_one)
+#: :func:`app_support.captions.learn.home_captions` (Home's live figure), cached.
+home_captions = st.cache_data(max_entries=4, show_spinner=False)(learn_captions.home_captions)
 #: :func:`app_support.lessons.curve_and_screen`, cached.
 curve_and_screen = st.cache_data(
     max_entries=8, show_spinner="Fitting MoM-KDE and the screened KDE…"

@@ -19,9 +19,13 @@ from .compute import Settings, choose_bandwidth, make_estimator, one_at_a_time, 
 
 #: Example 1 (Home and Learn): its inliers, and the point x0, where the true density is 0.
 EXAMPLE_INLIERS, X0 = 200, 2.0
+#: Example 1's figure axis: first and last node, and the count.
+EXAMPLE_AXIS: tuple[float, float, int] = (-3.5, 3.5, 701)
 #: Home's opening |O|, its bandwidth, and the top of its zoom on the tails (a tenth of the
 #: inliers' density, 0.5).
 HOME_OUTLIERS, HOME_H, HOME_ZOOM = 6, 0.4, 0.05
+#: The most outliers Home's slider adds.
+HOME_MAX_OUTLIERS = 20
 #: Learn's opening |O|, h, S and seed for Example 1 (seed 0: an outlier near x0), and the
 #: largest S of its error curve.
 LEARN_OPENING, MAX_BLOCKS = (10, 0.5, 11, 0), 60
@@ -140,7 +144,9 @@ def clean_cost(rows: pd.DataFrame) -> tuple[float, float]:
 
 
 def example_one_sample(n_inliers: int, n_outliers: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Example 1's sample: inliers U[-1, 1], then outliers U[-3, 3] (X, is_outlier)."""
+    """Example 1's sample: inliers U[-1, 1], then outliers U[-3, 3] (X, is_outlier). The
+    outliers are a ``RandomState``'s draws one after the other, so those of a smaller |O|
+    are the first of a larger one's (Home's live figure draws every |O| from the largest)."""
     rng = np.random.RandomState(seed)
     X = np.concatenate([rng.uniform(-1, 1, n_inliers), rng.uniform(-3, 3, n_outliers)])[:, None]
     return X, np.arange(len(X)) >= n_inliers
@@ -180,7 +186,7 @@ def example_one(
     ``n_blocks_with_outlier_near_x0``: the blocks holding an outlier within h of x0.
     """
     X, is_outlier = example_one_sample(n_inliers, n_outliers, seed)
-    xs = np.linspace(-3.5, 3.5, 701)
+    xs = np.linspace(*EXAMPLE_AXIS)
     truth = np.where(np.abs(xs) <= 1, 0.5, 0.0)
     kde = KDE(bandwidth=h, kernel="tophat").fit(X)
     mom = _tophat_mom(X, n_blocks, h, seed)

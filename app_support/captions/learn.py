@@ -11,7 +11,7 @@ from momkde_core import metrics
 from momkde_core.methods import method_label
 from momkde_core.plots import timing_slopes
 
-from ..lessons import EXACT_GRAM_MAX, LEARNING, N_EVAL
+from ..lessons import EXACT_GRAM_MAX, LEARNING, N_EVAL, example_one
 from .median import density
 
 
@@ -60,6 +60,40 @@ def home_caption(ex: dict, n_outliers: int, h: float) -> str:
         f"[{support.min():.2f}, {support.max():.2f}], like the true density (dashed) outside "
         f"[−1, 1], up to the kernel's reach h = {h:g}. The Learn page explains why."
     )
+
+
+def home_captions(n_inliers: int, max_outliers: int, h: float, x0: float, seed: int) -> list[str]:
+    """:func:`home_caption` for every |O| from 0 to ``max_outliers`` (Home's live figure shows
+    the one of the |O| its slider is at, as the slider moves).
+
+    Parameters
+    ----------
+    n_inliers : int
+        Example 1's inliers.
+    max_outliers : int
+        The slider's largest |O|.
+    h : float
+        The bandwidth.
+    x0 : float
+        Example 1's point.
+    seed : int
+        The sample's seed.
+
+    Returns
+    -------
+    captions : list of str
+        One caption per |O|, in order.
+
+    Examples
+    --------
+    >>> captions = home_captions(200, 2, 0.4, 2.0, 0)
+    >>> len(captions), captions[0].startswith("Without outliers")
+    (3, True)
+    """
+    return [
+        home_caption(example_one(n_inliers, o, h, x0, seed, 2 * o + 1), o, h)
+        for o in range(max_outliers + 1)
+    ]
 
 
 def x0_caption(ex: dict, n_blocks: int, x0: float) -> str:

@@ -178,3 +178,70 @@ def live_lesson(
     payload["seq"] = int(st.session_state.get(LIVE_SEQ, 0))
     payload["present"] = presenting()  # (the projector's larger text)
     _component(key=LIVE_KEY, data=payload, on_release_change=_apply_release)
+
+
+#: Home's live figure's key in the session state, and the number of its last release applied.
+EXAMPLE_KEY = "_live_example"
+EXAMPLE_SEQ = "_live_example_seq"
+
+
+def _held(key: str) -> str:
+    """The session state's key of the value a live figure holds for the URL's ``key`` (not
+    the key itself: another page's widget may bind that one)."""
+    return f"_live_{key}"
+
+
+def example_outliers(key: str, default: int, max_outliers: int) -> int:
+    """Home's |O| when its live figure holds the slider: the last release's (kept in the
+    session state), else the URL's ``key``, else ``default``; a value out of range is
+    clipped.
+
+    Parameters
+    ----------
+    key : str
+        |O|'s key in the URL.
+    default : int
+        The opening |O|.
+    max_outliers : int
+        The largest |O|.
+
+    Returns
+    -------
+    outliers : int
+        |O|.
+    """
+    held = _held(key)
+    if held not in st.session_state:
+        try:
+            st.session_state[held] = int(st.query_params.get(key, default))
+        except ValueError:  # (a hand-edited link: the opening value)
+            st.session_state[held] = default
+    value = min(max(int(st.session_state[held]), 0), max_outliers)
+    if key in st.query_params or value != default:
+        st.query_params[key] = str(value)
+    return value
+
+
+def _apply_example_release(key: str) -> None:
+    """Home's release: |O| into the session state (and so into the URL)."""
+    moved = (st.session_state.get(EXAMPLE_KEY) or {}).get("release")
+    if not moved:
+        return
+    st.session_state[EXAMPLE_SEQ] = int(moved["seq"])
+    st.session_state[_held(key)] = int(moved["outliers"])
+
+
+def example_live(payload: dict, key: str) -> None:
+    """Draw Home's live figure (:func:`~app_support.live_lesson.payload.example_payload`'s
+    data): its slider redraws both panels in the browser; a release sets |O| (``key``) for
+    the page's next run, which recomputes the caption.
+
+    Parameters
+    ----------
+    payload : dict
+        The figure's data.
+    key : str
+        |O|'s key in the URL.
+    """
+    data = {**payload, "seq": int(st.session_state.get(EXAMPLE_SEQ, 0)), "present": presenting()}
+    _component(key=EXAMPLE_KEY, data=data, on_release_change=lambda: _apply_example_release(key))

@@ -54,8 +54,9 @@ from momkde_core.synthetic import ContaminatedSample
 
 from .. import choices
 from ..compute import GRID_POINTS, Settings
-from ..mechanism import CLUSTER_SD, PLACE_RANGE, kernel_reach
-from ..median_figures import POINT_COLOR, RED
+from ..lessons import EXAMPLE_AXIS, example_one_sample
+from ..mechanism import CLUSTER_SD, PLACE_RANGE, Construction, kernel_reach
+from ..median_figures import BLOCK_PALETTE, POINT_COLOR, RED, STEPS
 
 #: The kernels the script draws (its formula is the Gaussian's).
 LIVE_KERNELS: tuple[str, ...] = ("gaussian",)
@@ -363,3 +364,144 @@ def live_payload(
         ],
     )
     return out
+
+
+def example_payload(
+    n_inliers: int,
+    outliers: int,
+    max_outliers: int,
+    h: float,
+    seed: int,
+    zoom: float,
+    slider_label: str,
+    captions: list[str],
+) -> dict:
+    """Home's live figure's data (JSON-ready): the paper's Example 1 as
+    :func:`app_support.lessons.example_one` draws it, for every |O| the slider offers.
+
+    The script rebuilds the sample (the inliers, then the first |O| outlier draws of
+    :func:`~app_support.lessons.example_one_sample`'s largest sample), splits it as MoMKDE does into
+    S = 2|O| + 1 blocks (at most n) and draws the KDE and the plain median of the block KDEs
+    with the tophat kernel (``normalize=False``, as the example does).
+
+    Parameters
+    ----------
+    n_inliers : int
+        The inliers, U[-1, 1].
+    outliers : int
+        |O|, the outliers shown first (U[-3, 3]).
+    max_outliers : int
+        The slider's largest |O|.
+    h : float
+        The bandwidth.
+    seed : int
+        The sample's and the split's seed.
+    zoom : float
+        The top of the zoom panel's density axis.
+    slider_label : str
+        The slider's label.
+    captions : list of str
+        The figure's caption for each |O| from 0 to ``max_outliers`` (the server's rule, so
+        that the words follow the slider in the page).
+
+    Returns
+    -------
+    payload : dict
+        ``rows`` (the inliers), ``draws`` (the outliers, in order), the settings, the
+        figure's ``axis`` and the ``truth`` on it, the colours.
+
+    Examples
+    --------
+    >>> p = example_payload(200, 6, 20, 0.4, 0, 0.05, "|O|", [str(o) for o in range(21)])
+    >>> X, _ = example_one_sample(200, 6, 0)
+    >>> bool(np.array_equal(p["rows"] + p["draws"][:6], X[:, 0].tolist()))
+    True
+    """
+    if len(captions) != max_outliers + 1:
+        raise ValueError(f"one caption per |O| from 0 to {max_outliers}, got {len(captions)}")
+    X, _ = example_one_sample(n_inliers, max_outliers, seed)
+    rows, draws = X[:n_inliers, 0], X[n_inliers:, 0]
+    low, high, count = EXAMPLE_AXIS
+    nodes = np.linspace(low, high, count)
+    return {
+        "kind": "example",
+        "dim": 1,
+        "rows": rows.tolist(),
+        "draws": draws.tolist(),
+        "outliers": int(outliers),
+        "maxOutliers": int(max_outliers),
+        "h": float(h),
+        "seed": int(seed),
+        "zoom": float(zoom),
+        "sliderLabel": slider_label,
+        "captions": list(captions),
+        "axis": [low, high, count],
+        "truth": np.where(np.abs(nodes) <= 1, 0.5, 0.0).tolist(),
+        "colors": {
+            "truth": method_color("truth"),
+            "kde": method_color("kde"),
+            "mom_kde": method_color("mom_kde"),
+            "outlier": RED,
+        },
+    }
+
+
+def steps_payload(steps: Construction, step: str, captions: Mapping[str, str]) -> dict:
+    """Learn's construction for the page (JSON-ready): the library's numbers of every frame
+    (:func:`~app_support.mechanism.construction`), drawn by the script as
+    :func:`~app_support.median_figures.construction_figure` draws them, and each step's
+    caption.
+
+    Parameters
+    ----------
+    steps : Construction
+        The sample, its blocks and the curves.
+    step : str
+        The step shown first (a key of :data:`~app_support.median_figures.STEPS`).
+    captions : mapping of str to str
+        Each step's caption.
+
+    Returns
+    -------
+    payload : dict
+        The sample and its blocks, the grid, the curves (the S block KDEs, their median,
+        MoM-KDE, the KDE, the truth), the steps, the captions, the colours.
+
+    Raises
+    ------
+    ValueError
+        When ``step`` or a caption's step is not a step.
+
+    Examples
+    --------
+    >>> from app_support.mechanism import construction
+    >>> steps = construction(60, 3, 3.0, 7, 0.4, 0)
+    >>> p = steps_payload(steps, "split", {k: k for k in STEPS})
+    >>> len(p["blocks"]), [k for k, _ in p["steps"]][:2]
+    (7, ['sample', 'split'])
+    """
+    if step not in STEPS or set(captions) != set(STEPS):
+        raise ValueError(f"the steps are {', '.join(STEPS)}")
+    return {
+        "kind": "steps",
+        "dim": 1,
+        "step": step,
+        "steps": [[key, label] for key, label in STEPS.items()],
+        "captions": dict(captions),
+        "X": steps.X.tolist(),
+        "isOutlier": np.asarray(steps.is_outlier, dtype=int).tolist(),
+        "blockOf": np.asarray(steps.block_of, dtype=int).tolist(),
+        "xs": _drawn(steps.xs),
+        "blocks": [_drawn(b) for b in steps.blocks],
+        "median": _drawn(steps.median),
+        "momKde": _drawn(steps.mom_kde),
+        "kde": _drawn(steps.kde),
+        "truth": _drawn(steps.truth),
+        "palette": list(BLOCK_PALETTE),
+        "colors": {
+            "truth": method_color("truth"),
+            "kde": method_color("kde"),
+            "mom_kde": method_color("mom_kde"),
+            "outlier": RED,
+        },
+    }

@@ -28,7 +28,9 @@ from tests.app._apptest import (
 
 
 def test_home_shows_kde_and_mom_kde_and_links():
-    at = open_app()
+    """Home's Plotly figures (``fig=plotly``; the live figure is the default: its tests are in
+    tests/app/test_live_lesson.py)."""
+    at = open_app(fig="plotly")
     full, zoom = figures(at)
     assert {"True density", "KDE", "MoM-KDE"} <= set(names(full))
     assert zoom["layout"]["yaxis"]["range"][1] < 0.1  # the tails' bumps are visible there
@@ -36,7 +38,7 @@ def test_home_shows_kde_and_mom_kde_and_links():
     assert (
         "exactly 0 outside [-1.29, 1.31]" in at.caption[0].value
     )  # read off the curve, not [-1, 1]
-    assert "S = 1: MoM-KDE is the KDE itself" in open_app(o="0").caption[0].value
+    assert "S = 1: MoM-KDE is the KDE itself" in open_app(o="0", fig="plotly").caption[0].value
 
 
 def test_explore_1d_all_methods_blocks_and_metrics():

@@ -13,7 +13,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from app_support.captions.learn import home_caption
 from app_support.compute import Settings, make_estimator
+from app_support.lessons import HOME_H, HOME_OUTLIERS, X0, example_one
 from app_support.live_lesson import payload
 from app_support.live_lesson.payload import cluster_draws, live_payload, mesh_axes
 from app_support.mechanism import block_values, placed_sample
@@ -387,3 +389,49 @@ def test_a_kernel_the_browser_does_not_compute_keeps_the_servers_figure_and_says
     assert at.get("plotly_chart")
     said = " ".join(c.value for c in at.caption)
     assert "computes the gaussian kernel only: with the epanechnikov kernel" in said
+
+
+# ---------------------------------------------------------------- Home: Example 1, live
+
+
+def test_home_mounts_example_one_with_every_caption():
+    """Home's live figure is sent the sample of the largest |O|, the URL's |O| and the
+    caption of every |O| (the server's rule), the one shown first that of the URL's |O|."""
+    at = open_app(o="9")
+    live = [e for e in at.main if getattr(e, "key", None) == "_live_example"]
+    assert len(live) == 1 and not at.get("plotly_chart")
+    sent = json.loads(live[0].proto.json)
+    assert (sent["kind"], sent["outliers"], len(sent["draws"])) == ("example", 9, 20)
+    expected = [
+        home_caption(example_one(200, o, HOME_H, X0, 0, 2 * o + 1), o, HOME_H) for o in range(21)
+    ]
+    assert sent["captions"] == expected
+
+
+@pytest.mark.browser
+def test_home_follows_its_slider_in_the_page(server, page):
+    """Home: a key on the |O| slider redraws both panels with the library's Example 1 and the
+    caption of the new |O|, with no message to the server until the release, which writes
+    |O| into the URL."""
+    page.goto(server)
+    wait_until_idle(page)
+    page.wait_for_selector(LIVE, timeout=60_000)
+    page.wait_for_function("() => window.__liveLesson && window.__liveLesson.kind === 'example'")
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", sent.append))
+    slider = page.locator('[data-role="outliers-slider"]')
+    frame = _frame(page)
+    slider.focus()
+    page.keyboard.down("ArrowRight")
+    page.wait_for_function("(f) => window.__liveLesson.frame > f", arg=frame)
+    shown = _live(page)
+    outliers = shown["model"]["outliers"]
+    assert outliers == HOME_OUTLIERS + 1 and sent == []
+    ex = example_one(200, outliers, HOME_H, X0, 0, 2 * outliers + 1)
+    # (counts over 2 h n: the same integers, divided alike)
+    np.testing.assert_allclose(shown["mom"], ex["curves"]["mom_kde"], rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(shown["kde"], ex["curves"]["kde"], rtol=1e-12, atol=1e-300)
+    assert shown["readout"] == home_caption(ex, outliers, HOME_H)
+    page.keyboard.up("ArrowRight")
+    page.wait_for_function("(o) => location.search.includes('o=' + o)", arg=outliers)
+    assert page.console_errors == []

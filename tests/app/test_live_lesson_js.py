@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 from app_support.compute import Settings, make_estimator
+from app_support.lessons import EXAMPLE_AXIS, _tophat_mom, example_one_sample
 from app_support.live_lesson import bundle as bundle_module
 from app_support.live_lesson.bundle import MODULES, bundle, worker_script
-from app_support.live_lesson.payload import live_payload, mesh_axes, view_axis
+from app_support.live_lesson.payload import example_payload, live_payload, mesh_axes, view_axis
 from app_support.mechanism import block_values, with_cluster
 from momkde_core import KDE, MoMKDE
 from momkde_core.bandwidth import n_blocks_for
@@ -73,6 +74,24 @@ def _frame(dim, scheme, n_inliers, k, at, x0, h, S, seed) -> dict:
     }
 
 
+def _example(outliers: int) -> dict:
+    """Home's payload for |O| = ``outliers`` and the library's Example 1 on its axis."""
+    h, seed = 0.4, 0
+    X, _ = example_one_sample(200, outliers, seed)
+    nodes = np.linspace(*EXAMPLE_AXIS)[:, None]
+    S = min(2 * outliers + 1, len(X))
+    return {
+        "payload": example_payload(
+            200, outliers, 20, h, seed, 0.05, "|O|", [str(o) for o in range(21)]
+        ),
+        "library": {
+            "S": S,
+            "mom": _tophat_mom(X, S, h, seed).pdf(nodes).tolist(),
+            "kde": KDE(bandwidth=h, kernel="tophat").fit(X).pdf(nodes).tolist(),
+        },
+    }
+
+
 @pytest.fixture(scope="module")
 def fixtures(tmp_path_factory) -> str:
     """The library's values, written where the Node tests read them (MOMKDE_LIVE_FIXTURES)."""
@@ -103,6 +122,7 @@ def fixtures(tmp_path_factory) -> str:
         ],
         "medians": [{"values": c, "median": float(np.median(c))} for c in columns],
         "frames": [_frame(*f) for f in FRAMES],
+        "examples": [_example(outliers) for outliers in (0, 6, 20)],
     }
     folder = tmp_path_factory.mktemp("live_fixtures")
     path = folder / "library.json"

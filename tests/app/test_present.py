@@ -42,8 +42,10 @@ def chart(at, key: str) -> dict:
 @pytest.mark.parametrize("page", [None, LEARN])
 def test_presenting_keeps_the_headline_figures_and_controls(page):
     """With ``present=1`` the page keeps its title, its figures and every control (moved to
-    the sidebar), hides its explanations and puts each caption in a collapsed expander."""
-    normal, shown = open_app(page), open_app(page, present="1")
+    the sidebar), hides its explanations and puts each caption in a collapsed expander (Home
+    with its Plotly figures; its live figure holds its own slider)."""
+    query = {"fig": "plotly"} if page is None else {}
+    normal, shown = open_app(page, **query), open_app(page, present="1", **query)
     assert [t.value for t in shown.title] == [t.value for t in normal.title]
     assert len(figures(shown)) == len(figures(normal)) > 0
     sliders = [s.label for s in normal.slider]
@@ -79,7 +81,7 @@ HOME_SAYS = re.compile(
 
 @pytest.mark.parametrize("n_outliers", [0, 1, 6, 13, 20])
 def test_home_caption_agrees_with_its_figure(n_outliers):
-    at = open_app(o=str(n_outliers))
+    at = open_app(o=str(n_outliers), fig="plotly")
     text = at.caption[0].value
     curves = {t["name"]: t for t in chart(at, "home_figure")["data"] if t.get("mode") == "lines"}
     mom = next(t for name, t in curves.items() if name.startswith("MoM-KDE"))
@@ -223,6 +225,7 @@ def test_warm_lessons_computes_the_pages_own_opening_views(monkeypatch):
         return lambda *args: calls.append((name, args)) or real(*args)
 
     warmed = (
+        "home_captions",
         "example_one",
         "example_one_errors",
         "construction",

@@ -18,6 +18,8 @@ import { buildFigure1d, drawFigure1d, drawLegend, legendItems } from "./figure1d
 import { buildFigure2d, drawFigure2d } from "./figure2d.js";
 import { linspace } from "./grid.js";
 import { bindHandle, bindWindow } from "./handles.js";
+import { buildExample, drawExample, exampleFrame } from "./home.js";
+import { buildSteps, drawSteps } from "./steps.js";
 import { compute1d } from "./lesson1d.js";
 import { readout } from "./readout.js";
 import { buildStrip, drawStrip } from "./strip.js";
@@ -47,7 +49,9 @@ function build(root, dim) {
   return { box, sliders, status, legend, fig, strip, words };
 }
 
+// (the lesson only: Home's and Learn's words come with their numbers, for every value)
 function markPending(state, pending) {
+  if (state.kind !== "lesson") return;
   state.pending = pending;
   state.dom.box.classList.toggle("pending", pending);
   document.body.classList.toggle(PENDING_CLASS, pending);
@@ -64,6 +68,14 @@ function draw(state) {
   const { m, r, dom } = state;
   const w = width(state);
   state.drawnWidth = w;
+  if (state.kind === "example") {
+    drawExample(dom, m, r, w);
+    return;
+  }
+  if (state.kind === "steps") {
+    drawSteps(dom, m, w);
+    return;
+  }
   if (state.dim === 1) {
     state.scales = drawFigure1d(dom.fig, m, r, w);
     drawLegend(dom.legend, legendItems(m));
@@ -84,26 +96,31 @@ function publish(state, moves) {
   state.frame += 1;
   const box = state.dom.box;
   box.setAttribute("data-frame", String(state.frame));
+  if (state.kind === "steps") {
+    window.__liveLesson = { kind: state.kind, frame: state.frame, latencies: state.latencies, step: state.m.step, readout: state.dom.words.textContent };
+    return;
+  }
   box.setAttribute("data-n", String(r.n));
   box.setAttribute("data-s", String(r.S));
   const drawn = moves || state.m;
   window.__liveLesson = {
+    kind: state.kind,
     dim: state.dim,
     frame: state.frame,
     latencies: state.latencies,
     inWorker: state.engine ? state.engine.inWorker : false,
-    model: { k: drawn.k, at: drawn.at, x0: drawn.x0, h: drawn.h, S: r.S, seed: state.m.seed },
+    model: { k: drawn.k, at: drawn.at, x0: drawn.x0, h: drawn.h, S: r.S, seed: state.m.seed, outliers: drawn.outliers },
     n: r.n,
     S: r.S,
-    nodes: state.dim === 1 ? Array.from(r.nodes) : null,
+    nodes: r.nodes ? Array.from(r.nodes) : null,
     mesh: state.dim === 2 ? state.m.mesh : null,
     mom: Array.from(r.mom),
     kde: Array.from(r.kde),
     integral: r.integral,
     normalisedAsLibrary: r.asLibrary,
     readout: state.dom.words.textContent,
-    blocks: state.dim === 1 ? (s) => Array.from(r.nodes, (_, j) => r.sums[s * r.nodes.length + j] * r.scale[s]) : null,
-    strip: {
+    blocks: r.sums ? (s) => Array.from(r.nodes, (_, j) => r.sums[s * r.nodes.length + j] * r.scale[s]) : null,
+    strip: r.strip && {
       values: Array.from(r.strip.values),
       near: Array.from(r.strip.near),
       holds: Array.from(r.strip.holds),
@@ -125,6 +142,14 @@ function shown(state, r, started, moves) {
 }
 
 function redraw(state, started) {
+  if (state.kind === "steps") {
+    shown(state, {}, started);
+    return;
+  }
+  if (state.kind === "example") {
+    shown(state, exampleFrame(state.m, state.cache), started);
+    return;
+  }
   if (state.dim === 1) {
     shown(state, compute1d(state.m, state.cache), started);
     return;
@@ -142,6 +167,14 @@ function release(state) {
   state.dragging = null;
   state.dom.box.classList.remove("dragging");
   state.releases += 1;
+  if (state.kind === "example") {
+    state.setTrigger("release", { outliers: m.outliers, seq: state.releases });
+    return;
+  }
+  if (state.kind === "steps") {
+    state.setTrigger("release", { step: m.step, seq: state.releases });
+    return;
+  }
   state.setTrigger("release", {
     k: m.k,
     at: m.at,
@@ -180,12 +213,30 @@ function bindSliders(state) {
 
 function bindAll(state) {
   const fig = state.dom.fig;
-  if (state.dim === 1) {
+  if (state.kind === "steps") {
+    for (const [key, button] of Object.entries(state.dom.buttons)) {
+      button.addEventListener("click", (e) => {
+        state.m.step = key;
+        redraw(state, e.timeStamp);
+        release(state);
+      });
+    }
+  } else if (state.kind === "example") {
+    const { input } = state.dom.slider;
+    input.addEventListener("input", (e) => {
+      state.dragging = "slider";
+      state.m.outliers = Number(e.target.value);
+      move(state, e.timeStamp);
+    });
+    input.addEventListener("change", () => release(state));
+  } else if (state.dim === 1) {
     bindHandle(state, fig.clusterHandle, "at", fig.plot, move, release);
     bindHandle(state, fig.x0Handle, "x0", fig.plot, move, release);
   }
-  bindSliders(state);
-  bindWindow(state, move, release);
+  if (state.kind === "lesson") {
+    bindSliders(state);
+    bindWindow(state, move, release);
+  }
   // a new width (the sidebar collapsed, the window resized) redraws at once
   new ResizeObserver(() => {
     if (state.r && width(state) !== state.drawnWidth) draw(state);
@@ -205,11 +256,11 @@ function bindMaps(state) {
 function load(state, data) {
   state.m = { ...data, hManual: false };
   state.dom.box.classList.toggle("present", Boolean(data.present));
-  if (state.dim === 1) {
+  if (state.kind === "lesson" && state.dim === 1) {
     state.cache.axis = linspace(data.axis[0], data.axis[1], data.axis[2]);
     state.cache.view = null;
     state.cache.norm = null;
-  } else {
+  } else if (state.kind === "lesson") {
     state.engine.load(state.m);
   }
   markPending(state, false);
@@ -230,11 +281,12 @@ export default function (component) {
     style.textContent = PENDING_STYLE;
     document.head.appendChild(style);
   }
-  if (!STATE || STATE.dim !== data.dim) {
+  const kind = data.kind || "lesson";
+  if (!STATE || STATE.dim !== data.dim || STATE.kind !== kind) {
     if (STATE && STATE.engine && STATE.engine.worker) STATE.engine.worker.terminate();
     const root = document.createElement("div");
-    const dom = build(root, data.dim);
-    STATE = { root, dom, dim: data.dim, cache: {}, frame: 0, latencies: [], releases: 0, dragging: null, pending: false };
+    const dom = { example: buildExample, steps: (r) => buildSteps(r, data) }[kind]?.(root) || build(root, data.dim);
+    STATE = { root, dom, kind, dim: data.dim, cache: {}, frame: 0, latencies: [], releases: 0, dragging: null, pending: false };
     if (data.dim === 2) {
       const state = STATE;
       state.engine = new Engine(WORKER_SOURCE, (r, started, moves) => {
