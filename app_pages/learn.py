@@ -41,6 +41,8 @@ from app_support.lessons import (
     X0,
     when_it_helps_table,
 )
+from app_support.live_lesson.mount import FIGURE_SWITCH, held_step, steps_live
+from app_support.live_lesson.payload import steps_payload
 from app_support.median_figures import STEPS, construction_figure
 from app_support.present import LEGEND_BELOW, beside, notes, presenting, sized
 from app_support.results import RESULTS_DIR
@@ -116,7 +118,16 @@ if not presenting():
 
 @st.fragment
 def construction_steps() -> None:
-    """The construction's step control and its frame: a step reruns this part alone."""
+    """The construction's step control and its frame: drawn in the browser (a step redraws
+    the frame and its caption with no server run), or with Plotly (``?fig=plotly``: a step
+    reruns this part alone)."""
+    steps = construction(*BUILD)
+    if st.query_params.get(FIGURE_SWITCH) != "plotly":
+        step = held_step(MEDIAN.step, "sample")
+        steps_live(
+            steps_payload(steps, step, {k: step_caption(steps, k) for k in STEPS}), MEDIAN.step
+        )
+        return
     step = (
         st.segmented_control(
             "Step",
@@ -129,7 +140,6 @@ def construction_steps() -> None:
         )
         or "sample"
     )
-    steps = construction(*BUILD)
     st.plotly_chart(
         sized(construction_figure(steps, step, height=360)),
         key="construction_figure",

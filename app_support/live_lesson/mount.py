@@ -18,6 +18,7 @@ from momkde_core.bandwidth import n_blocks_for
 from ..choices import block_options
 from ..compute import Settings
 from ..keys import ESTIMATOR, MEDIAN
+from ..median_figures import STEPS
 from ..present import presenting
 from ..views import ExploreView
 from ..widgets import url
@@ -245,3 +246,59 @@ def example_live(payload: dict, key: str) -> None:
     """
     data = {**payload, "seq": int(st.session_state.get(EXAMPLE_SEQ, 0)), "present": presenting()}
     _component(key=EXAMPLE_KEY, data=data, on_release_change=lambda: _apply_example_release(key))
+
+
+#: Learn's construction's key in the session state, and the number of its last release.
+STEPS_KEY = "_live_steps"
+STEPS_SEQ = "_live_steps_seq"
+
+
+def held_step(key: str, default: str) -> str:
+    """Learn's step when the page draws the construction live: the last one chosen (kept in
+    the session state), else the URL's ``key``, else ``default``; an unknown step is the
+    default.
+
+    Parameters
+    ----------
+    key : str
+        The step's key in the URL.
+    default : str
+        The opening step.
+
+    Returns
+    -------
+    step : str
+        A key of :data:`~app_support.median_figures.STEPS`.
+    """
+    held = _held(key)
+    if held not in st.session_state:
+        st.session_state[held] = st.query_params.get(key, default)
+    step = st.session_state[held] if st.session_state[held] in STEPS else default
+    if key in st.query_params or step != default:
+        st.query_params[key] = step
+    return step
+
+
+def _apply_steps_release(key: str) -> None:
+    """Learn's release: the step chosen into the session state (and so into the URL)."""
+    moved = (st.session_state.get(STEPS_KEY) or {}).get("release")
+    if not moved:
+        return
+    st.session_state[STEPS_SEQ] = int(moved["seq"])
+    st.session_state[_held(key)] = str(moved["step"])
+
+
+def steps_live(payload: dict, key: str) -> None:
+    """Draw Learn's construction live (:func:`~app_support.live_lesson.payload.steps_payload`'s
+    data): a step button redraws the frame and its caption in the browser; the step chosen
+    is written into the URL (``key``) by the next run.
+
+    Parameters
+    ----------
+    payload : dict
+        The figure's data.
+    key : str
+        The step's key in the URL.
+    """
+    data = {**payload, "seq": int(st.session_state.get(STEPS_SEQ, 0)), "present": presenting()}
+    _component(key=STEPS_KEY, data=data, on_release_change=lambda: _apply_steps_release(key))

@@ -14,11 +14,13 @@ import numpy as np
 import pytest
 
 from app_support.captions.learn import home_caption
+from app_support.captions.median import step_caption
 from app_support.compute import Settings, make_estimator
-from app_support.lessons import HOME_H, HOME_OUTLIERS, X0, example_one
+from app_support.lessons import BUILD, HOME_H, HOME_OUTLIERS, X0, example_one
 from app_support.live_lesson import payload
 from app_support.live_lesson.payload import cluster_draws, live_payload, mesh_axes
-from app_support.mechanism import block_values, placed_sample
+from app_support.mechanism import block_values, construction, placed_sample
+from app_support.median_figures import STEPS
 from app_support.views import drawn_ratio
 from benchmarks.browser import wait_until_idle
 from momkde_core import KDE
@@ -26,6 +28,7 @@ from momkde_core.synthetic import make_contaminated, outlier_count
 from tests.app._apptest import EXPLORE, open_app
 
 LIVE = '[data-testid="live-lesson"]'
+LEARN_PAGE = "app_pages/learn.py"
 #: The live h slider's positions (js/controls.js: H_STEPS, evenly in log h).
 H_STEPS = 400
 #: Below this density the library's sums (in log space) and the browser's (linear, terms
@@ -434,4 +437,37 @@ def test_home_follows_its_slider_in_the_page(server, page):
     assert shown["readout"] == home_caption(ex, outliers, HOME_H)
     page.keyboard.up("ArrowRight")
     page.wait_for_function("(o) => location.search.includes('o=' + o)", arg=outliers)
+    assert page.console_errors == []
+
+
+# ---------------------------------------------------------------- Learn: the construction
+
+
+def test_learn_mounts_the_construction_with_every_steps_caption():
+    """Learn's live construction is sent the library's frames and each step's caption (the
+    server's rule); the URL's step is shown first."""
+    at = open_app(LEARN_PAGE, step="median")
+    live = [e for e in at.main if getattr(e, "key", None) == "_live_steps"]
+    assert len(live) == 1
+    sent = json.loads(live[0].proto.json)
+    steps = construction(*BUILD)
+    assert sent["step"] == "median" and len(sent["blocks"]) == steps.n_blocks
+    assert sent["captions"] == {k: step_caption(steps, k) for k in STEPS}
+    assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("construction_figure")]
+
+
+@pytest.mark.browser
+def test_learn_steps_redraw_in_the_page(server, page):
+    """A click on a step redraws the construction and its caption at once (before any server
+    run: the frame is drawn in the click's handler); the URL follows."""
+    page.goto(f"{server}/learn")
+    wait_until_idle(page)
+    page.wait_for_selector('[data-kind="steps"]', timeout=60_000)
+    steps = construction(*BUILD)
+    for step in ("split", "blocks", "median", "compare"):
+        page.locator(f'[data-step="{step}"]').click()
+        shown = page.evaluate("() => window.__liveLesson")
+        assert shown["step"] == step and shown["readout"] == step_caption(steps, step)
+        page.wait_for_function("(s) => location.search.includes('step=' + s)", arg=step)
+    assert page.locator(f"{LIVE} .line.block-faint").count() == 0  # (compare: no blocks)
     assert page.console_errors == []

@@ -123,7 +123,8 @@ def test_a_click_sets_the_point_or_the_place() -> None:
 
 
 def test_learn_steps_through_the_construction() -> None:
-    at = open_app("app_pages/learn.py", step="median")
+    """With Plotly (``fig=plotly``; the live steps are tested in tests/app/test_live_lesson.py)."""
+    at = open_app("app_pages/learn.py", step="median", fig="plotly")
     fig = next(f for f in figures(at) if "median of the 9 blocks" in names(f))
     assert len([n for n in names(fig) if n.startswith("block")]) == 9
     assert caption(at, "The pointwise median of the 9 block KDEs")

@@ -175,9 +175,13 @@ def test_construction_frames_share_one_x_range_and_captions_agree(args):
 
 
 def test_learn_step_frames_keep_their_x_range_on_the_page():
-    """On the page, each step's figure has the same x-range."""
+    """On the page, each step's figure has the same x-range (the Plotly figure, ``fig=plotly``)."""
     ranges = {
-        tuple(chart(open_app(LEARN, step=step), "construction_figure")["layout"]["xaxis"]["range"])
+        tuple(
+            chart(open_app(LEARN, step=step, fig="plotly"), "construction_figure")["layout"][
+                "xaxis"
+            ]["range"]
+        )
         for step in STEPS
     }
     assert len(ranges) == 1
