@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_support.cache import run_sweep
+from app_support.cache import SWEEP_OPENING, run_sweep, sweep_options, sweep_ratios
 from app_support.captions.coinciding import coinciding_lines
 from app_support.captions.density import WHY
 from app_support.captions.sweep import below_chance, sweep_verdicts
@@ -49,40 +49,41 @@ SHARES = {"guess": f"guess {CONTAMINATION_GUESS:g}", "true": "true ratio"}
 st.title("Contamination sweep")
 side = st.sidebar
 scheme = scheme_select(side, SYNTHETIC_SCHEMES)
-dim = side.segmented_control("Dimension", [1, 2], default=1, **url("dim")) or 1
+OPEN = SWEEP_OPENING  # (the warm-up computes the page at these settings)
+dim = side.segmented_control("Dimension", [1, 2], default=OPEN["dim"], **url("dim")) or OPEN["dim"]
 step = (
     side.segmented_control(
         "Ratio step",
         [0.1, 0.05],
-        default=0.1,
+        default=OPEN["step"],
         **url("step"),
         help="0.05 is the paper's grid (twice the work).",
     )
-    or 0.1
+    or OPEN["step"]
 )
-n_inliers = side.select_slider("Inliers", [200, 500, 1000], value=500, **url("n"))
-reps = side.slider("Repetitions", 1, 20, 3, **url("reps"), help="The paper uses 10.")
+n_inliers = side.select_slider("Inliers", [200, 500, 1000], value=OPEN["n_inliers"], **url("n"))
+reps = side.slider("Repetitions", 1, 20, OPEN["reps"], **url("reps"), help="The paper uses 10.")
 protocol = (
     side.segmented_control(
         "Protocol",
         list(PROTOCOLS),
-        default="honest",
+        default=OPEN["protocol"],
         **url("proto"),
         help="honest: what a user can do (h by CV on the contaminated sample). "
         "paper: h by CV on the clean inliers and SPKDE told the true ratio "
         "(knowledge a user lacks).",
     )
-    or "honest"
+    or OPEN["protocol"]
 )
 share = (
     side.segmented_control(
         "Share stated to SPKDE, the auto methods and the screened KDE",
         list(SHARES),
-        default="guess",
+        default=OPEN["share"],
         format_func=SHARES.get,
         **url("share"),
     )
-    or "guess"
+    or OPEN["share"]
 )
 methods = methods_select(
     side,
@@ -94,8 +95,7 @@ methods = methods_select(
     "Screened KDE: MoM-KDE as a screen, then a KDE with its own CV h "
     "on the rows kept.",
 )
-seed = int(side.number_input("Seed", 0, 10_000, 0, **url("seed")))
-ratios = [round(step * k, 2) for k in range(1, int(round(0.5 / step)) + 1)]
+seed = int(side.number_input("Seed", 0, 10_000, OPEN["seed"], **url("seed")))
 
 stated = (
     "the true ratio"
@@ -135,14 +135,11 @@ with user_errors():
     results = run_sweep(
         "synthetic",
         [scheme],
-        ratios,
+        sweep_ratios(step),
         reps,
         seed,
         runner_methods(methods),
-        dim=dim,
-        n_inliers=n_inliers,
-        protocol=protocol,
-        contamination=None if share == "true" else "guess",
+        **sweep_options(dim, n_inliers, protocol, share),
     )
     challenger = next((m for m in ("mom_kde", "mom_kde_rule") if m in set(results["method"])), None)
     verdicts = {metric: sweep_verdicts(results, metric, challenger) for metric in FIGURES}

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from momkde_core.experiments import SYNTHETIC_SCHEMES
 from momkde_core.methods import METHODS
 from momkde_core.synthetic import make_contaminated
 
@@ -197,12 +198,51 @@ def warm_lessons() -> None:
     )
 
 
+#: The Sweep page's opening settings (its widgets' defaults), which :func:`warm_sweep`
+#: computes: the dimension, the ratio step, the inliers, the repetitions, the protocol, the
+#: share stated (a guess) and the seed; the scheme is the first synthetic one and the
+#: methods :data:`~app_support.results.SWEEP_DEFAULTS`.
+SWEEP_OPENING = dict(
+    dim=1, step=0.1, n_inliers=500, reps=3, protocol="honest", share="guess", seed=0
+)
+
+
+def sweep_ratios(step: float) -> list[float]:
+    """The outlier ratios of the Sweep page's grid of step ``step``: step, 2 step, ..., 0.5."""
+    return [round(step * k, 2) for k in range(1, int(round(0.5 / step)) + 1)]
+
+
+def sweep_options(dim: int, n_inliers: int, protocol: str, share: str) -> dict:
+    """:func:`run_sweep`'s options for the Sweep page's settings: the share stated is the
+    guess ("guess") or the true ratio (None)."""
+    contamination = None if share == "true" else "guess"
+    return dict(dim=dim, n_inliers=n_inliers, protocol=protocol, contamination=contamination)
+
+
+def warm_sweep() -> None:
+    """Compute the Sweep page's opening sweep (:data:`SWEEP_OPENING`) into the caches, ratio
+    by ratio, with the arguments the page passes. Off when the environment sets
+    ``MOMKDE_APP_WARM=0``."""
+    if not _warming():
+        return
+    o = SWEEP_OPENING
+    options = sweep_options(o["dim"], o["n_inliers"], o["protocol"], o["share"])
+    methods = results.runner_methods(results.SWEEP_DEFAULTS)
+    for ratio in sweep_ratios(o["step"]):
+        sweep_rows(
+            "synthetic", SYNTHETIC_SCHEMES[0], ratio, o["reps"], o["seed"], methods, **options
+        )
+
+
 def warm_server(max_share: float, kernels: tuple[str, ...]) -> int:
     """Home's and Learn's opening views (:func:`warm_lessons`), then Explore's
-    (:func:`warm_views`): what ``app.py``'s background thread computes once per server
-    process; returns how many Explore views were computed."""
+    (:func:`warm_views`), then the Sweep page's (:func:`warm_sweep`): what ``app.py``'s
+    background thread computes once per server process; returns how many Explore views
+    were computed."""
     warm_lessons()
-    return warm_views(max_share, kernels)
+    count = warm_views(max_share, kernels)
+    warm_sweep()
+    return count
 
 
 #: :func:`app_support.lessons.example_one_errors`, cached apart from :data:`example_one`, so

@@ -303,3 +303,24 @@ def test_every_figure_dashes_the_lines_it_would_hide_and_says_so():
             upper = values(line["y"]) + values(line["customdata"])
             assert np.allclose(values(band["y"])[: len(upper)], upper)
     assert dashed_somewhere  # the walkthrough's AUC lines lie on each other
+
+
+def test_warm_sweep_computes_the_pages_own_opening_sweep(monkeypatch):
+    """The server's warm-up computes the sweep the page opens on, with the very arguments the
+    page passes (the same cache keys): both recorded through a spy, which answers each call
+    with a small sweep (one repetition of 50 inliers) to keep the test short."""
+    calls = []
+    real = cache.sweep_rows
+
+    def spy(kind, source, ratio, reps, seed, methods, **options):
+        calls.append((kind, source, ratio, reps, seed, methods, tuple(sorted(options.items()))))
+        return real(kind, source, ratio, 1, seed, methods, **{**options, "n_inliers": 50})
+
+    monkeypatch.setattr(cache, "sweep_rows", spy)
+    at = open_app("app_pages/sweep.py")
+    assert not at.exception
+    opened = list(calls)
+    calls.clear()
+    monkeypatch.setenv(cache.WARM_ENV, "1")
+    cache.warm_sweep()
+    assert calls == opened and len(opened) == len(cache.sweep_ratios(0.1))
