@@ -77,19 +77,23 @@ POLL_S = 0.025
 SETTLE_S = 0.4
 TIMEOUT_S = 120.0
 
+#: The elements matching a selector in the page and in its components' shadow roots (the
+#: live figures are drawn in one).
+FIND_JS = """(selector) => [document, ...Array.from(document.querySelectorAll('*'), e => e.shadowRoot)
+    .filter(Boolean)].flatMap(root => Array.from(root.querySelectorAll(selector)))"""
 #: A digest of what the page shows: the figure's drawn elements (length and ends of each: the
 #: paths and images are long) and the main area's text (metrics, captions).
-DIGEST_JS = """() => {
-    const drawn = Array.from(document.querySelectorAll(
+DIGEST_JS = f"""() => {{
+    const drawn = ({FIND_JS})(
         '.js-plotly-plot .scatterlayer path.js-line, .js-plotly-plot .contourlayer path, '
         + '.js-plotly-plot .heatmaplayer image, .js-plotly-plot .scatterlayer path.point, '
-        + '[data-testid="live-lesson"] svg path'))
-        .map(e => { const d = e.getAttribute('d') || e.getAttribute('href') || '';
-                    return d.length + d.slice(0, 30) + d.slice(-60); });
+        + '[data-testid="live-lesson"] svg path')
+        .map(e => {{ const d = e.getAttribute('d') || e.getAttribute('href') || '';
+                    return d.length + d.slice(0, 30) + d.slice(-60); }});
     const main = document.querySelector('[data-testid="stMain"]');
     return drawn.length + ':' + drawn.join('|') + '#' + (main ? main.innerText : '');
-}"""
-DRAWN_JS = """() => document.querySelectorAll(
+}}"""
+DRAWN_JS = f"""() => ({FIND_JS})(
     '.js-plotly-plot .scatterlayer .trace, .js-plotly-plot .heatmaplayer image, '
     + '.js-plotly-plot .contourlayer path, [data-testid="live-lesson"] svg path').length > 0"""
 
