@@ -25,6 +25,7 @@ from momkde_core.bandwidth import n_blocks_for
 from momkde_core.methods import ALIASES, METHODS, method_label
 from momkde_core.synthetic import SCHEMES
 
+from .captions.blocks import auto_formula, guide_note
 from .captions.your_data import sample_banner
 from .choices import (
     ASSETS,
@@ -331,7 +332,7 @@ def bandwidth_and_blocks(
     bound to the URL, and "manual" starts from ``default_blocks``, where a link holding no S
     opens; the h slider likewise shows the rule's h (``bandwidth_of``), and by hand starts
     from the robust h. S's caption says whether S meets the guide
-    S > 2|O| (:func:`guide_note`); a warning says when S auto misses it because the stated ε
+    S > 2|O| (:func:`~app_support.captions.blocks.guide_note`); a warning says when S auto misses it because the stated ε
     is below the ``true_share`` of a synthetic sample.
     """
     h_col, s_col = top.columns(2, gap="large") if side_by_side else (top, top)
@@ -425,41 +426,6 @@ def _on_slider(h: float) -> float:
     return min(H_RANGE[1], max(H_RANGE[0], float(h)))
 
 
-def _auto_formula(blocks: int, eps: float, n: int) -> str:
-    """How S auto was computed: 2⌈εn⌉+1, or that value capped at n (one row per block).
-
-    Examples
-    --------
-    >>> _auto_formula(21, 0.1, 100), _auto_formula(2, 0.1, 2)
-    (' = 2⌈εn⌉+1 with ε = 0.1, n = 100', ' = n = 2 (2⌈εn⌉+1 = 3 with ε = 0.1, capped at one row per block)')
-    """
-    formula = 2 * math.ceil(eps * n - 1e-9) + 1
-    if blocks == formula:
-        return f" = 2⌈εn⌉+1 with ε = {eps:g}, n = {n}"
-    return f" = n = {n} (2⌈εn⌉+1 = {formula} with ε = {eps:g}, capped at one row per block)"
-
-
-def guide_note(n_blocks: int, n_outliers: int | None) -> str:
-    """Whether S meets the guide S > 2|O|, worded as what the guide is: a guarantee, whatever
-    the split, not what a split did.
-
-    Examples
-    --------
-    >>> guide_note(25, 12)
-    '; meets the guide S > 2|O| = 24: fewer than half of the blocks hold an outlier, whatever the split.'
-    >>> guide_note(21, 12)
-    '; below the guide S > 2|O| = 24 (a guarantee whatever the split): here the split decides.'
-    """
-    if not n_outliers:
-        return "."
-    guide = f"the guide S > 2|O| = {2 * n_outliers}"
-    if n_blocks > 2 * n_outliers:
-        return (
-            f"; meets {guide}: fewer than half of the blocks hold an outlier, whatever the split."
-        )
-    return f"; below {guide} (a guarantee whatever the split): here the split decides."
-
-
 def _blocks_control(
     s_col, n: int, n_outliers: int | None, eps: float, default_blocks: int
 ) -> tuple[int, bool]:
@@ -503,7 +469,7 @@ def _blocks_control(
         )
     s_col.caption(
         f"S = {blocks}"
-        + (_auto_formula(blocks, eps, n) if auto else "")
+        + (auto_formula(blocks, eps, n) if auto else "")
         + " (log scale)"
         + guide_note(blocks, n_outliers)
     )

@@ -168,13 +168,14 @@ def test_learn_smallest_bandwidth_many_blocks():
     """h = 0.05 with S up to 60: the block median vanishes for large S; no traceback."""
     at = open_app("app_pages/learn.py", o="5", h="0.05", S="60")
     assert not at.error, [e.value for e in at.error]
-    assert len(figures(at)) == 4  # Example 1's two, a construction step, curve against screen
+    # Example 1's two, curve against screen (the construction's step is drawn live)
+    assert len(figures(at)) == 3
 
 
 def test_learn_example_one():
     at = open_app("app_pages/learn.py", o="3", S="11")
     figs = figures(at)
-    assert len(figs) == 4  # Example 1's two, a construction step, curve against screen
+    assert len(figs) == 3  # Example 1's two, curve against screen (the construction: live)
     errors = {t["name"]: t["y"] for t in figs[1]["data"]}
     assert "MoM-KDE" in errors and "KDE" in errors
 

@@ -43,9 +43,11 @@ CURVES, MAPS, LIVE = TRACE, ".js-plotly-plot .heatmaplayer image", '[data-testid
 #: Every page at the URL a link or the sidebar opens it on, and Explore with its Plotly
 #: figure; what each draws when it is ready.
 PAGES = {
-    "": CURVES,
+    "": LIVE,
+    "?fig=plotly": CURVES,
     "explore": LIVE,
-    "explore?dim=2": MAPS,
+    "explore?dim=2": LIVE,
+    "explore?dim=2&fig=plotly": MAPS,
     "explore?fig=plotly": CURVES,
     "sweep": CURVES,
     "your_data": CURVES,
@@ -454,10 +456,11 @@ PANEL_PIXELS_JS = """(points) => {
 def test_default_2d_view_shows_the_kdes_outlier_mass(server, page, tmp_path):
     """#26: on the default 2-D view (uniform outliers on [-3, 9]², ratio 0.1), the KDE's map
     shows the outliers' mass far from both inlier modes in a colour above the scale's floor,
-    where MoM-KDE's map is at the floor: the pixels drawn, read from a screenshot."""
+    where MoM-KDE's map is at the floor: the pixels drawn, read from a screenshot (the Plotly
+    maps, ``fig=plotly``; the live maps' numbers: tests/app/test_live_lesson.py)."""
     from PIL import Image
 
-    page.goto(f"{server}/explore?dim=2")
+    page.goto(f"{server}/explore?dim=2&fig=plotly")
     wait_until_idle(page)
     page.wait_for_function(
         "() => document.querySelectorAll('.js-plotly-plot .heatmaplayer image').length === 5",

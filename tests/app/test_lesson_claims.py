@@ -19,6 +19,7 @@ import pytest
 
 from app_support.cache import explore_view
 from app_support.captions import lesson
+from app_support.captions.blocks import guide_note
 from app_support.captions.density import CLEARLY_CLOSER, reasons
 from app_support.captions.median import MOVED, NEGLIGIBLE, strip_caption
 from app_support.compute import (
@@ -29,7 +30,6 @@ from app_support.compute import (
     relevant,
 )
 from app_support.mechanism import block_values, kernel_reach
-from app_support.widgets import guide_note
 from momkde_core import KDE
 from momkde_core.bandwidth import n_blocks_for
 from momkde_core.synthetic import SCHEMES

@@ -143,7 +143,7 @@ def test_a_slow_rerun_shows_the_working_cue_until_it_ends(server, browser):
             f"() => {{ const [c, o] = ({CUE_JS})(); return c.includes('Working') && o === '1'; }}",
             timeout=60_000,
         )
-        tab.wait_for_selector('[data-testid="stPlotlyChart"] >> nth=4', timeout=180_000)
+        tab.wait_for_selector('[data-testid="stPlotlyChart"] >> nth=3', timeout=180_000)
         wait_until_idle(tab, timeout=180_000)
         assert tab.evaluate(CUE_JS)[0] == "none"
     finally:
