@@ -240,12 +240,13 @@ with user_errors():
         main = stored_results(stored_path)
         screened = (
             stored_results(SCREENED_RESULTS)
-            if SCREENED_RESULTS.exists() and "screened_kde" not in set(main["method"])
+            if SCREENED_RESULTS.exists() and "screened_kde" not in main["method"].unique()
             else main.iloc[:0]
         )
         stored = display_names(pd.concat([main, screened], ignore_index=True))
         results = stored[stored["source"].isin(shown) & stored["method"].isin(methods)]
-        absent = [method_label(m) for m in methods if m not in set(stored["method"])]
+        kept = set(stored["method"].unique())  # (once: the table has some 10⁵ rows)
+        absent = [method_label(m) for m in methods if m not in kept]
         if absent:
             st.info(
                 f"{', '.join(absent)}: not in the stored results; switch on the live run to see it."
