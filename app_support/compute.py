@@ -207,7 +207,8 @@ def choose_bandwidth(
     robustness alone.
 
     "robust" is the h that ``MoMKDE(n_blocks="auto", contamination=contamination)`` selects
-    (a spike of outliers cannot capture it); "cv" is the paper's cross-validation of the plain
+    (a spike of outliers within the stated share cannot capture it; a cluster beyond it
+    can); "cv" is the paper's cross-validation of the plain
     KDE. The library's warnings are recorded and returned with h, not emitted.
     """
     with library_warnings() as said:

@@ -373,7 +373,8 @@ def _bandwidth_control(
             format_func=BANDWIDTH_RULES.get,
             **url_choice(KEY.h_mode, "robust", BANDWIDTH_RULES),
             help="robust: the h with the best trimmed leave-own-block-out likelihood "
-            "(a spike of outliers cannot capture it). cv: the paper's "
+            "(a spike of outliers within the stated share ε cannot capture it; a cluster "
+            "beyond it, such as many placed outliers, can pull it down). cv: the paper's "
             "cross-validation of the plain KDE (a spike captures it). scott: Scott's rule. "
             "slider: h by hand. "
             "The same h is used for every estimator but the screened "

@@ -33,7 +33,9 @@ numbers back (``tests/app/test_live_lesson.py``); Node's tests of the modules
   page's Plotly maps (``shared_colour_cap`` of the view's surfaces, kept during a drag).
 
 During a drag h stays at the value of the last server run: when a rule chooses h
-(``hRule``), the rule runs again on release, with the rows where they were let go.
+(``hRule``), a release keeps it, set by hand (``keepH``, :data:`KEEP_H`), unless the user
+unticks "keep h", and then the rule runs again on release, with the rows where they were
+let go.
 """
 
 from __future__ import annotations
@@ -84,6 +86,11 @@ VIEW_NODES = 512
 VIEW_MARGIN = 1.0
 #: The h slider's range and step (those of the page's h slider).
 H_RANGE: tuple[float, float, float] = (*choices.H_RANGE, 0.01)
+#: Whether a release keeps the drag's h (set by hand) when a rule chose it, until the user
+#: unticks it: the figure does not jump on release to the rule's h on the moved sample (a
+#: cluster beyond the stated share can pull the robust h down), and the release's run skips
+#: the rule's search.
+KEEP_H = True
 #: Significant digits of the curves the script only draws (the truth, the server's fits).
 DRAWN_DIGITS = 6
 
@@ -298,6 +305,7 @@ def live_payload(
         "seed": int(s.seed),
         "h": float(h),
         "hRule": h_rule,
+        "keepH": KEEP_H,
         "S": int(s.n_blocks),
         "autoS": bool(s.auto_blocks),
         "eps": float(s.contamination),

@@ -15,7 +15,7 @@ import pytest
 
 from app_support.captions.learn import home_caption
 from app_support.captions.median import step_caption
-from app_support.compute import Settings, make_estimator
+from app_support.compute import Settings, choose_bandwidth, make_estimator
 from app_support.lessons import BUILD, HOME_H, HOME_OUTLIERS, X0, example_one
 from app_support.live_lesson import payload
 from app_support.live_lesson.payload import cluster_draws, live_payload, mesh_axes
@@ -249,6 +249,9 @@ def test_a_drag_redraws_in_the_page_and_the_url_follows_on_release(server, page)
     page.mouse.up()
     _synced(page, f"at={mid['model']['at']:g}", frame)
     assert _live(page)["model"]["at"] == float(_query(page)["at"])
+    # "keep h" (ticked by default): the drag's h, set by hand, not the rule's on the new sample
+    assert _query(page)["hmode"] == "slider"
+    assert float(_query(page)["h"]) == pytest.approx(mid["model"]["h"], rel=1e-12)
     assert page.console_errors == []
 
 
@@ -470,4 +473,32 @@ def test_learn_steps_redraw_in_the_page(server, page):
         assert shown["step"] == step and shown["readout"] == step_caption(steps, step)
         page.wait_for_function("(s) => location.search.includes('step=' + s)", arg=step)
     assert page.locator(f"{LIVE} .line.block-faint").count() == 0  # (compare: no blocks)
+    assert page.console_errors == []
+
+
+@pytest.mark.browser
+def test_unticking_keep_h_lets_the_rule_run_again_on_release(server, page):
+    """With "keep h" unticked, a release leaves h to the robust rule (no h in the URL): the
+    server's run searches it again on the moved sample and the figure draws that h."""
+    _open(page, server, "scheme=none&n=200&k=12&at=3&x0=3&Smode=manual&S=21")
+    page.locator('[data-role="keep-h"]').uncheck()
+    frame = _frame(page) + 1
+    page.locator('[data-role="cluster-handle"]').focus()
+    page.keyboard.press("Shift+ArrowRight")
+    _synced(page, "at=3.5", frame)
+    assert "h" not in _query(page) and _query(page).get("hmode", "robust") == "robust"
+    data = placed_sample("none", 200, 0.0, 1, 0, 12, (3.5,))
+    rule = choose_bandwidth(data.X, "robust", "gaussian", 0, 0.0).h  # (ε follows the true 0)
+    assert _live(page)["model"]["h"] == pytest.approx(rule, rel=1e-12)
+    assert page.console_errors == []
+
+
+@pytest.mark.browser
+def test_the_plane_without_web_workers(server, page):
+    """A browser without Web Workers: the 2-D frames are computed on the main thread, by the
+    same functions, with the same numbers."""
+    page.add_init_script("delete window.Worker;")
+    shown = _open(page, server, "dim=2&n=100&k=5&at=4&aty=4&x0=3&y0=3")
+    assert shown["dim"] == 2 and not shown["inWorker"]
+    _assert_plane(shown, "uniform", 100, 0.1, 0.1)
     assert page.console_errors == []

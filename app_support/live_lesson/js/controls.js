@@ -36,6 +36,10 @@ export function buildControls(parent) {
     const out = html("output", { class: `out-${role}` }, wrap);
     sliders[role] = { input, out, name };
   }
+  const keep = html("label", { class: "control keep-h" }, controls);
+  const box = html("input", { type: "checkbox", "data-role": "keep-h" }, keep);
+  const says = html("span", {}, keep);
+  sliders.keep = { input: box, says, wrap: keep };
   return sliders;
 }
 
@@ -49,6 +53,11 @@ export function drawControls(sliders, m, r) {
   h.out.textContent = fmt(m.h);
   h.name.textContent = m.hRule && !m.hManual ? `h (${m.hRule})` : "h (by hand)";
   h.input.title = m.hRule && !m.hManual ? `h is the ${m.hRule} rule's; a move sets it by hand` : "h set by hand";
+  // keep h: shown while a rule chose h (a release then sets it by hand, so the rule does not
+  // run again on the moved sample, where a large cluster can pull it down)
+  sliders.keep.wrap.hidden = !(m.hRule && !m.hManual);
+  sliders.keep.input.checked = m.keepH;
+  sliders.keep.says.textContent = `keep h = ${fmt(m.h)} when I let go (else the ${m.hRule} rule runs again on the moved sample)`;
   const options = sOptions(m.sOptions, r.S);
   Object.assign(s.input, { min: 0, max: options.length - 1, step: 1 });
   s.input.value = options.indexOf(r.S);

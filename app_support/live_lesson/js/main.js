@@ -179,7 +179,7 @@ function release(state) {
     k: m.k,
     at: m.at,
     x0: m.x0,
-    h: m.hManual ? m.h : null,
+    h: m.hManual || m.keepH ? m.h : null,
     S: m.autoS ? null : m.S,
     seq: state.releases,
   });
@@ -209,6 +209,9 @@ function bindSliders(state) {
     }),
   );
   for (const { input } of [k, h, s]) input.addEventListener("change", () => release(state));
+  state.dom.sliders.keep.input.addEventListener("change", (e) => {
+    state.m.keepH = e.target.checked;
+  });
 }
 
 function bindAll(state) {
@@ -254,7 +257,7 @@ function bindMaps(state) {
 }
 
 function load(state, data) {
-  state.m = { ...data, hManual: false };
+  state.m = { ...data, hManual: false, keepH: state.m ? state.m.keepH : data.keepH };
   state.dom.box.classList.toggle("present", Boolean(data.present));
   if (state.kind === "lesson" && state.dim === 1) {
     state.cache.axis = linspace(data.axis[0], data.axis[1], data.axis[2]);
