@@ -48,6 +48,7 @@ from app_support.widgets import (
     show_warnings,
     unless_held,
     url,
+    url_choice,
     user_errors,
 )
 from momkde_core.methods import method_label
@@ -89,7 +90,7 @@ st.title("Explore S, h and the outlier ratio")
 side = st.sidebar
 side.header("Sample")
 scheme = scheme_select(side)
-dim = side.segmented_control("Dimension", [1, 2], default=1, **url("dim")) or 1
+dim = side.segmented_control("Dimension", [1, 2], **url_choice("dim", 1)) or 1
 n_inliers = side.select_slider(
     "Inliers",
     [100, 200, 500, 1000, 2000],
@@ -260,8 +261,7 @@ def _placement_and_point(
     container.segmented_control(
         "A click on the figure sets",
         ["x0", "place"],
-        default="x0",
-        **url(MEDIAN.click),
+        **url_choice(MEDIAN.click, "x0"),
         help="Click above a curve (1-D) or on the first map, the true density (2-D): x0, its "
         "x (and y) becomes the locked point x₀; place, the outliers' place.",
     )
@@ -278,8 +278,7 @@ def _axis_controls(container) -> tuple[bool, bool]:
         log_col.segmented_control(
             "Density axis",
             ["log", "linear"],
-            default="log",
-            **url("yscale"),
+            **url_choice("yscale", "log"),
             help="log: four decades below the peak, so a small mass (a KDE's plateau over "
             "spread-out outliers, ~1 % of the peak) shows as clearly as a mode.",
         )

@@ -46,7 +46,7 @@ from app_support.live_lesson.payload import steps_payload
 from app_support.median_figures import STEPS, construction_figure
 from app_support.present import LEGEND_BELOW, beside, notes, presenting, sized
 from app_support.results import RESULTS_DIR
-from app_support.widgets import url, user_errors
+from app_support.widgets import url, url_choice, user_errors
 from momkde_core.plots import (
     density_1d_figure,
     error_vs_blocks_figure,
@@ -132,8 +132,7 @@ def construction_steps() -> None:
         st.segmented_control(
             "Step",
             list(STEPS),
-            default="sample",
-            **url(MEDIAN.step),
+            **url_choice(MEDIAN.step, "sample"),
             help="Each step adds one stage of MoM-KDE to the same sample: "
             + "; ".join(STEPS.values())
             + ".",

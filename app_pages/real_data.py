@@ -36,7 +36,7 @@ from app_support.results import (
     latest_results,
     runner_methods,
 )
-from app_support.widgets import methods_select, url, user_errors
+from app_support.widgets import methods_select, url, url_choice, user_errors
 from momkde_core.datasets import DATA_DIR_ENV, DATASETS
 from momkde_core.experiments import CONTAMINATION_GUESS
 from momkde_core.io import to_csv_text
@@ -163,8 +163,7 @@ view = (
     st.segmented_control(
         "Show",
         VIEWS,
-        default=VIEWS[0],
-        **url("view"),
+        **url_choice("view", VIEWS[0]),
         help="Six data sets: the paper's reproduction (AUC against the outlier ratio). "
         "ADBench: where each detector wins on the public outlier-detection benchmark.",
     )
@@ -188,8 +187,7 @@ if live:
         side.segmented_control(
             "Ratio step",
             list(STEPS),
-            default=0.1,
-            **url("step"),
+            **url_choice("step", 0.1),
             help="0.05 is the paper's grid (twice the work).",
         )
         or 0.1

@@ -11,7 +11,7 @@ from app_support.captions.density import WHY
 from app_support.captions.sweep import below_chance, sweep_verdicts
 from app_support.choices import SCHEME_LABELS
 from app_support.results import SWEEP_DEFAULTS, SWEEP_METHODS, runner_methods
-from app_support.widgets import methods_select, scheme_select, url, user_errors
+from app_support.widgets import methods_select, scheme_select, url, url_choice, user_errors
 from momkde_core.experiments import CONTAMINATION_GUESS, SYNTHETIC_SCHEMES
 from momkde_core.io import to_csv_text
 from momkde_core.plots import metric_vs_ratio_figure
@@ -50,13 +50,12 @@ st.title("Contamination sweep")
 side = st.sidebar
 scheme = scheme_select(side, SYNTHETIC_SCHEMES)
 OPEN = SWEEP_OPENING  # (the warm-up computes the page at these settings)
-dim = side.segmented_control("Dimension", [1, 2], default=OPEN["dim"], **url("dim")) or OPEN["dim"]
+dim = side.segmented_control("Dimension", [1, 2], **url_choice("dim", OPEN["dim"])) or OPEN["dim"]
 step = (
     side.segmented_control(
         "Ratio step",
         [0.1, 0.05],
-        default=OPEN["step"],
-        **url("step"),
+        **url_choice("step", OPEN["step"]),
         help="0.05 is the paper's grid (twice the work).",
     )
     or OPEN["step"]
@@ -67,8 +66,7 @@ protocol = (
     side.segmented_control(
         "Protocol",
         list(PROTOCOLS),
-        default=OPEN["protocol"],
-        **url("proto"),
+        **url_choice("proto", OPEN["protocol"]),
         help="honest: what a user can do (h by CV on the contaminated sample). "
         "paper: h by CV on the clean inliers and SPKDE told the true ratio "
         "(knowledge a user lacks).",
@@ -79,9 +77,8 @@ share = (
     side.segmented_control(
         "Share stated to SPKDE, the auto methods and the screened KDE",
         list(SHARES),
-        default=OPEN["share"],
         format_func=SHARES.get,
-        **url("share"),
+        **url_choice("share", OPEN["share"]),
     )
     or OPEN["share"]
 )

@@ -21,7 +21,7 @@ from ..keys import ESTIMATOR, MEDIAN
 from ..median_figures import STEPS
 from ..present import presenting
 from ..views import ExploreView
-from ..widgets import url
+from ..widgets import url_choice
 from .bundle import MODULES, bundle
 from .payload import LIVE_KERNELS, live_payload
 
@@ -80,8 +80,7 @@ def live_switch(container) -> bool:
     chosen = container.segmented_control(
         "Figure",
         FIGURES,
-        default=FIGURES[0],
-        **url(FIGURE_SWITCH),
+        **url_choice(FIGURE_SWITCH, FIGURES[0]),
         help="live: the figure (the curves in 1-D, the maps in 2-D) and the strip at x₀ redraw "
         "as you drag the outliers' place, x₀, k, h or S (RKDE, SPKDE and the metrics follow "
         "when you let go; Gaussian kernel). plotly: zoom, hover, and a click on the figure "
