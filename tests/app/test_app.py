@@ -866,3 +866,15 @@ def test_the_segmented_controls_keep_a_value():
     at = open_app("app_pages/explore.py")
     for key in ("hmode", "Smode"):
         assert at.segmented_control(key=key).proto.required, key
+    # every segmented control of every page, in its opening view (and Explore's live one)
+    for page, query in (
+        ("app_pages/explore.py", {"fig": "live"}),
+        ("app_pages/explore.py", {}),
+        ("app_pages/sweep.py", {}),
+        ("app_pages/real_data.py", {}),
+        ("app_pages/learn.py", {"fig": "plotly"}),
+    ):
+        shown = open_app(page, **query)
+        assert shown.segmented_control, page
+        for control in shown.segmented_control:
+            assert control.proto.required, (page, control.key)
