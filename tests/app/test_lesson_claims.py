@@ -11,6 +11,7 @@ REFUSED, the bump's floor; ``CLEARLY_CLOSER``); the test recomputes what they ar
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 
@@ -22,6 +23,7 @@ from app_support.captions import lesson
 from app_support.captions.blocks import guide_note
 from app_support.captions.density import CLEARLY_CLOSER, reasons
 from app_support.captions.median import MOVED, NEGLIGIBLE, strip_caption
+from app_support.choices import SCHEME_CODES
 from app_support.compute import (
     DEFAULT_METHODS,
     Settings,
@@ -29,6 +31,7 @@ from app_support.compute import (
     metric_table,
     relevant,
 )
+from app_support.keys import ESTIMATOR, MEDIAN
 from app_support.mechanism import block_values, kernel_reach
 from momkde_core import KDE
 from momkde_core.bandwidth import n_blocks_for
@@ -401,3 +404,61 @@ def test_presenting_explore_shows_the_headline_and_the_figures() -> None:
     assert len(figures(at)) == 2  # the densities and the strip
     labels = [e.label for e in at.expander]
     assert {"h and S", "The outliers placed and x₀", "The metrics"} <= set(labels)
+
+
+# ---- live states (#53): the page after a release of the live figure
+
+
+@pytest.mark.parametrize(("scheme", "dim"), [("uniform", 1), ("none", 1), ("thin_gaussian", 2)])
+def test_the_claims_hold_after_a_live_release(scheme, dim) -> None:
+    """Before the sync the browser's words are its own numbers' (tests/app/test_live_lesson.py
+    reads them back, and marks the server's words as updating); after it, the page's run of
+    the release (k, the place and x₀ written into the controls, the drag's h kept by hand, as
+    ``live_lesson.mount._apply_release`` writes them) says of the synced view what its
+    numbers say: the headline and the strip, recomputed here from that view."""
+    at = open_app(
+        "app_pages/explore.py", fig="live", scheme=SCHEME_CODES[scheme], dim=str(dim), n="200"
+    )
+    sent = json.loads(
+        next(e for e in at.main if getattr(e, "key", None) == "_live_lesson").proto.json
+    )
+    k, place, x0 = 12, (4.5,) * dim, (4.4,) * dim
+    at.session_state[MEDIAN.k] = k
+    for key, value in zip((MEDIAN.at, MEDIAN.at_y), place):
+        at.session_state[key] = value
+    for key, value in zip((MEDIAN.x0, MEDIAN.y0), x0):
+        at.session_state[key] = value
+    at.session_state[ESTIMATOR.h_mode] = "manual"
+    at.session_state[ESTIMATOR.h] = sent["h"]
+    at.run()
+    assert not at.exception
+    ratio = 0.0 if scheme == "none" else RATIO
+    n = N_INLIERS + (0 if scheme == "none" else math.floor(ratio * N_INLIERS / (1 - ratio) + 0.5))
+    settings = Settings(
+        bandwidth=sent["h"],
+        kernel="gaussian",
+        n_blocks=n_blocks_for(n + k, ratio),
+        contamination=ratio,
+        seed=0,
+        auto_blocks=True,
+    )
+    view = explore_view(scheme, N_INLIERS, ratio, dim, settings, DEFAULT_METHODS, placed=(k, place))
+    table = metric_table(
+        view.results,
+        view.truth,
+        view.grid.cell,
+        view.data.is_outlier if view.data.n_outliers else None,
+    )
+    blocks_at = lambda p: block_values(  # noqa: E731
+        view.data.X, view.data.is_outlier, view.h, relevant("mom_kde", settings), p
+    )
+    shown = next(i.value for i in at.info)
+    assert shown == lesson.view_headline(
+        view, scheme, (k, place), settings.n_blocks, table["JS"].to_dict(), blocks_at
+    )
+    place_said = lesson.outlier_place(scheme, (k, place), view.data.n_outliers - k, dim)
+    _check_headline(shown, view, place_said, k, settings.n_blocks, table)
+    at_x0 = blocks_at(x0)
+    strip = strip_caption(at_x0, view.results["mom_kde"]["median_mass"])
+    assert strip in [c.value for c in at.caption]
+    _check_strip(strip, at_x0, view, settings.n_blocks)
