@@ -100,8 +100,8 @@ async def _drag(tab, moves: int, result: dict, dim: int) -> tuple[str, int]:
         await tab.mouse.move(x + STEP_PX * (i + 1), y + dy)
         await tab.evaluate(NEXT_FRAME)
         result["status_seen"] += await tab.locator('[data-testid="stStatusWidget"]').count()
-    # the frame of the last move (2-D: the worker's answer may come a frame later)
-    await tab.wait_for_timeout(300)
+    # the frame of the last move (2-D: the worker's answer may come later)
+    await tab.wait_for_function("() => window.__liveLesson.current()", polling=20)
     frame = await tab.evaluate(FRAME_JS)
     result["redraws"] = frame - before
     result["latencies_ms"] = (await tab.evaluate("() => window.__liveLesson.latencies"))[seen:]

@@ -222,15 +222,6 @@ def example_outliers(key: str, default: int, max_outliers: int) -> int:
     return value
 
 
-def _apply_example_release(key: str) -> None:
-    """Home's release: |O| into the session state (and so into the URL)."""
-    moved = (st.session_state.get(EXAMPLE_KEY) or {}).get("release")
-    if not moved:
-        return
-    st.session_state[EXAMPLE_SEQ] = int(moved["seq"])
-    st.session_state[_held(key)] = int(moved["outliers"])
-
-
 def example_live(payload: dict, key: str) -> None:
     """Draw Home's live figure (:func:`~app_support.live_lesson.payload.example_payload`'s
     data): its slider redraws both panels in the browser; a release sets |O| (``key``) for
@@ -243,8 +234,7 @@ def example_live(payload: dict, key: str) -> None:
     key : str
         |O|'s key in the URL.
     """
-    data = {**payload, "seq": int(st.session_state.get(EXAMPLE_SEQ, 0)), "present": presenting()}
-    _component(key=EXAMPLE_KEY, data=data, on_release_change=lambda: _apply_example_release(key))
+    _mount_holding("example", payload, key)
 
 
 #: Learn's construction's key in the session state, and the number of its last release.
@@ -278,15 +268,6 @@ def held_step(key: str, default: str) -> str:
     return step
 
 
-def _apply_steps_release(key: str) -> None:
-    """Learn's release: the step chosen into the session state (and so into the URL)."""
-    moved = (st.session_state.get(STEPS_KEY) or {}).get("release")
-    if not moved:
-        return
-    st.session_state[STEPS_SEQ] = int(moved["seq"])
-    st.session_state[_held(key)] = str(moved["step"])
-
-
 def steps_live(payload: dict, key: str) -> None:
     """Draw Learn's construction live (:func:`~app_support.live_lesson.payload.steps_payload`'s
     data): a step button redraws the frame and its caption in the browser; the step chosen
@@ -299,5 +280,32 @@ def steps_live(payload: dict, key: str) -> None:
     key : str
         The step's key in the URL.
     """
-    data = {**payload, "seq": int(st.session_state.get(STEPS_SEQ, 0)), "present": presenting()}
-    _component(key=STEPS_KEY, data=data, on_release_change=lambda: _apply_steps_release(key))
+    _mount_holding("steps", payload, key)
+
+
+#: The live figures that hold one value of their page's URL, by kind: the component's key in
+#: the session state, the key of the number of its last release applied, and the field its
+#: release sends.
+_HOLDING = {
+    "example": (EXAMPLE_KEY, EXAMPLE_SEQ, "outliers"),
+    "steps": (STEPS_KEY, STEPS_SEQ, "step"),
+}
+
+
+def _apply_held_release(kind: str, key: str) -> None:
+    """A release of a figure of :data:`_HOLDING`: its value into the session state (read by
+    :func:`example_outliers` or :func:`held_step`, which write it into the URL's ``key``)."""
+    component, seq, field = _HOLDING[kind]
+    moved = (st.session_state.get(component) or {}).get("release")
+    if not moved:
+        return
+    st.session_state[seq] = int(moved["seq"])
+    st.session_state[_held(key)] = moved[field]
+
+
+def _mount_holding(kind: str, payload: dict, key: str) -> None:
+    """Mount a figure of :data:`_HOLDING` with ``payload``, the number of its last release
+    applied and the presentation mode."""
+    component, seq, _ = _HOLDING[kind]
+    data = {**payload, "seq": int(st.session_state.get(seq, 0)), "present": presenting()}
+    _component(key=component, data=data, on_release_change=lambda: _apply_held_release(kind, key))

@@ -362,7 +362,7 @@ def test_the_plane_is_live_and_the_library_s(server, page):
     artifacts = browser_test.REPO / "tests" / "_artifacts"
     artifacts.mkdir(exist_ok=True)
     page.screenshot(path=str(artifacts / "live_drag_2d.png"))
-    page.evaluate("() => new Promise((done) => setTimeout(done, 300))")  # the last frame
+    page.wait_for_function("() => window.__liveLesson.current()")  # the last move's frame
     mid = _live(page)
     assert mid["model"]["at"][0] < 4.0 and mid["model"]["at"][1] < 4.0
     _assert_plane(mid, "uniform", 200, 0.1, 0.1)

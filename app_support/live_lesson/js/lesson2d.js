@@ -7,12 +7,15 @@
 // where the placed rows add at most ``bound`` to any block's KDE, the median moves by at most
 // ``bound`` (adding values in [0, bound] moves each order statistic by at most bound): where
 // that is below EXACT_SHARE of the kept median, the kept one is the median to that share;
-// elsewhere the column is rebuilt with the placed rows and its median taken.
+// elsewhere the median is taken again. Only the blocks holding a placed row change (a few of
+// the S): the other blocks' values at a node, sorted the first time the node is needed and
+// kept, and the changed ones, sorted at each frame, are merged by rank (union.js).
 
 import { normGrid } from "./grid.js";
 import { blocksOf, cachedSplit, placedRows, stripAt } from "./lesson1d.js";
 import { median } from "./median.js";
 import { addKernels2d, axisFactors } from "./sums.js";
+import { sortFew, unionMedian } from "./union.js";
 
 export const EXACT_SHARE = 1e-13;
 
@@ -38,8 +41,48 @@ function baseOf(xs, ys, X, n0, labels, scale, h, cache, name) {
     total[j] = t;
     middle[j] = median(column, S);
   }
-  cache[name] = { key, sums, total, middle };
+  cache[name] = { key, sums, total, middle, scale };
   return cache[name];
+}
+
+// The KDEs, at each node, of the blocks holding no placed row (slot < 0), sorted, kept with
+// the sample's sums; a node is sorted the first time it is needed (most nodes of a drag never
+// are).
+function othersOf(base, slot, S, c, G) {
+  const key = slot.join(",");
+  if (!base.others || base.others.key !== key) {
+    base.others = { key, slot, S, c, values: new Float64Array(G * (S - c)), sorted: new Uint8Array(G), next: 0 };
+  }
+  return base.others;
+}
+
+// Sorts up to ``budget`` nodes not sorted yet of the kept meshes (the worker does it between
+// frames, so that a drag's first frames need not); whether any is left.
+export function sortAhead(cache, budget) {
+  for (const name of ["view", "norm"]) {
+    const base = cache[name];
+    const others = base && base.others;
+    if (!others) continue;
+    const G = others.sorted.length;
+    while (others.next < G && budget > 0) {
+      if (!others.sorted[others.next]) {
+        sortAt(others, base, others.slot, others.S, others.c, others.next);
+        budget--;
+      }
+      others.next++;
+    }
+    if (others.next < G) return true;
+  }
+  return false;
+}
+
+function sortAt(others, base, slot, S, c, j) {
+  if (others.sorted[j]) return;
+  const from = j * (S - c);
+  let q = from;
+  for (let s = 0; s < S; s++) if (slot[s] < 0) others.values[q++] = base.sums[j * S + s] * base.scale[s];
+  others.values.subarray(from, from + S - c).sort();
+  others.sorted[j] = 1;
 }
 
 // The median and the raw total of the block sums at every node of xs x ys, the placed rows
@@ -71,7 +114,19 @@ function withPlaced(xs, ys, X, n0, n, labels, scale, h, cache, name) {
   }
   let most = 0; // the most a placed row's terms can add to one block's KDE, per unit term
   for (let s = 0; s < S; s++) if (perBlock[s] * scale[s] > most) most = perBlock[s] * scale[s];
-  const column = new Float64Array(S);
+  // the blocks holding a placed row (their place in ``changed``), and the others
+  const changed = [];
+  const slot = new Int32Array(S).fill(-1);
+  for (let i = 0; i < k; i++) {
+    const s = labels[n0 + i];
+    if (slot[s] < 0) {
+      slot[s] = changed.length;
+      changed.push(s);
+    }
+  }
+  const c = changed.length;
+  const others = othersOf(base, slot, S, c, G);
+  const V = new Float64Array(c);
   let rebuilt = 0;
   for (let a = 0; a < Gx; a++) {
     for (let b = 0; b < Gy; b++) {
@@ -85,13 +140,12 @@ function withPlaced(xs, ys, X, n0, n, labels, scale, h, cache, name) {
         continue;
       }
       rebuilt++;
-      const from = j * S;
-      for (let s = 0; s < S; s++) column[s] = base.sums[from + s] * scale[s];
-      for (let i = 0; i < k; i++) {
-        const s = labels[n0 + i];
-        column[s] += fx[i * Gx + a] * fy[i * Gy + b] * scale[s];
-      }
-      middle[j] = median(column, S);
+      for (let q = 0; q < c; q++) V[q] = base.sums[j * S + changed[q]];
+      for (let i = 0; i < k; i++) V[slot[labels[n0 + i]]] += fx[i * Gx + a] * fy[i * Gy + b];
+      for (let q = 0; q < c; q++) V[q] *= scale[changed[q]];
+      sortFew(V, c);
+      sortAt(others, base, slot, S, c, j);
+      middle[j] = unionMedian(others.values, j * (S - c), S - c, V, c);
     }
   }
   return { middle, total, rebuilt };

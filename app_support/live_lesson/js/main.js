@@ -109,7 +109,10 @@ function publish(state, moves) {
     frame: state.frame,
     latencies: state.latencies,
     inWorker: state.engine ? state.engine.inWorker : false,
+    computeMs: r.computeMs,
     model: { k: drawn.k, at: drawn.at, x0: drawn.x0, h: drawn.h, S: r.S, seed: state.m.seed, outliers: drawn.outliers },
+    // whether this frame shows the hand's last move (2-D: later moves may still be computed)
+    current: () => ["k", "at", "x0", "h", "S"].every((f) => JSON.stringify(drawn[f] ?? null) === JSON.stringify(state.m[f] ?? null)),
     n: r.n,
     S: r.S,
     nodes: r.nodes ? Array.from(r.nodes) : null,

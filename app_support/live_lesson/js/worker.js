@@ -3,10 +3,17 @@
 // is the frame's numbers (their buffers transferred, not copied).
 
 import { linspace } from "./grid.js";
-import { compute2d } from "./lesson2d.js";
+import { compute2d, sortAhead } from "./lesson2d.js";
 
 let model = null;
 const cache = {};
+// Nodes sorted ahead per slice of idle time (a few milliseconds), between two frames.
+const AHEAD = 1500;
+let ahead = null;
+
+function sortSome() {
+  ahead = sortAhead(cache, AHEAD) ? setTimeout(sortSome, 0) : null;
+}
 
 self.onmessage = (event) => {
   const message = event.data;
@@ -22,4 +29,5 @@ self.onmessage = (event) => {
   const r = compute2d({ ...model, ...message.moves }, cache);
   r.computeMs = performance.now() - started;
   self.postMessage({ id: message.id, r }, [r.kde.buffer, r.mom.buffer, r.median.buffer, r.X.buffer, r.outlier.buffer]);
+  if (ahead === null) ahead = setTimeout(sortSome, 0);
 };
