@@ -3,7 +3,7 @@
 // is computed at a time: the moves that come meanwhile are merged into the next one.
 
 import { linspace } from "./grid.js";
-import { compute2d } from "./lesson2d.js";
+import { compute2d, sameSample } from "./lesson2d.js";
 
 // The sample's and the mesh's fields the worker keeps between frames.
 const STATIC = ["rows", "rowOutlier", "draws", "clusterSd", "seed", "eps", "norm", "reachPerH", "mesh"];
@@ -48,9 +48,10 @@ export class Engine {
   }
 
   load(m) {
+    if (!sameSample(this.model, m)) this.cache = {};
     this.model = m;
     this.pending = null;
-    this.cache = { xs: linspace(...m.mesh.x), ys: linspace(...m.mesh.y) };
+    Object.assign(this.cache, { xs: linspace(...m.mesh.x), ys: linspace(...m.mesh.y) });
     if (this.worker) this.worker.postMessage({ type: "load", model: pick(m, STATIC) });
   }
 

@@ -151,6 +151,17 @@ function withPlaced(xs, ys, X, n0, n, labels, scale, h, cache, name) {
   return { middle, total, rebuilt };
 }
 
+// Whether two loads hold the same sample and mesh (every row, to the bit): then the sums kept
+// for the first still hold for the second (their keys name the split, h and the meshes).
+export function sameSample(a, b) {
+  if (!a || !b || a.rows.length !== b.rows.length || a.seed !== b.seed) return false;
+  if (a.mesh.x.join() !== b.mesh.x.join() || a.mesh.y.join() !== b.mesh.y.join()) return false;
+  for (let i = 0; i < a.rows.length; i++) if (a.rows[i] !== b.rows[i]) return false;
+  for (let i = 0; i < a.rowOutlier.length; i++) if (a.rowOutlier[i] !== b.rowOutlier[i]) return false;
+  for (let i = 0; i < a.draws.length; i++) if (a.draws[i] !== b.draws[i]) return false;
+  return a.clusterSd === b.clusterSd;
+}
+
 // Everything one frame of the 2-D lesson draws (cache.xs, cache.ys: the figure's mesh).
 export function compute2d(m, cache) {
   const { X, outlier, n0, n } = placedRows(m, 2);

@@ -7,7 +7,7 @@ import { test } from "node:test";
 
 import { linspace } from "../grid.js";
 import { compute1d } from "../lesson1d.js";
-import { compute2d } from "../lesson2d.js";
+import { compute2d, sameSample } from "../lesson2d.js";
 import { RTOL, assertClose, library, skip } from "./_fixtures.js";
 
 function frame(m) {
@@ -51,4 +51,13 @@ test("a drag's frames, from the kept sums, are frames computed afresh", { skip }
       assert.ok(Math.abs(kept.integral - fresh.integral) <= RTOL * fresh.integral);
     }
   }
+});
+
+test("a load of the same sample keeps the sums; another sample does not", { skip }, () => {
+  const { payload } = library.frames.find((f) => f.payload.dim === 2);
+  const copy = JSON.parse(JSON.stringify(payload));
+  assert.ok(sameSample(payload, copy));
+  copy.rows[5] += 1e-12;
+  assert.ok(!sameSample(payload, copy));
+  assert.ok(!sameSample(null, payload));
 });
