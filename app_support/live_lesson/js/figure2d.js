@@ -170,7 +170,8 @@ function drawPlaneAxes(layer, sx, sy, xTicks, yTicks, side, yLabels) {
 
 function placeHandles(p, m, sx, sy, first) {
   const [ax, ay] = m.at;
-  p.cluster.setAttribute("d", `M${sx(ax)},${sy(ay) - 9}l-8,14h16z`);
+  // (a triangle pointing up at the place, its tip just under x0's ring when both coincide)
+  p.cluster.setAttribute("d", `M${sx(ax)},${sy(ay) + 2}l-8,14h16z`);
   p.cluster.setAttribute("fill", m.k ? m.colors.outlier : "white");
   p.cluster.setAttribute("stroke", m.k ? "white" : m.colors.outlier);
   p.cluster.setAttribute("aria-label", `the ${m.k} outliers placed, at (${ax.toFixed(2)}, ${ay.toFixed(2)})`);
