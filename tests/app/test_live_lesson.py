@@ -502,3 +502,13 @@ def test_the_plane_without_web_workers(server, page):
     assert shown["dim"] == 2 and not shown["inWorker"]
     _assert_plane(shown, "uniform", 100, 0.1, 0.1)
     assert page.console_errors == []
+
+
+@pytest.mark.browser
+def test_a_bandwidth_the_library_normalises_by_sampling_is_said(server, page):
+    """2-D at h = 0.02: the library's normalising grid would exceed its size (it samples
+    instead), the page sums on a capped grid and its words say so."""
+    shown = _open(page, server, "dim=2&n=100&hmode=slider&h=0.02&k=0")
+    assert not shown["normalisedAsLibrary"]
+    assert "estimates that integral by importance sampling" in shown["readout"]
+    assert page.console_errors == []

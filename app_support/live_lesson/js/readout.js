@@ -30,8 +30,13 @@ export function readout(m, r) {
   const handles = Array.isArray(m.at)
     ? "Drag the red triangle (the outliers) or the ringed cross (x₀) on any map, or a slider: the KDE and MoM-KDE maps follow"
     : "Drag the red triangle (the outliers), the dark knob (x₀) or a slider: the curves follow";
+  // where the library would estimate the median's integral by sampling (h small for the
+  // rows' spread), the page sums it on a grid of capped size: say so
+  const norm = r.asLibrary
+    ? ""
+    : " MoM-KDE is divided here by a Riemann sum of the median on a capped grid; the library, for this h and spread, estimates that integral by importance sampling, so the MoM-KDE drawn here and the library's differ by that estimate's error.";
   return (
     `${placed}; h = ${fmt(m.h)}, S = ${r.S}, n = ${r.n}. At x₀ = ${where(m.x0)}, ${blocksSentence(r.strip)}. ` +
-    `${handles}; RKDE, SPKDE, the metrics and the captions below update when you let go.`
+    `${handles}; RKDE, SPKDE, the metrics and the captions below update when you let go.${norm}`
   );
 }
