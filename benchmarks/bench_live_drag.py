@@ -23,6 +23,10 @@ host is aborted and counted), then runs
    CPU time during the drags and during the syncs (per drag), the slowest session's latency
    in the page and its slowest sync.
 
+3. **Home and Learn**: Home's |O| slider moved 12 steps by its arrow key, and Learn's
+   construction stepped through 8 times by its buttons, in a new session each: the page's
+   own latencies from the key or click to the end of the redraw.
+
 Every wait is bounded by ``--timeout`` seconds, the class run by 3 x ``--timeout``. Writes
 ``live_drag.json`` into ``--out`` and prints a summary. A benchmark: it asserts nothing.
 """
@@ -188,6 +192,36 @@ async def a_class(
     return results, cpu
 
 
+async def home_and_learn(browser, base: str, timeout_ms: float) -> dict:
+    """Home's slider and Learn's steps, redrawn in the page: their latencies."""
+    out = {}
+    for name, path, kind, act in (
+        ("home", "", "example", None),
+        ("learn", "learn", "steps", ["split", "blocks", "median", "compare", "sample"] * 2),
+    ):
+        result = _new(0)
+        context = await local_context(browser, result)
+        tab = await context.new_page()
+        tab.set_default_timeout(timeout_ms)
+        tab.on("websocket", lambda ws, r=result: ws.on("framesent", lambda _: r["sent"].append(1)))
+        await tab.goto(f"{base}/{path}")
+        await tab.wait_for_selector(f'[data-kind="{kind}"]')
+        await tab.wait_for_function(IDLE_JS)
+        if act is None:
+            await tab.locator('[data-role="outliers-slider"]').focus()
+            for _ in range(12):
+                await tab.keyboard.press("ArrowRight")
+                await tab.wait_for_timeout(60)
+        else:
+            for step in act:
+                await tab.locator(f'[data-step="{step}"]').click()
+                await tab.wait_for_timeout(60)
+        latencies = await tab.evaluate("() => window.__liveLesson.latencies")
+        out[name] = {"redraws": len(latencies), "latency_ms": _stats(latencies)}
+        await context.close()
+    return out
+
+
 def _stats(values: list[float]) -> dict:
     values = np.asarray(values, dtype=float)
     if not len(values):
@@ -208,6 +242,9 @@ async def run(args: argparse.Namespace) -> dict:
     try:
         async with async_playwright() as pw:
             browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            out["home_and_learn"] = await asyncio.wait_for(
+                home_and_learn(browser, base, timeout_ms), args.timeout
+            )
             for dim in args.dims:
                 single = await asyncio.wait_for(
                     one_session(browser, base, args.moves, timeout_ms, dim), args.timeout
