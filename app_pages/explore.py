@@ -21,7 +21,7 @@ from app_support.captions.density import (
     screened_note,
     thin_median,
 )
-from app_support.captions.lesson import view_headline
+from app_support.captions.lesson import SCHEME_CENTRE, view_headline
 from app_support.captions.median import placement_note, strip_caption
 from app_support.choices import MAX_SHARE
 from app_support.compute import (
@@ -206,8 +206,11 @@ def _take_click() -> None:
     st.session_state.update(dict(zip(keys, clicked)))
 
 
-def _coordinates(container, keys: tuple[str, str], label: str, help: str) -> tuple[float, ...]:
-    """A point's sliders (one per dimension) over :data:`PLACE_RANGE`, at 3 by default."""
+def _coordinates(
+    container, keys: tuple[str, str], label: str, help: str, default: float = 3.0
+) -> tuple[float, ...]:
+    """A point's sliders (one per dimension) over :data:`PLACE_RANGE`, at ``default`` on
+    every axis by default."""
     low, high, step = PLACE_RANGE
     names = ("", "") if dim == 1 else (" (x₁)", " (x₂)")
     return tuple(
@@ -217,7 +220,7 @@ def _coordinates(container, keys: tuple[str, str], label: str, help: str) -> tup
                 low,
                 high,
                 step=step,
-                **unless_held(key, value=3.0),
+                **unless_held(key, value=default),
                 **url(key),
                 help=help,
             )
@@ -255,6 +258,9 @@ def _placement_and_point(
         (MEDIAN.x0, MEDIAN.y0),
         "Locked point x₀",
         "The point where the strip under the figure shows the S block KDEs' values.",
+        # (on the scheme's outliers when they gather: the adversarial spike sits at 0, where
+        # x₀ = 3 showed an empty strip)
+        SCHEME_CENTRE.get(scheme, 3.0),
     )
     if not clicks:
         return (k, at if k else ()), point

@@ -512,3 +512,14 @@ def test_a_bandwidth_the_library_normalises_by_sampling_is_said(server, page):
     assert not shown["normalisedAsLibrary"]
     assert "estimates that integral by importance sampling" in shown["readout"]
     assert page.console_errors == []
+
+
+def test_x0_opens_on_the_schemes_outliers():
+    """#53: under the adversarial scheme (its spike on the inlier mode at 0) x₀ opens at 0,
+    where the strip shows blocks holding an outlier, not at 3, where it was empty."""
+    at = open_app(EXPLORE, fig="live", scheme="adversarial")
+    sent = json.loads(
+        next(e for e in at.main if getattr(e, "key", None) == "_live_lesson").proto.json
+    )
+    assert sent["x0"] == 0.0
+    assert open_app(EXPLORE, fig="live", scheme="uniform").slider(key="x0").value == 3.0
