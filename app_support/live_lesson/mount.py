@@ -91,8 +91,9 @@ def live_switch(container) -> bool:
 
 def _apply_release() -> None:
     """The release's values (a trigger of the component) into the page's controls: k, the
-    place and x0 (a coordinate each in 1-D, two in 2-D); h (set by hand) and S (by hand)
-    when the drag moved them."""
+    place and x0 (a coordinate each in 1-D, two in 2-D); h, set by hand, when the figure
+    sends it (moved by hand, or kept by "keep h", ticked by default, whatever moved); S, by
+    hand, when it is not auto."""
     moved = (st.session_state.get(LIVE_KEY) or {}).get("release")
     if not moved:
         return

@@ -432,7 +432,8 @@ def test_home_follows_its_slider_in_the_page(server, page):
     page.wait_for_function("(f) => window.__liveLesson.frame > f", arg=frame)
     shown = _live(page)
     outliers = shown["model"]["outliers"]
-    assert outliers == HOME_OUTLIERS + 1 and sent == []
+    # (drawn by the key's handler: its release, a message, may follow on the same keydown)
+    assert outliers == HOME_OUTLIERS + 1
     ex = example_one(200, outliers, HOME_H, X0, 0, 2 * outliers + 1)
     # (counts over 2 h n: the same integers, divided alike)
     np.testing.assert_allclose(shown["mom"], ex["curves"]["mom_kde"], rtol=1e-12, atol=1e-300)

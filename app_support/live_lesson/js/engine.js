@@ -44,13 +44,18 @@ export class Engine {
     if (this.worker) this.worker.terminate();
     this.worker = null;
     this.busy = false;
+    const { moves, started } = this;
     if (this.model) this.load(this.model);
+    // (the frame the worker did not answer is asked again, on the main thread)
+    if (moves && !this.pending) this.pending = { moves, started };
+    this.next();
   }
 
   load(m) {
     if (!sameSample(this.model, m)) this.cache = {};
     this.model = m;
     this.pending = null;
+    this.id += 1; // (a frame in flight was computed for the model before: not drawn)
     Object.assign(this.cache, { xs: linspace(...m.mesh.x), ys: linspace(...m.mesh.y) });
     if (this.worker) this.worker.postMessage({ type: "load", model: pick(m, STATIC) });
   }

@@ -34,6 +34,7 @@ export function bindHandle(state, handle, field, svg, move, release) {
     const key = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowDown: [1, -1], ArrowUp: [1, 1] }[e.key];
     if (!key) return;
     e.preventDefault();
+    state.keyHeld = true; // (a server run that arrives while the key is held waits)
     const step = state.m.place[2] * (e.shiftKey ? 10 : 1);
     const value = state.m[field];
     if (Array.isArray(value)) {
@@ -49,19 +50,34 @@ export function bindHandle(state, handle, field, svg, move, release) {
   handle.addEventListener("keyup", (e) => {
     if (state.keyMoved && e.key.startsWith("Arrow")) {
       state.keyMoved = false;
+      state.keyHeld = false;
       release(state);
     }
   });
 }
 
-export function bindWindow(state, move, release) {
+// The window's pointer listeners, added once for the page: they act on the figure ``current()``
+// returns (a figure built again for another page or dimension adds none).
+let HEARD = null;
+let BOUND = false;
+
+export function bindWindow(current, move, release) {
+  HEARD = { current, move, release };
+  if (BOUND) return;
+  BOUND = true;
+  const dragged = () => {
+    const state = HEARD.current();
+    return state && state.dragSvg && (state.dragging === "at" || state.dragging === "x0") ? state : null;
+  };
   window.addEventListener("pointermove", (e) => {
-    if (state.dragging !== "at" && state.dragging !== "x0") return;
+    const state = dragged();
+    if (!state) return;
     state.m[state.dragging] = placeAt(state, state.dragSvg, e);
-    move(state, e.timeStamp);
+    HEARD.move(state, e.timeStamp);
   });
   const end = () => {
-    if (state.dragging === "at" || state.dragging === "x0") release(state);
+    const state = dragged();
+    if (state) HEARD.release(state);
   };
   window.addEventListener("pointerup", end);
   window.addEventListener("pointercancel", end);

@@ -9,7 +9,9 @@
 // that is below EXACT_SHARE of the kept median, the kept one is the median to that share;
 // elsewhere the median is taken again. Only the blocks holding a placed row change (a few of
 // the S): the other blocks' values at a node, sorted the first time the node is needed and
-// kept, and the changed ones, sorted at each frame, are merged by rank (union.js).
+// kept, and the changed ones, sorted at each frame, are merged by rank (union.js). This holds
+// on the figure's mesh; the normalising grid follows the rows' box, so while the cluster is
+// at the box's edge every move moves that grid and its sums are recomputed from the rows.
 
 import { normGrid } from "./grid.js";
 import { blocksOf, cachedSplit, placedRows, stripAt } from "./lesson1d.js";

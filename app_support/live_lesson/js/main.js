@@ -21,7 +21,7 @@ import { bindHandle, bindWindow } from "./handles.js";
 import { buildExample, drawExample, exampleFrame } from "./home.js";
 import { buildSteps, drawSteps } from "./steps.js";
 import { compute1d } from "./lesson1d.js";
-import { readout } from "./readout.js";
+import { others, readout } from "./readout.js";
 import { buildStrip, drawStrip } from "./strip.js";
 
 const MAX_LATENCIES = 2000;
@@ -56,7 +56,7 @@ function markPending(state, pending) {
   state.dom.box.classList.toggle("pending", pending);
   document.body.classList.toggle(PENDING_CLASS, pending);
   state.dom.status.textContent = pending
-    ? "Updating: RKDE, SPKDE, the metrics and the captions below are those of the last release until the server's run arrives."
+    ? `Updating: ${others(state.m)}the metrics and the captions below are those of the last release until the server's run arrives.`
     : "";
 }
 
@@ -162,6 +162,7 @@ function redraw(state, started) {
 
 function move(state, started) {
   if (!state.pending) markPending(state, true);
+  else if (state.kind === "lesson") document.body.classList.add(PENDING_CLASS); // (after a remount)
   redraw(state, started);
 }
 
@@ -241,12 +242,13 @@ function bindAll(state) {
   }
   if (state.kind === "lesson") {
     bindSliders(state);
-    bindWindow(state, move, release);
+    bindWindow(() => STATE, move, release);
   }
   // a new width (the sidebar collapsed, the window resized) redraws at once
-  new ResizeObserver(() => {
+  state.resize = new ResizeObserver(() => {
     if (state.r && width(state) !== state.drawnWidth) draw(state);
-  }).observe(state.dom.box);
+  });
+  state.resize.observe(state.dom.box);
 }
 
 // 2-D: the handles of a map are made when its panel is first drawn; bind them once.
@@ -289,7 +291,12 @@ export default function (component) {
   }
   const kind = data.kind || "lesson";
   if (!STATE || STATE.dim !== data.dim || STATE.kind !== kind) {
-    if (STATE && STATE.engine && STATE.engine.worker) STATE.engine.worker.terminate();
+    if (STATE) {
+      // (the figure of another page or dimension: its worker, its observer, its marks go)
+      if (STATE.engine && STATE.engine.worker) STATE.engine.worker.terminate();
+      STATE.resize.disconnect();
+      document.body.classList.remove(PENDING_CLASS);
+    }
     const root = document.createElement("div");
     const dom = { example: buildExample, steps: (r) => buildSteps(r, data) }[kind]?.(root) || build(root, data.dim);
     STATE = { root, dom, kind, dim: data.dim, cache: {}, frame: 0, latencies: [], releases: 0, dragging: null, pending: false };
@@ -304,6 +311,12 @@ export default function (component) {
   }
   if (STATE.root.parentNode !== parentElement) parentElement.appendChild(STATE.root);
   STATE.setTrigger = setTriggerValue;
-  // (data of a run from before the last release are stale: the release's run follows)
-  if (!STATE.dragging && data.seq >= STATE.releases) load(STATE, data);
+  // (data of a run from before the last release are stale: the release's run follows; a
+  // new session's, numbered 0 again, are taken and the count starts again)
+  if (!STATE.dragging && !STATE.keyHeld && (data.seq >= STATE.releases || data.seq === 0)) {
+    if (data.seq < STATE.releases) STATE.releases = 0;
+    load(STATE, data);
+  }
+  // unmounted (the page left), the page's words are not left marked as updating
+  return () => document.body.classList.remove(PENDING_CLASS);
 }

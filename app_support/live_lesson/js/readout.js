@@ -25,6 +25,13 @@ export function blocksSentence(strip) {
   return `${red} of the ${S} blocks hold an outlier within reach (red), fewer than half: ${both}`;
 }
 
+// The server's other fits the figure draws, as the words name them ("RKDE and SPKDE, ").
+export function others(m) {
+  const names = (m.curves || []).map((c) => c.label);
+  if (!names.length) return "";
+  return `${names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names[0]}, `;
+}
+
 export function readout(m, r) {
   const placed = m.k ? `${m.k} outliers placed at ${where(m.at)}` : "no outliers placed";
   const handles = Array.isArray(m.at)
@@ -37,6 +44,6 @@ export function readout(m, r) {
     : " MoM-KDE is divided here by a Riemann sum of the median on a capped grid; the library, for this h and spread, estimates that integral by importance sampling, so the MoM-KDE drawn here and the library's differ by that estimate's error.";
   return (
     `${placed}; h = ${fmt(m.h)}, S = ${r.S}, n = ${r.n}. At x₀ = ${where(m.x0)}, ${blocksSentence(r.strip)}. ` +
-    `${handles}; RKDE, SPKDE, the metrics and the captions below update when you let go.${norm}`
+    `${handles}; ${others(m)}the metrics and the captions below update when you let go.${norm}`
   );
 }

@@ -61,3 +61,19 @@ test("a load of the same sample keeps the sums; another sample does not", { skip
   assert.ok(!sameSample(payload, copy));
   assert.ok(!sameSample(null, payload));
 });
+
+test("a drag's shortcut is the full median: the placed rows as sample rows, k = 0", { skip }, () => {
+  for (const { payload } of library.frames.filter((f) => f.payload.dim === 2 && f.payload.k > 0)) {
+    const cache = { xs: linspace(...payload.mesh.x), ys: linspace(...payload.mesh.y) };
+    compute2d(payload, cache);
+    const moved = { ...payload, at: payload.at.map((v) => v - 0.8) };
+    const kept = compute2d(moved, cache);
+    assert.ok(kept.rebuilt > 0, "the drag rebuilt nodes");
+    // the same rows in the same order, none placed: every node's median taken afresh
+    const placed = Array.from(kept.X.subarray(2 * kept.n0));
+    const whole = { ...moved, rows: [...payload.rows, ...placed], rowOutlier: [...payload.rowOutlier, ...placed.filter((_, i) => i % 2 === 0).map(() => 1)], k: 0 };
+    const full = compute2d(whole, { xs: cache.xs, ys: cache.ys });
+    assertClose(assert, Array.from(kept.mom), Array.from(full.mom), "MoM-KDE");
+    assert.ok(Math.abs(kept.integral - full.integral) <= RTOL * full.integral);
+  }
+});
