@@ -192,6 +192,22 @@ def _held(key: str) -> str:
     return f"_live_{key}"
 
 
+def _held_value(key: str, default, read):
+    """The value a live figure holds for the URL's ``key``: the last release's (kept in the
+    session state), else the URL's, else ``default``, as ``read`` makes it valid (``default``
+    where it raises a ValueError: a hand-edited link); written back into the URL."""
+    held = _held(key)
+    if held not in st.session_state:
+        st.session_state[held] = st.query_params.get(key, default)
+    try:
+        value = read(st.session_state[held])
+    except ValueError:
+        value = default
+    if key in st.query_params or value != default:
+        st.query_params[key] = str(value)
+    return value
+
+
 def example_outliers(key: str, default: int, max_outliers: int) -> int:
     """Home's |O| when its live figure holds the slider: the last release's (kept in the
     session state), else the URL's ``key``, else ``default``; a value out of range is
@@ -211,16 +227,11 @@ def example_outliers(key: str, default: int, max_outliers: int) -> int:
     outliers : int
         |O|.
     """
-    held = _held(key)
-    if held not in st.session_state:
-        try:
-            st.session_state[held] = int(st.query_params.get(key, default))
-        except ValueError:  # (a hand-edited link: the opening value)
-            st.session_state[held] = default
-    value = min(max(int(st.session_state[held]), 0), max_outliers)
-    if key in st.query_params or value != default:
-        st.query_params[key] = str(value)
-    return value
+
+    def read(raw) -> int:
+        return min(max(int(raw), 0), max_outliers)
+
+    return _held_value(key, default, read)
 
 
 def example_live(payload: dict, key: str) -> None:
@@ -260,13 +271,13 @@ def held_step(key: str, default: str) -> str:
     step : str
         A key of :data:`~app_support.median_figures.STEPS`.
     """
-    held = _held(key)
-    if held not in st.session_state:
-        st.session_state[held] = st.query_params.get(key, default)
-    step = st.session_state[held] if st.session_state[held] in STEPS else default
-    if key in st.query_params or step != default:
-        st.query_params[key] = step
-    return step
+
+    def read(raw) -> str:
+        if raw not in STEPS:
+            raise ValueError(f"unknown step {raw!r}")
+        return raw
+
+    return _held_value(key, default, read)
 
 
 def steps_live(payload: dict, key: str) -> None:

@@ -226,16 +226,7 @@ def test_a_drag_redraws_in_the_page_and_the_url_follows_on_release(server, page)
     the server meanwhile, the browser's numbers mid-drag still the library's; on release the
     URL holds the new place and the server's run draws the same place."""
     _open(page, server, "scheme=none&n=200&k=12&at=3&x0=3&Smode=manual&S=21")
-    sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", sent.append))
-    box = page.locator('[data-role="cluster-handle"]').bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    before = _frame(page)
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for i in range(20):  # one move a frame, as a hand's pointer events come
-        page.mouse.move(x + 6 * (i + 1), y)
-        page.evaluate(NEXT_FRAME)
+    sent, before = _drag_cluster(page, 6, 0)
     assert _frame(page) - before >= 15
     assert page.locator('[data-testid="stStatusWidget"]').count() == 0
     assert sent == []  # no rerun asked for during the drag
@@ -253,6 +244,23 @@ def test_a_drag_redraws_in_the_page_and_the_url_follows_on_release(server, page)
     assert _query(page)["hmode"] == "slider"
     assert float(_query(page)["h"]) == pytest.approx(mid["model"]["h"], rel=1e-12)
     assert page.console_errors == []
+
+
+def _drag_cluster(page, dx: int, dy: int, moves: int = 20) -> tuple[list, int]:
+    """Press the cluster's handle and move it ``moves`` times by (dx, dy) pixels, one move a
+    frame (as a hand's pointer events come), the button still down: the websocket frames the
+    page sent from the press on, and the figure's frame before the press."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", sent.append))
+    box = page.locator('[data-role="cluster-handle"]').bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    before = _frame(page)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for i in range(moves):
+        page.mouse.move(x + dx * (i + 1), y + dy * (i + 1))
+        page.evaluate(NEXT_FRAME)
+    return sent, before
 
 
 def _frame(page) -> int:
@@ -346,16 +354,7 @@ def test_the_plane_is_live_and_the_library_s(server, page):
     shown = _open(page, server, "dim=2&n=200&k=10&at=4&aty=4&x0=3&y0=3")
     assert shown["dim"] == 2 and shown["inWorker"]
     _assert_plane(shown, "uniform", 200, 0.1, 0.1)
-    sent = []
-    page.on("websocket", lambda ws: ws.on("framesent", sent.append))
-    box = page.locator('[data-role="cluster-handle"]').bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    before = _frame(page)
-    page.mouse.move(x, y)
-    page.mouse.down()
-    for i in range(20):
-        page.mouse.move(x - 5 * (i + 1), y + 3 * (i + 1))
-        page.evaluate(NEXT_FRAME)
+    sent, before = _drag_cluster(page, -5, 3)
     page.wait_for_function("(f) => window.__liveLesson.frame > f + 5", arg=before)
     assert sent == []
     assert page.locator(f"{LIVE}.pending").count() == 1  # the words marked as updating

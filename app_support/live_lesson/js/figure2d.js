@@ -42,13 +42,18 @@ function panel(fig, key, title) {
 }
 
 // A map's pixels: values (ij order on xs x ys) coloured by the LUT, the rows of the image
-// from the top (the largest y) down.
-function paint(values, Gx, Gy, lut, colour) {
-  const off = document.createElement("canvas");
-  off.width = Gx;
-  off.height = Gy;
+// from the top (the largest y) down, on the panel's off-screen canvas.
+function paint(p, values, Gx, Gy, lut, colour) {
+  // (the panel's own off-screen canvas and pixels, made once per size: a frame repaints them)
+  if (!p.offscreen || p.offscreen.width !== Gx || p.offscreen.height !== Gy) {
+    p.offscreen = document.createElement("canvas");
+    p.offscreen.width = Gx;
+    p.offscreen.height = Gy;
+    p.pixels = p.offscreen.getContext("2d").createImageData(Gx, Gy);
+  }
+  const off = p.offscreen;
   const ctx = off.getContext("2d");
-  const image = ctx.createImageData(Gx, Gy);
+  const image = p.pixels;
   const top = colour.top;
   const bottom = top - colour.decades;
   for (let a = 0; a < Gx; a++) {
@@ -103,7 +108,7 @@ export function drawFigure2d(fig, m, r, width, dragging) {
     // (a map that does not move with the hand is painted once per colour scale)
     const key = map.live && map.key !== "truth" ? null : `${m.colour.top}|${map.values.length}`;
     if (!key || p.imageKey !== key || p.imageValues !== map.values) {
-      p.image = paint(map.values, Gx, Gy, m.lut, m.colour);
+      p.image = paint(p, map.values, Gx, Gy, m.lut, m.colour);
       p.imageKey = key;
       p.imageValues = map.values;
     }

@@ -91,7 +91,7 @@ function draw(state) {
   dom.words.textContent = readout(state.drawn || m, r);
 }
 
-function publish(state, moves) {
+function publish(state) {
   const { r } = state;
   state.frame += 1;
   const box = state.dom.box;
@@ -102,7 +102,7 @@ function publish(state, moves) {
   }
   box.setAttribute("data-n", String(r.n));
   box.setAttribute("data-s", String(r.S));
-  const drawn = moves || state.m;
+  const drawn = state.drawn || state.m;
   window.__liveLesson = {
     kind: state.kind,
     dim: state.dim,
@@ -137,7 +137,7 @@ function shown(state, r, started, moves) {
   state.r = r;
   state.drawn = moves ? { ...state.m, ...moves } : null;
   draw(state);
-  publish(state, moves);
+  publish(state);
   if (started !== undefined) {
     state.latencies.push(performance.now() - started);
     if (state.latencies.length > MAX_LATENCIES) state.latencies.shift();
